@@ -1,0 +1,60 @@
+// The boundary between the capture engine (which steps, in what order, where the
+// snapshots go) and an environment that can run them (a kind cluster, the lab).
+import type { Experiment, Topology } from '../experiment/types.ts';
+
+/** A missing prerequisite: the CLI prints `message` as one line and exits 2. */
+export class PrerequisiteError extends Error {
+  override name = 'PrerequisiteError';
+}
+
+/** The environment failed (cluster creation, a namespace, a manifest): the run aborts. */
+export class DriverError extends Error {
+  override name = 'DriverError';
+}
+
+/** One command as it ran. A non-zero exit code is a result, not an error. */
+export interface ExecOutcome {
+  /** The argv exactly as executed on this machine (e.g. docker exec ... or ip netns exec ...). */
+  argv: string[];
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  startedAt: string;
+  durationMs: number;
+}
+
+export interface DriverContext {
+  signal: AbortSignal;
+  /** Progress of long setup work ("creating cluster kx-main ..."), one line each. */
+  log: (line: string) => void;
+}
+
+export interface DriverEnvironment {
+  /** One sentence: what ran the experiment. */
+  summary: string;
+  /** What it stands in for, and what it is not. */
+  standsFor: string;
+}
+
+export interface Driver {
+  readonly name: 'kind' | 'lab';
+  environment(): DriverEnvironment;
+  /** Fails at once with a PrerequisiteError naming what is missing and how to get it. */
+  preflight(): Promise<void>;
+  /** Versions as the tools report them, keyed by tool. */
+  versions(): Promise<Record<string, string>>;
+  /** Cluster or lab up, manifests applied, backend ready; returns what it found. */
+  up(experiment: Experiment, ctx: DriverContext): Promise<Topology>;
+  /** The argv that runs `command` on `node` (for --dry-run and for exec). */
+  execArgv(node: string, command: string[]): string[];
+  exec(node: string, command: string[], ctx: DriverContext): Promise<ExecOutcome>;
+  /** Deletes the pod, then waits (bounded) until `settleNode`'s health check reports 0 local endpoints. */
+  deletePod(
+    step: { pod: string; namespace: string; settleNode: string; settleService: string },
+    ctx: DriverContext,
+  ): Promise<ExecOutcome & { command: string[] }>;
+  /** Removes everything this driver created (unless kept). Idempotent; safe after a partial up(). */
+  down(ctx: { log: (line: string) => void }): Promise<void>;
+  /** The ordered setup and teardown argvs for --dry-run, one per entry. */
+  plan(experiment: Experiment): { setup: string[][]; teardown: string[][] };
+}

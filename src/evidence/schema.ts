@@ -1,0 +1,88 @@
+// The snapshot format, once: capture writes it, evidence reads and validates it.
+// Raw values only; nothing here is formatted for a page.
+import { z } from 'zod';
+
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+const isoDate = z.iso.datetime({ offset: true });
+const ipv4 = z.ipv4();
+const cidr = z.cidrv4();
+const port = z.number().int().min(1).max(65535);
+
+export const nodeSchema = z.strictObject({
+  name: z.string().min(1),
+  k8sName: z.string().min(1),
+  role: z.enum(['control-plane', 'worker']),
+  internalIP: ipv4,
+  podCIDR: cidr,
+});
+
+export const podSchema = z.strictObject({
+  name: z.string().min(1),
+  namespace: z.string().min(1),
+  node: z.string().min(1),
+  ip: ipv4,
+  image: z.string().min(1),
+});
+
+export const serviceSchema = z.strictObject({
+  name: z.string().min(1),
+  namespace: z.string().min(1),
+  type: z.enum(['ClusterIP', 'NodePort', 'LoadBalancer']),
+  externalTrafficPolicy: z.enum(['Cluster', 'Local']),
+  clusterIP: ipv4,
+  port,
+  targetPort: port,
+  nodePort: port,
+  healthCheckNodePort: port.nullable(),
+});
+
+export const runSchema = z.strictObject({
+  schema: z.literal(SNAPSHOT_SCHEMA_VERSION),
+  slug: z.string().min(1),
+  runId: z.string().regex(/^[0-9A-Za-z-]+$/, 'letters, digits and dashes'),
+  driver: z.enum(['kind', 'lab']),
+  /** What the environment is and what it stands in for (a lab is not a cluster). */
+  environment: z.strictObject({
+    summary: z.string().min(1),
+    standsFor: z.string().min(1),
+  }),
+  startedAt: isoDate,
+  finishedAt: isoDate,
+  durationMs: z.number().nonnegative(),
+  git: z.strictObject({ commit: z.string().nullable(), dirty: z.boolean() }),
+  host: z.strictObject({ os: z.string(), arch: z.string(), kernel: z.string() }),
+  /** Tool name -> the version the tool reported about itself. */
+  versions: z.record(z.string(), z.string()),
+  cluster: z.strictObject({
+    name: z.string().min(1),
+    kubeProxyMode: z.string().min(1),
+    podSubnet: cidr,
+    serviceSubnet: cidr,
+  }),
+  nodes: z.array(nodeSchema).min(1),
+  pods: z.array(podSchema),
+  services: z.array(serviceSchema),
+  /** Step ids in the order they ran; each has `<id>.yaml` beside run.yaml. */
+  steps: z.array(z.string().regex(/^[a-z0-9-]+$/, 'lowercase letters, digits and dashes')).min(1),
+});
+
+export const stepSchema = z.strictObject({
+  id: z.string().min(1),
+  kind: z.enum(['exec', 'delete-pod']),
+  /** Logical node the command ran on, or `host` for actions run by the driver. */
+  node: z.string().min(1),
+  title: z.string(),
+  /** The command as the experiment states it, inside the node. */
+  command: z.array(z.string()).min(1),
+  /** The argv exactly as executed on the capturing machine. */
+  argv: z.array(z.string()).min(1),
+  exitCode: z.number().int(),
+  startedAt: isoDate,
+  durationMs: z.number().nonnegative(),
+  stdout: z.string(),
+  stderr: z.string(),
+});
+
+export type RunSnapshot = z.infer<typeof runSchema>;
+export type StepSnapshot = z.infer<typeof stepSchema>;

@@ -1,0 +1,108 @@
+// The vocabulary an article's experiment.ts is written in. Shared by capture
+// (what to run), evidence (what to derive) and the pages (what to show).
+// No I/O and no Astro imports here.
+
+export type NodeRole = 'control-plane' | 'worker';
+
+/** A node as the experiment names it ("worker"), independent of the driver. */
+export interface NodeSpec {
+  name: string;
+  role: NodeRole;
+}
+
+export interface ClusterSpec {
+  /** kind cluster name; kind node containers are `<name>-<node>`. */
+  name: string;
+  nodes: NodeSpec[];
+  podSubnet: string;
+  serviceSubnet: string;
+  kubeProxyMode: 'iptables';
+}
+
+/** What a run found the cluster to be: read from the API (kind) or allocated (lab). */
+export interface NodeInfo {
+  /** Logical name used by steps: control-plane, worker, worker2. */
+  name: string;
+  /** The Kubernetes node name, e.g. kx-main-worker. */
+  k8sName: string;
+  role: NodeRole;
+  internalIP: string;
+  podCIDR: string;
+}
+
+export interface PodInfo {
+  name: string;
+  namespace: string;
+  /** Logical node name. */
+  node: string;
+  ip: string;
+  image: string;
+}
+
+export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
+
+export interface ServiceInfo {
+  name: string;
+  namespace: string;
+  type: ServiceType;
+  externalTrafficPolicy: 'Cluster' | 'Local';
+  clusterIP: string;
+  port: number;
+  targetPort: number;
+  nodePort: number;
+  /** Only LoadBalancer + Local gets one; null otherwise. */
+  healthCheckNodePort: number | null;
+}
+
+export interface Topology {
+  nodes: NodeInfo[];
+  pods: PodInfo[];
+  services: ServiceInfo[];
+}
+
+/**
+ * How a step's command reaches run-time values. The real view reads a
+ * Topology; the symbolic view (for --dry-run) answers placeholders.
+ */
+export interface TopologyView {
+  ip(node: string): string;
+  podIP(pod: string): string;
+  nodePort(service: string): string;
+  healthCheckNodePort(service: string): string;
+}
+
+/** A command run on a node (curl from the client, iptables-save on worker2, ...). */
+export interface ExecStep {
+  kind: 'exec';
+  id: string;
+  /** Logical node the command runs on. */
+  node: string;
+  /** What the step shows, for progress output and provenance. */
+  title: string;
+  command: (t: TopologyView) => string[];
+}
+
+/** Delete a pod and wait until kube-proxy's view of it is gone. */
+export interface DeletePodStep {
+  kind: 'delete-pod';
+  id: string;
+  title: string;
+  pod: string;
+  namespace: string;
+  /** Node whose health check must report 0 local endpoints before the step ends. */
+  settleNode: string;
+  /** Service whose healthCheckNodePort is polled to know the deletion has settled. */
+  settleService: string;
+}
+
+export type StepDef = ExecStep | DeletePodStep;
+
+export interface Experiment {
+  slug: string;
+  cluster: ClusterSpec;
+  /** Manifest files relative to the article folder, applied in order. */
+  manifests: string[];
+  /** Logical node that plays the client outside the cluster. */
+  client: string;
+  steps: StepDef[];
+}
