@@ -57,4 +57,6 @@ export interface Driver {
   down(ctx: { log: (line: string) => void }): Promise<void>;
   /** The ordered setup and teardown argvs for --dry-run, one per entry. */
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] };
+  /** The argvs deletePod would run, for --dry-run (placeholders where values come from the run). */
+  planDeletePod?(step: { pod: string; namespace: string; settleNode: string; settleService: string }): string[][];
 }

@@ -1,0 +1,102 @@
+// `npm run capture -- ...` arguments: parsed by a pure function so every
+// mistake is one clear line and the parse is unit-tested.
+import { parseArgs } from 'node:util';
+
+export type DriverName = 'kind' | 'lab';
+
+export interface CaptureArgs {
+  slugs: string[];
+  driver: DriverName;
+  out: string | null;
+  keep: boolean;
+  dryRun: boolean;
+  clean: boolean;
+  reuse: boolean;
+  image: string | null;
+  loadImages: boolean;
+  help: boolean;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const USAGE = `Usage: npm run capture -- [slug...] [options]
+
+Runs each article's experiment for real and replaces its snapshots
+(content/articles/<slug>/snapshots) only when every step has run.
+Without a slug, every article that has an experiment.ts is captured.
+
+Options:
+  --driver kind|lab   where the experiment runs (default: kind)
+                        kind: a real 3-node kind cluster (needs docker, kind, kubectl)
+                        lab:  network namespaces on this Linux kernel (needs root,
+                              iproute2, iptables, conntrack, nginx-light, curl)
+  --out DIR           write snapshots to DIR/<slug> instead of the article folder
+  --keep              leave the cluster or lab up after the run
+  --dry-run           print every command of the plan, one per line; run nothing
+  --clean             (lab) remove namespaces and processes left by earlier lab runs
+  --reuse             (kind) run on the cluster an earlier capture created and kept
+  --image IMG         (kind) node image, e.g. kindest/node:v1.37.0
+  --load-images       (kind) load the backend image from local docker into the nodes
+  -h, --help          show this help`;
+
+export function parseCaptureArgs(argv: string[]): CaptureArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        driver: { type: 'string' },
+        out: { type: 'string' },
+        keep: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+        clean: { type: 'boolean', default: false },
+        reuse: { type: 'boolean', default: false },
+        image: { type: 'string' },
+        'load-images': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split('\n')[0]} (see --help)`);
+  }
+  const v = parsed.values;
+  const driver = v.driver ?? 'kind';
+  if (driver !== 'kind' && driver !== 'lab') {
+    throw new UsageError(`--driver must be kind or lab, got "${driver}"`);
+  }
+  for (const flag of ['out', 'image'] as const) {
+    if (v[flag] !== undefined && v[flag].trim() === '') throw new UsageError(`--${flag} needs a value`);
+  }
+  const args: CaptureArgs = {
+    slugs: parsed.positionals,
+    driver,
+    out: v.out ?? null,
+    keep: v.keep,
+    dryRun: v['dry-run'],
+    clean: v.clean,
+    reuse: v.reuse,
+    image: v.image ?? null,
+    loadImages: v['load-images'],
+    help: v.help,
+  };
+  if (args.clean && driver !== 'lab') throw new UsageError('--clean works with --driver lab only');
+  for (const [flag, on] of [['--reuse', args.reuse], ['--image', args.image !== null], ['--load-images', args.loadImages]] as const) {
+    if (on && driver !== 'kind') throw new UsageError(`${flag} works with --driver kind only`);
+  }
+  if (args.reuse && args.image) throw new UsageError('--reuse runs on an existing cluster: --image would not apply');
+  return args;
+}
+
+/** Picks the articles to capture; an unknown slug is an error that lists the known ones. */
+export function selectSlugs(requested: string[], known: string[]): string[] {
+  if (requested.length === 0) return known;
+  const unknown = requested.filter((s) => !known.includes(s));
+  if (unknown.length) {
+    throw new UsageError(`unknown article ${unknown.map((s) => `"${s}"`).join(', ')}; known: ${known.join(', ') || 'none'}`);
+  }
+  return [...new Set(requested)];
+}

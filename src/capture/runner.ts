@@ -1,0 +1,136 @@
+// The capture engine: bring the environment up, run the experiment's steps in
+// order, stage their raw output, swap the snapshots in only when every step has
+// run, and always take the environment down again.
+import type { Experiment, StepDef, Topology } from '../experiment/types.ts';
+import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
+import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
+import type { Driver, DriverContext } from './driver.ts';
+import { openStaging } from './snapshot-writer.ts';
+import { topologyView } from './topology-view.ts';
+
+export interface CaptureReporter {
+  /** A setup or teardown phase ("creating namespaces ..."). */
+  phase(line: string): void;
+  stepStarted(step: StepDef, index: number, total: number, node: string): void;
+  stepFinished(snapshot: StepSnapshot, index: number, total: number): void;
+}
+
+export interface CaptureInput {
+  experiment: Experiment;
+  driver: Driver;
+  /** The snapshots folder to replace (content/articles/<slug>/snapshots, or --out). */
+  target: string;
+  runId: string;
+  signal: AbortSignal;
+  reporter: CaptureReporter;
+  git: RunSnapshot['git'];
+  host: RunSnapshot['host'];
+  now?: () => Date;
+}
+
+export interface CaptureResult {
+  run: RunSnapshot;
+  steps: StepSnapshot[];
+  target: string;
+}
+
+export class CaptureAborted extends Error {
+  override name = 'CaptureAborted';
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new CaptureAborted('the capture was interrupted');
+}
+
+/** The node a step's output is attributed to: its own node, or `host` for driver actions. */
+export function stepNode(step: StepDef): string {
+  return step.kind === 'exec' ? step.node : 'host';
+}
+
+export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
+  const { experiment, driver, signal, reporter } = input;
+  const now = input.now ?? (() => new Date());
+  const ctx: DriverContext = { signal, log: (line) => reporter.phase(line) };
+  const startedAt = now();
+  const staging = await openStaging(input.target, input.runId);
+  const steps: StepSnapshot[] = [];
+  let committed = false;
+
+  try {
+    throwIfAborted(signal);
+    const versions = await driver.versions();
+    throwIfAborted(signal);
+    const topology = await driver.up(experiment, ctx);
+    const view = topologyView(topology);
+
+    for (const [index, step] of experiment.steps.entries()) {
+      throwIfAborted(signal);
+      reporter.stepStarted(step, index, experiment.steps.length, stepNode(step));
+      const snapshot = await runStep(step, driver, view, ctx);
+      throwIfAborted(signal);
+      await staging.writeStep(snapshot);
+      steps.push(snapshot);
+      reporter.stepFinished(snapshot, index, experiment.steps.length);
+    }
+
+    const finishedAt = now();
+    const run = runSnapshot(input, topology, versions, startedAt, finishedAt);
+    await staging.writeRun(run);
+    throwIfAborted(signal);
+    await staging.commit();
+    committed = true;
+    return { run, steps, target: input.target };
+  } finally {
+    if (!committed) await staging.discard();
+    reporter.phase(`taking the ${driver.name} environment down`);
+    await driver.down({ log: ctx.log });
+  }
+}
+
+async function runStep(
+  step: StepDef,
+  driver: Driver,
+  view: ReturnType<typeof topologyView>,
+  ctx: DriverContext,
+): Promise<StepSnapshot> {
+  if (step.kind === 'exec') {
+    const command = step.command(view);
+    const outcome = await driver.exec(step.node, command, ctx);
+    return { id: step.id, kind: step.kind, node: step.node, title: step.title, command, ...outcome };
+  }
+  const { command, ...outcome } = await driver.deletePod(step, ctx);
+  return { id: step.id, kind: step.kind, node: 'host', title: step.title, command, ...outcome };
+}
+
+function runSnapshot(
+  input: CaptureInput,
+  topology: Topology,
+  versions: Record<string, string>,
+  startedAt: Date,
+  finishedAt: Date,
+): RunSnapshot {
+  const { experiment, driver } = input;
+  return {
+    schema: SNAPSHOT_SCHEMA_VERSION,
+    slug: experiment.slug,
+    runId: input.runId,
+    driver: driver.name,
+    environment: driver.environment(),
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
+    git: input.git,
+    host: input.host,
+    versions,
+    cluster: {
+      name: experiment.cluster.name,
+      kubeProxyMode: experiment.cluster.kubeProxyMode,
+      podSubnet: experiment.cluster.podSubnet,
+      serviceSubnet: experiment.cluster.serviceSubnet,
+    },
+    nodes: topology.nodes,
+    pods: topology.pods,
+    services: topology.services,
+    steps: experiment.steps.map((s) => s.id),
+  };
+}
