@@ -1,0 +1,74 @@
+// Every value article 074 binds, derived from its snapshots (step ids: experiment.ts).
+// Ids read as "<where>.<what>": a step id, or node./pod./service./cluster./run./version.
+import type { FactDef } from '../../../src/evidence/facts.ts';
+import {
+  conntrackFacts, curlFacts, healthCheckFacts, iptablesRuleFacts, optional, outcomeFacts, runFact,
+} from '../../../src/evidence/fact-kit.ts';
+import {
+  healthCheckNodePort, node, nodeIP, nodePort, pod, podGateway, runDate, service, version,
+} from '../../../src/evidence/extract/run.ts';
+import { durationSeconds } from '../../../src/evidence/extract/duration.ts';
+
+const NODES = ['control-plane', 'worker', 'worker2'];
+const SERVICES = ['s-cluster', 's-local', 's-lb'];
+
+/** Versions only one driver records: kind's tools for `kind`, the host's tools for `lab`. */
+const DRIVER_VERSIONS: Array<[tool: string, recordedBy: string]> = [
+  ['kind', 'kind'], ['kubectl', 'kind'], ['kubernetes', 'kind'], ['docker', 'kind'], ['nodeImage', 'kind'],
+  ['iptables', 'lab'], ['conntrack', 'lab'], ['nginx', 'lab'], ['curl', 'lab'],
+];
+
+export const facts: FactDef[] = [
+  // Cluster policy: the source address the backend saw, via the node with and without it.
+  ...curlFacts('cluster-via-worker', 'answered'),
+  ...curlFacts('cluster-via-worker2', 'answered'),
+  // Local policy: the client's address survives; the node without a backend drops the packet.
+  ...curlFacts('local-via-worker', 'answered'),
+  ...curlFacts('local-via-worker2', 'failed'),
+  // The DROP rule kube-proxy wrote on worker2 for s-local's NodePort.
+  ...iptablesRuleFacts('filter-worker2.drop', 'filter-worker2', (run) => ({
+    table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local'),
+  })),
+  // The extra hop under Cluster: DNAT to the pod, SNAT to worker2's address.
+  ...conntrackFacts('conntrack-worker2'),
+  // s-lb's health check on each node, and on worker once the backend is gone.
+  ...healthCheckFacts('health-worker'),
+  ...healthCheckFacts('health-worker2'),
+  ...healthCheckFacts('health-control-plane'),
+  ...outcomeFacts('delete-backend'),
+  ...healthCheckFacts('health-worker-after-delete'),
+
+  ...NODES.flatMap((n) => [
+    runFact(`node.${n}.ip`, (run) => nodeIP(run, n)),
+    runFact(`node.${n}.name`, (run) => node(run, n).k8sName),
+    runFact(`node.${n}.podCIDR`, (run) => node(run, n).podCIDR),
+    runFact(`node.${n}.podGateway`, (run) => podGateway(run, n)),
+  ]),
+  runFact('pod.backend.ip', (run) => pod(run, 'backend').ip),
+  runFact('pod.backend.node', (run) => pod(run, 'backend').node),
+  runFact('pod.backend.image', (run) => pod(run, 'backend').image),
+  ...SERVICES.flatMap((s) => [
+    runFact(`service.${s}.nodePort`, (run) => nodePort(run, s)),
+    runFact(`service.${s}.type`, (run) => service(run, s).type),
+    runFact(`service.${s}.externalTrafficPolicy`, (run) => service(run, s).externalTrafficPolicy),
+    runFact(`service.${s}.clusterIP`, (run) => service(run, s).clusterIP),
+  ]),
+  runFact('service.s-lb.healthCheckNodePort', (run) => healthCheckNodePort(run, 's-lb')),
+  // The article shows that a NodePort Service with Local gets none: "none" is the measured value.
+  runFact('service.s-local.healthCheckNodePort', (run) => String(service(run, 's-local').healthCheckNodePort ?? 'none')),
+
+  runFact('cluster.name', (run) => run.cluster.name),
+  runFact('cluster.nodeCount', (run) => String(run.nodes.length)),
+  runFact('cluster.podSubnet', (run) => run.cluster.podSubnet),
+  runFact('cluster.serviceSubnet', (run) => run.cluster.serviceSubnet),
+  runFact('cluster.kubeProxyMode', (run) => run.cluster.kubeProxyMode),
+  runFact('run.id', (run) => run.runId),
+  runFact('run.date', (run) => runDate(run)),
+  runFact('run.driver', (run) => run.driver),
+  runFact('run.startedAt', (run) => run.startedAt),
+  runFact('run.seconds', (run) => durationSeconds(run.durationMs)),
+  runFact('version.kernel', (run) => run.host.kernel),
+  runFact('version.os', (run) => `${run.host.os} ${run.host.arch}`),
+  ...DRIVER_VERSIONS.map(([tool, recordedBy]) =>
+    optional(runFact(`version.${tool}`, (run) => version(run, tool)), `only the ${recordedBy} driver records versions.${tool}`)),
+];

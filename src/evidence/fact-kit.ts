@@ -1,0 +1,117 @@
+// Building blocks for an article's facts.ts: one helper per kind of step output,
+// so an article declares what it binds and not how each tool prints it.
+import type { FactDef, FactInput, FactValue } from './facts.ts';
+import type { RunSnapshot, StepSnapshot } from './schema.ts';
+import { RUN_STEP } from './facts.ts';
+import { ExtractError } from './errors.ts';
+import { clientAddress, curlFailure, maxTime } from './extract/curl.ts';
+import { durationSeconds } from './extract/duration.ts';
+import { jsonField, parseHttpResponse } from './extract/http.ts';
+import { findRule, optionValue, parseIptablesSave, type RuleQuery } from './extract/iptables-save.ts';
+import { flowEntriesShown, parseConntrackList, type ConntrackEntry } from './extract/conntrack.ts';
+
+const asValue = (v: string | FactValue): FactValue => (typeof v === 'string' ? { value: v } : v);
+
+function stepOf(input: FactInput): StepSnapshot {
+  if (!input.step) throw new ExtractError('this fact needs a step snapshot');
+  return input.step;
+}
+
+/** A fact read from one step's snapshot. */
+export function stepFact(id: string, step: string, derive: (step: StepSnapshot, run: RunSnapshot) => string | FactValue): FactDef {
+  return { id, step, derive: (input) => asValue(derive(stepOf(input), input.run)) };
+}
+
+/** A fact read from run.yaml. */
+export function runFact(id: string, derive: (run: RunSnapshot) => string | FactValue): FactDef {
+  return { id, step: RUN_STEP, derive: (input) => asValue(derive(input.run)) };
+}
+
+/** The same def, skipped (not failed) by runs that do not have the value. */
+export function optional(def: FactDef, reason: string): FactDef {
+  return { ...def, optional: { reason } };
+}
+
+/** `<step>.rc` and `<step>.seconds` (rounded; raw = the exact milliseconds): every step has them. */
+export function outcomeFacts(step: string): FactDef[] {
+  return [
+    stepFact(`${step}.rc`, step, (s) => String(s.exitCode)),
+    stepFact(`${step}.seconds`, step, (s) => durationSeconds(s.durationMs)),
+  ];
+}
+
+/**
+ * A curl step: rc, seconds, the --max-time it ran with, and either the backend's
+ * `client=` address (answered) or curl's error message (failed).
+ */
+export function curlFacts(step: string, expect: 'answered' | 'failed'): FactDef[] {
+  const defs = [...outcomeFacts(step), stepFact(`${step}.timeout`, step, (s) => maxTime(s.argv))];
+  if (expect === 'answered') defs.push(stepFact(`${step}.client`, step, (s) => clientAddress(s.stdout)));
+  else defs.push(stepFact(`${step}.error`, step, (s) => curlFailure(s.stderr).message));
+  return defs;
+}
+
+/** A kube-proxy health check read with `curl --include`: status, reason phrase, the body's localEndpoints. */
+export function healthCheckFacts(step: string): FactDef[] {
+  return [
+    stepFact(`${step}.status`, step, (s) => String(parseHttpResponse(s.stdout).status)),
+    stepFact(`${step}.reason`, step, (s) => parseHttpResponse(s.stdout).reason),
+    stepFact(`${step}.localEndpoints`, step, (s) => {
+      const count = jsonField(parseHttpResponse(s.stdout), 'localEndpoints');
+      if (typeof count !== 'number') throw new ExtractError(`expected localEndpoints to be a number, got ${JSON.stringify(count)}`);
+      return String(count);
+    }),
+  ];
+}
+
+/** One iptables-save rule found by chain/target/--dport: the whole line, and its --dport. */
+export function iptablesRuleFacts(prefix: string, step: string, query: (run: RunSnapshot) => RuleQuery): FactDef[] {
+  const rule = (s: StepSnapshot, run: RunSnapshot) => findRule(parseIptablesSave(s.stdout), query(run));
+  return [
+    stepFact(`${prefix}Rule`, step, (s, run) => rule(s, run).line),
+    stepFact(`${prefix}Port`, step, (s, run) => {
+      const found = rule(s, run);
+      const port = optionValue(found.args, '--dport');
+      if (port === undefined) throw new ExtractError(`the rule has no --dport: ${found.line}`);
+      return port;
+    }),
+  ];
+}
+
+/** Entries of `conntrack -L`; the count is checked against conntrack's own "N flow entries" line. */
+export function conntrackEntries(s: StepSnapshot): ConntrackEntry[] {
+  const entries = parseConntrackList(s.stdout);
+  const shown = flowEntriesShown(s.stderr);
+  if (shown !== entries.length) {
+    throw new ExtractError(`stderr says ${shown} flow entries were shown, but stdout has ${entries.length}`);
+  }
+  return entries;
+}
+
+/** `<step>.count` and, for the first entry, its line, state and both directions' src/dst/sport/dport. */
+export function conntrackFacts(step: string): FactDef[] {
+  const first = (s: StepSnapshot): ConntrackEntry => {
+    const entry = conntrackEntries(s)[0];
+    if (!entry) throw new ExtractError('looked for a first conntrack entry, but conntrack showed none');
+    return entry;
+  };
+  const defs: FactDef[] = [
+    stepFact(`${step}.count`, step, (s) => String(conntrackEntries(s).length)),
+    stepFact(`${step}.first.line`, step, (s) => first(s).line),
+    stepFact(`${step}.first.state`, step, (s) => {
+      const state = first(s).state;
+      if (!state) throw new ExtractError(`the first entry has no state: ${first(s).line}`);
+      return state;
+    }),
+  ];
+  for (const direction of ['original', 'reply'] as const) {
+    for (const key of ['src', 'dst', 'sport', 'dport'] as const) {
+      defs.push(stepFact(`${step}.first.${direction}.${key}`, step, (s) => {
+        const value = first(s)[direction][key];
+        if (value === undefined) throw new ExtractError(`the first entry's ${direction} direction has no ${key}=: ${first(s).line}`);
+        return value;
+      }));
+    }
+  }
+  return defs;
+}

@@ -1,0 +1,123 @@
+// Reads one article's snapshots folder: run.yaml plus one <step>.yaml per step
+// it lists, each validated against schema.ts. Synchronous on purpose: it runs
+// once per article at build time. Every problem found is reported at once.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import type { z } from 'zod';
+import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from './schema.ts';
+import { EvidenceError, displayPath } from './errors.ts';
+import { formatIssues, formatPath } from './issues.ts';
+
+export interface Snapshots {
+  dir: string;
+  run: RunSnapshot;
+  /** Keyed by step id, in run.yaml's order. */
+  steps: Map<string, StepSnapshot>;
+  /** The file each snapshot was read from (as messages show it). */
+  files: { run: string; steps: Map<string, string> };
+}
+
+/** Parse YAML text; a syntax error names the file, line and column. Pure. */
+export function parseYaml(text: string, file: string): unknown {
+  if (text.trim() === '') throw new EvidenceError(`${file}: the file is empty; expected a YAML mapping`);
+  try {
+    return load(text, { filename: file });
+  } catch (error) {
+    const e = error as { reason?: string; mark?: { line: number; column: number }; message?: string };
+    const at = e.mark ? `:${e.mark.line + 1}:${e.mark.column + 1}` : '';
+    throw new EvidenceError(`${file}${at}: YAML syntax error: ${e.reason ?? e.message ?? String(error)}`);
+  }
+}
+
+function validate<S extends z.ZodType>(schema: S, data: unknown, file: string): z.infer<S> {
+  const result = schema.safeParse(data, { reportInput: true });
+  if (!result.success) throw new EvidenceError(formatIssues(file, result.error.issues, schema));
+  return result.data;
+}
+
+function duplicates(values: string[]): Array<[string, number]> {
+  const seen = new Set<string>();
+  return values.flatMap((v, i) => (seen.has(v) ? [[v, i] as [string, number]] : (seen.add(v), [])));
+}
+
+/** run.yaml's text -> a validated RunSnapshot, checked beyond the schema (unique names, pods on known nodes). Pure. */
+export function parseRunSnapshot(text: string, file: string): RunSnapshot {
+  const run = validate(runSchema, parseYaml(text, file), file);
+  const problems: string[] = [];
+  const nodeNames = run.nodes.map((n) => n.name);
+  for (const [list, key] of [['nodes', nodeNames], ['pods', run.pods.map((p) => p.name)], ['services', run.services.map((s) => s.name)], ['steps', run.steps]] as const) {
+    for (const [value, index] of duplicates([...key])) {
+      problems.push(`${file}: field "${formatPath([list, index])}": ${JSON.stringify(value)} appears twice; expected unique ${list === 'steps' ? 'step ids' : 'names'}`);
+    }
+  }
+  run.pods.forEach((pod, i) => {
+    if (!nodeNames.includes(pod.node)) {
+      problems.push(`${file}: field "${formatPath(['pods', i, 'node'])}": expected one of the run's nodes (${nodeNames.join(', ')}), got ${JSON.stringify(pod.node)}`);
+    }
+  });
+  if (problems.length) throw new EvidenceError(problems);
+  return run;
+}
+
+/** A step file's text -> a validated StepSnapshot whose id matches its file name and whose node is known. Pure. */
+export function parseStepSnapshot(text: string, file: string, expected: { id: string; nodes: string[] }): StepSnapshot {
+  const step = validate(stepSchema, parseYaml(text, file), file);
+  const problems: string[] = [];
+  if (step.id !== expected.id) {
+    problems.push(`${file}: field "id": expected ${JSON.stringify(expected.id)} (the file's name), got ${JSON.stringify(step.id)}`);
+  }
+  const nodes = [...expected.nodes, 'host'];
+  if (!nodes.includes(step.node)) {
+    problems.push(`${file}: field "node": expected one of the run's nodes or "host" (${nodes.join(', ')}), got ${JSON.stringify(step.node)}`);
+  }
+  if (problems.length) throw new EvidenceError(problems);
+  return step;
+}
+
+function readText(file: string): string {
+  return readFileSync(file, 'utf8');
+}
+
+/** Loads and validates `<dir>/run.yaml` and every step it lists; throws one EvidenceError listing every problem. */
+export function loadSnapshots(dir: string): Snapshots {
+  const shownDir = displayPath(dir);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new EvidenceError(`${shownDir}: snapshot folder not found; expected run.yaml and one <step>.yaml per step (npm run capture writes them)`);
+  }
+  const runFile = join(dir, 'run.yaml');
+  const shownRun = displayPath(runFile);
+  if (!existsSync(runFile)) {
+    throw new EvidenceError(`${shownRun}: file not found; expected the run's metadata (run id, driver, nodes, services, steps)`);
+  }
+  const run = parseRunSnapshot(readText(runFile), shownRun);
+
+  const problems: string[] = [];
+  const steps = new Map<string, StepSnapshot>();
+  const stepFiles = new Map<string, string>();
+  const nodes = run.nodes.map((n) => n.name);
+  run.steps.forEach((id, index) => {
+    const file = join(dir, `${id}.yaml`);
+    const shown = displayPath(file);
+    if (!existsSync(file)) {
+      problems.push(`${shownRun}: field "${formatPath(['steps', index])}": lists step ${JSON.stringify(id)}, but ${shown} does not exist`);
+      return;
+    }
+    try {
+      steps.set(id, parseStepSnapshot(readText(file), shown, { id, nodes }));
+      stepFiles.set(id, shown);
+    } catch (error) {
+      if (!(error instanceof EvidenceError)) throw error;
+      problems.push(...error.problems);
+    }
+  });
+  // A YAML file nobody lists is a leftover of another run: the folder would no longer be one run.
+  const listed = new Set(run.steps.map((id) => `${id}.yaml`));
+  for (const name of readdirSync(dir).sort()) {
+    if (/\.ya?ml$/.test(name) && name !== 'run.yaml' && !listed.has(name)) {
+      problems.push(`${displayPath(join(dir, name))}: not listed in ${shownRun} field "steps"; expected only the listed steps' files beside run.yaml`);
+    }
+  }
+  if (problems.length) throw new EvidenceError(problems);
+  return { dir, run, steps, files: { run: shownRun, steps: stepFiles } };
+}

@@ -1,0 +1,173 @@
+// The binding checks over an MDX file's source: every <Fact id> and <Measured
+// steps> names something that exists, and no digit stands in prose outside a
+// bound element. Pure: the build and the tests pass the text and its path.
+import { scanMdx, type MdxTag } from './mdx-scan.ts';
+import { KIND_LABELS, findNumericTokens, type ValueKind } from './numbers.ts';
+
+/** Components that render bound values themselves: digits inside them are theirs to prove. */
+export const BOUND_COMPONENTS: ReadonlySet<string> = new Set(['Fact', 'Measured', 'Provenance']);
+
+/** Interface chrome that is not a claim about the world (a step counter, the series number) carries this attribute. */
+export const UI_ATTRIBUTE = 'data-ui';
+
+export interface FactReference {
+  kind: 'fact' | 'step';
+  id: string;
+  line: number;
+  column: number;
+}
+
+export interface BindingProblem {
+  file: string;
+  line: number;
+  column: number;
+  /** One line: `<file>:<line>:<column>: ...`. */
+  message: string;
+}
+
+export interface UnboundValue extends BindingProblem {
+  /** The number as written ("172.18.0.3", "3.1"). */
+  text: string;
+  kind: ValueKind;
+  /** The source around it, on its line. */
+  context: string;
+}
+
+const WORD_CHAR = /[A-Za-z0-9_.:/-]/;
+
+const attribute = (tag: MdxTag, name: string) => tag.attributes.find((a) => a.name === name);
+
+/** Every `<Fact id="...">` and every step id of `<Measured steps="a b">`, with its position. */
+export function findFactReferences(source: string): FactReference[] {
+  const scan = scanMdx(source);
+  const refs: FactReference[] = [];
+  for (const tag of scan.tags) {
+    if (tag.closing) continue;
+    const { line, column } = scan.position(tag.start);
+    if (tag.name === 'Fact') {
+      const id = attribute(tag, 'id');
+      if (id?.kind === 'string' && id.value) refs.push({ kind: 'fact', id: id.value, line, column });
+    } else if (tag.name === 'Measured') {
+      const steps = attribute(tag, 'steps');
+      if (steps?.kind === 'string') {
+        for (const step of steps.value!.split(/\s+/).filter(Boolean)) refs.push({ kind: 'step', id: step, line, column });
+      }
+    }
+  }
+  return refs;
+}
+
+function closest(id: string, known: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = editDistance(id, candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(id.length / 4)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** Unknown fact ids, unknown step ids, and <Fact>/<Measured> tags without a literal id/steps. */
+export function checkReferences(
+  file: string,
+  source: string,
+  factIds: Iterable<string>,
+  stepIds: Iterable<string>,
+): BindingProblem[] {
+  const facts = new Set(factIds);
+  const steps = new Set(stepIds);
+  const problems: BindingProblem[] = [];
+  const report = (line: number, column: number, text: string) =>
+    problems.push({ file, line, column, message: `${file}:${line}:${column}: ${text}` });
+
+  for (const ref of findFactReferences(source)) {
+    const known = ref.kind === 'fact' ? facts : steps;
+    if (known.has(ref.id)) continue;
+    const suggestion = closest(ref.id, known);
+    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
+    if (ref.kind === 'fact') report(ref.line, ref.column, `<Fact id="${ref.id}">: unknown fact id "${ref.id}"${hint}`);
+    else report(ref.line, ref.column, `<Measured steps="...">: unknown step id "${ref.id}"${hint}`);
+  }
+  const scan = scanMdx(source);
+  for (const tag of scan.tags) {
+    if (tag.closing) continue;
+    const { line, column } = scan.position(tag.start);
+    if (tag.name === 'Fact') {
+      const id = attribute(tag, 'id');
+      if (id?.kind !== 'string' || !id.value) report(line, column, '<Fact> needs a literal id="<fact id>" attribute');
+    } else if (tag.name === 'Measured') {
+      const stepsAttr = attribute(tag, 'steps');
+      if (stepsAttr?.kind !== 'string' || !stepsAttr.value?.trim()) report(line, column, '<Measured> needs a literal steps="<step id> ..." attribute');
+    }
+  }
+  return problems.sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+/** Offsets covered by bound elements: allow-listed components and anything carrying data-ui, children included. */
+function boundRegions(tags: MdxTag[], sourceLength: number, components: ReadonlySet<string>): Array<[number, number]> {
+  const regions: Array<[number, number]> = [];
+  const stack: Array<{ tag: MdxTag; bound: boolean }> = [];
+  for (const tag of tags) {
+    const bound = components.has(tag.name) || tag.attributes.some((a) => a.name === UI_ATTRIBUTE);
+    if (tag.closing) {
+      const open = stack.map((e) => e.tag.name).lastIndexOf(tag.name);
+      if (open < 0) continue;
+      const entry = stack[open]!;
+      stack.length = open;
+      if (entry.bound) regions.push([entry.tag.start, tag.end]);
+    } else if (!tag.selfClosing) {
+      stack.push({ tag, bound });
+    }
+  }
+  // An element never closed binds to the end: MDX would refuse the file anyway.
+  for (const entry of stack) if (entry.bound) regions.push([entry.tag.start, sourceLength]);
+  return regions;
+}
+
+export interface UnboundOptions {
+  /** Extra component names whose content counts as bound (added to BOUND_COMPONENTS). */
+  boundComponents?: Iterable<string>;
+}
+
+/** Every number in prose outside bound elements, classified, with the text around it. */
+export function findUnboundValues(file: string, source: string, options: UnboundOptions = {}): UnboundValue[] {
+  const components = new Set([...BOUND_COMPONENTS, ...(options.boundComponents ?? [])]);
+  const scan = scanMdx(source);
+  const regions = boundRegions(scan.tags, source.length, components);
+  const inBound = (offset: number) => regions.some(([start, end]) => offset >= start && offset < end);
+  const lines = source.split('\n');
+  const found: UnboundValue[] = [];
+  for (const span of scan.prose) {
+    if (regions.some(([start, end]) => span.start >= start && span.end <= end)) continue;
+    const text = source.slice(span.start, span.end);
+    for (const token of findNumericTokens(text)) {
+      const offset = span.start + token.index;
+      if (inBound(offset)) continue;
+      const { line, column } = scan.position(offset);
+      const lineText = lines[line - 1]!;
+      // About 30 characters each side, widened so no word is cut in half.
+      let from = Math.max(0, column - 1 - 30);
+      let to = Math.min(lineText.length, column - 1 + token.text.length + 30);
+      while (from > 0 && WORD_CHAR.test(lineText[from - 1]!) && WORD_CHAR.test(lineText[from]!)) from--;
+      while (to < lineText.length && WORD_CHAR.test(lineText[to - 1]!) && WORD_CHAR.test(lineText[to]!)) to++;
+      const context = `${from > 0 ? '…' : ''}${lineText.slice(from, to).trim()}${to < lineText.length ? '…' : ''}`;
+      found.push({
+        file, line, column, text: token.text, kind: token.kind, context,
+        message: `${file}:${line}:${column}: unbound ${KIND_LABELS[token.kind]} "${token.text}" in "${context}" (bind it with <Fact id="..."/>, or mark interface chrome with ${UI_ATTRIBUTE})`,
+      });
+    }
+  }
+  return found;
+}

@@ -1,0 +1,31 @@
+// The facts every step has, whatever the article declares: how it ran. The
+// reader's provenance view binds these, so its numbers are facts like any other.
+import { runFact, stepFact } from './fact-kit.ts';
+import type { FactDef } from './facts.ts';
+import type { RunSnapshot } from './schema.ts';
+import { durationSeconds } from './extract/duration.ts';
+
+/** Quotes an argv for display the way a POSIX shell would need it. */
+export function shellQuote(argv: readonly string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./<>-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)).join(' ');
+}
+
+export function provenanceFacts(run: RunSnapshot): FactDef[] {
+  return [
+    ...run.steps.flatMap((step) => [
+      stepFact(`${step}.rc`, step, (s) => String(s.exitCode)),
+      stepFact(`${step}.seconds`, step, (s) => durationSeconds(s.durationMs)),
+      stepFact(`${step}.node`, step, (s) => s.node),
+      stepFact(`${step}.argv`, step, (s) => shellQuote(s.argv)),
+      stepFact(`${step}.command`, step, (s) => shellQuote(s.command)),
+      stepFact(`${step}.startedAt`, step, (s) => s.startedAt),
+    ]),
+    runFact('run.id', (run) => run.runId),
+    runFact('run.driver', (run) => run.driver),
+    runFact('run.startedAt', (run) => run.startedAt),
+    runFact('run.environment.summary', (run) => run.environment.summary),
+    runFact('run.environment.standsFor', (run) => run.environment.standsFor),
+    runFact('run.host', (run) => `${run.host.os} ${run.host.arch}, kernel ${run.host.kernel}`),
+    ...Object.keys(run.versions).map((tool) => runFact(`run.version.${tool}`, (r) => r.versions[tool] ?? '')),
+  ];
+}
