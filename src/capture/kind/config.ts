@@ -1,0 +1,67 @@
+// The kind cluster config the capture writes for itself (never the user's).
+import { dump } from 'js-yaml';
+import type { ClusterSpec } from '../../experiment/types.ts';
+
+/** Node label that says "shice created this cluster"; checked again on --reuse. */
+export const OWNER_LABEL = 'shice/created-by';
+export const OWNER_VALUE = 'shice';
+/** Node label carrying the run id that created the cluster (when it is a valid label value). */
+export const RUN_LABEL = 'shice/run-id';
+
+// Kubernetes label values: at most 63 chars, alphanumeric at both ends.
+const LABEL_VALUE = /^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$/;
+
+export function ownerLabels(runId: string): Record<string, string> {
+  return LABEL_VALUE.test(runId) ? { [OWNER_LABEL]: OWNER_VALUE, [RUN_LABEL]: runId } : { [OWNER_LABEL]: OWNER_VALUE };
+}
+
+/**
+ * kind.x-k8s.io/v1alpha4 Cluster: the experiment's nodes in order, kube-proxy's
+ * mode stated explicitly (kind's default could change), the experiment's subnets.
+ */
+export function renderKindConfig(cluster: ClusterSpec, runId: string): string {
+  const controlPlanes = cluster.nodes.filter((n) => n.role === 'control-plane');
+  if (controlPlanes.length !== 1) {
+    throw new Error(
+      `experiment.ts cluster.nodes: expected exactly one control-plane node, got ${controlPlanes.length}`,
+    );
+  }
+  const labels = ownerLabels(runId);
+  const config = {
+    kind: 'Cluster',
+    apiVersion: 'kind.x-k8s.io/v1alpha4',
+    name: cluster.name,
+    networking: {
+      kubeProxyMode: cluster.kubeProxyMode,
+      podSubnet: cluster.podSubnet,
+      serviceSubnet: cluster.serviceSubnet,
+    },
+    nodes: cluster.nodes.map((n) => ({ role: n.role, labels })),
+  };
+  return `# Written by shice's capture (kind driver); the cluster it creates is the capture's own.\n${dump(config, { lineWidth: -1 })}`;
+}
+
+/**
+ * kind names nodes by role and order: the control-plane `<cluster>-control-plane`,
+ * workers `<cluster>-worker`, `<cluster>-worker2`, ... The experiment's logical
+ * names must be exactly those, or steps would land on the wrong container.
+ */
+export function expectedNodeNames(cluster: ClusterSpec): string[] {
+  let workers = 0;
+  return cluster.nodes.map((n) => {
+    if (n.role === 'control-plane') return 'control-plane';
+    workers += 1;
+    return workers === 1 ? 'worker' : `worker${workers}`;
+  });
+}
+
+export function checkNodeNaming(cluster: ClusterSpec): void {
+  const expected = expectedNodeNames(cluster);
+  cluster.nodes.forEach((n, i) => {
+    if (n.name !== expected[i]) {
+      throw new Error(
+        `experiment.ts cluster.nodes[${i}].name: kind names this ${n.role} "${expected[i]}", the experiment says "${n.name}"`,
+      );
+    }
+  });
+}

@@ -1,0 +1,576 @@
+// The kind driver: a real three-node kind cluster of the capture's own, driven
+// through kind, kubectl and docker with argv arrays. The user's kubeconfig and
+// clusters are never read or touched: every call carries the capture's kubeconfig
+// (and KUBECONFIG points at it), and only a cluster this capture created is ever
+// reused or deleted.
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { arch, release, type as osType } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Experiment, Topology } from '../../experiment/types.ts';
+import {
+  DriverError,
+  PrerequisiteError,
+  type Driver,
+  type DriverContext,
+  type DriverEnvironment,
+  type ExecOutcome,
+} from '../driver.ts';
+import * as cmd from './commands.ts';
+import { checkNodeNaming, OWNER_LABEL, OWNER_VALUE, renderKindConfig } from './config.ts';
+import { declaredObjects, type DeclaredObjects } from './manifest-objects.ts';
+import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
+import { runTool, sleep, type ToolRun } from './run-tool.ts';
+import {
+  firstLine,
+  isDockerFailure,
+  parseContainerList,
+  parseDockerVersion,
+  parseIptablesVersion,
+  parseKindClusters,
+  parseKindVersion,
+  parseKubectlVersion,
+  parseKubeProxyMode,
+  parseLocalEndpoints,
+} from './tool-output.ts';
+import {
+  healthChecksToAwait,
+  nodesWithoutLabel,
+  parseNodeList,
+  parsePodList,
+  parseServiceList,
+  toNodeInfos,
+  toPodInfos,
+  toServiceInfos,
+  type KubeNode,
+} from './topology.ts';
+
+/** Upper bounds for each kind of call, in milliseconds. */
+export interface KindTimeouts {
+  /** version checks, `kind get clusters`, `docker ps`, `docker inspect` */
+  quickMs: number;
+  /** `kind create cluster`, including a first pull of the node image */
+  createMs: number;
+  deleteMs: number;
+  /** `docker pull` and `kind load docker-image` */
+  loadMs: number;
+  /** `kubectl apply` and `kubectl get` */
+  kubectlMs: number;
+  /** `kubectl wait` (which has its own --timeout) */
+  waitMs: number;
+  /** `kubectl delete pod --wait=true` */
+  deletePodMs: number;
+  /** one step's `docker exec` */
+  execMs: number;
+  /** interval and bound of the health-check polls that tell kube-proxy has caught up */
+  settlePollMs: number;
+  settleTimeoutMs: number;
+}
+
+export const DEFAULT_KIND_TIMEOUTS: KindTimeouts = {
+  quickMs: 30_000,
+  createMs: 15 * 60_000,
+  deleteMs: 3 * 60_000,
+  loadMs: 10 * 60_000,
+  kubectlMs: 60_000,
+  waitMs: 150_000,
+  deletePodMs: 90_000,
+  execMs: 60_000,
+  settlePollMs: 250,
+  settleTimeoutMs: 30_000,
+};
+
+export interface KindDriverOptions {
+  runId: string;
+  articleDir: string;
+  keep: boolean;
+  reuse: boolean;
+  image?: string;
+  loadImages: boolean;
+  /** A folder the capture owns (e.g. <repo>/.shice/kind): kubeconfig, kind config, ownership marker. */
+  stateDir: string;
+  /** The environment children start from (tests put fake tools first on PATH); KUBECONFIG is always overridden. */
+  env?: NodeJS.ProcessEnv;
+  timeouts?: Partial<KindTimeouts>;
+}
+
+/** What the kind driver writes into its state folder. */
+export function kindStatePaths(stateDir: string, cluster: string): { kubeconfig: string; config: string; marker: string } {
+  const dir = resolve(stateDir);
+  return {
+    kubeconfig: join(dir, 'kubeconfig'),
+    config: join(dir, `${cluster}.kind-config.yaml`),
+    marker: markerPath(dir, cluster),
+  };
+}
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+export class KindDriver implements Driver {
+  readonly name = 'kind' as const;
+  private readonly options: KindDriverOptions;
+  private readonly timeouts: KindTimeouts;
+  private readonly stateDir: string;
+  private readonly kubeconfig: string;
+  private readonly childEnv: NodeJS.ProcessEnv;
+
+  private experiment: Experiment | null = null;
+  private target: cmd.KindTarget | null = null;
+  private topology: Topology | null = null;
+  private kubeNodes: KubeNode[] = [];
+  /** This driver may delete the cluster: it created it, or proved an earlier capture did. */
+  private owns = false;
+  /** `kind create cluster` was started by this driver (containers may exist even if it failed). */
+  private createStarted = false;
+  private downDone = false;
+
+  constructor(options: KindDriverOptions) {
+    this.options = options;
+    this.timeouts = { ...DEFAULT_KIND_TIMEOUTS, ...options.timeouts };
+    this.stateDir = resolve(options.stateDir);
+    this.kubeconfig = join(this.stateDir, 'kubeconfig');
+    // Belt and braces: even a call that forgot --kubeconfig could not reach the user's file.
+    this.childEnv = { ...(options.env ?? process.env), KUBECONFIG: this.kubeconfig };
+  }
+
+  environment(): DriverEnvironment {
+    return {
+      summary:
+        'A real three-node kind cluster (Kubernetes nodes as Docker containers on one host), kube-proxy in iptables mode, kindnet as the CNI.',
+      standsFor:
+        'A multi-node Kubernetes cluster. It has no cloud load balancer (a LoadBalancer Service stays pending; only its NodePorts and health-check port are served), and all nodes share one host kernel and one Docker network.',
+    };
+  }
+
+  async preflight(): Promise<void> {
+    const quick = { env: this.childEnv, timeoutMs: this.timeouts.quickMs };
+    const [docker, kind, kubectl] = await Promise.all([
+      runTool(cmd.dockerVersion(), quick),
+      runTool(cmd.kindVersion(), quick),
+      runTool(cmd.kubectlClientVersion({ kubeconfig: this.kubeconfig }), quick),
+    ]);
+    const problems: string[] = [];
+    if (docker.missing) {
+      problems.push('docker is not installed (no `docker` on PATH): install Docker Engine or Docker Desktop, https://docs.docker.com/get-docker/');
+    } else if (docker.exitCode !== 0 || !this.dockerServerUp(docker.stdout)) {
+      problems.push(`the Docker daemon is not reachable (${firstLine(docker.stderr) || 'docker version printed no server'}): start Docker`);
+    }
+    if (kind.missing) problems.push('kind is not installed (no `kind` on PATH): https://kind.sigs.k8s.io/docs/user/quick-start/#installation');
+    else if (kind.exitCode !== 0) problems.push(`\`kind version\` failed: ${firstLine(kind.stderr)}`);
+    if (kubectl.missing) problems.push('kubectl is not installed (no `kubectl` on PATH): https://kubernetes.io/docs/tasks/tools/');
+    else if (kubectl.exitCode !== 0) problems.push(`\`kubectl version --client\` failed: ${firstLine(kubectl.stderr)}`);
+    if (problems.length > 0) {
+      throw new PrerequisiteError(`kind driver: ${problems.join('; ')}; on Linux, --driver lab runs the experiment without Docker`);
+    }
+  }
+
+  private dockerServerUp(stdout: string): boolean {
+    try {
+      return parseDockerVersion(stdout).server !== null;
+    } catch {
+      return false;
+    }
+  }
+
+  async versions(): Promise<Record<string, string>> {
+    const versions: Record<string, string> = {};
+    versions.kind = parseKindVersion((await this.quick(cmd.kindVersion(), 'read the kind version')).stdout);
+
+    // With a cluster up, kubectl also reports the server; before, only the client.
+    const clusterUp = this.topology !== null;
+    const kubectl = clusterUp
+      ? await this.quick(cmd.kubectlVersion({ kubeconfig: this.kubeconfig }), 'read the kubectl and Kubernetes versions')
+      : await this.quick(cmd.kubectlClientVersion({ kubeconfig: this.kubeconfig }), 'read the kubectl version');
+    const kube = parseKubectlVersion(kubectl.stdout);
+    versions.kubectl = kube.client;
+    if (kube.server) versions.kubernetes = kube.server;
+
+    const docker = parseDockerVersion((await this.quick(cmd.dockerVersion(), 'read the docker version')).stdout);
+    if (!docker.server) throw new DriverError('docker version: the Docker daemon is not reachable (no "Server" in its answer)');
+    versions.docker = docker.server.version;
+    versions['docker-host'] = `${docker.server.os}/${docker.server.arch}`;
+    // The kernel every kind node runs on (the Docker host's, e.g. Docker Desktop's VM).
+    versions['docker-kernel'] = docker.server.kernel;
+    versions['host-os'] = `${osType()} ${release()}`;
+    versions['host-arch'] = arch();
+
+    if (clusterUp) Object.assign(versions, await this.clusterVersions());
+    return versions;
+  }
+
+  private async clusterVersions(): Promise<Record<string, string>> {
+    const t = this.requireTarget();
+    const experiment = this.experiment!;
+    const out: Record<string, string> = {};
+    const controlPlane = cmd.nodeContainer(t.cluster, experiment.cluster.nodes.find((n) => n.role === 'control-plane')!.name);
+    out['node-image'] = (await this.quick(cmd.dockerNodeImage(controlPlane), 'read the node image')).stdout.trim();
+    const proxy = await this.run(cmd.kubectlGetKubeProxyConfig(t), this.timeouts.kubectlMs, 'read kube-proxy\'s configuration');
+    out['kube-proxy-mode'] = parseKubeProxyMode(proxy.stdout);
+    const runtime = this.kubeNodes.find((n) => n.k8sName === controlPlane)?.containerRuntime;
+    if (runtime) out['container-runtime'] = runtime;
+
+    // The iptables backend is chosen per node at boot: record it for every node, once if they agree.
+    const perNode: [string, { version: string; backend: string }][] = [];
+    for (const node of experiment.cluster.nodes) {
+      const argv = cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), cmd.iptablesVersionCommand());
+      perNode.push([node.name, parseIptablesVersion((await this.quick(argv, `read iptables' version on ${node.name}`)).stdout)]);
+    }
+    const distinct = new Set(perNode.map(([, v]) => `${v.version} ${v.backend}`));
+    if (distinct.size === 1) {
+      out.iptables = perNode[0]![1].version;
+      out['iptables-backend'] = perNode[0]![1].backend;
+    } else {
+      for (const [node, v] of perNode) {
+        out[`iptables@${node}`] = v.version;
+        out[`iptables-backend@${node}`] = v.backend;
+      }
+    }
+    return out;
+  }
+
+  async up(experiment: Experiment, ctx: DriverContext): Promise<Topology> {
+    const t = this.bind(experiment);
+    const paths = kindStatePaths(this.stateDir, t.cluster);
+    await mkdir(this.stateDir, { recursive: true });
+    const objects = await this.readManifests(experiment);
+
+    ctx.log(`looking for an existing kind cluster "${t.cluster}"`);
+    const clusters = parseKindClusters((await this.run(cmd.kindGetClusters(), this.timeouts.quickMs, 'list kind clusters', ctx)).stdout);
+    const exists = clusters.includes(t.cluster);
+    let owned = false;
+    if (exists) {
+      const live = await this.liveContainers(t.cluster, ctx);
+      owned = isOwned(await this.marker(t.cluster), t.cluster, live);
+    }
+    const decision = decideClusterAction({ cluster: t.cluster, exists, owned, reuse: this.options.reuse, markerFile: paths.marker });
+    if (decision.action === 'refuse') throw new DriverError(decision.reason);
+    if (decision.action === 'reuse') {
+      this.owns = true;
+      ctx.log(`reusing kind cluster "${t.cluster}", created by an earlier capture`);
+    }
+    if (decision.action === 'recreate') {
+      this.owns = true;
+      ctx.log(`deleting kind cluster "${t.cluster}" left by an earlier capture, to start fresh`);
+      await this.run(cmd.kindDeleteCluster(t), this.timeouts.deleteMs, `delete kind cluster "${t.cluster}"`, ctx);
+      await removeMarker(this.stateDir, t.cluster);
+    }
+    if (decision.action === 'create' && this.options.reuse) {
+      ctx.log(`no kind cluster "${t.cluster}" to reuse: creating one`);
+    }
+    if (decision.action === 'create' || decision.action === 'recreate') await this.createCluster(experiment, ctx);
+
+    if (this.options.loadImages) await this.loadImages(objects.images, ctx);
+
+    for (const manifest of experiment.manifests) {
+      ctx.log(`applying ${manifest}`);
+      await this.run(cmd.kubectlApply(t, resolve(this.options.articleDir, manifest)), this.timeouts.kubectlMs, `apply ${manifest}`, ctx);
+    }
+    ctx.log('waiting for the nodes to be Ready');
+    await this.run(cmd.kubectlWaitNodesReady(t), this.timeouts.waitMs, 'wait for the nodes to be Ready', ctx);
+    for (const pod of objects.pods) {
+      ctx.log(`waiting for pod ${pod.namespace}/${pod.name} to be Ready`);
+      await this.run(cmd.kubectlWaitPodReady(t, pod.namespace, pod.name), this.timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx);
+    }
+
+    ctx.log('reading nodes, pods and services from the API');
+    const nodesJson = await this.run(cmd.kubectlGetNodes(t), this.timeouts.kubectlMs, 'read the nodes', ctx);
+    const podsJson = await this.run(cmd.kubectlGetPods(t), this.timeouts.kubectlMs, 'read the pods', ctx);
+    const servicesJson = await this.run(cmd.kubectlGetServices(t), this.timeouts.kubectlMs, 'read the services', ctx);
+    const topology = this.toTopology(experiment, objects, nodesJson.stdout, podsJson.stdout, servicesJson.stdout);
+
+    const pods = parsePodList(podsJson.stdout);
+    const services = parseServiceList(servicesJson.stdout);
+    for (const wait of healthChecksToAwait(pods, services, objects.services, t.cluster)) {
+      ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s local endpoint`);
+      await this.pollHealthCheck(wait.node, wait.port, (n) => n >= 1, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
+    }
+    return topology;
+  }
+
+  private toTopology(experiment: Experiment, objects: DeclaredObjects, nodes: string, pods: string, services: string): Topology {
+    const t = this.requireTarget();
+    try {
+      this.kubeNodes = parseNodeList(nodes);
+      const unlabelled = nodesWithoutLabel(this.kubeNodes, OWNER_LABEL, OWNER_VALUE);
+      if (unlabelled.length > 0) {
+        throw new Error(
+          `nodes ${unlabelled.join(', ')} lack the label ${OWNER_LABEL}=${OWNER_VALUE} that the capture's kind config sets: ` +
+            `cluster "${t.cluster}" was not created by this capture`,
+        );
+      }
+      this.topology = {
+        nodes: toNodeInfos(this.kubeNodes, experiment.cluster),
+        pods: toPodInfos(parsePodList(pods), objects.pods, t.cluster),
+        services: toServiceInfos(parseServiceList(services), objects.services),
+      };
+      return this.topology;
+    } catch (error) {
+      if (error instanceof DriverError) throw error;
+      throw new DriverError((error as Error).message);
+    }
+  }
+
+  private async createCluster(experiment: Experiment, ctx: DriverContext): Promise<void> {
+    const t = this.requireTarget();
+    const paths = kindStatePaths(this.stateDir, t.cluster);
+    await writeFile(paths.config, renderKindConfig(experiment.cluster, this.options.runId));
+    // The marker exists before kind starts, so an interrupted create is still ours to clean up.
+    await writeMarker(this.stateDir, {
+      createdBy: 'shice', cluster: t.cluster, runId: this.options.runId, createdAt: new Date().toISOString(), containers: [],
+    });
+    this.createStarted = true;
+    this.owns = true;
+    ctx.log(`creating kind cluster "${t.cluster}" (3 nodes; this takes a minute or two)`);
+    await this.run(cmd.kindCreateCluster(t, paths.config, this.options.image), this.timeouts.createMs, `create kind cluster "${t.cluster}"`, ctx);
+    const live = await this.liveContainers(t.cluster, ctx);
+    if (live.length === 0) throw new DriverError(`kind create cluster reported success, but docker lists no containers labelled ${cmd.KIND_CLUSTER_LABEL}=${t.cluster}`);
+    await writeMarker(this.stateDir, {
+      createdBy: 'shice', cluster: t.cluster, runId: this.options.runId, createdAt: new Date().toISOString(), containers: live,
+    });
+  }
+
+  private async loadImages(images: string[], ctx: DriverContext): Promise<void> {
+    const t = this.requireTarget();
+    for (const image of images) {
+      const present = await this.runRaw(cmd.dockerImageInspect(image), this.timeouts.quickMs, `inspect image ${image}`, ctx);
+      if (present.exitCode !== 0) {
+        ctx.log(`pulling ${image} into the local docker`);
+        await this.run(cmd.dockerPull(image), this.timeouts.loadMs, `pull ${image}`, ctx);
+      }
+      ctx.log(`loading ${image} into the nodes of "${t.cluster}"`);
+      await this.run(cmd.kindLoadImage(t, image), this.timeouts.loadMs, `load ${image} into the nodes`, ctx);
+    }
+  }
+
+  execArgv(node: string, command: string[]): string[] {
+    const t = this.requireTarget();
+    if (this.experiment && !this.experiment.cluster.nodes.some((n) => n.name === node)) {
+      const known = this.experiment.cluster.nodes.map((n) => n.name).join(', ');
+      throw new DriverError(`no node "${node}" in cluster "${t.cluster}" (experiment.ts cluster.nodes has: ${known})`);
+    }
+    const container = this.topology?.nodes.find((n) => n.name === node)?.k8sName ?? cmd.nodeContainer(t.cluster, node);
+    return cmd.dockerExec(container, command);
+  }
+
+  async exec(node: string, command: string[], ctx: DriverContext): Promise<ExecOutcome> {
+    const argv = this.execArgv(node, command);
+    const run = await this.runRaw(argv, this.timeouts.execMs, `run ${command[0]} on ${node}`, ctx);
+    if (run.exitCode !== 0 && isDockerFailure(run.stderr)) {
+      throw new DriverError(`docker exec on ${argv[2]} failed (exit ${run.exitCode}): ${firstLine(run.stderr)}`);
+    }
+    return this.outcome(run);
+  }
+
+  async deletePod(
+    step: { pod: string; namespace: string; settleNode: string; settleService: string },
+    ctx: DriverContext,
+  ): Promise<ExecOutcome & { command: string[] }> {
+    const t = this.requireTarget();
+    const topology = this.requireTopology();
+    const service = topology.services.find((s) => s.name === step.settleService);
+    if (!service) throw new DriverError(`delete-pod step: settleService "${step.settleService}" is not among the run's services`);
+    if (service.healthCheckNodePort === null) {
+      throw new DriverError(`delete-pod step: settleService "${step.settleService}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`);
+    }
+    ctx.log(`deleting pod ${step.namespace}/${step.pod}`);
+    const run = await this.run(cmd.kubectlDeletePod(t, step.namespace, step.pod), this.timeouts.deletePodMs, `delete pod ${step.namespace}/${step.pod}`, ctx);
+    ctx.log(`waiting for ${step.settleService}'s health check on ${step.settleNode} to report 0 local endpoints`);
+    await this.pollHealthCheck(step.settleNode, service.healthCheckNodePort, (n) => n === 0, ctx,
+      `after deleting pod ${step.namespace}/${step.pod}, ${step.settleService}'s health check on ${step.settleNode}`);
+    return { ...this.outcome(run), command: cmd.deletePodCommand(step.namespace, step.pod) };
+  }
+
+  planDeletePod(step: { pod: string; namespace: string; settleNode: string; settleService: string }): string[][] {
+    const t = this.requireTarget();
+    return [
+      cmd.kubectlDeletePod(t, step.namespace, step.pod),
+      this.execArgv(this.clientNode(), cmd.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`)),
+    ];
+  }
+
+  async down(ctx: { log: (line: string) => void }): Promise<void> {
+    if (this.downDone) return;
+    const t = this.target;
+    if (!t || !this.owns) {
+      // Nothing of ours exists (up() never ran, or refused a cluster it did not create).
+      this.downDone = true;
+      return;
+    }
+    if (this.options.keep) {
+      await this.recordContainersIfMissing(t.cluster);
+      ctx.log(`keeping kind cluster "${t.cluster}" (kubeconfig ${this.kubeconfig}); --reuse runs on it`);
+      this.downDone = true;
+      return;
+    }
+    const marker = await this.marker(t.cluster);
+    // No abort signal here: cleanup must run even after Ctrl-C.
+    const live = parseContainerList((await this.run(cmd.dockerListClusterContainers(t.cluster), this.timeouts.quickMs, 'list the cluster\'s containers')).stdout);
+    if (live.length > 0 && marker && marker.containers.length > 0 && !isOwned(marker, t.cluster, live)) {
+      throw new DriverError(
+        `kind cluster "${t.cluster}" now has containers this capture did not create (marker ${markerPath(this.stateDir, t.cluster)}); not deleting it`,
+      );
+    }
+    if (live.length > 0 || this.createStarted) {
+      ctx.log(`deleting kind cluster "${t.cluster}"`);
+      await this.run(cmd.kindDeleteCluster(t), this.timeouts.deleteMs, `delete kind cluster "${t.cluster}"`);
+    }
+    await removeMarker(this.stateDir, t.cluster);
+    this.downDone = true;
+  }
+
+  plan(experiment: Experiment): { setup: string[][]; teardown: string[][] } {
+    const t = this.bind(experiment);
+    const paths = kindStatePaths(this.stateDir, t.cluster);
+    const objects = declaredObjects(
+      experiment.manifests.map((m) => ({ file: m, text: readFileSync(resolve(this.options.articleDir, m), 'utf8') })),
+    );
+    const setup: string[][] = [cmd.kindGetClusters()];
+    if (!this.options.reuse) setup.push(cmd.kindCreateCluster(t, paths.config, this.options.image));
+    if (this.options.loadImages) {
+      for (const image of objects.images) setup.push(cmd.dockerImageInspect(image), cmd.kindLoadImage(t, image));
+    }
+    for (const manifest of experiment.manifests) setup.push(cmd.kubectlApply(t, resolve(this.options.articleDir, manifest)));
+    setup.push(cmd.kubectlWaitNodesReady(t));
+    for (const pod of objects.pods) setup.push(cmd.kubectlWaitPodReady(t, pod.namespace, pod.name));
+    setup.push(cmd.kubectlGetNodes(t), cmd.kubectlGetPods(t), cmd.kubectlGetServices(t));
+    for (const svc of objects.services.filter((s) => s.healthCheck)) {
+      setup.push(this.execArgv(experiment.client, cmd.healthCheckProbe(`<${svc.name}.endpointNode.ip>`, `<${svc.name}.healthCheckNodePort>`)));
+    }
+    return { setup, teardown: this.options.keep ? [] : [cmd.kindDeleteCluster(t)] };
+  }
+
+  // --- helpers ---------------------------------------------------------------
+
+  /** Remembers the experiment's cluster; up() and plan() both start here. */
+  private bind(experiment: Experiment): cmd.KindTarget {
+    try {
+      checkNodeNaming(experiment.cluster);
+    } catch (error) {
+      throw new DriverError((error as Error).message);
+    }
+    this.experiment = experiment;
+    this.target = { cluster: experiment.cluster.name, kubeconfig: this.kubeconfig };
+    return this.target;
+  }
+
+  private requireTarget(): cmd.KindTarget {
+    if (!this.target) throw new DriverError('kind driver: call plan() or up() first (the cluster name comes from the experiment)');
+    return this.target;
+  }
+
+  private requireTopology(): Topology {
+    if (!this.topology) throw new DriverError('kind driver: up() has not finished, so the cluster\'s topology is unknown');
+    return this.topology;
+  }
+
+  private clientNode(): string {
+    return this.experiment?.client ?? 'control-plane';
+  }
+
+  private async readManifests(experiment: Experiment): Promise<DeclaredObjects> {
+    const files = await Promise.all(experiment.manifests.map(async (m) => {
+      const path = resolve(this.options.articleDir, m);
+      try {
+        return { file: m, text: await readFile(path, 'utf8') };
+      } catch (error) {
+        throw new DriverError(`experiment.ts manifests: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+    }));
+    try {
+      return declaredObjects(files);
+    } catch (error) {
+      throw new DriverError((error as Error).message);
+    }
+  }
+
+  private async marker(cluster: string) {
+    try {
+      return await readMarker(this.stateDir, cluster);
+    } catch (error) {
+      throw new DriverError((error as Error).message);
+    }
+  }
+
+  private async liveContainers(cluster: string, ctx?: DriverContext) {
+    const run = await this.run(cmd.dockerListClusterContainers(cluster), this.timeouts.quickMs, `list the containers of kind cluster "${cluster}"`, ctx);
+    try {
+      return parseContainerList(run.stdout);
+    } catch (error) {
+      throw new DriverError((error as Error).message);
+    }
+  }
+
+  /** With --keep after an interrupted create, record what exists so a later --reuse or delete can prove ownership. */
+  private async recordContainersIfMissing(cluster: string): Promise<void> {
+    const marker = await this.marker(cluster);
+    if (!marker || marker.containers.length > 0 || !this.createStarted) return;
+    const live = await this.liveContainers(cluster);
+    if (live.length > 0) await writeMarker(this.stateDir, { ...marker, containers: live });
+  }
+
+  /**
+   * Polls kube-proxy's health check from the client node until `accept` holds
+   * for its localEndpoints, within settleTimeoutMs. A refused or timed-out probe
+   * is simply "not yet".
+   */
+  private async pollHealthCheck(node: string, port: number, accept: (n: number) => boolean, ctx: DriverContext, what: string): Promise<void> {
+    const ip = this.requireTopology().nodes.find((n) => n.name === node)?.internalIP;
+    if (!ip) throw new DriverError(`${what}: no node "${node}" in the run's topology`);
+    const argv = this.execArgv(this.clientNode(), cmd.healthCheckProbe(ip, String(port)));
+    const deadline = performance.now() + this.timeouts.settleTimeoutMs;
+    for (;;) {
+      const run = await this.runRaw(argv, this.timeouts.quickMs, what, ctx);
+      if (run.exitCode !== 0 && isDockerFailure(run.stderr)) {
+        throw new DriverError(`${what}: docker exec failed (exit ${run.exitCode}): ${firstLine(run.stderr)}`);
+      }
+      const count = parseLocalEndpoints(run.stdout);
+      if (count !== null && accept(count)) return;
+      if (performance.now() >= deadline) {
+        const last = count === null ? `no health-check answer (curl exit ${run.exitCode})` : `localEndpoints=${count}`;
+        throw new DriverError(`${what} (http://${ip}:${port}/) still reported ${last} after ${seconds(this.timeouts.settleTimeoutMs)}`);
+      }
+      try {
+        await sleep(this.timeouts.settlePollMs, ctx.signal);
+      } catch {
+        throw new DriverError(`interrupted while waiting for ${what}`);
+      }
+    }
+  }
+
+  private quick(argv: string[], what: string): Promise<ToolRun> {
+    return this.run(argv, this.timeouts.quickMs, what);
+  }
+
+  /** Runs a command that must succeed; any failure is a DriverError naming what and why. */
+  private async run(argv: string[], timeoutMs: number, what: string, ctx?: DriverContext): Promise<ToolRun> {
+    const run = await this.runRaw(argv, timeoutMs, what, ctx);
+    if (run.exitCode !== 0) {
+      throw new DriverError(`could not ${what}: \`${argv.join(' ')}\` exited ${run.exitCode}: ${firstLine(run.stderr) || firstLine(run.stdout)}`);
+    }
+    return run;
+  }
+
+  /** Runs a command whose exit code is the caller's to judge; missing tools, timeouts and interrupts are DriverErrors. */
+  private async runRaw(argv: string[], timeoutMs: number, what: string, ctx?: DriverContext): Promise<ToolRun> {
+    if (ctx?.signal.aborted) throw new DriverError(`interrupted before: ${what}`);
+    const run = await runTool(argv, { env: this.childEnv, timeoutMs, ...(ctx ? { signal: ctx.signal } : {}) });
+    if (run.missing) throw new DriverError(`could not ${what}: \`${argv[0]}\` is not on PATH`);
+    if (run.canceled) throw new DriverError(`interrupted while: ${what}`);
+    if (run.timedOut) throw new DriverError(`could not ${what}: \`${argv.join(' ')}\` did not finish within ${seconds(timeoutMs)}`);
+    if (run.exitCode === null) throw new DriverError(`could not ${what}: \`${argv.join(' ')}\` was killed before it exited`);
+    return run;
+  }
+
+  private outcome(run: ToolRun): ExecOutcome {
+    return {
+      argv: run.argv,
+      // runRaw has already turned a run without an exit code into a DriverError.
+      exitCode: run.exitCode!,
+      stdout: run.stdout,
+      stderr: run.stderr,
+      startedAt: run.startedAt,
+      durationMs: run.durationMs,
+    };
+  }
+}
+

@@ -1,0 +1,272 @@
+// The cluster as the API reports it (`kubectl get nodes|pods|services -o json`)
+// turned into the experiment's Topology. Nothing here assumes an address or a
+// port: every value is read from kubectl's answer, and a missing one is an error
+// that names the command, the object and the field.
+import type { ClusterSpec, NodeInfo, NodeRole, PodInfo, ServiceInfo, ServiceType } from '../../experiment/types.ts';
+import type { ObjectRef } from './manifest-objects.ts';
+import { ToolOutputError } from './tool-output.ts';
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const CIDR4 = /^(\d{1,3}\.){3}\d{1,3}\/(3[0-2]|[12]?\d)$/;
+
+export interface KubeNode {
+  k8sName: string;
+  role: NodeRole;
+  labels: Record<string, string>;
+  internalIP: string;
+  podCIDR: string;
+  containerRuntime: string | null;
+}
+
+export interface KubePod {
+  name: string;
+  namespace: string;
+  /** The Kubernetes node name; null while unscheduled. */
+  nodeName: string | null;
+  ip: string | null;
+  image: string;
+  labels: Record<string, string>;
+  ready: boolean;
+}
+
+export interface KubeService {
+  name: string;
+  namespace: string;
+  type: string;
+  externalTrafficPolicy: string | null;
+  clusterIP: string;
+  ports: { port: number; targetPort: number | string; nodePort: number | null }[];
+  healthCheckNodePort: number | null;
+  selector: Record<string, string>;
+}
+
+type Json = Record<string, unknown>;
+
+function items(stdout: string, source: string): Json[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(stdout);
+  } catch (error) {
+    throw new ToolOutputError(`${source}: expected JSON (${(error as Error).message})`);
+  }
+  const list = (data as Json | null)?.items;
+  if (!Array.isArray(list)) throw new ToolOutputError(`${source}: field items: expected a list`);
+  return list as Json[];
+}
+
+function at(obj: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((cur, key) => (cur as Json | null | undefined)?.[key], obj);
+}
+
+function str(obj: unknown, path: string, where: string): string {
+  const value = at(obj, path);
+  if (typeof value !== 'string' || value === '') throw new ToolOutputError(`${where}: field ${path}: expected a non-empty string`);
+  return value;
+}
+
+function stringMap(obj: unknown, path: string): Record<string, string> {
+  const value = at(obj, path);
+  return value && typeof value === 'object' ? (value as Record<string, string>) : {};
+}
+
+function ipv4(value: string, where: string, field: string): string {
+  if (!IPV4.test(value)) throw new ToolOutputError(`${where}: field ${field}: expected an IPv4 address, got "${value}"`);
+  return value;
+}
+
+export function parseNodeList(stdout: string): KubeNode[] {
+  const source = 'kubectl get nodes -o json';
+  return items(stdout, source).map((item, i) => {
+    const k8sName = str(item, 'metadata.name', `${source} items[${i}]`);
+    const where = `${source} node ${k8sName}`;
+    const labels = stringMap(item, 'metadata.labels');
+    const addresses = at(item, 'status.addresses');
+    const internal = Array.isArray(addresses) ? addresses.find((a: Json) => a?.type === 'InternalIP') : undefined;
+    if (!internal || typeof internal.address !== 'string') {
+      throw new ToolOutputError(`${where}: field status.addresses: expected an entry of type InternalIP`);
+    }
+    const podCIDR = str(item, 'spec.podCIDR', where);
+    if (!CIDR4.test(podCIDR)) throw new ToolOutputError(`${where}: field spec.podCIDR: expected an IPv4 CIDR, got "${podCIDR}"`);
+    const runtime = at(item, 'status.nodeInfo.containerRuntimeVersion');
+    return {
+      k8sName,
+      role: 'node-role.kubernetes.io/control-plane' in labels ? 'control-plane' : 'worker',
+      labels,
+      internalIP: ipv4(internal.address, where, 'status.addresses[InternalIP]'),
+      podCIDR,
+      containerRuntime: typeof runtime === 'string' ? runtime : null,
+    };
+  });
+}
+
+export function parsePodList(stdout: string): KubePod[] {
+  const source = 'kubectl get pods -o json';
+  return items(stdout, source).map((item, i) => {
+    const name = str(item, 'metadata.name', `${source} items[${i}]`);
+    const namespace = str(item, 'metadata.namespace', `${source} pod ${name}`);
+    const where = `${source} pod ${namespace}/${name}`;
+    const conditions = at(item, 'status.conditions');
+    const ready = Array.isArray(conditions) && conditions.some((c: Json) => c?.type === 'Ready' && c?.status === 'True');
+    const nodeName = at(item, 'spec.nodeName');
+    const ip = at(item, 'status.podIP');
+    return {
+      name,
+      namespace,
+      nodeName: typeof nodeName === 'string' && nodeName !== '' ? nodeName : null,
+      ip: typeof ip === 'string' && ip !== '' ? ipv4(ip, where, 'status.podIP') : null,
+      image: str(item, 'spec.containers.0.image', where),
+      labels: stringMap(item, 'metadata.labels'),
+      ready,
+    };
+  });
+}
+
+export function parseServiceList(stdout: string): KubeService[] {
+  const source = 'kubectl get services -o json';
+  return items(stdout, source).map((item, i) => {
+    const name = str(item, 'metadata.name', `${source} items[${i}]`);
+    const namespace = str(item, 'metadata.namespace', `${source} service ${name}`);
+    const where = `${source} service ${namespace}/${name}`;
+    const rawPorts = at(item, 'spec.ports');
+    const ports = (Array.isArray(rawPorts) ? rawPorts : []).map((p: Json, j) => {
+      if (typeof p?.port !== 'number') throw new ToolOutputError(`${where}: field spec.ports[${j}].port: expected a number`);
+      const targetPort = p.targetPort;
+      if (typeof targetPort !== 'number' && typeof targetPort !== 'string') {
+        throw new ToolOutputError(`${where}: field spec.ports[${j}].targetPort: expected a number or a name`);
+      }
+      return { port: p.port, targetPort, nodePort: typeof p.nodePort === 'number' ? p.nodePort : null };
+    });
+    const policy = at(item, 'spec.externalTrafficPolicy');
+    const hcnp = at(item, 'spec.healthCheckNodePort');
+    return {
+      name,
+      namespace,
+      type: str(item, 'spec.type', where),
+      externalTrafficPolicy: typeof policy === 'string' ? policy : null,
+      clusterIP: str(item, 'spec.clusterIP', where),
+      ports,
+      healthCheckNodePort: typeof hcnp === 'number' ? hcnp : null,
+      selector: stringMap(item, 'spec.selector'),
+    };
+  });
+}
+
+/** `kx-main-worker2` -> `worker2`: the experiment's logical node name. */
+export function logicalNodeName(k8sName: string, cluster: string, where: string): string {
+  const prefix = `${cluster}-`;
+  if (!k8sName.startsWith(prefix) || k8sName.length === prefix.length) {
+    throw new ToolOutputError(`${where}: node "${k8sName}" is not a node of kind cluster "${cluster}" (expected "${prefix}<node>")`);
+  }
+  return k8sName.slice(prefix.length);
+}
+
+/** The experiment's nodes, in the experiment's order, with the addresses the API reported. */
+export function toNodeInfos(nodes: KubeNode[], cluster: ClusterSpec): NodeInfo[] {
+  const source = 'kubectl get nodes -o json';
+  return cluster.nodes.map((spec) => {
+    const k8sName = `${cluster.name}-${spec.name}`;
+    const node = nodes.find((n) => n.k8sName === k8sName);
+    if (!node) {
+      const found = nodes.map((n) => n.k8sName).join(', ') || 'none';
+      throw new ToolOutputError(`${source}: expected node "${k8sName}" (experiment node "${spec.name}"), found: ${found}`);
+    }
+    if (node.role !== spec.role) {
+      throw new ToolOutputError(`${source} node ${k8sName}: expected role ${spec.role}, the API says ${node.role}`);
+    }
+    return { name: spec.name, k8sName, role: node.role, internalIP: node.internalIP, podCIDR: node.podCIDR };
+  });
+}
+
+/** Nodes that lack the label the capture's kind config puts on every node it creates. */
+export function nodesWithoutLabel(nodes: KubeNode[], key: string, value: string): string[] {
+  return nodes.filter((n) => n.labels[key] !== value).map((n) => n.k8sName);
+}
+
+const refName = (r: ObjectRef) => `${r.namespace}/${r.name}`;
+
+export function toPodInfos(pods: KubePod[], wanted: ObjectRef[], clusterName: string): PodInfo[] {
+  const source = 'kubectl get pods -o json';
+  return wanted.map((ref) => {
+    const pod = pods.find((p) => p.name === ref.name && p.namespace === ref.namespace);
+    if (!pod) throw new ToolOutputError(`${source}: expected pod ${refName(ref)} (declared in the manifests), not found`);
+    const where = `${source} pod ${refName(ref)}`;
+    if (!pod.nodeName) throw new ToolOutputError(`${where}: field spec.nodeName: expected the node it runs on`);
+    if (!pod.ip) throw new ToolOutputError(`${where}: field status.podIP: expected an IPv4 address`);
+    return {
+      name: pod.name,
+      namespace: pod.namespace,
+      node: logicalNodeName(pod.nodeName, clusterName, where),
+      ip: pod.ip,
+      image: pod.image,
+    };
+  });
+}
+
+const SERVICE_TYPES: ServiceType[] = ['ClusterIP', 'NodePort', 'LoadBalancer'];
+
+export function toServiceInfos(services: KubeService[], wanted: ObjectRef[]): ServiceInfo[] {
+  const source = 'kubectl get services -o json';
+  return wanted.map((ref) => {
+    const svc = services.find((s) => s.name === ref.name && s.namespace === ref.namespace);
+    if (!svc) throw new ToolOutputError(`${source}: expected service ${refName(ref)} (declared in the manifests), not found`);
+    const where = `${source} service ${refName(ref)}`;
+    if (!SERVICE_TYPES.includes(svc.type as ServiceType)) {
+      throw new ToolOutputError(`${where}: field spec.type: expected one of ${SERVICE_TYPES.join(', ')}, got "${svc.type}"`);
+    }
+    if (svc.externalTrafficPolicy !== 'Cluster' && svc.externalTrafficPolicy !== 'Local') {
+      throw new ToolOutputError(`${where}: field spec.externalTrafficPolicy: expected Cluster or Local, got ${JSON.stringify(svc.externalTrafficPolicy)}`);
+    }
+    if (svc.ports.length !== 1) throw new ToolOutputError(`${where}: field spec.ports: expected exactly one port, got ${svc.ports.length}`);
+    const port = svc.ports[0]!;
+    if (typeof port.targetPort !== 'number') {
+      throw new ToolOutputError(`${where}: field spec.ports[0].targetPort: expected a number, got "${port.targetPort}"`);
+    }
+    if (port.nodePort === null) throw new ToolOutputError(`${where}: field spec.ports[0].nodePort: expected an allocated NodePort`);
+    return {
+      name: svc.name,
+      namespace: svc.namespace,
+      type: svc.type as ServiceType,
+      externalTrafficPolicy: svc.externalTrafficPolicy,
+      clusterIP: ipv4(svc.clusterIP, where, 'spec.clusterIP'),
+      port: port.port,
+      targetPort: port.targetPort,
+      nodePort: port.nodePort,
+      healthCheckNodePort: svc.healthCheckNodePort,
+    };
+  });
+}
+
+export interface HealthCheckWait {
+  service: string;
+  /** Logical node whose kube-proxy must report the local endpoint. */
+  node: string;
+  port: number;
+}
+
+const selects = (selector: Record<string, string>, labels: Record<string, string>): boolean =>
+  Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+/**
+ * Where kube-proxy must already report a local endpoint before the steps run:
+ * for every declared Service with a healthCheckNodePort, each node running a
+ * ready Pod it selects. Polling those tells us kube-proxy has synced its rules.
+ */
+export function healthChecksToAwait(
+  pods: KubePod[],
+  services: KubeService[],
+  wanted: ObjectRef[],
+  clusterName: string,
+): HealthCheckWait[] {
+  const waits: HealthCheckWait[] = [];
+  for (const ref of wanted) {
+    const svc = services.find((s) => s.name === ref.name && s.namespace === ref.namespace);
+    if (!svc || svc.healthCheckNodePort === null) continue;
+    const nodes = new Set(
+      pods
+        .filter((p) => p.namespace === svc.namespace && p.ready && p.nodeName && selects(svc.selector, p.labels))
+        .map((p) => logicalNodeName(p.nodeName!, clusterName, `kubectl get pods -o json pod ${p.namespace}/${p.name}`)),
+    );
+    for (const node of nodes) waits.push({ service: svc.name, node, port: svc.healthCheckNodePort });
+  }
+  return waits;
+}

@@ -1,0 +1,407 @@
+// Contract tests of the kind driver: the driver runs against fake kind, kubectl
+// and docker executables (tests/fixtures/fake-bin) that record every argv and
+// answer with output recorded from, or shaped like, the real tools'. What these
+// prove is the orchestration: order, isolation from the user's kubeconfig,
+// ownership, cleanup, and that every value comes from the tools' answers.
+// They do not prove a real kind cluster behaves so: nothing here ran one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { load } from 'js-yaml';
+import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { topologyView } from '../../src/capture/topology-view.ts';
+import { DriverError, PrerequisiteError, type DriverContext } from '../../src/capture/driver.ts';
+import { nodeSchema, podSchema, serviceSchema, stepSchema } from '../../src/evidence/schema.ts';
+import { kindStatePaths } from '../../src/capture/kind/driver.ts';
+import { containersFor } from '../fixtures/fake-bin/fake-common.ts';
+import { ARTICLE_DIR, makeHarness, USER_KUBECONFIG_TEXT, type Harness, type RecordedCall } from '../fixtures/fake-bin/harness.ts';
+
+const FIXTURES = new URL('../fixtures/kind/', import.meta.url);
+const fixture = (name: string) => readFile(new URL(name, FIXTURES), 'utf8');
+
+function context(signal = new AbortController().signal): DriverContext & { lines: string[] } {
+  const lines: string[] = [];
+  return { signal, log: (line) => lines.push(line), lines };
+}
+
+async function withHarness(input: Parameters<typeof makeHarness>[0], body: (h: Harness) => Promise<void>): Promise<void> {
+  const h = await makeHarness(input);
+  try {
+    await body(h);
+  } finally {
+    await h.cleanup();
+  }
+}
+
+const isDelete = (c: RecordedCall) => c.tool === 'kind' && c.argv[1] === 'delete' && c.argv[2] === 'cluster';
+const isCreate = (c: RecordedCall) => c.tool === 'kind' && c.argv[1] === 'create' && c.argv[2] === 'cluster';
+
+function expectedPlan(h: Harness) {
+  const k = join(h.stateDir, 'kubeconfig');
+  const manifest = (m: string) => resolve(ARTICLE_DIR, m);
+  return {
+    setup: [
+      ['kind', 'get', 'clusters'],
+      ['kind', 'create', 'cluster', '--name', 'kx-main', '--config', join(h.stateDir, 'kx-main.kind-config.yaml'), '--kubeconfig', k, '--wait', '120s'],
+      ['kubectl', '--kubeconfig', k, 'apply', '-f', manifest('manifests/backend.yaml')],
+      ['kubectl', '--kubeconfig', k, 'apply', '-f', manifest('manifests/services.yaml')],
+      ['kubectl', '--kubeconfig', k, 'wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s'],
+      ['kubectl', '--kubeconfig', k, 'wait', '--for=condition=Ready', 'pod/backend', '--namespace', 'default', '--timeout=120s'],
+      ['kubectl', '--kubeconfig', k, 'get', 'nodes', '-o', 'json'],
+      ['kubectl', '--kubeconfig', k, 'get', 'pods', '--all-namespaces', '-o', 'json'],
+      ['kubectl', '--kubeconfig', k, 'get', 'services', '--all-namespaces', '-o', 'json'],
+      ['docker', 'exec', 'kx-main-control-plane', 'curl', '--silent', '--max-time', '2', 'http://<s-lb.endpointNode.ip>:<s-lb.healthCheckNodePort>/'],
+    ],
+    teardown: [['kind', 'delete', 'cluster', '--name', 'kx-main', '--kubeconfig', k]],
+  };
+}
+
+test('contract: the dry-run plan lists every setup and teardown argv in order', async () => {
+  await withHarness({}, async (h) => {
+    const plan = h.driver().plan(experiment);
+    assert.deepEqual(plan, expectedPlan(h));
+    assert.deepEqual(await h.calls(), [], 'a plan runs nothing');
+
+    const kept = h.driver({ keep: true, reuse: true, loadImages: true, image: 'kindest/node:v1.31.6' }).plan(experiment);
+    assert.equal(kept.setup.some((a) => a[1] === 'create'), false, '--reuse creates nothing');
+    assert.deepEqual(kept.teardown, [], '--keep deletes nothing');
+    assert.deepEqual(kept.setup.slice(1, 3), [
+      ['docker', 'image', 'inspect', '--format', '{{.Id}}', 'nginx:1.27-alpine'],
+      ['kind', 'load', 'docker-image', 'nginx:1.27-alpine', '--name', 'kx-main'],
+    ]);
+    const withImage = h.driver({ image: 'kindest/node:v1.31.6' }).plan(experiment);
+    assert.deepEqual(withImage.setup[1]!.slice(-2), ['--image', 'kindest/node:v1.31.6']);
+
+    const driver = h.driver();
+    driver.plan(experiment);
+    assert.deepEqual(driver.planDeletePod({ pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' }), [
+      ['kubectl', '--kubeconfig', join(h.stateDir, 'kubeconfig'), 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s'],
+      ['docker', 'exec', 'kx-main-control-plane', 'curl', '--silent', '--max-time', '2', 'http://<worker.ip>:<s-lb.healthCheckNodePort>/'],
+    ]);
+  });
+});
+
+test('contract: execArgv needs the cluster name from plan() or up(), and a node the experiment has', async () => {
+  await withHarness({}, async (h) => {
+    const driver = h.driver();
+    assert.throws(() => driver.execArgv('worker2', ['true']), DriverError);
+    driver.plan(experiment);
+    assert.deepEqual(driver.execArgv('worker2', ['iptables-save', '-t', 'filter']), ['docker', 'exec', 'kx-main-worker2', 'iptables-save', '-t', 'filter']);
+    assert.throws(() => driver.execArgv('worker3', ['true']), /no node "worker3" in cluster "kx-main"/);
+  });
+});
+
+test('contract: a full run reads every value from the tools, runs the steps and deletes only its own cluster', async () => {
+  await withHarness({}, async (h) => {
+    const driver = h.driver();
+    const ctx = context();
+    await driver.preflight();
+    const before = (await h.calls()).length;
+
+    const topology = await driver.up(experiment, ctx);
+
+    // The topology is the fixture's (172.19.0.x, unusual ports), not the published article's.
+    assert.deepEqual(topology.nodes, [
+      { name: 'control-plane', k8sName: 'kx-main-control-plane', role: 'control-plane', internalIP: '172.19.0.4', podCIDR: '10.244.0.0/24' },
+      { name: 'worker', k8sName: 'kx-main-worker', role: 'worker', internalIP: '172.19.0.2', podCIDR: '10.244.2.0/24' },
+      { name: 'worker2', k8sName: 'kx-main-worker2', role: 'worker', internalIP: '172.19.0.3', podCIDR: '10.244.1.0/24' },
+    ]);
+    assert.deepEqual(topology.pods, [{ name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'nginx:1.27-alpine' }]);
+    assert.deepEqual(topology.services, [
+      { name: 's-cluster', namespace: 'default', type: 'NodePort', externalTrafficPolicy: 'Cluster', clusterIP: '10.96.143.21', port: 80, targetPort: 80, nodePort: 30917, healthCheckNodePort: null },
+      { name: 's-local', namespace: 'default', type: 'NodePort', externalTrafficPolicy: 'Local', clusterIP: '10.96.7.200', port: 80, targetPort: 80, nodePort: 32088, healthCheckNodePort: null },
+      { name: 's-lb', namespace: 'default', type: 'LoadBalancer', externalTrafficPolicy: 'Local', clusterIP: '10.96.201.5', port: 80, targetPort: 80, nodePort: 31444, healthCheckNodePort: 30666 },
+    ]);
+    for (const n of topology.nodes) nodeSchema.parse(n);
+    for (const p of topology.pods) podSchema.parse(p);
+    for (const s of topology.services) serviceSchema.parse(s);
+
+    // What up() ran is what the plan says, in the same order (docker ps is the
+    // ownership bookkeeping; the settle probe repeats until kube-proxy caught up).
+    const upCalls = (await h.calls()).slice(before).filter((c) => !(c.tool === 'docker' && c.argv[1] === 'ps'));
+    const collapsed = upCalls.filter((c, i) => i === 0 || JSON.stringify(c.argv) !== JSON.stringify(upCalls[i - 1]!.argv));
+    const plan = expectedPlan(h).setup;
+    assert.equal(collapsed.length, plan.length, collapsed.map((c) => c.argv.join(' ')).join('\n'));
+    plan.forEach((argv, i) => {
+      const expected = argv.map((a) => a.replace('<s-lb.endpointNode.ip>', '172.19.0.2').replace('<s-lb.healthCheckNodePort>', '30666'));
+      assert.deepEqual(collapsed[i]!.argv, expected);
+    });
+    const settlePolls = upCalls.filter((c) => c.argv.includes('http://172.19.0.2:30666/'));
+    assert.ok(settlePolls.length >= 2, 'up() polled the health check until kube-proxy reported the endpoint');
+
+    // The kind config it wrote: 3 nodes, iptables stated, the experiment's subnets, marked as shice's.
+    const config = load(await readFile(kindStatePaths(h.stateDir, 'kx-main').config, 'utf8')) as {
+      apiVersion: string; kind: string; networking: Record<string, string>; nodes: { role: string; labels: Record<string, string> }[];
+    };
+    assert.equal(config.apiVersion, 'kind.x-k8s.io/v1alpha4');
+    assert.equal(config.kind, 'Cluster');
+    assert.deepEqual(config.networking, { kubeProxyMode: 'iptables', podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/16' });
+    assert.deepEqual(config.nodes.map((n) => n.role), ['control-plane', 'worker', 'worker']);
+    for (const n of config.nodes) assert.deepEqual(n.labels, { 'shice/created-by': 'shice', 'shice/run-id': 'test-run-1' });
+
+    // The marker names the cluster, the run and exactly the containers docker lists.
+    const marker = JSON.parse(await readFile(kindStatePaths(h.stateDir, 'kx-main').marker, 'utf8'));
+    const live = (await h.fakeState()).clusters['kx-main']!.containers;
+    assert.equal(marker.cluster, 'kx-main');
+    assert.equal(marker.runId, 'test-run-1');
+    assert.deepEqual(marker.containers, live);
+
+    // The steps, as the capture engine runs them.
+    const view = topologyView(topology);
+    const results = new Map<string, { argv: string[]; exitCode: number; stdout: string; stderr: string; command: string[] }>();
+    for (const step of experiment.steps) {
+      if (step.kind === 'exec') {
+        const command = step.command(view);
+        const outcome = await driver.exec(step.node, command, ctx);
+        stepSchema.parse({ id: step.id, kind: step.kind, node: step.node, title: step.title, command, ...outcome });
+        results.set(step.id, { ...outcome, command });
+      } else {
+        const { command, ...outcome } = await driver.deletePod(step, ctx);
+        stepSchema.parse({ id: step.id, kind: step.kind, node: 'host', title: step.title, command, ...outcome });
+        results.set(step.id, { ...outcome, command });
+      }
+    }
+    const r = (id: string) => results.get(id)!;
+    assert.deepEqual(r('cluster-via-worker').argv, ['docker', 'exec', 'kx-main-control-plane', 'curl', '--silent', '--show-error', '--max-time', '3', 'http://172.19.0.2:30917/']);
+    assert.equal(r('cluster-via-worker').stdout, 'client=10.244.2.1\n');
+    assert.equal(r('cluster-via-worker2').stdout, 'client=172.19.0.3\n');
+    assert.deepEqual(r('conntrack-worker2').argv, ['docker', 'exec', 'kx-main-worker2', 'conntrack', '-L', '-p', 'tcp', '--orig-port-dst', '30917']);
+    assert.equal(r('conntrack-worker2').stdout, await fixture('exec/conntrack-worker2.stdout'));
+    assert.equal(r('conntrack-worker2').stderr, 'conntrack v1.4.7 (conntrack-tools): 2 flow entries have been shown.\n');
+    assert.equal(r('local-via-worker').stdout, 'client=172.19.0.4\n');
+    // A probe that times out is a result: curl's exit code 28, not an error.
+    assert.equal(r('local-via-worker2').exitCode, 28);
+    assert.match(r('local-via-worker2').stderr, /^curl: \(28\) Connection timed out after \d+ milliseconds\n$/);
+    assert.match(r('filter-worker2').stdout, /-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default\/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 32088 -j DROP/);
+    assert.match(r('health-worker').stdout, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"localEndpoints": 1,/);
+    assert.match(r('health-worker2').stdout, /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*"localEndpoints": 0,/);
+    assert.match(r('health-control-plane').stdout, /^HTTP\/1\.1 503/);
+    assert.deepEqual(r('delete-backend').command, ['kubectl', 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s']);
+    assert.deepEqual(r('delete-backend').argv, ['kubectl', '--kubeconfig', join(h.stateDir, 'kubeconfig'), ...r('delete-backend').command.slice(1)]);
+    assert.equal(r('delete-backend').stdout, 'pod "backend" deleted\n');
+    assert.match(r('health-worker-after-delete').stdout, /^HTTP\/1\.1 503/);
+
+    // deletePod returned only after the worker's health check said 0 (the fake lags two polls).
+    const all = await h.calls();
+    const deleteAt = all.findIndex((c) => c.argv.includes('delete') && c.tool === 'kubectl');
+    const afterDelete = all.slice(deleteAt + 1);
+    const firstStepAfter = afterDelete.findIndex((c) => c.argv.includes('--include'));
+    const polls = afterDelete.slice(0, firstStepAfter).filter((c) => c.argv.at(-1) === 'http://172.19.0.2:30666/');
+    assert.ok(polls.length >= 3, `expected at least 3 settle polls after the delete, got ${polls.length}`);
+
+    // Versions as the tools reported them (after up(), the cluster's too).
+    const versions = await driver.versions();
+    assert.equal(versions.kind, 'v0.27.0');
+    assert.equal(versions.kubectl, 'v1.32.4-dispatcher');
+    assert.equal(versions.kubernetes, 'v1.32.2');
+    assert.equal(versions.docker, '28.2.2');
+    assert.equal(versions['docker-host'], 'linux/amd64');
+    assert.equal(versions['docker-kernel'], '6.8.0-49-generic');
+    assert.equal(versions['node-image'], 'kindest/node:v1.32.2@sha256:f226345927d7e348497136874b6d207e0b32cc52154ad8323129352923a3142f');
+    assert.equal(versions['kube-proxy-mode'], 'iptables');
+    assert.equal(versions.iptables, 'v1.8.9');
+    assert.equal(versions['iptables-backend'], 'nf_tables');
+    assert.equal(versions['container-runtime'], 'containerd://2.0.2');
+    assert.ok(versions['host-os'] && versions['host-arch']);
+
+    await driver.down(ctx);
+    const deletes = (await h.calls()).filter(isDelete);
+    assert.deepEqual(deletes.map((c) => c.argv), expectedPlan(h).teardown);
+    assert.deepEqual((await h.fakeState()).clusters, {});
+    assert.equal(existsSync(kindStatePaths(h.stateDir, 'kx-main').marker), false, 'the marker goes with the cluster');
+    await driver.down(ctx);
+    assert.equal((await h.calls()).filter(isDelete).length, 1, 'down() is idempotent');
+
+    // Isolation: every call saw the capture's kubeconfig, kubectl got it first on its
+    // command line, kind's create and delete got it too (its other commands reject the flag).
+    const ours = join(h.stateDir, 'kubeconfig');
+    const everyCall = await h.calls();
+    for (const call of everyCall) {
+      assert.equal(call.KUBECONFIG, ours, `KUBECONFIG for ${call.argv.join(' ')}`);
+      assert.equal(call.argv.includes(h.userKubeconfig), false);
+      if (call.tool === 'kubectl') assert.deepEqual(call.argv.slice(1, 3), ['--kubeconfig', ours], call.argv.join(' '));
+      if (isCreate(call) || isDelete(call)) assert.equal(call.argv[call.argv.indexOf('--kubeconfig') + 1], ours, call.argv.join(' '));
+    }
+    assert.equal(await readFile(h.userKubeconfig, 'utf8'), USER_KUBECONFIG_TEXT, 'the user\'s kubeconfig is untouched');
+    assert.ok(existsSync(ours), 'kind wrote the capture\'s own kubeconfig');
+
+    // With the node containers gone, docker itself fails: that is an error, not a step result.
+    await assert.rejects(driver.exec('worker2', ['iptables-save', '-t', 'filter'], ctx),
+      /docker exec on kx-main-worker2 failed \(exit 1\): Error response from daemon: No such container: kx-main-worker2/);
+  });
+});
+
+test('contract: a kind cluster of the same name that the capture did not create is refused and never deleted', async () => {
+  for (const reuse of [false, true]) {
+    await withHarness({ scenario: 'foreign-cluster' }, async (h) => {
+      const before = { containers: containersFor('kx-main', 'someone-else') };
+      const driver = h.driver({ reuse });
+      const ctx = context();
+      await assert.rejects(driver.up(experiment, ctx), (error: Error) => {
+        assert.ok(error instanceof DriverError);
+        assert.match(error.message, /a kind cluster named "kx-main" already exists and was not created by this capture/);
+        assert.equal(error.message.includes('\n'), false, 'one line');
+        return true;
+      });
+      await driver.down(ctx);
+      const calls = await h.calls();
+      assert.equal(calls.some(isDelete), false, 'never deleted');
+      assert.equal(calls.some(isCreate), false, 'never replaced');
+      assert.equal(calls.some((c) => c.tool === 'kubectl' && c.argv.includes('apply')), false, 'nothing applied to it');
+      assert.deepEqual((await h.fakeState()).clusters['kx-main'], before);
+    });
+  }
+});
+
+test('contract: a stale marker from an earlier capture does not make a foreign cluster ours', async () => {
+  await withHarness({ scenario: 'foreign-cluster' }, async (h) => {
+    const { writeMarker } = await import('../../src/capture/kind/ownership.ts');
+    await writeMarker(h.stateDir, {
+      createdBy: 'shice', cluster: 'kx-main', runId: 'an-earlier-run', createdAt: '2026-11-30T10:00:00.000Z',
+      containers: [{ id: 'a'.repeat(64), name: 'kx-main-control-plane' }],
+    });
+    const driver = h.driver({ reuse: true });
+    await assert.rejects(driver.up(experiment, context()), /not created by this capture/);
+    await driver.down({ log: () => {} });
+    assert.equal((await h.calls()).some(isDelete), false);
+  });
+});
+
+test('contract: a failing setup step aborts up() and down() deletes what it created', async () => {
+  await withHarness({ scenario: 'fail-apply' }, async (h) => {
+    const driver = h.driver();
+    const ctx = context();
+    await assert.rejects(driver.up(experiment, ctx), (error: Error) => {
+      assert.ok(error instanceof DriverError);
+      assert.match(error.message, /could not apply manifests\/services\.yaml: .*services\.yaml.*exited 1: Error from server \(InternalError\)/);
+      return true;
+    });
+    assert.ok((await h.fakeState()).clusters['kx-main'], 'the cluster was created before the failure');
+    await driver.down(ctx);
+    assert.deepEqual((await h.calls()).filter(isDelete).map((c) => c.argv), expectedPlan(h).teardown);
+    assert.deepEqual((await h.fakeState()).clusters, {});
+    assert.ok(ctx.lines.includes('deleting kind cluster "kx-main"'));
+  });
+});
+
+test('contract: a delete-pod step that never settles fails the run, and the cluster is still deleted', async () => {
+  await withHarness({ scenario: 'never-settles' }, async (h) => {
+    const driver = h.driver({ timeouts: { settlePollMs: 10, settleTimeoutMs: 1500 } });
+    const ctx = context();
+    await driver.up(experiment, ctx);
+    await assert.rejects(
+      driver.deletePod({ pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' }, ctx),
+      /after deleting pod default\/backend, s-lb's health check on worker \(http:\/\/172\.19\.0\.2:30666\/\) still reported localEndpoints=1 after 1\.5 s/,
+    );
+    await driver.down(ctx);
+    assert.equal((await h.calls()).filter(isDelete).length, 1);
+    assert.deepEqual((await h.fakeState()).clusters, {});
+  });
+});
+
+test('contract: an abort during kind create stops at once, and down() deletes the half-made cluster', async () => {
+  await withHarness({ scenario: 'slow-create' }, async (h) => {
+    const driver = h.driver();
+    const controller = new AbortController();
+    const ctx = context(controller.signal);
+    const up = driver.up(experiment, ctx);
+    // Abort once the fake kind has started creating (it then sleeps for a minute).
+    for (let i = 0; i < 200 && !(await h.fakeState()).clusters['kx-main']; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok((await h.fakeState()).clusters['kx-main'], 'kind create started');
+    const abortedAt = performance.now();
+    controller.abort();
+    await assert.rejects(up, (error: Error) => error instanceof DriverError && /interrupted/.test(error.message));
+    assert.ok(performance.now() - abortedAt < 10_000, 'the child was stopped, not waited for');
+    await driver.down(ctx);
+    assert.deepEqual((await h.calls()).filter(isDelete).map((c) => c.argv), expectedPlan(h).teardown);
+    assert.deepEqual((await h.fakeState()).clusters, {});
+    assert.equal((await h.calls()).some((c) => c.tool === 'kubectl' && c.argv.includes('apply')), false, 'nothing ran after the abort');
+  });
+});
+
+test('contract: --keep leaves the cluster; --reuse runs on it without creating; without --reuse it is recreated', async () => {
+  await withHarness({}, async (h) => {
+    const first = h.driver({ keep: true });
+    await first.up(experiment, context());
+    await first.down({ log: () => {} });
+    assert.equal((await h.calls()).some(isDelete), false, '--keep');
+    const created = (await h.fakeState()).clusters['kx-main']!.containers;
+
+    const mark = (await h.calls()).length;
+    const reused = h.driver({ reuse: true, runId: 'test-run-2' });
+    const topology = await reused.up(experiment, context());
+    const reuseCalls = (await h.calls()).slice(mark);
+    assert.equal(reuseCalls.some(isCreate), false, '--reuse creates nothing');
+    assert.equal(reuseCalls.filter((c) => c.tool === 'kubectl' && c.argv.includes('apply')).length, 2, 'manifests re-applied');
+    assert.equal(topology.services.find((s) => s.name === 's-lb')!.healthCheckNodePort, 30666, 'topology re-read');
+    assert.deepEqual((await h.fakeState()).clusters['kx-main']!.containers, created);
+
+    const mark2 = (await h.calls()).length;
+    const fresh = h.driver({ runId: 'test-run-3' });
+    await fresh.up(experiment, context());
+    const freshCalls = (await h.calls()).slice(mark2);
+    const deleteAt = freshCalls.findIndex(isDelete);
+    const createAt = freshCalls.findIndex(isCreate);
+    assert.ok(deleteAt >= 0 && createAt > deleteAt, 'its own earlier cluster is deleted, then created fresh');
+    const marker = JSON.parse(await readFile(kindStatePaths(h.stateDir, 'kx-main').marker, 'utf8'));
+    assert.equal(marker.runId, 'test-run-3');
+    await fresh.down({ log: () => {} });
+    assert.deepEqual((await h.fakeState()).clusters, {});
+  });
+});
+
+test('contract: --load-images pulls an absent image, then loads it into the nodes before applying', async () => {
+  await withHarness({ scenario: 'image-absent' }, async (h) => {
+    const driver = h.driver({ loadImages: true });
+    await driver.up(experiment, context());
+    const argvs = (await h.calls()).map((c) => c.argv.join(' '));
+    const at = (prefix: string) => argvs.findIndex((a) => a.startsWith(prefix));
+    assert.ok(at('kind create cluster') < at('docker image inspect --format {{.Id}} nginx:1.27-alpine'));
+    assert.ok(at('docker image inspect') < at('docker pull nginx:1.27-alpine'));
+    assert.ok(at('docker pull') < at('kind load docker-image nginx:1.27-alpine --name kx-main'));
+    assert.ok(at('kind load docker-image') < at('kubectl --kubeconfig'));
+    await driver.down({ log: () => {} });
+  });
+});
+
+test('contract: preflight names what is missing in one line and points at --driver lab', async () => {
+  await withHarness({ scenario: 'no-daemon' }, async (h) => {
+    await assert.rejects(h.driver().preflight(), (error: Error) => {
+      assert.ok(error instanceof PrerequisiteError);
+      assert.match(error.message, /the Docker daemon is not reachable \(Cannot connect to the Docker daemon at unix:\/\/\/var\/run\/docker\.sock\. Is the docker daemon running\?\)/);
+      assert.match(error.message, /--driver lab/);
+      assert.equal(error.message.includes('\n'), false);
+      return true;
+    });
+  });
+  await withHarness({ tools: ['docker', 'kubectl'] }, async (h) => {
+    await assert.rejects(h.driver().preflight(), (error: Error) => {
+      assert.ok(error instanceof PrerequisiteError);
+      assert.match(error.message, /kind is not installed .*https:\/\/kind\.sigs\.k8s\.io/);
+      assert.doesNotMatch(error.message, /docker is not|daemon|kubectl is not/);
+      return true;
+    });
+  });
+  await withHarness({ tools: [] }, async (h) => {
+    await assert.rejects(h.driver().preflight(), /docker is not installed.*kind is not installed.*kubectl is not installed.*--driver lab/);
+  });
+  await withHarness({}, async (h) => {
+    await h.driver().preflight();
+    assert.deepEqual((await h.calls()).map((c) => c.argv[0]).sort(), ['docker', 'kind', 'kubectl']);
+  });
+});
+
+test('contract: versions() before up() reports the tools, not a cluster', async () => {
+  await withHarness({}, async (h) => {
+    const versions = await h.driver().versions();
+    assert.equal(versions.kind, 'v0.27.0');
+    assert.equal(versions.kubectl, 'v1.32.4-dispatcher');
+    assert.equal(versions.docker, '28.2.2');
+    assert.equal('kubernetes' in versions, false);
+    assert.equal('node-image' in versions, false);
+    const kubectlCalls = (await h.calls()).filter((c) => c.tool === 'kubectl');
+    assert.ok(kubectlCalls.every((c) => c.argv.includes('--client')), 'no server is asked before up()');
+  });
+});

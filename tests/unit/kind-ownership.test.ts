@@ -1,0 +1,66 @@
+// Which kind clusters the capture may reuse or delete: only those it can prove it created.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  decideClusterAction,
+  isOwned,
+  markerPath,
+  parseMarker,
+  readMarker,
+  removeMarker,
+  writeMarker,
+  type OwnerMarker,
+} from '../../src/capture/kind/ownership.ts';
+
+const live = [
+  { id: 'a'.repeat(64), name: 'kx-main-control-plane' },
+  { id: 'b'.repeat(64), name: 'kx-main-worker' },
+  { id: 'c'.repeat(64), name: 'kx-main-worker2' },
+];
+const marker: OwnerMarker = { createdBy: 'shice', cluster: 'kx-main', runId: 'r1', createdAt: '2026-12-02T11:08:00.000Z', containers: live };
+
+test('owned only when the marker lists exactly the live containers of that cluster', () => {
+  assert.equal(isOwned(marker, 'kx-main', [...live].reverse()), true, 'order does not matter');
+  assert.equal(isOwned(null, 'kx-main', live), false, 'no marker');
+  assert.equal(isOwned(marker, 'other', live), false, 'another cluster\'s marker');
+  assert.equal(isOwned({ ...marker, containers: [] }, 'kx-main', live), false, 'a create that never finished proves nothing');
+  assert.equal(isOwned(marker, 'kx-main', live.slice(1)), false, 'a container is missing');
+  assert.equal(isOwned(marker, 'kx-main', [...live.slice(1), { id: 'd'.repeat(64), name: 'kx-main-control-plane' }]), false, 'same names, other ids');
+  assert.equal(isOwned(marker, 'kx-main', []), false, 'nothing live');
+});
+
+test('the decision: create when absent, refuse when foreign, reuse or recreate when ours', () => {
+  const base = { cluster: 'kx-main', markerFile: '/repo/.shice/kind/kx-main.owner.json' };
+  assert.deepEqual(decideClusterAction({ ...base, exists: false, owned: false, reuse: false }), { action: 'create' });
+  assert.deepEqual(decideClusterAction({ ...base, exists: false, owned: false, reuse: true }), { action: 'create' });
+  assert.deepEqual(decideClusterAction({ ...base, exists: true, owned: true, reuse: true }), { action: 'reuse' });
+  assert.deepEqual(decideClusterAction({ ...base, exists: true, owned: true, reuse: false }), { action: 'recreate' });
+  for (const reuse of [false, true]) {
+    const refused = decideClusterAction({ ...base, exists: true, owned: false, reuse });
+    assert.equal(refused.action, 'refuse');
+    assert.match((refused as { reason: string }).reason, /"kx-main" already exists and was not created by this capture .*\/repo\/\.shice\/kind\/kx-main\.owner\.json.*kind delete cluster --name kx-main/);
+  }
+});
+
+test('markers round-trip through the state folder; a broken one names its file and field', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'shice-kind-marker-'));
+  try {
+    assert.equal(await readMarker(dir, 'kx-main'), null);
+    await writeMarker(dir, marker);
+    assert.deepEqual(await readMarker(dir, 'kx-main'), marker);
+    assert.equal(JSON.parse(await readFile(markerPath(dir, 'kx-main'), 'utf8')).runId, 'r1');
+    await writeFile(markerPath(dir, 'kx-main'), JSON.stringify({ ...marker, createdBy: 'someone' }));
+    await assert.rejects(readMarker(dir, 'kx-main'), new RegExp(`${markerPath(dir, 'kx-main').replace(/[.]/g, '\\.')}: field createdBy: expected "shice"`));
+    await removeMarker(dir, 'kx-main');
+    await removeMarker(dir, 'kx-main');
+    assert.equal(await readMarker(dir, 'kx-main'), null);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  assert.throws(() => parseMarker('{', 'm.json'), /m\.json: not JSON/);
+  assert.throws(() => parseMarker(JSON.stringify({ ...marker, containers: [{ id: 1 }] }), 'm.json'), /m\.json: field containers: expected a list of \{id, name\}/);
+  assert.throws(() => parseMarker(JSON.stringify({ ...marker, runId: '' }), 'm.json'), /m\.json: field runId: expected a non-empty string/);
+});

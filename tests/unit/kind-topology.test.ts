@@ -1,0 +1,86 @@
+// kubectl's JSON -> the experiment's Topology: every value read, none assumed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import {
+  healthChecksToAwait,
+  logicalNodeName,
+  nodesWithoutLabel,
+  parseNodeList,
+  parsePodList,
+  parseServiceList,
+  toNodeInfos,
+  toPodInfos,
+  toServiceInfos,
+} from '../../src/capture/kind/topology.ts';
+
+const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
+const edit = (json: string, change: (data: { items: Record<string, any>[] }) => void): string => {
+  const data = JSON.parse(json);
+  change(data);
+  return JSON.stringify(data);
+};
+const wanted = [{ name: 'backend', namespace: 'default' }];
+const services = ['s-cluster', 's-local', 's-lb'].map((name) => ({ name, namespace: 'default' }));
+
+test('nodes: InternalIP, podCIDR and role from the API, in the experiment\'s order', async () => {
+  const nodes = parseNodeList(await fixture('nodes.json'));
+  assert.deepEqual(toNodeInfos(nodes, experiment.cluster).map((n) => [n.name, n.internalIP, n.podCIDR, n.role]), [
+    ['control-plane', '172.19.0.4', '10.244.0.0/24', 'control-plane'],
+    ['worker', '172.19.0.2', '10.244.2.0/24', 'worker'],
+    ['worker2', '172.19.0.3', '10.244.1.0/24', 'worker'],
+  ]);
+  assert.equal(nodes[0]!.containerRuntime, 'containerd://2.0.2');
+  assert.deepEqual(nodesWithoutLabel(nodes, 'shice/created-by', 'shice'), []);
+  assert.deepEqual(nodesWithoutLabel(nodes, 'shice/created-by', 'someone'), ['kx-main-control-plane', 'kx-main-worker', 'kx-main-worker2']);
+});
+
+test('nodes: a missing InternalIP, a missing node or a wrong role is an error naming the field', async () => {
+  const json = await fixture('nodes.json');
+  const noIP = edit(json, (d) => { d.items[1]!.status.addresses = [{ type: 'Hostname', address: 'kx-main-worker' }]; });
+  assert.throws(() => parseNodeList(noIP), /kubectl get nodes -o json node kx-main-worker: field status\.addresses: expected an entry of type InternalIP/);
+  const badCIDR = edit(json, (d) => { d.items[2]!.spec.podCIDR = 'fd00::/64'; });
+  assert.throws(() => parseNodeList(badCIDR), /node kx-main-worker2: field spec\.podCIDR: expected an IPv4 CIDR/);
+  const twoNodes = edit(json, (d) => { d.items.pop(); });
+  assert.throws(() => toNodeInfos(parseNodeList(twoNodes), experiment.cluster), /expected node "kx-main-worker2" \(experiment node "worker2"\), found: kx-main-control-plane, kx-main-worker/);
+  const cpWorker = edit(json, (d) => { delete d.items[0]!.metadata.labels['node-role.kubernetes.io/control-plane']; });
+  assert.throws(() => toNodeInfos(parseNodeList(cpWorker), experiment.cluster), /node kx-main-control-plane: expected role control-plane, the API says worker/);
+  assert.throws(() => parseNodeList('{"kind":"Status"}'), /kubectl get nodes -o json: field items: expected a list/);
+});
+
+test('pods: IP, image and the logical node of the declared pods only', async () => {
+  const pods = parsePodList(await fixture('pods.json'));
+  assert.deepEqual(toPodInfos(pods, wanted, 'kx-main'), [{ name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'nginx:1.27-alpine' }]);
+  assert.throws(() => toPodInfos(pods, [{ name: 'frontend', namespace: 'default' }], 'kx-main'), /expected pod default\/frontend \(declared in the manifests\), not found/);
+  const pending = edit(await fixture('pods.json'), (d) => { delete d.items[0]!.status.podIP; });
+  assert.throws(() => toPodInfos(parsePodList(pending), wanted, 'kx-main'), /pod default\/backend: field status\.podIP: expected an IPv4 address/);
+});
+
+test('services: ports, NodePorts and healthCheckNodePort as allocated', async () => {
+  const list = parseServiceList(await fixture('services.json'));
+  assert.deepEqual(toServiceInfos(list, services).map((s) => [s.name, s.type, s.externalTrafficPolicy, s.clusterIP, s.nodePort, s.healthCheckNodePort]), [
+    ['s-cluster', 'NodePort', 'Cluster', '10.96.143.21', 30917, null],
+    ['s-local', 'NodePort', 'Local', '10.96.7.200', 32088, null],
+    ['s-lb', 'LoadBalancer', 'Local', '10.96.201.5', 31444, 30666],
+  ]);
+  assert.throws(() => toServiceInfos(list, [{ name: 'kubernetes', namespace: 'default' }]), /service default\/kubernetes: field spec\.externalTrafficPolicy: expected Cluster or Local, got null/);
+  const named = edit(await fixture('services.json'), (d) => { d.items[1]!.spec.ports[0].targetPort = 'http'; });
+  assert.throws(() => toServiceInfos(parseServiceList(named), services), /service default\/s-cluster: field spec\.ports\[0\]\.targetPort: expected a number, got "http"/);
+});
+
+test('health checks to await: nodes running ready pods selected by a Service with a healthCheckNodePort', async () => {
+  const pods = parsePodList(await fixture('pods.json'));
+  const list = parseServiceList(await fixture('services.json'));
+  assert.deepEqual(healthChecksToAwait(pods, list, services, 'kx-main'), [{ service: 's-lb', node: 'worker', port: 30666 }]);
+  const notReady = pods.map((p) => ({ ...p, ready: false }));
+  assert.deepEqual(healthChecksToAwait(notReady, list, services, 'kx-main'), []);
+  const otherApp = pods.map((p) => ({ ...p, labels: { app: 'frontend' } }));
+  assert.deepEqual(healthChecksToAwait(otherApp, list, services, 'kx-main'), []);
+});
+
+test('logical node names strip the cluster prefix and nothing else', () => {
+  assert.equal(logicalNodeName('kx-main-worker2', 'kx-main', 'x'), 'worker2');
+  assert.throws(() => logicalNodeName('kind-worker', 'kx-main', 'pod default/backend'), /pod default\/backend: node "kind-worker" is not a node of kind cluster "kx-main"/);
+  assert.throws(() => logicalNodeName('kx-main-', 'kx-main', 'x'), /not a node of kind cluster/);
+});
