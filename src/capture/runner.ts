@@ -58,9 +58,10 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
 
   try {
     throwIfAborted(signal);
-    const versions = await driver.versions();
-    throwIfAborted(signal);
     const topology = await driver.up(experiment, ctx);
+    throwIfAborted(signal);
+    // After up(): the server, node image and in-node tool versions exist only then.
+    const versions = await driver.versions();
     const view = topologyView(topology);
 
     for (const [index, step] of experiment.steps.entries()) {
@@ -80,6 +81,10 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
     await staging.commit();
     committed = true;
     return { run, steps, target: input.target };
+  } catch (error) {
+    // A driver interrupted by the signal reports it in its own words; the CLI needs to know it was an interrupt.
+    if (signal.aborted && !(error instanceof CaptureAborted)) throw new CaptureAborted(`the capture was interrupted (${(error as Error).message})`);
+    throw error;
   } finally {
     if (!committed) await staging.discard();
     reporter.phase(`taking the ${driver.name} environment down`);

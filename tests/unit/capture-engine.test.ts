@@ -92,7 +92,7 @@ test('an interrupted capture (abort signal mid-step) keeps the old snapshots and
       return {};
     },
   });
-  await assert.rejects(runCapture({ ...base, driver, target, signal: controller.signal }), (e) => e instanceof CaptureAborted || /aborted/.test(String(e)));
+  await assert.rejects(runCapture({ ...base, driver, target, signal: controller.signal }), (e) => e instanceof CaptureAborted);
   assert.deepEqual(await readAll(target), files);
   assert.deepEqual(await readdir(parent), ['snapshots']);
   assert.equal(driver.calls.at(-1), 'down');
