@@ -1,0 +1,457 @@
+// The `lab` driver: an experiment's cluster rebuilt from Linux network
+// namespaces on this kernel (a bridge, one namespace per node and per pod),
+// real nginx, curl, conntrack and iptables, with kube-proxy's iptables rules
+// and health-check servers reproduced by shice.
+import { randomInt } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadManifests, ManifestError, type ManifestSet } from '../../experiment/manifests.ts';
+import type { Experiment, Topology } from '../../experiment/types.ts';
+import {
+  DriverError,
+  type Driver,
+  type DriverContext,
+  type DriverEnvironment,
+  type ExecOutcome,
+} from '../driver.ts';
+import {
+  allocateServices,
+  buildLabLayout,
+  labTopology,
+  LabLayoutError,
+  NODE_SUBNET,
+  proxyInput,
+  type LabLayout,
+  type LabNode,
+  type LabPod,
+  type LabService,
+} from './layout.ts';
+import { deleteNamespace, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
+import { assertRunId, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
+import { netnsExec, networkPhases, phaseCommands, podNetworkCommands, teardownCommands } from './network.ts';
+import { nginxCommand, nginxConfigFiles, nginxMainConfig, nginxPaths, readinessProbeCommand } from './nginx.ts';
+import { healthStateFile, nodeFolder, RESTORE_FIRST, RESTORE_SYNC, syncNode } from './proxy-sync.ts';
+import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
+import { labVersions, preflightLab } from './tools.ts';
+
+const HEALTH_SERVER_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'health-server.ts');
+const NGINX_READY_TIMEOUT_MS = 10_000;
+const HEALTH_READY_TIMEOUT_MS = 5_000;
+const SETTLE_TIMEOUT_MS = 10_000;
+/** Kubernetes' default terminationGracePeriodSeconds before SIGKILL. */
+const POD_GRACE_MS = 30_000;
+const DAEMON_STOP_MS = 5_000;
+/** nginx listens on 80 unless told otherwise; used when a pod declares no containerPort. */
+const NGINX_DEFAULT_PORT = 80;
+
+export interface LabDriverOptions {
+  runId: string;
+  /** The article folder; manifest paths in experiment.ts are relative to it. */
+  articleDir: string;
+  /** Leave the lab up after down() and say how to remove it. */
+  keep: boolean;
+}
+
+interface Running {
+  daemon: Daemon;
+  /** nginx's image stops it with SIGQUIT (graceful); kube-proxy's server stops on SIGTERM. */
+  stopSignal: NodeJS.Signals;
+}
+
+/** Waits for every task, then throws the first failure: nothing is left running behind a thrown error. */
+async function allSettled(tasks: Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(tasks);
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+}
+
+function deletePodArgv(pod: LabPod): string[] {
+  return ['ip', 'netns', 'del', pod.netns];
+}
+
+function healthProbe(url: string): string[] {
+  return ['curl', '--silent', '--max-time', '1', url];
+}
+
+function asDriverError(error: unknown): unknown {
+  if (error instanceof ManifestError || error instanceof LabLayoutError) return new DriverError(error.message);
+  return error;
+}
+
+export class LabDriver implements Driver {
+  readonly name = 'lab' as const;
+  private readonly options: LabDriverOptions;
+  private readonly folder: string;
+  private layout: LabLayout | null = null;
+  /** The layout plan() worked out, for planDeletePod() in a dry run. */
+  private planned: LabLayout | null = null;
+  private services: LabService[] = [];
+  private readyPods: LabPod[] = [];
+  /** Namespaces this run created, in creation order. */
+  private namespaces: string[] = [];
+  private running = new Map<string, Running>();
+  /** Whether up() made the run folder (an existing one belongs to another run and is never removed here). */
+  private folderCreated = false;
+  private syncs = 0;
+  private finished = false;
+
+  constructor(options: LabDriverOptions) {
+    assertRunId(options.runId);
+    this.options = options;
+    this.folder = runFolder(options.runId);
+  }
+
+  environment(): DriverEnvironment {
+    return {
+      summary:
+        'A lab on one Linux kernel: network namespaces for a bridge, each node and each pod, wired like kind and kindnet, with real nginx, curl, conntrack and iptables.',
+      standsFor:
+        "Stands in for a 3-node kind cluster with kube-proxy in iptables mode: kube-proxy's iptables rules and health-check server are reproduced by shice from kube-proxy's source, not run by kube-proxy; there is no API server, kubelet, container runtime or Docker.",
+    };
+  }
+
+  async preflight(): Promise<void> {
+    preflightLab();
+  }
+
+  versions(): Promise<Record<string, string>> {
+    return labVersions();
+  }
+
+  execArgv(node: string, command: string[]): string[] {
+    const layout = this.layout ?? this.planned;
+    if (layout !== null && !layout.nodes.some((n) => n.name === node)) {
+      throw new DriverError(`lab: no node ${JSON.stringify(node)} (nodes: ${layout.nodes.map((n) => n.name).join(', ')})`);
+    }
+    return netnsExec(nodeNamespace(this.options.runId, node), command);
+  }
+
+  async exec(node: string, command: string[], ctx: DriverContext): Promise<ExecOutcome> {
+    this.requireLayout();
+    const result = await runCommand(this.execArgv(node, command), { signal: ctx.signal });
+    return { argv: result.argv, exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, startedAt: result.startedAt, durationMs: result.durationMs };
+  }
+
+  async up(experiment: Experiment, ctx: DriverContext): Promise<Topology> {
+    if (this.layout !== null || this.finished) throw new DriverError(`lab run ${this.options.runId}: up() was already called`);
+    const start = performance.now();
+    // Everything that can be refused is checked before anything is created.
+    let layout: LabLayout;
+    let topology: Topology;
+    try {
+      const manifests = loadManifests(this.options.articleDir, experiment.manifests);
+      layout = buildLabLayout(experiment, manifests, this.options.runId);
+      this.services = allocateServices(manifests.services, layout.serviceSubnet, (bound) => randomInt(bound));
+      topology = labTopology(layout, this.services);
+    } catch (error) {
+      throw asDriverError(error);
+    }
+    const prefix = runNamespacePrefix(this.options.runId);
+    const existing = (await listNamespaces()).filter((ns) => ns.startsWith(prefix));
+    if (existing.length > 0) {
+      throw new DriverError(`lab run ${this.options.runId} already has namespaces (${existing.join(', ')}): remove them with npm run capture -- --driver lab --clean`);
+    }
+    try {
+      mkdirSync(this.folder, { mode: 0o700 });
+      this.folderCreated = true;
+    } catch (error) {
+      throw new DriverError(`lab run folder ${this.folder}: ${error instanceof Error ? error.message : String(error)}: remove it with npm run capture -- --driver lab --clean`);
+    }
+    this.layout = layout;
+    this.recordOwner();
+
+    for (const phase of networkPhases(layout, NODE_SUBNET)) {
+      ctx.log(`lab: ${phase.title}`);
+      await allSettled(phase.sequences.map((sequence) => this.runSetup(sequence, ctx)));
+    }
+    for (const pod of layout.pods) {
+      ctx.log(`lab: pod ${pod.namespace}/${pod.name} on ${pod.node} (${pod.ip}), nginx from ${pod.configFiles.map((f) => f.containerPath).join(', ')}`);
+      await this.runSetup(podNetworkCommands(layout, pod), ctx);
+      await this.startNginx(pod, ctx);
+      this.readyPods.push(pod);
+    }
+
+    for (const service of this.services) {
+      const nodePorts = service.ports.map((p) => p.allocatedNodePort).filter((p) => p !== null);
+      const health = service.healthCheckNodePort === null ? '' : `, healthCheckNodePort ${service.healthCheckNodePort}`;
+      ctx.log(`lab: Service ${service.namespace}/${service.name} ${service.clusterIP}, nodePort ${nodePorts.join(', ')}${health}`);
+    }
+
+    ctx.log(`lab: kube-proxy rules via iptables-restore on ${layout.nodes.map((n) => n.name).join(', ')}`);
+    await this.syncAllNodes(true, ctx);
+    await this.startHealthServers(ctx);
+
+    ctx.log(`lab: up in ${Math.round(performance.now() - start)} ms`);
+    return topology;
+  }
+
+  async deletePod(
+    step: { pod: string; namespace: string; settleNode: string; settleService: string },
+    ctx: DriverContext,
+  ): Promise<ExecOutcome & { command: string[] }> {
+    this.requireLayout();
+    const pod = this.readyPods.find((p) => p.name === step.pod && p.namespace === step.namespace);
+    if (pod === undefined) throw new DriverError(`lab: no running pod ${step.namespace}/${step.pod} to delete`);
+    const settleNode = this.node(step.settleNode);
+    const service = this.services.find((s) => s.name === step.settleService && s.namespace === step.namespace);
+    if (service === undefined || service.healthCheckNodePort === null) {
+      throw new DriverError(`lab: Service ${step.namespace}/${step.settleService} has no healthCheckNodePort to wait on`);
+    }
+
+    // kubelet stops the container with the image's STOPSIGNAL (SIGQUIT for nginx), then the
+    // pod's network goes; the deletion's time covers both, as `kubectl delete --wait` would.
+    const startedAt = new Date().toISOString();
+    const start = performance.now();
+    ctx.log(`lab: deleting pod ${pod.namespace}/${pod.name}: SIGQUIT to nginx, then ip netns del`);
+    await this.stopRunning(this.podKey(pod), POD_GRACE_MS);
+    const deletion = await runCommand(deletePodArgv(pod), { signal: ctx.signal });
+    const durationMs = performance.now() - start;
+    if (deletion.exitCode !== 0) throw new DriverError(`${deletion.argv.join(' ')} exited ${deletion.exitCode}: ${deletion.stderr.trim()}`);
+    this.namespaces = this.namespaces.filter((ns) => ns !== pod.netns);
+    this.readyPods = this.readyPods.filter((p) => p !== pod);
+
+    ctx.log(`lab: kube-proxy re-sync on ${this.requireLayout().nodes.map((n) => n.name).join(', ')}`);
+    await this.syncAllNodes(false, ctx);
+
+    const url = `http://${settleNode.internalIP}:${service.healthCheckNodePort}/`;
+    ctx.log(`lab: waiting for ${url} on ${settleNode.name} to report 0 local endpoints`);
+    const settled = await waitUntil(
+      async () => (await this.healthCheckCount(settleNode, url, ctx)) === 0,
+      SETTLE_TIMEOUT_MS,
+      100,
+      ctx.signal,
+    );
+    if (!settled) {
+      throw new DriverError(`lab: ${url} on ${settleNode.name} did not report 0 local endpoints within ${SETTLE_TIMEOUT_MS / 1000} s after the delete`);
+    }
+    return {
+      argv: deletion.argv,
+      exitCode: deletion.exitCode,
+      stdout: deletion.stdout,
+      stderr: deletion.stderr,
+      startedAt,
+      durationMs,
+      // What the lab ran in place of kubectl delete pod; nothing here pretends to be kubectl.
+      command: deletion.argv,
+    };
+  }
+
+  planDeletePod(step: { pod: string; namespace: string; settleNode: string; settleService: string }): string[][] {
+    const layout = this.layout ?? this.planned;
+    if (layout === null) throw new DriverError('lab: planDeletePod() needs plan() or up() first');
+    const pod = layout.pods.find((p) => p.name === step.pod && p.namespace === step.namespace);
+    if (pod === undefined) throw new DriverError(`lab: no pod ${step.namespace}/${step.pod} in the manifests`);
+    const settle = layout.nodes.find((n) => n.name === step.settleNode);
+    if (settle === undefined) throw new DriverError(`lab: no node ${JSON.stringify(step.settleNode)}`);
+    return [
+      ['kill', '-QUIT', `<pid of ${this.podKey(pod)}>`],
+      deletePodArgv(pod),
+      ...layout.nodes.flatMap((node) => [netnsExec(node.netns, ['iptables-save', '-t', 'nat']), netnsExec(node.netns, RESTORE_SYNC)]),
+      netnsExec(settle.netns, healthProbe(`http://${settle.internalIP}:<${step.settleService}.healthCheckNodePort>/`)),
+    ];
+  }
+
+  async down(ctx: { log: (line: string) => void }): Promise<void> {
+    if (this.finished) return;
+    const madeSomething = this.folderCreated || this.namespaces.length > 0 || this.running.size > 0;
+    if (!madeSomething) {
+      this.finished = true;
+      return;
+    }
+    if (this.options.keep) {
+      this.finished = true;
+      const pids = [...this.running.values()].map((r) => `${r.daemon.pid} (${r.daemon.label})`);
+      ctx.log(`lab kept: namespaces ${this.namespaces.join(', ') || 'none'}; processes ${pids.join(', ') || 'none'}; files in ${this.folder}`);
+      ctx.log('lab kept: remove it with npm run capture -- --driver lab --clean');
+      return;
+    }
+    const start = performance.now();
+    let processes = 0;
+    for (const key of [...this.running.keys()]) {
+      await this.stopRunning(key, DAEMON_STOP_MS);
+      processes += 1;
+    }
+    const namespaces = this.namespaces.length;
+    for (const netns of [...this.namespaces].reverse()) {
+      // Whatever else still runs in there (nginx's workers, a process that ignored its signal).
+      processes += (await stopNamespaceProcesses(netns)).length;
+      await deleteNamespace(netns);
+      this.namespaces = this.namespaces.filter((ns) => ns !== netns);
+    }
+    if (this.folderCreated) rmSync(this.folder, { recursive: true, force: true });
+    this.finished = true;
+    ctx.log(`lab down: ${namespaces} namespaces and ${processes} processes removed in ${Math.round(performance.now() - start)} ms`);
+  }
+
+  plan(experiment: Experiment): { setup: string[][]; teardown: string[][] } {
+    let manifests: ManifestSet;
+    let layout: LabLayout;
+    try {
+      manifests = loadManifests(this.options.articleDir, experiment.manifests);
+      layout = buildLabLayout(experiment, manifests, this.options.runId);
+    } catch (error) {
+      throw asDriverError(error);
+    }
+    this.planned = layout;
+    const setup: string[][] = [['mkdir', '-m', '700', this.folder]];
+    for (const phase of networkPhases(layout, NODE_SUBNET)) setup.push(...phaseCommands(phase));
+    for (const pod of layout.pods) {
+      setup.push(...podNetworkCommands(layout, pod));
+      setup.push(netnsExec(pod.netns, nginxCommand(nginxPaths(this.folder, pod))));
+    }
+    for (const node of layout.nodes) setup.push(netnsExec(node.netns, RESTORE_FIRST));
+    const checked = manifests.services.filter((s) => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local');
+    for (const service of checked) {
+      for (const node of layout.nodes) {
+        setup.push(this.healthServerArgv(node, { namespace: service.namespace, name: service.name }, `<healthCheckNodePort of ${service.namespace}/${service.name}>`));
+      }
+    }
+    const teardown: string[][] = [
+      ...layout.pods.map((pod) => ['kill', '-QUIT', `<pid of nginx of ${pod.namespace}/${pod.name}>`]),
+      ...checked.flatMap((s) => layout.nodes.map((n) => ['kill', '-TERM', `<pid of the ${s.namespace}/${s.name} health check on ${n.name}>`])),
+      ...teardownCommands([layout.bridgeNetns, ...layout.nodes.map((n) => n.netns), ...layout.pods.map((p) => p.netns)]),
+      ['rm', '-rf', this.folder],
+    ];
+    return { setup, teardown };
+  }
+
+  private requireLayout(): LabLayout {
+    if (this.layout === null || this.finished) throw new DriverError(`lab run ${this.options.runId}: not up`);
+    return this.layout;
+  }
+
+  private node(name: string): LabNode {
+    const layout = this.requireLayout();
+    const node = layout.nodes.find((n) => n.name === name);
+    if (node === undefined) throw new DriverError(`lab: no node ${JSON.stringify(name)} (nodes: ${layout.nodes.map((n) => n.name).join(', ')})`);
+    return node;
+  }
+
+  private podKey(pod: LabPod): string {
+    return `nginx of ${pod.namespace}/${pod.name}`;
+  }
+
+  private recordOwner(): void {
+    writeRunOwner(this.folder, {
+      runId: this.options.runId,
+      pid: process.pid,
+      startTime: processStartTime(process.pid) ?? '',
+      processes: [...this.running.values()].map((r) => ({ pid: r.daemon.pid, label: r.daemon.label })),
+    });
+  }
+
+  private async runSetup(commands: string[][], ctx: DriverContext): Promise<void> {
+    for (const argv of commands) {
+      ctx.signal.throwIfAborted();
+      // Recorded before it runs: an interrupted `ip netns add` may still have created it.
+      if (argv[0] === 'ip' && argv[1] === 'netns' && argv[2] === 'add') this.namespaces.push(argv[3] as string);
+      await runChecked(argv, { signal: ctx.signal });
+    }
+  }
+
+  private track(key: string, daemon: Daemon, stopSignal: NodeJS.Signals): void {
+    this.running.set(key, { daemon, stopSignal });
+    this.recordOwner();
+  }
+
+  private async stopRunning(key: string, graceMs: number): Promise<void> {
+    const running = this.running.get(key);
+    if (running === undefined) return;
+    await stopProcess(running.daemon.pid, running.stopSignal, graceMs, running.daemon.exited);
+    this.running.delete(key);
+    if (!this.finished) this.recordOwner();
+  }
+
+  private async startNginx(pod: LabPod, ctx: DriverContext): Promise<void> {
+    const paths = nginxPaths(this.folder, pod);
+    mkdirSync(paths.root, { recursive: true });
+    for (const file of nginxConfigFiles(paths, pod)) {
+      mkdirSync(dirname(file.path), { recursive: true });
+      writeFileSync(file.path, file.content);
+    }
+    writeFileSync(paths.config, nginxMainConfig(paths));
+    const key = this.podKey(pod);
+    const daemon = await startDaemon(key, netnsExec(pod.netns, nginxCommand(paths)), paths.errorLog);
+    this.track(key, daemon, 'SIGQUIT');
+
+    const node = this.node(pod.node);
+    const port = pod.container.ports[0]?.containerPort ?? NGINX_DEFAULT_PORT;
+    const probe = netnsExec(node.netns, readinessProbeCommand(pod, port));
+    const ready = await waitUntil(
+      async () => daemon.hasExited() || (await runCommand(probe, { signal: ctx.signal })).exitCode === 0,
+      NGINX_READY_TIMEOUT_MS,
+      50,
+      ctx.signal,
+    );
+    if (daemon.hasExited()) {
+      throw new DriverError(`${key} exited at start with code ${await daemon.exited} (${pod.origin}): ${readLogTail(paths.errorLog) || 'no log'}`);
+    }
+    if (!ready) throw new DriverError(`${key} did not answer http://${pod.ip}:${port}/ from ${node.name} within ${NGINX_READY_TIMEOUT_MS / 1000} s`);
+  }
+
+  private async syncAllNodes(first: boolean, ctx: DriverContext): Promise<void> {
+    const layout = this.requireLayout();
+    this.syncs += 1;
+    ctx.signal.throwIfAborted();
+    await allSettled(
+      layout.nodes.map((node) =>
+        syncNode(node, proxyInput(layout, node, this.services, this.readyPods), {
+          runFolder: this.folder,
+          first,
+          sequence: this.syncs,
+          signal: ctx.signal,
+        }),
+      ),
+    );
+  }
+
+  private healthServerArgv(node: LabNode, service: { namespace: string; name: string }, port: string): string[] {
+    const key = `${service.namespace}/${service.name}`;
+    return netnsExec(node.netns, [
+      process.execPath, HEALTH_SERVER_SCRIPT,
+      '--port', port,
+      '--namespace', service.namespace,
+      '--name', service.name,
+      '--state', healthStateFile(this.folder, node.name, key),
+      '--ready', join(nodeFolder(this.folder, node.name), `health.${service.namespace}.${service.name}.ready`),
+      '--log', join(nodeFolder(this.folder, node.name), `health.${service.namespace}.${service.name}.log`),
+    ]);
+  }
+
+  /** kube-proxy serves a health check for every LoadBalancer + Local Service on every node. */
+  private async startHealthServers(ctx: DriverContext): Promise<void> {
+    const layout = this.requireLayout();
+    for (const service of this.services) {
+      if (service.healthCheckNodePort === null) continue;
+      ctx.log(`lab: health-check servers for ${service.namespace}/${service.name} on port ${service.healthCheckNodePort} of every node`);
+      await allSettled(layout.nodes.map((node) => this.startHealthServer(node, service, ctx)));
+    }
+  }
+
+  private async startHealthServer(node: LabNode, service: LabService, ctx: DriverContext): Promise<void> {
+    const argv = this.healthServerArgv(node, service, String(service.healthCheckNodePort));
+    const readyFile = argv[argv.indexOf('--ready') + 1] as string;
+    const logFile = argv[argv.indexOf('--log') + 1] as string;
+    const key = `health check of ${service.namespace}/${service.name} on ${node.name}`;
+    const daemon = await startDaemon(key, argv, logFile);
+    this.track(key, daemon, 'SIGTERM');
+    const ready = await waitUntil(async () => daemon.hasExited() || existsSync(readyFile), HEALTH_READY_TIMEOUT_MS, 20, ctx.signal);
+    if (daemon.hasExited()) {
+      throw new DriverError(`${key} exited at start with code ${await daemon.exited}: ${readLogTail(logFile) || `no log; run ${argv.join(' ')} to see why`}`);
+    }
+    if (!ready) throw new DriverError(`${key} did not listen on port ${service.healthCheckNodePort} within ${HEALTH_READY_TIMEOUT_MS / 1000} s`);
+  }
+
+  /** The localEndpoints a node's health check reports, asked from that node; null when it does not answer. */
+  private async healthCheckCount(node: LabNode, url: string, ctx: DriverContext): Promise<number | null> {
+    const result = await runCommand(netnsExec(node.netns, healthProbe(url)), { signal: ctx.signal });
+    if (result.exitCode !== 0) return null;
+    try {
+      const body = JSON.parse(result.stdout) as { localEndpoints?: unknown };
+      return typeof body.localEndpoints === 'number' ? body.localEndpoints : null;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,176 @@
+// Commands and long-running processes of the lab (the I/O edge). Commands run
+// through execa with argv arrays; a non-zero exit is returned, not thrown.
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import { execa } from 'execa';
+import { DriverError } from '../driver.ts';
+
+export interface CommandResult {
+  argv: string[];
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  startedAt: string;
+  durationMs: number;
+}
+
+export interface RunOptions {
+  input?: string;
+  signal?: AbortSignal;
+}
+
+/** Runs argv; output is kept byte for byte (no trimming). Throws only when aborted or the program is missing. */
+export async function runCommand(argv: string[], options: RunOptions = {}): Promise<CommandResult> {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('runCommand: empty argv');
+  const startedAt = new Date().toISOString();
+  const start = performance.now();
+  const result = await execa(file, args, {
+    reject: false,
+    stripFinalNewline: false,
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
+  });
+  const durationMs = performance.now() - start;
+  if (result.isCanceled) throw options.signal?.reason ?? new Error(`${argv.join(' ')}: cancelled`);
+  if (result.exitCode === undefined && result.signal === undefined) {
+    // It never ran (e.g. the program is missing): there is no result to report.
+    throw new DriverError(`${argv.join(' ')}: ${result.shortMessage}`);
+  }
+  return {
+    argv,
+    // A death by signal reads as 128 + its number, as a shell reports it.
+    exitCode: result.exitCode ?? 128 + (result.signal === undefined ? 0 : constants.signals[result.signal]),
+    stdout: String(result.stdout ?? ''),
+    stderr: String(result.stderr ?? ''),
+    startedAt,
+    durationMs,
+  };
+}
+
+/** Runs argv and throws a DriverError naming the command and its stderr when it fails. */
+export async function runChecked(argv: string[], options: RunOptions = {}): Promise<CommandResult> {
+  const result = await runCommand(argv, options);
+  if (result.exitCode !== 0) {
+    const detail = (result.stderr || result.stdout).trim().split('\n').slice(-3).join(' | ');
+    throw new DriverError(`${argv.join(' ')} exited ${result.exitCode}${detail ? `: ${detail}` : ''}`);
+  }
+  return result;
+}
+
+export interface Daemon {
+  /** What it is, for messages ("nginx of default/backend"). */
+  label: string;
+  argv: string[];
+  pid: number;
+  /** Where the program writes its own log (nginx -e, the health server's --log). */
+  logFile: string;
+  /** Resolves with the exit code (null after a signal) once the process has gone. */
+  exited: Promise<number | null>;
+  hasExited: () => boolean;
+}
+
+/**
+ * Starts a process that outlives this one if the lab is kept: detached (a
+ * Ctrl-C on the terminal does not reach it), not killed when Node exits, not
+ * holding Node's event loop open. Its stdio is closed: the programs the lab
+ * runs log to files of their own, so no pipe ties them to this process.
+ */
+export async function startDaemon(label: string, argv: string[], logFile: string): Promise<Daemon> {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('startDaemon: empty argv');
+  const subprocess = execa(file, args, { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
+  const child = await subprocess.nodeChildProcess;
+  if (subprocess.pid === undefined) {
+    const result = await subprocess;
+    throw new DriverError(`${label}: could not start ${argv.join(' ')}: ${result.shortMessage}`);
+  }
+  child.unref();
+  let done = false;
+  const exited = subprocess.then(
+    (result) => {
+      done = true;
+      return result.exitCode ?? null;
+    },
+    () => {
+      done = true;
+      return null;
+    },
+  );
+  return { label, argv, pid: subprocess.pid, logFile, exited, hasExited: () => done };
+}
+
+export function readLogTail(file: string, lines = 5): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie still answers kill(0): it is gone for every purpose here.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes; returns whether it did. */
+export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs: number, signal?: AbortSignal): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (performance.now() >= deadline) return false;
+    await sleep(intervalMs, signal);
+  }
+}
+
+/** Sends `signal`, waits up to `graceMs`, then SIGKILL; resolves once the process is gone. */
+export async function stopProcess(pid: number, signal: NodeJS.Signals, graceMs: number, exited?: Promise<unknown>): Promise<void> {
+  if (!isAlive(pid)) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return;
+  }
+  const gone = (): boolean => !isAlive(pid);
+  if (exited !== undefined) {
+    // The grace timer must not outlive the race, or it holds Node's event loop open.
+    const grace = new AbortController();
+    await Promise.race([exited, sleep(graceMs, grace.signal).catch(() => {})]);
+    grace.abort();
+  }
+  if (await waitUntil(gone, exited === undefined ? graceMs : 0, 20)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  await waitUntil(gone, 2000, 20);
+}

@@ -1,0 +1,100 @@
+// What the lab needs from the machine, and the versions its tools report.
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { DriverError, PrerequisiteError } from '../driver.ts';
+import { NGINX_BINARY } from './nginx.ts';
+import { runCommand } from './processes.ts';
+
+export interface LabTool {
+  /** A program name looked up on PATH, or an absolute path. */
+  program: string;
+  /** The Debian package that brings it. */
+  debianPackage: string;
+}
+
+export const LAB_TOOLS: LabTool[] = [
+  { program: 'ip', debianPackage: 'iproute2' },
+  { program: 'iptables', debianPackage: 'iptables' },
+  { program: 'iptables-save', debianPackage: 'iptables' },
+  { program: 'iptables-restore', debianPackage: 'iptables' },
+  { program: 'conntrack', debianPackage: 'conntrack' },
+  { program: NGINX_BINARY, debianPackage: 'nginx-light' },
+  { program: 'curl', debianPackage: 'curl' },
+  { program: 'sysctl', debianPackage: 'procps' },
+];
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function findProgram(program: string, pathVariable: string | undefined): string | null {
+  if (program.startsWith('/')) return isExecutable(program) ? program : null;
+  for (const dir of (pathVariable ?? '').split(delimiter)) {
+    if (dir !== '' && isExecutable(join(dir, program))) return join(dir, program);
+  }
+  return null;
+}
+
+export interface HostFacts {
+  platform: NodeJS.Platform;
+  uid: number | null;
+  pathVariable: string | undefined;
+}
+
+/** The one-line reason the lab cannot run here, or null when it can. */
+export function missingPrerequisite(host: HostFacts, find: (program: string) => string | null): string | null {
+  if (host.platform !== 'linux') {
+    return `the lab driver needs Linux (network namespaces), this is ${host.platform}: use --driver kind`;
+  }
+  if (host.uid !== 0) {
+    return 'the lab driver needs root (it creates network namespaces and iptables rules in them): run it as root, or use --driver kind';
+  }
+  const missing = LAB_TOOLS.filter((tool) => find(tool.program) === null);
+  if (missing.length === 0) return null;
+  const packages = [...new Set(missing.map((t) => t.debianPackage))];
+  return `the lab driver needs ${missing.map((t) => `${t.program} (Debian package ${t.debianPackage})`).join(', ')}: apt-get install ${packages.join(' ')}`;
+}
+
+export function preflightLab(): void {
+  const host: HostFacts = {
+    platform: process.platform,
+    uid: typeof process.getuid === 'function' ? process.getuid() : null,
+    pathVariable: process.env.PATH,
+  };
+  const problem = missingPrerequisite(host, (program) => findProgram(program, host.pathVariable));
+  if (problem !== null) throw new PrerequisiteError(problem);
+}
+
+/** The first non-empty line a tool printed (some print their version on stderr). */
+export function firstLine(text: string): string {
+  return text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+}
+
+const VERSION_COMMANDS: Record<string, string[]> = {
+  kernel: ['uname', '-r'],
+  iptables: ['iptables', '--version'],
+  conntrack: ['conntrack', '--version'],
+  nginx: [NGINX_BINARY, '-v'],
+  curl: ['curl', '--version'],
+  iproute2: ['ip', '-V'],
+};
+
+/** Versions as the tools print them, plus the Node that runs the health-check servers. */
+export async function labVersions(): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    Object.entries(VERSION_COMMANDS).map(async ([tool, argv]) => {
+      const result = await runCommand(argv);
+      const line = firstLine(result.stdout) || firstLine(result.stderr);
+      if (result.exitCode !== 0 || line === '') {
+        throw new DriverError(`${argv.join(' ')} exited ${result.exitCode} without a version: ${firstLine(result.stderr)}`);
+      }
+      return [tool, line] as const;
+    }),
+  );
+  return { ...Object.fromEntries(entries), node: `node ${process.version}` };
+}
