@@ -14,6 +14,7 @@ export interface CaptureArgs {
   reuse: boolean;
   image: string | null;
   loadImages: boolean;
+  compare: string | null;
   help: boolean;
 }
 
@@ -39,7 +40,14 @@ Options:
   --reuse             (kind) run on the cluster an earlier capture created and kept
   --image IMG         (kind) node image, e.g. kindest/node:v1.37.0
   --load-images       (kind) load the backend image from local docker into the nodes
-  -h, --help          show this help`;
+  --compare DIR       print what differs between the committed snapshots and the
+                      run in DIR (DIR/<slug>, or DIR itself when it holds run.yaml);
+                      capture nothing
+  -h, --help          show this help
+
+After a capture, the difference from the snapshots it replaced is printed: facts
+that changed (old -> new), new or missing steps, claims whose status changed;
+values that differ on every run by design are listed apart as volatile.`
 
 export function parseCaptureArgs(argv: string[]): CaptureArgs {
   let parsed;
@@ -57,6 +65,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
         reuse: { type: 'boolean', default: false },
         image: { type: 'string' },
         'load-images': { type: 'boolean', default: false },
+        compare: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -68,7 +77,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   if (driver !== 'kind' && driver !== 'lab') {
     throw new UsageError(`--driver must be kind or lab, got "${driver}"`);
   }
-  for (const flag of ['out', 'image'] as const) {
+  for (const flag of ['out', 'image', 'compare'] as const) {
     if (v[flag] !== undefined && v[flag].trim() === '') throw new UsageError(`--${flag} needs a value`);
   }
   const args: CaptureArgs = {
@@ -81,11 +90,15 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     reuse: v.reuse,
     image: v.image ?? null,
     loadImages: v['load-images'],
+    compare: v.compare ?? null,
     help: v.help,
   };
   if (args.clean && driver !== 'lab') throw new UsageError('--clean works with --driver lab only');
   for (const [flag, on] of [['--reuse', args.reuse], ['--image', args.image !== null], ['--load-images', args.loadImages]] as const) {
     if (on && driver !== 'kind') throw new UsageError(`${flag} works with --driver kind only`);
+  }
+  if (args.compare && (args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image)) {
+    throw new UsageError('--compare only compares two runs; it takes no capture options');
   }
   if (args.reuse && args.image) throw new UsageError('--reuse runs on an existing cluster: --image would not apply');
   return args;

@@ -66,3 +66,9 @@ test('progress lines say step, node, exit code and time', () => {
   assert.match(summary, /2 steps captured in 4\.00 s \(steps 3\.11 s, setup and teardown 0\.89 s\)/);
   assert.match(summary, /slowest step: local-via-worker2 \(3\.01 s, exit 28\)/);
 });
+
+test('--compare takes a folder and no capture options', () => {
+  assert.equal(parseCaptureArgs(['--compare', '/tmp/run']).compare, '/tmp/run');
+  assert.throws(() => parseCaptureArgs(['--compare', '/tmp/run', '--keep']), /--compare only compares two runs/);
+  assert.throws(() => parseCaptureArgs(['--compare', '']), /--compare needs a value/);
+});

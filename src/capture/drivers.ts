@@ -1,0 +1,26 @@
+// Which driver a capture uses, built from the command line.
+import { join } from 'node:path';
+import type { Driver } from './driver.ts';
+import type { CaptureArgs } from './cli-args.ts';
+import { KindDriver } from './kind/index.ts';
+import { LabDriver, cleanLabLeftovers } from './lab/index.ts';
+
+/** The kind driver's kubeconfig, kind config and ownership marker live here (gitignored). */
+export const KIND_STATE_DIR = '.shice/kind';
+
+export function createDriver(args: CaptureArgs, run: { runId: string; articleDir: string; root: string }): Driver {
+  if (args.driver === 'lab') return new LabDriver({ runId: run.runId, articleDir: run.articleDir, keep: args.keep });
+  return new KindDriver({
+    runId: run.runId,
+    articleDir: run.articleDir,
+    keep: args.keep,
+    reuse: args.reuse,
+    ...(args.image ? { image: args.image } : {}),
+    loadImages: args.loadImages,
+    stateDir: join(run.root, KIND_STATE_DIR),
+  });
+}
+
+export function cleanLeftovers(log: (line: string) => void): Promise<string[]> {
+  return cleanLabLeftovers(log);
+}
