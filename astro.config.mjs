@@ -1,7 +1,48 @@
 // @ts-check
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
+import sitemap from '@astrojs/sitemap';
+import { CODE_THEMES, DEFAULT_LANG, LANGS, LANG_TAGS, site } from './src/site.config.ts';
+import { articleOfPath } from './src/i18n/urls.ts';
+import { shiceEvidence } from './src/article/integration.ts';
+
+/**
+ * The sitemap lists pages written in their own language: no 404 pages, and no
+ * fallback page (an article shown in the other language until it is translated).
+ */
+function isWrittenPage(/** @type {string} */ pageUrl) {
+  const path = new URL(pageUrl).pathname;
+  if (/\/404(?:\.html|\/)?$/.test(path)) return false;
+  const article = articleOfPath(path);
+  return article === null
+    || existsSync(new URL(`./content/articles/${article.slug}/${article.lang}.mdx`, import.meta.url));
+}
 
 export default defineConfig({
-  integrations: [mdx()],
+  site: site.url,
+  trailingSlash: 'always',
+  // 'preserve' keeps en/404.astro as en/404.html, which hosts serve for missing pages under /en/.
+  build: { format: 'preserve' },
+  i18n: {
+    locales: [...LANGS],
+    defaultLocale: DEFAULT_LANG,
+    routing: { prefixDefaultLocale: false },
+  },
+  markdown: {
+    shikiConfig: {
+      themes: { ...CODE_THEMES },
+      defaultColor: 'light',
+      wrap: false,
+    },
+  },
+  integrations: [
+    // First: a page that says something the snapshots do not never gets built.
+    shiceEvidence(),
+    mdx(),
+    sitemap({
+      i18n: { defaultLocale: DEFAULT_LANG, locales: { ...LANG_TAGS } },
+      filter: isWrittenPage,
+    }),
+  ],
 });

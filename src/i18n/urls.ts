@@ -1,0 +1,76 @@
+// Where a page lives in each language. Chinese sits at the root, English under /en/;
+// every page path ends with a slash (trailingSlash: 'always').
+import { DEFAULT_LANG, LANGS, type Lang } from '../site.config.ts';
+
+/** Folder names that are article slugs: lowercase words joined by single dashes. */
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export function isLang(value: string): value is Lang {
+  return (LANGS as readonly string[]).includes(value);
+}
+
+/** The language a reader switches to from `lang` (the site has exactly two). */
+export function otherLang(lang: Lang): Lang {
+  const other = LANGS.find((candidate) => candidate !== lang);
+  if (other === undefined) throw new Error(`site.config.ts: LANGS has no language besides "${lang}"`);
+  return other;
+}
+
+/** Why a string cannot be a slug, or null when it can. A slug named like a language would shadow /en/. */
+export function slugProblem(slug: string): string | null {
+  if (!SLUG.test(slug)) return `"${slug}" is not lowercase letters and digits joined by single dashes`;
+  if (isLang(slug)) return `"${slug}" is a language code and would collide with the /${slug}/ section`;
+  return null;
+}
+
+function prefix(lang: Lang): string {
+  return lang === DEFAULT_LANG ? '' : `/${lang}`;
+}
+
+export function homePath(lang: Lang): string {
+  return `${prefix(lang)}/`;
+}
+
+export function articlePath(lang: Lang, slug: string): string {
+  const problem = slugProblem(slug);
+  if (problem) throw new Error(`articlePath: slug ${problem}`);
+  return `${prefix(lang)}/${slug}/`;
+}
+
+export function rssPath(lang: Lang): string {
+  return `${prefix(lang)}/rss.xml`;
+}
+
+export function notFoundPath(lang: Lang): string {
+  return `${prefix(lang)}/404.html`;
+}
+
+/** Splits a site path into its language and the path inside that language ('/en/a/' -> en, '/a/'). */
+export function splitLangPath(path: string): { lang: Lang; rest: string } {
+  if (!path.startsWith('/')) throw new Error(`splitLangPath: expected a path starting with "/", got "${path}"`);
+  const [first = ''] = path.slice(1).split('/');
+  if (isLang(first) && first !== DEFAULT_LANG) {
+    const rest = path.slice(first.length + 1);
+    return { lang: first, rest: rest === '' ? '/' : rest };
+  }
+  return { lang: DEFAULT_LANG, rest: path };
+}
+
+/** The same page in another language: '/074-x/' -> '/en/074-x/', '/en/' -> '/'. */
+export function localizePath(path: string, target: Lang): string {
+  return `${prefix(target)}${splitLangPath(path).rest}`;
+}
+
+/** The article a path points at, or null for any other page (home, feed, 404, assets). */
+export function articleOfPath(path: string): { lang: Lang; slug: string } | null {
+  const { lang, rest } = splitLangPath(path);
+  const match = /^\/([^/]+)\/$/.exec(rest);
+  if (!match || match[1] === undefined || slugProblem(match[1]) !== null) return null;
+  return { lang, slug: match[1] };
+}
+
+/** An absolute URL on the public origin (canonical, hreflang, Open Graph, feeds). */
+export function absoluteUrl(path: string, siteUrl: string): string {
+  if (!path.startsWith('/')) throw new Error(`absoluteUrl: expected a path starting with "/", got "${path}"`);
+  return new URL(path, siteUrl).href;
+}

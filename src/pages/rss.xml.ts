@@ -1,0 +1,4 @@
+import type { APIRoute } from 'astro';
+import { feedResponse } from '../components/site/feed.ts';
+
+export const GET: APIRoute = () => feedResponse('zh');

@@ -1,0 +1,331 @@
+// The bilingual site around the articles, checked in a real browser against the
+// built dist/: languages and their links, every internal link, narrow and wide
+// screens, accessibility, feeds and the sitemap.
+import { expect, test, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import {
+  HTML_LANG, LANGS, articlePathOf, articleSlugs, homePathOf, isWritten, otherLang, writtenArticles,
+  type Lang, type WrittenArticle,
+} from './support/articles.ts';
+import { crawlSite } from './support/crawl.ts';
+import { saveScreenshot, sidewaysOverflow } from './support/layout.ts';
+import { SITE_URL, localPathOf, publicUrl } from './support/origin.ts';
+import { readFeed, readSitemap } from './support/xml.ts';
+
+interface ArticlePage {
+  slug: string;
+  lang: Lang;
+  path: string;
+  /** The file whose text the page shows: its own language's, or the other one's on a fallback page. */
+  shown: WrittenArticle;
+  written: boolean;
+}
+
+const written = writtenArticles();
+const slugs = articleSlugs();
+
+function articlePages(): ArticlePage[] {
+  return slugs.flatMap((slug) => LANGS.map((lang) => {
+    const own = written.find((a) => a.slug === slug && a.lang === lang);
+    const shown = own ?? written.find((a) => a.slug === slug)!;
+    return { slug, lang, path: articlePathOf(lang, slug), shown, written: own !== undefined };
+  }));
+}
+
+const pages = articlePages();
+const homes = LANGS.map((lang) => ({ lang, path: homePathOf(lang) }));
+
+test('the content folder has at least one article to check', () => {
+  expect(written.length, 'content/articles/*/{zh,en}.mdx').toBeGreaterThan(0);
+});
+
+async function hreflangs(page: Page): Promise<Record<string, string>> {
+  const links = await page.locator('head link[rel="alternate"][hreflang]').evaluateAll((els) =>
+    els.map((el) => [el.getAttribute('hreflang') ?? '', el.getAttribute('href') ?? '']));
+  expect(new Set(links.map(([tag]) => tag)).size, 'one link per hreflang').toBe(links.length);
+  return Object.fromEntries(links);
+}
+
+async function switchLanguage(page: Page, to: Lang): Promise<void> {
+  const switcher = page.locator(`a[data-lang-switch="${to}"]`);
+  await expect(switcher).toHaveCount(1);
+  await expect(switcher).toHaveAttribute('hreflang', HTML_LANG[to]);
+  await switcher.click();
+  await page.waitForLoadState('load');
+}
+
+test.describe('languages', () => {
+  for (const { lang, path } of homes) {
+    test(`home ${path}: <html lang>, canonical, hreflang, and the switcher there and back`, async ({ page }) => {
+      await page.goto(path);
+      await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG[lang]);
+      await expect(page.locator('head link[rel="canonical"]')).toHaveAttribute('href', publicUrl(path));
+      expect(await hreflangs(page)).toEqual({
+        'zh-CN': publicUrl('/'), en: publicUrl('/en/'), 'x-default': publicUrl('/'),
+      });
+      const other = otherLang(lang);
+      await switchLanguage(page, other);
+      expect(new URL(page.url()).pathname).toBe(homePathOf(other));
+      await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG[other]);
+      await switchLanguage(page, lang);
+      expect(new URL(page.url()).pathname).toBe(path);
+    });
+  }
+
+  for (const article of pages) {
+    test(`article ${article.path}: <html lang>, canonical, hreflang, meta, and the switcher there and back`, async ({ page }) => {
+      const { slug, lang, path, shown } = article;
+      await page.goto(path);
+      await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG[lang]);
+
+      // A fallback page points search engines at the text's own page.
+      const canonical = publicUrl(article.written ? path : articlePathOf(shown.lang, slug));
+      await expect(page.locator('head link[rel="canonical"]')).toHaveAttribute('href', canonical);
+      await expect(page.locator('head meta[property="og:url"]')).toHaveAttribute('content', canonical);
+
+      const translations = LANGS.filter((l) => isWritten(slug, l));
+      const expected: Record<string, string> = {};
+      for (const l of translations) expected[HTML_LANG[l]] = publicUrl(articlePathOf(l, slug));
+      expected['x-default'] = publicUrl(articlePathOf(translations.includes('zh') ? 'zh' : translations[0]!, slug));
+      expect(await hreflangs(page)).toEqual(expected);
+
+      await expect(page.locator('h1')).toHaveText(shown.title);
+      await expect(page.locator('head meta[name="description"]')).toHaveAttribute('content', shown.summary);
+      await expect(page.locator('head meta[property="og:title"]')).toHaveAttribute('content', shown.title);
+      await expect(page.locator('head meta[property="og:type"]')).toHaveAttribute('content', 'article');
+      await expect(page).toHaveTitle(new RegExp(`^${shown.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} · `));
+      await expect(page.locator('main article')).toHaveCount(1);
+
+      const position = page.locator('.article-header .series-position');
+      await expect(position).toContainText(shown.seriesName);
+      await expect(position.locator('[data-ui]')).toHaveText(String(shown.seriesNumber));
+
+      const notice = page.locator('.fallback-notice');
+      if (article.written) {
+        await expect(notice).toHaveCount(0);
+        await expect(page.locator('head meta[name="robots"]')).toHaveCount(0);
+      } else {
+        await expect(notice).toBeVisible();
+        await expect(notice.locator('a')).toHaveAttribute('href', articlePathOf(shown.lang, slug));
+        await expect(page.locator('head meta[name="robots"]')).toHaveAttribute('content', 'noindex');
+        await expect(page.locator('.article-content')).toHaveAttribute('lang', HTML_LANG[shown.lang]);
+      }
+
+      const other = otherLang(lang);
+      await switchLanguage(page, other);
+      expect(new URL(page.url()).pathname).toBe(articlePathOf(other, slug));
+      await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG[other]);
+      await switchLanguage(page, lang);
+      expect(new URL(page.url()).pathname).toBe(path);
+    });
+  }
+
+  test('a language without its own text falls back to the other with a notice, never a 404', async ({ page }) => {
+    const fallbacks = pages.filter((p) => !p.written);
+    test.skip(fallbacks.length === 0, 'every article is written in every language');
+    for (const fallback of fallbacks) {
+      const response = await page.goto(fallback.path);
+      expect(response?.status(), fallback.path).toBe(200);
+      await expect(page.locator('.fallback-notice'), fallback.path).toBeVisible();
+    }
+  });
+});
+
+test.describe('series', () => {
+  for (const lang of LANGS) {
+    test(`home ${homePathOf(lang)} lists every article newest first with number, title, date and summary`, async ({ page }) => {
+      await page.goto(homePathOf(lang));
+      const expected = pages
+        .filter((p) => p.lang === lang)
+        .sort((a, b) => b.shown.date.getTime() - a.shown.date.getTime() || b.shown.seriesNumber - a.shown.seriesNumber);
+      const items = page.locator('.article-list__item');
+      await expect(items).toHaveCount(expected.length);
+      for (const [index, p] of expected.entries()) {
+        const item = items.nth(index);
+        await expect(item).toHaveAttribute('data-slug', p.slug);
+        await expect(item.locator('.series-position [data-ui]')).toHaveText(String(p.shown.seriesNumber));
+        await expect(item.locator('a')).toHaveText(p.shown.title);
+        await expect(item.locator('a')).toHaveAttribute('href', p.path);
+        await expect(item.locator('time')).toHaveAttribute('datetime', p.shown.date.toISOString().slice(0, 10));
+        await expect(item.locator('.article-list__summary')).toHaveText(p.shown.summary);
+      }
+    });
+  }
+
+  for (const article of pages) {
+    test(`article ${article.path} links its neighbours in the series`, async ({ page }) => {
+      await page.goto(article.path);
+      const sameSeries = pages.filter((p) => p.lang === article.lang && p.shown.seriesName === article.shown.seriesName);
+      const n = article.shown.seriesNumber;
+      const previous = sameSeries.filter((p) => p.shown.seriesNumber < n).sort((a, b) => b.shown.seriesNumber - a.shown.seriesNumber)[0];
+      const next = sameSeries.filter((p) => p.shown.seriesNumber > n).sort((a, b) => a.shown.seriesNumber - b.shown.seriesNumber)[0];
+      for (const [rel, neighbour] of [['prev', previous], ['next', next]] as const) {
+        const link = page.locator(`.series-nav a[rel="${rel}"]`);
+        if (neighbour) await expect(link).toHaveAttribute('href', neighbour.path);
+        else await expect(link).toHaveCount(0);
+      }
+    });
+  }
+});
+
+test.describe('interface chrome', () => {
+  for (const { path } of [...homes, ...pages]) {
+    test(`${path}: every digit of the chrome sits in a data-ui element`, async ({ page }) => {
+      await page.goto(path);
+      const loose = await page.evaluate(() => {
+        const chrome = document.querySelectorAll(
+          '.site-header, .site-footer, .series-position, .article-meta, .article-list__date');
+        const found: string[] = [];
+        for (const root of chrome) {
+          const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            if (/\d/.test(node.textContent ?? '') && !node.parentElement?.closest('[data-ui]')) found.push(node.textContent!.trim());
+          }
+        }
+        return found;
+      });
+      expect(loose).toEqual([]);
+      await expect(page.locator('.site-footer [data-ui="filing-icp"]')).toHaveText('京ICP备2026067502号-1');
+      await expect(page.locator('.site-footer [data-ui="filing-police"]')).toHaveText('京公网安备11010502063487号');
+    });
+  }
+
+  test('the first Tab shows the skip link with a visible focus outline', async ({ page }) => {
+    await page.goto(pages[0]!.path);
+    await page.keyboard.press('Tab');
+    const skip = page.locator('.skip-link');
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeInViewport();
+    const outline = await skip.evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(outline).not.toBe('none');
+  });
+
+  test('an article reads without JavaScript', async ({ browser }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(pages[0]!.path);
+    await expect(page.locator('h1')).toBeVisible();
+    await expect(page.locator('main article')).toBeVisible();
+    await context.close();
+  });
+
+  test('print leaves the language switcher and the series navigation out', async ({ page }) => {
+    await page.goto(pages[0]!.path);
+    await page.emulateMedia({ media: 'print' });
+    await expect(page.locator('.language-switcher')).toBeHidden();
+    await expect(page.locator('main article')).toBeVisible();
+  });
+
+  for (const lang of LANGS) {
+    const notFound = lang === 'zh' ? '/404.html' : '/en/404.html';
+    test(`${notFound} is a 404 page in its language`, async ({ page }) => {
+      await page.goto(notFound);
+      await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG[lang]);
+      await expect(page.locator('head meta[name="robots"]')).toHaveAttribute('content', 'noindex');
+      await expect(page.locator(`main a[href="${homePathOf(lang)}"]`)).toBeVisible();
+    });
+  }
+
+  test('a missing page answers 404 with the 404 page', async ({ page }) => {
+    const response = await page.goto('/no-such-article/');
+    expect(response?.status()).toBe(404);
+    await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG.zh);
+    await expect(page.locator('main a[href="/"]')).toBeVisible();
+  });
+});
+
+test('every internal link and asset resolves, crawling from both home pages', async ({ page, request, baseURL }) => {
+  test.setTimeout(120_000);
+  const preview = new URL(baseURL!).origin;
+  const result = await crawlSite(page, request, ['/', '/en/', '/404.html', '/en/404.html'], (url) => {
+    if (url.origin === preview) return url.pathname + url.hash;
+    if (url.origin === SITE_URL) return url.pathname + url.hash;
+    return null;
+  });
+  expect(result.problems).toEqual([]);
+  for (const p of pages) expect(result.pages, `${p.path} is reachable by links`).toContain(p.path);
+  expect(result.assets.some((asset) => asset.endsWith('.css')), 'a stylesheet was found and fetched').toBe(true);
+});
+
+test.describe('narrow and wide screens', () => {
+  const targets = [
+    ...homes.map((h) => ({ name: `home-${h.lang}`, path: h.path })),
+    ...pages.map((p) => ({ name: `${p.slug}-${p.lang}`, path: p.path })),
+  ];
+  for (const width of [375, 1280]) {
+    for (const target of targets) {
+      test(`${target.path} at ${width} px does not scroll sideways`, async ({ page }) => {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(target.path);
+        const overflow = await sidewaysOverflow(page);
+        expect(overflow.culprits).toEqual([]);
+        expect(overflow.scrollWidth, `page width at a ${width} px viewport`).toBeLessThanOrEqual(overflow.clientWidth);
+        await saveScreenshot(page, `${target.name}-${width}`);
+        if (width === 375) {
+          await page.emulateMedia({ colorScheme: 'dark' });
+          await saveScreenshot(page, `${target.name}-${width}-dark`);
+        }
+      });
+    }
+  }
+});
+
+test.describe('accessibility (axe)', () => {
+  const targets = [...homes.map((h) => h.path), ...pages.map((p) => p.path)];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    for (const path of targets) {
+      test(`${path} (${colorScheme}) has no serious or critical axe violation`, async ({ page }) => {
+        await page.emulateMedia({ colorScheme });
+        await page.goto(path);
+        const results = await new AxeBuilder({ page })
+          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+          .analyze();
+        const blocking = results.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        expect(blocking).toEqual([]);
+      });
+    }
+  }
+});
+
+test.describe('feeds and sitemap', () => {
+  for (const lang of LANGS) {
+    const feedPath = lang === 'zh' ? '/rss.xml' : '/en/rss.xml';
+    test(`${feedPath} parses and lists every article written in ${lang}, and only those`, async ({ page, request }) => {
+      const feed = await readFeed(page, request, feedPath);
+      expect(feed.contentType).toMatch(/xml/);
+      expect(feed.language).toBe(HTML_LANG[lang]);
+      expect(feed.link).toBe(publicUrl(homePathOf(lang)));
+      const mine = written.filter((a) => a.lang === lang);
+      expect(feed.items.map((item) => localPathOf(item.link)).sort()).toEqual(mine.map((a) => articlePathOf(lang, a.slug)).sort());
+      for (const article of mine) {
+        const item = feed.items.find((i) => i.link === publicUrl(articlePathOf(lang, article.slug)))!;
+        expect(item.title).toBe(article.title);
+        expect(item.description).toBe(article.summary);
+        expect(new Date(item.pubDate).getTime()).toBe(article.date.getTime());
+      }
+    });
+
+    test(`${homePathOf(lang)} announces its feed`, async ({ page }) => {
+      await page.goto(homePathOf(lang));
+      await expect(page.locator('head link[rel="alternate"][type="application/rss+xml"]')).toHaveAttribute('href', feedPath);
+    });
+  }
+
+  test('the sitemap parses and lists every written page with its language alternates', async ({ page, request }) => {
+    const urls = await readSitemap(page, request, localPathOf);
+    const listed = urls.map((u) => localPathOf(u.loc)).sort();
+    const expected = [...homes.map((h) => h.path), ...pages.filter((p) => p.written).map((p) => p.path)].sort();
+    expect(listed).toEqual(expected);
+    for (const slug of slugs) {
+      const translations = LANGS.filter((l) => isWritten(slug, l));
+      if (translations.length < 2) continue;
+      for (const l of translations) {
+        const entry = urls.find((u) => u.loc === publicUrl(articlePathOf(l, slug)))!;
+        expect(entry.alternates).toEqual(expect.arrayContaining(
+          translations.map((t) => ({ hreflang: HTML_LANG[t], href: publicUrl(articlePathOf(t, slug)) }))));
+      }
+    }
+  });
+});

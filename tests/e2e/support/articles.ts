@@ -1,0 +1,70 @@
+// What the site should contain, read straight from content/articles/*/{zh,en}.mdx
+// (not from the site's own code, so the checks do not restate the code under test).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { load } from 'js-yaml';
+
+export type Lang = 'zh' | 'en';
+export const LANGS: readonly Lang[] = ['zh', 'en'];
+export const HTML_LANG: Record<Lang, string> = { zh: 'zh-CN', en: 'en' };
+
+export interface WrittenArticle {
+  slug: string;
+  lang: Lang;
+  title: string;
+  summary: string;
+  date: Date;
+  seriesName: string;
+  seriesNumber: number;
+}
+
+const ARTICLES_DIR = fileURLToPath(new URL('../../../content/articles/', import.meta.url));
+
+function frontmatter(file: string): Record<string, unknown> {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(file, 'utf8'));
+  if (!match) throw new Error(`${file}: expected a frontmatter block between --- lines`);
+  const data = load(match[1]!);
+  if (typeof data !== 'object' || data === null) throw new Error(`${file}: frontmatter is not a mapping`);
+  return data as Record<string, unknown>;
+}
+
+/** Every article file, one entry per (slug, language) actually written. */
+export function writtenArticles(): WrittenArticle[] {
+  const slugs = readdirSync(ARTICLES_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  return slugs.flatMap((slug) => LANGS.flatMap((lang) => {
+    const file = `${ARTICLES_DIR}${slug}/${lang}.mdx`;
+    if (!existsSync(file)) return [];
+    const data = frontmatter(file);
+    const series = data['series'] as { name: string; number: number };
+    return [{
+      slug, lang,
+      title: String(data['title']),
+      summary: String(data['summary']),
+      date: new Date(data['date'] as string | Date),
+      seriesName: series.name,
+      seriesNumber: series.number,
+    }];
+  }));
+}
+
+/** Slugs that have at least one language written. */
+export function articleSlugs(): string[] {
+  return [...new Set(writtenArticles().map((article) => article.slug))];
+}
+
+export function isWritten(slug: string, lang: Lang): boolean {
+  return writtenArticles().some((article) => article.slug === slug && article.lang === lang);
+}
+
+export function otherLang(lang: Lang): Lang {
+  return lang === 'zh' ? 'en' : 'zh';
+}
+
+/** Expected local paths, spelled out here rather than imported from src/i18n. */
+export function homePathOf(lang: Lang): string {
+  return lang === 'zh' ? '/' : '/en/';
+}
+
+export function articlePathOf(lang: Lang, slug: string): string {
+  return lang === 'zh' ? `/${slug}/` : `/en/${slug}/`;
+}
