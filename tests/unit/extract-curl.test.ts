@@ -56,15 +56,17 @@ test('maxTime finds the --max-time the step ran with, in every spelling curl acc
   assert.throws(() => maxTime(['curl', '--max-time']), ExtractError);
 });
 
-test('durationSeconds rounds to one decimal and keeps the exact milliseconds as raw', () => {
+test('durationSeconds rounds to one decimal (two under a second) and keeps the exact milliseconds as raw', () => {
   const step = readSample('curl/local-via-worker2.yaml');
   const d = durationSeconds(step.durationMs);
   assert.equal(d.raw, String(step.durationMs));
   assert.equal(d.value, (Math.round(step.durationMs / 100) / 10).toFixed(1));
   assert.deepEqual(durationSeconds(3036.706), { value: '3.0', raw: '3036.706' });
   assert.deepEqual(durationSeconds(3050), { value: '3.1', raw: '3050' });
-  assert.deepEqual(durationSeconds(49.9), { value: '0.0', raw: '49.9' });
-  assert.deepEqual(durationSeconds(50), { value: '0.1', raw: '50' });
+  assert.deepEqual(durationSeconds(49.9), { value: '0.05', raw: '49.9' });
+  assert.deepEqual(durationSeconds(31.2), { value: '0.03', raw: '31.2' });
+  assert.deepEqual(durationSeconds(994), { value: '0.99', raw: '994' });
+  assert.deepEqual(durationSeconds(996), { value: '1.0', raw: '996' });
   assert.deepEqual(durationSeconds(12000), { value: '12.0', raw: '12000' });
   assert.throws(() => durationSeconds(-1), /expected a duration in milliseconds >= 0, got -1/);
   assert.throws(() => durationSeconds(Number.NaN), ExtractError);

@@ -1,0 +1,91 @@
+// The build's checks over an article's MDX, before any page renders: every
+// <Fact>/<Measured> names something the run has, no measured-looking value is
+// typed into the prose, and the two languages bind the same evidence.
+// Pure: callers pass the sources and the evidence.
+import { load } from 'js-yaml';
+import { checkReferences, findFactReferences, findUnboundValues } from '../evidence/mdx-check.ts';
+import type { Lang } from '../evidence/template.ts';
+
+/** Components that render only bound values (besides Fact, Measured, Provenance). */
+export const ARTICLE_BOUND_COMPONENTS = ['Walkthrough'];
+
+export interface ArticleSource {
+  lang: Lang;
+  /** As messages show it: content/articles/<slug>/<lang>.mdx */
+  file: string;
+  source: string;
+}
+
+/** The frontmatter's languageSpecificFacts: fact id -> reason. */
+export function languageSpecificFacts(source: ArticleSource): Map<string, string> {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(source.source);
+  const data = match ? (load(match[1]!) as { languageSpecificFacts?: Record<string, string> } | null) : null;
+  return new Map(Object.entries(data?.languageSpecificFacts ?? {}));
+}
+
+/** Claim ids named by `<Claim ids="a b">` passages, with their line. */
+export function findClaimReferences(source: string): { id: string; line: number }[] {
+  const refs: { id: string; line: number }[] = [];
+  for (const match of source.matchAll(/<Claim\s+ids="([^"]*)"/g)) {
+    const line = source.slice(0, match.index).split('\n').length;
+    for (const id of match[1]!.split(/\s+/).filter(Boolean)) refs.push({ id, line });
+  }
+  return refs;
+}
+
+function bindings(source: ArticleSource): { facts: Set<string>; steps: Set<string>; claims: Set<string> } {
+  const refs = findFactReferences(source.source);
+  return {
+    facts: new Set(refs.filter((r) => r.kind === 'fact').map((r) => r.id)),
+    steps: new Set(refs.filter((r) => r.kind === 'step').map((r) => r.id)),
+    claims: new Set(findClaimReferences(source.source).map((r) => r.id)),
+  };
+}
+
+/** A fact or Measured step bound in one language and not the other, unless declared language-specific. */
+export function checkParity(sources: readonly ArticleSource[]): string[] {
+  if (sources.length < 2) return [];
+  const problems: string[] = [];
+  const declared = new Map<string, string>();
+  for (const s of sources) for (const [id, reason] of languageSpecificFacts(s)) declared.set(id, reason);
+  const bound = sources.map((s) => ({ source: s, ...bindings(s) }));
+  for (const a of bound) {
+    for (const b of bound) {
+      if (a === b) continue;
+      for (const id of a.facts) {
+        if (!b.facts.has(id) && !declared.has(id)) {
+          problems.push(`${a.source.file}: binds <Fact id="${id}">, ${b.source.file} does not (bind it there too, or declare it under languageSpecificFacts with a reason)`);
+        }
+      }
+      for (const id of a.steps) {
+        if (!b.steps.has(id)) problems.push(`${a.source.file}: shows step "${id}" in a <Measured>, ${b.source.file} does not`);
+      }
+      for (const id of a.claims) {
+        if (!b.claims.has(id)) problems.push(`${a.source.file}: a passage rests on claim "${id}", no passage of ${b.source.file} does`);
+      }
+    }
+  }
+  return problems;
+}
+
+export function checkArticleSources(
+  sources: readonly ArticleSource[],
+  evidence: { factIds: Iterable<string>; stepIds: Iterable<string>; claimIds?: Iterable<string> },
+): string[] {
+  const claimIds = new Set(evidence.claimIds ?? []);
+  const factIds = [...evidence.factIds];
+  const stepIds = [...evidence.stepIds];
+  const problems: string[] = [];
+  for (const s of sources) {
+    problems.push(...checkReferences(s.file, s.source, factIds, stepIds).map((p) => p.message));
+    problems.push(...findUnboundValues(s.file, s.source, { boundComponents: ARTICLE_BOUND_COMPONENTS }).map((p) => p.message));
+    for (const ref of findClaimReferences(s.source)) {
+      if (!claimIds.has(ref.id)) problems.push(`${s.file}:${ref.line}: <Claim ids="…${ref.id}…">: unknown claim "${ref.id}"; the article declares: ${[...claimIds].join(', ') || 'none'}`);
+    }
+    for (const id of languageSpecificFacts(s).keys()) {
+      if (!factIds.includes(id)) problems.push(`${s.file}: languageSpecificFacts names "${id}", which is no fact of this article`);
+    }
+  }
+  problems.push(...checkParity(sources));
+  return problems;
+}

@@ -1,0 +1,52 @@
+// An article's evidence as the pages use it: the snapshots, the facts derived
+// from them, and the measured-line templates, checked against each other.
+// Pure apart from reading the snapshots folder.
+import { join, resolve } from 'node:path';
+import { loadSnapshots, type Snapshots } from '../evidence/load.ts';
+import { deriveFactsWithSkips, type Fact, type FactDef, type SkippedFact } from '../evidence/facts.ts';
+import { assertLineTemplates, type LineTemplates } from '../evidence/template.ts';
+import { provenanceFacts } from '../evidence/provenance.ts';
+import { checkClaimDefs, evaluateClaims, type ClaimDef, type ClaimResult } from '../evidence/claims.ts';
+import { EvidenceError } from '../evidence/errors.ts';
+
+export interface ArticleEvidence {
+  slug: string;
+  snapshots: Snapshots;
+  facts: Map<string, Fact>;
+  skipped: SkippedFact[];
+  lines: LineTemplates;
+  linesFile: string;
+  /** Every claim of the article, evaluated against this run. */
+  claims: ClaimResult[];
+}
+
+/**
+ * Where an article's snapshots are read from: its own folder, or
+ * `<root>/<slug>` when SHICE_SNAPSHOT_ROOT names another run's folder
+ * (the layout `npm run capture -- --out <root>` writes).
+ */
+export function snapshotsDir(articleDir: string, slug: string, root: string | undefined): string {
+  return root ? resolve(root, slug) : join(articleDir, 'snapshots');
+}
+
+export function buildArticleEvidence(input: {
+  slug: string;
+  snapshotsDir: string;
+  factDefs: FactDef[];
+  lines: LineTemplates;
+  linesFile: string;
+  claimDefs?: ClaimDef[];
+  claimsFile?: string;
+}): ArticleEvidence {
+  const snapshots = loadSnapshots(input.snapshotsDir);
+  const declared = new Set(input.factDefs.map((d) => d.id));
+  const defs = [...input.factDefs, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
+  const { facts, skipped } = deriveFactsWithSkips(defs, snapshots);
+  assertLineTemplates(input.lines, { file: input.linesFile, factIds: facts.keys(), stepIds: snapshots.run.steps });
+  const claimDefs = input.claimDefs ?? [];
+  const claimProblems = checkClaimDefs(claimDefs, defs.map((d) => d.id), input.claimsFile ?? 'claims.ts');
+  if (claimProblems.length) throw new EvidenceError(claimProblems);
+  const fileOfStep = (step: string) => (step === 'run' ? snapshots.files.run : snapshots.files.steps.get(step) ?? step);
+  const claims = evaluateClaims(claimDefs, facts, fileOfStep);
+  return { slug: input.slug, snapshots, facts, skipped, lines: input.lines, linesFile: input.linesFile, claims };
+}

@@ -1,0 +1,51 @@
+// Every article's evidence, found by Vite at build time: facts.ts and lines.ts
+// beside each experiment, snapshots read once per article and kept for the
+// whole build (a page binds many facts; the files are read and validated once).
+import { resolve } from 'node:path';
+import type { FactDef } from '../evidence/facts.ts';
+import type { LineTemplates } from '../evidence/template.ts';
+import type { WalkthroughStop } from './walkthrough.ts';
+import type { ClaimDef } from '../evidence/claims.ts';
+import { buildArticleEvidence, snapshotsDir, type ArticleEvidence } from './evidence.ts';
+
+const factModules = import.meta.glob<{ facts: FactDef[] }>('/content/articles/*/facts.ts', { eager: true });
+const walkthroughModules = import.meta.glob<{ walkthrough: WalkthroughStop[] }>('/content/articles/*/walkthrough.ts', { eager: true });
+const claimModules = import.meta.glob<{ claims: ClaimDef[] }>('/content/articles/*/claims.ts', { eager: true });
+const lineModules = import.meta.glob<{ lines: LineTemplates }>('/content/articles/*/lines.ts', { eager: true });
+
+const slugOf = (path: string) => path.split('/').at(-2)!;
+const bySlug = <T>(modules: Record<string, T>) => new Map(Object.entries(modules).map(([path, m]) => [slugOf(path), m]));
+const facts = bySlug(factModules);
+const lines = bySlug(lineModules);
+const walkthroughs = bySlug(walkthroughModules);
+const claims = bySlug(claimModules);
+const cache = new Map<string, ArticleEvidence>();
+
+/** The article's evidence, or an error naming the file that is missing. */
+export function articleEvidence(slug: string): ArticleEvidence {
+  const cached = cache.get(slug);
+  if (cached) return cached;
+  const articleDir = resolve('content/articles', slug);
+  const factDefs = facts.get(slug)?.facts;
+  if (!factDefs) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "facts" (the article binds measured values)`);
+  const templates = lines.get(slug)?.lines;
+  if (!templates) throw new Error(`content/articles/${slug}/lines.ts: expected an export named "lines" (the measured lines per step)`);
+  const evidence = buildArticleEvidence({
+    slug,
+    snapshotsDir: snapshotsDir(articleDir, slug, process.env.SHICE_SNAPSHOT_ROOT),
+    factDefs,
+    lines: templates,
+    linesFile: `content/articles/${slug}/lines.ts`,
+    claimDefs: claims.get(slug)?.claims ?? [],
+    claimsFile: `content/articles/${slug}/claims.ts`,
+  });
+  cache.set(slug, evidence);
+  return evidence;
+}
+
+/** The article's step-by-step stops; an article that uses <Walkthrough /> must declare them. */
+export function walkthroughOf(slug: string): WalkthroughStop[] {
+  const stops = walkthroughs.get(slug)?.walkthrough;
+  if (!stops) throw new Error(`content/articles/${slug}/walkthrough.ts: expected an export named "walkthrough" (the article uses <Walkthrough />)`);
+  return stops;
+}
