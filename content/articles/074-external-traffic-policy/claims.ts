@@ -1,0 +1,97 @@
+// What the prose of article 074 asserts about the run, as checks over its facts.
+// A passage names the claims it rests on (<Claim ids="...">); a re-run that
+// breaks one fails the build (or, with SHICE_DRAFT=1, flags the passage).
+import type { ClaimDef } from '../../../src/evidence/claims.ts';
+
+export const claims: ClaimDef[] = [
+  {
+    id: 'cluster-hides-client',
+    statement: {
+      zh: 'Cluster 策略下,无论经哪个节点进入,后端都看不到真实客户端的地址',
+      en: 'Under Cluster the backend never sees the real client, whichever node the request enters by',
+    },
+    facts: ['cluster-via-worker.client', 'cluster-via-worker2.client', 'node.control-plane.ip'],
+    holds: (v) => v('cluster-via-worker.client') !== v('node.control-plane.ip') && v('cluster-via-worker2.client') !== v('node.control-plane.ip'),
+  },
+  {
+    id: 'cluster-same-node-sees-gateway',
+    statement: {
+      zh: '经有后端的节点进入时,后端看到的是该节点 Pod 网段的网关地址',
+      en: 'Entering by the node with the backend, the backend sees that node\'s pod gateway address',
+    },
+    facts: ['cluster-via-worker.client', 'node.worker.podGateway'],
+    holds: (v) => v('cluster-via-worker.client') === v('node.worker.podGateway'),
+  },
+  {
+    id: 'cluster-forward-sees-forwarding-node',
+    statement: {
+      zh: '经没有后端的节点进入时,请求被转发,后端看到的是转发节点自己的地址',
+      en: 'Entering by a node without the backend, the request is forwarded and the backend sees the forwarding node\'s address',
+    },
+    facts: ['cluster-via-worker2.client', 'node.worker2.ip'],
+    holds: (v) => v('cluster-via-worker2.client') === v('node.worker2.ip'),
+  },
+  {
+    id: 'local-keeps-client',
+    statement: {
+      zh: 'Local 策略下,经有后端的节点进入,后端看到的就是真实客户端的地址',
+      en: 'Under Local, entering by the node with the backend, the backend sees the real client address',
+    },
+    facts: ['local-via-worker.client', 'node.control-plane.ip'],
+    holds: (v) => v('local-via-worker.client') === v('node.control-plane.ip'),
+  },
+  {
+    id: 'local-drops-without-backend',
+    statement: {
+      zh: 'Local 策略下,没有本地后端的节点丢弃发往该 NodePort 的包:curl 以超时的退出码放弃,filter 表里有对应的 DROP 规则',
+      en: 'Under Local, a node without a local backend drops packets to the NodePort: curl gives up with its timeout exit code and the filter table holds the DROP rule',
+    },
+    facts: ['local-via-worker2.rc', 'filter-worker2.dropPort', 'service.s-local.nodePort'],
+    holds: (v) => v('local-via-worker2.rc') === '28' && v('filter-worker2.dropPort') === v('service.s-local.nodePort'),
+  },
+  {
+    id: 'nodeport-local-has-no-health-port',
+    statement: {
+      zh: '只有 LoadBalancer + Local 的 Service 才分配 healthCheckNodePort,NodePort + Local 没有',
+      en: 'Only a LoadBalancer Service with Local gets a healthCheckNodePort; a NodePort Service with Local gets none',
+    },
+    facts: ['service.s-local.healthCheckNodePort', 'service.s-lb.healthCheckNodePort'],
+    holds: (v) => v('service.s-local.healthCheckNodePort') === 'none' && /^\d+$/.test(v('service.s-lb.healthCheckNodePort')),
+  },
+  {
+    id: 'health-check-follows-local-endpoints',
+    statement: {
+      zh: '健康检查端口在有本地后端的节点回答健康,在没有本地后端的节点(以及删掉后端之后)回答不健康',
+      en: 'The health check answers healthy on a node with a local backend, and unhealthy where there is none, including after the backend is deleted',
+    },
+    facts: [
+      'health-worker.status', 'health-worker.localEndpoints',
+      'health-worker2.status', 'health-worker2.localEndpoints',
+      'health-control-plane.status', 'health-control-plane.localEndpoints',
+      'health-worker-after-delete.status', 'health-worker-after-delete.localEndpoints',
+    ],
+    holds: (v) =>
+      v('health-worker.status') === '200' && v('health-worker.localEndpoints') === '1'
+      && v('health-worker2.status') === '503' && v('health-worker2.localEndpoints') === '0'
+      && v('health-control-plane.status') === '503' && v('health-control-plane.localEndpoints') === '0'
+      && v('health-worker-after-delete.status') === '503' && v('health-worker-after-delete.localEndpoints') === '0',
+  },
+  {
+    id: 'cluster-extra-hop',
+    statement: {
+      zh: '经没有后端的节点进入时,连接在该节点被 DNAT 到 Pod、再 SNAT 成该节点的地址:conntrack 的回复方向由 Pod 发往该节点',
+      en: 'Through a node without the backend, the connection is DNATed to the pod and SNATed to that node: conntrack\'s reply direction runs from the pod to that node',
+    },
+    facts: [
+      'conntrack-worker2.first.original.src', 'conntrack-worker2.first.original.dst', 'conntrack-worker2.first.original.dport',
+      'conntrack-worker2.first.reply.src', 'conntrack-worker2.first.reply.dst',
+      'node.control-plane.ip', 'node.worker2.ip', 'service.s-cluster.nodePort', 'pod.backend.ip',
+    ],
+    holds: (v) =>
+      v('conntrack-worker2.first.original.src') === v('node.control-plane.ip')
+      && v('conntrack-worker2.first.original.dst') === v('node.worker2.ip')
+      && v('conntrack-worker2.first.original.dport') === v('service.s-cluster.nodePort')
+      && v('conntrack-worker2.first.reply.src') === v('pod.backend.ip')
+      && v('conntrack-worker2.first.reply.dst') === v('node.worker2.ip'),
+  },
+];
