@@ -1,0 +1,189 @@
+// The page says what the snapshots say: every bound value, every measured line,
+// no stray digit in the prose, the run id; snapshot text cannot inject markup;
+// and a build from other snapshots shows the other values (the page is bound,
+// not typed).
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { expect, test, type Page } from '@playwright/test';
+import { load, dump } from 'js-yaml';
+import { committedSnapshots, deriveEvidence, numericTokens, ROOT, SLUG, type DerivedEvidence } from './support/evidence.ts';
+
+const LANGS = [
+  { lang: 'zh' as const, path: `/${SLUG}/` },
+  { lang: 'en' as const, path: `/en/${SLUG}/` },
+];
+
+interface BoundElement { id: string; step: string; text: string; raw: string | null }
+
+async function boundElements(page: Page): Promise<BoundElement[]> {
+  return page.$$eval('[data-fact]', (els) => els.map((el) => ({
+    id: el.getAttribute('data-fact')!,
+    step: el.getAttribute('data-step')!,
+    text: el.textContent ?? '',
+    raw: el.getAttribute('data-raw'),
+  })));
+}
+
+/** Text nodes with a number inside the article that no bound element, UI chrome or experiment file excerpt holds. */
+async function strayDigits(page: Page): Promise<string[]> {
+  return page.$eval('article[data-run]', (article) => {
+    const allowed = '[data-fact], [data-measured], [data-ui], [data-source] pre, script, style';
+    const stray: string[] = [];
+    const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      // A number, not a digit inside a name: worker2 and iproute2 are names.
+      if (!/(?<![\p{L}_-])\d/u.test(text)) continue;
+      if (node.parentElement?.closest(allowed)) continue;
+      stray.push(text.trim().slice(0, 80));
+    }
+    return stray;
+  });
+}
+
+async function checkPageAgainst(page: Page, evidence: DerivedEvidence, lang: 'zh' | 'en'): Promise<void> {
+  await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', evidence.runId);
+
+  const elements = await boundElements(page);
+  expect(elements.length, 'the article binds facts').toBeGreaterThan(20);
+  for (const el of elements) {
+    const fact = evidence.facts.get(el.id);
+    expect(fact, `data-fact="${el.id}" is a fact of this run`).toBeTruthy();
+    expect(el.step, `data-fact="${el.id}" names the step it came from`).toBe(fact!.step);
+    expect(el.text, `data-fact="${el.id}" shows the derived value`).toBe(fact!.value);
+    expect(el.raw, `data-fact="${el.id}" carries the exact value when rounded`).toBe(fact!.raw ?? null);
+    // Independent of the extractors: each number a step fact shows is written in the step's
+    // snapshot file. (Run facts may be computed, e.g. a pod gateway from a podCIDR.)
+    const file = evidence.rawFiles.get(el.step);
+    expect(file, `data-step="${el.step}" names a snapshot file`).toBeTruthy();
+    if (el.step === 'run') continue;
+    for (const token of numericTokens(el.raw ?? el.text)) {
+      expect(file, `${el.id}: "${token}" appears in ${el.step}'s snapshot`).toContain(token);
+    }
+  }
+
+  const figures = await page.$$eval('figure[data-measured]', (els) => els.map((fig) => ({
+    steps: fig.getAttribute('data-measured')!.split(' '),
+    lines: [...fig.querySelectorAll(':scope > .measured-lines > li')].map((li) => ({
+      step: li.getAttribute('data-step'),
+      text: li.textContent ?? '',
+      factSteps: [...li.querySelectorAll('[data-fact]')].map((f) => f.getAttribute('data-step')),
+    })),
+    heading: fig.querySelector('figcaption')?.textContent ?? '',
+  })));
+  expect(figures.length, 'the article has measured figures').toBeGreaterThan(3);
+  for (const figure of figures) {
+    expect(figure.heading).toBe(lang === 'zh' ? '实测 · 本机执行输出' : 'Measured · output of this run');
+    expect(figure.lines.map((l) => l.step), 'one line per step, in order').toEqual(figure.steps);
+    for (const line of figure.lines) {
+      expect(line.text, `the line of ${line.step}`).toBe(evidence.expectedLine(line.step!, lang));
+      for (const step of line.factSteps) expect(evidence.rawFiles.has(step!)).toBe(true);
+    }
+  }
+
+  expect(await strayDigits(page), 'no digit in the prose outside a bound element').toEqual([]);
+}
+
+test.describe('the committed snapshots', () => {
+  const evidence = deriveEvidence(committedSnapshots);
+  for (const { lang, path } of LANGS) {
+    test(`${lang}: every bound value, line and run id matches the snapshots`, async ({ page }) => {
+      await page.goto(path);
+      await checkPageAgainst(page, evidence, lang);
+    });
+  }
+
+  test('the article names the headline observations with bound values', async ({ page }) => {
+    await page.goto(LANGS[0]!.path);
+    const value = async (id: string) => page.locator(`[data-fact="${id}"]`).first().textContent();
+    expect(await value('local-via-worker2.rc')).toBe(evidence.facts.get('local-via-worker2.rc')!.value);
+    expect(await value('health-worker.status')).toBe(evidence.facts.get('health-worker.status')!.value);
+    expect(await value('cluster-via-worker2.client')).toBe(evidence.facts.get('cluster-via-worker2.client')!.value);
+  });
+});
+
+/** Builds the site from a copy of the committed snapshots changed by `mutate`, into a temporary folder. */
+function buildFrom(mutate: (dir: string) => void, env: NodeJS.ProcessEnv = {}): { root: string; dist: string; snapshots: string } {
+  const root = mkdtempSync(join(tmpdir(), 'shice-fixture-'));
+  const snapshots = join(root, 'snapshots', SLUG);
+  cpSync(committedSnapshots, snapshots, { recursive: true });
+  mutate(snapshots);
+  const dist = join(root, 'dist');
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', dist], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, SHICE_SNAPSHOT_ROOT: join(root, 'snapshots') },
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) throw new Error(`fixture build failed:\n${build.stdout}\n${build.stderr}`);
+  return { root, dist, snapshots };
+}
+
+function editYaml(file: string, edit: (data: Record<string, unknown>) => void): void {
+  const data = load(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  edit(data);
+  writeFileSync(file, dump(data, { lineWidth: -1 }));
+}
+
+test.describe.serial('builds from other snapshots', () => {
+  test.setTimeout(180_000);
+
+  test('a snapshot holding <script> and <img onerror> renders as text', async ({ page }) => {
+    const payload = '<script>window.__shiceXss = 1</script><img src=x onerror="window.__shiceXss = 2">';
+    const site = buildFrom((dir) => {
+      editYaml(join(dir, 'cluster-via-worker.yaml'), (s) => { s['stderr'] = `${payload}\n`; });
+      editYaml(join(dir, 'filter-worker2.yaml'), (s) => { s['stdout'] = `# ${payload}\n${s['stdout']}`; });
+      editYaml(join(dir, 'run.yaml'), (r) => {
+        (r['environment'] as Record<string, string>)['summary'] = `A lab ${payload}`;
+      });
+    });
+    try {
+      await page.goto(pathToFileURL(join(site.dist, SLUG, 'index.html')).href);
+      await page.locator('details.measured-raw').evaluateAll((els) => els.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+      expect(await page.evaluate(() => (window as unknown as { __shiceXss?: number }).__shiceXss)).toBeUndefined();
+      expect(await page.locator('article img').count(), 'no <img> from a snapshot').toBe(0);
+      expect(await page.locator('article script:not([type="module"]):not([src])').evaluateAll((els) => els.filter((e) => e.textContent?.includes('__shiceXss')).length)).toBe(0);
+      await expect(page.locator('[data-fact="run.environment.summary"]').first()).toHaveText(`A lab ${payload}`);
+      await expect(page.locator('figure[data-measured~="cluster-via-worker"] .step-stderr').first()).toContainText('<script>window.__shiceXss = 1</script>');
+    } finally {
+      rmSync(site.root, { recursive: true, force: true });
+    }
+  });
+
+  test('a build from snapshots whose values differ shows those values, not the committed ones', async ({ page }) => {
+    const committed = deriveEvidence(committedSnapshots);
+    const site = buildFrom((dir) => {
+      editYaml(join(dir, 'run.yaml'), (r) => { r['runId'] = 'fixture-run-differing'; });
+      editYaml(join(dir, 'cluster-via-worker2.yaml'), (s) => { s['stdout'] = 'client=192.0.2.77\n'; });
+      editYaml(join(dir, 'local-via-worker2.yaml'), (s) => {
+        s['exitCode'] = 7;
+        s['durationMs'] = 12.5;
+        s['stderr'] = 'curl: (7) Failed to connect to 172.18.0.4 port 30154 after 12 ms: Connection refused\n';
+      });
+      editYaml(join(dir, 'health-worker.yaml'), (s) => { s['stdout'] = String(s['stdout']).replace(/^HTTP\/1\.1 200 OK/, 'HTTP/1.1 299 Odd'); });
+    }, { SHICE_DRAFT: '1' }); // these values break claims: a draft build flags them instead of failing
+    try {
+      const fixture = deriveEvidence(site.snapshots);
+      expect(fixture.facts.get('cluster-via-worker2.client')!.value).toBe('192.0.2.77');
+      for (const { lang, path } of LANGS) {
+        await page.goto(pathToFileURL(join(site.dist, path.slice(1), 'index.html')).href);
+        await checkPageAgainst(page, fixture, lang);
+        for (const id of ['cluster-via-worker2.client', 'local-via-worker2.rc', 'health-worker.status']) {
+          const shown = await page.locator(`[data-fact="${id}"]`).first().textContent();
+          expect(shown).toBe(fixture.facts.get(id)!.value);
+          expect(shown).not.toBe(committed.facts.get(id)!.value);
+        }
+        // The passages resting on the broken claims carry a visible warning; the others do not.
+        const broken = page.locator('.claim[data-claim-status="broken"]');
+        await expect(broken.filter({ has: page.locator('[data-claim="local-drops-without-backend"]') })).toHaveCount(1);
+        await expect(broken.filter({ has: page.locator('[data-claim="local-drops-without-backend"]') }).locator('.claim-warning')).toBeVisible();
+        await expect(page.locator('.claim[data-claims="local-keeps-client"]')).toHaveAttribute('data-claim-status', 'holds');
+        await expect(page.locator('figure[data-measured~="local-via-worker2"] li[data-claim="local-drops-without-backend"]').first()).toHaveAttribute('data-claim-status', 'broken');
+      }
+    } finally {
+      rmSync(site.root, { recursive: true, force: true });
+    }
+  });
+});

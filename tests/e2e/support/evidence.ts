@@ -1,0 +1,56 @@
+// The evidence a page must show, derived afresh in the test process from the raw
+// snapshot files, with the same pure extractors the build uses (src/evidence) —
+// plus a check that does not trust them: every number a page shows must be
+// written in the snapshot file the element names.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadSnapshots } from '../../../src/evidence/load.ts';
+import { deriveFacts, type Fact } from '../../../src/evidence/facts.ts';
+import { provenanceFacts } from '../../../src/evidence/provenance.ts';
+import { renderLine, type Lang } from '../../../src/evidence/template.ts';
+import { facts as facts074 } from '../../../content/articles/074-external-traffic-policy/facts.ts';
+import { lines as lines074 } from '../../../content/articles/074-external-traffic-policy/lines.ts';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const SLUG = '074-external-traffic-policy';
+export const committedSnapshots = join(ROOT, 'content/articles', SLUG, 'snapshots');
+
+export interface DerivedEvidence {
+  runId: string;
+  facts: Map<string, Fact>;
+  /** The raw text of the file behind each step id (and 'run'). */
+  rawFiles: Map<string, string>;
+  expectedLine(step: string, lang: Lang): string;
+}
+
+export function deriveEvidence(snapshotsDir: string): DerivedEvidence {
+  const snapshots = loadSnapshots(snapshotsDir);
+  const declared = new Set(facts074.map((d) => d.id));
+  const defs = [...facts074, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
+  const optional = new Set(defs.filter((d) => d.optional).map((d) => d.id));
+  // Optional facts a run lacks are simply absent; deriveFacts would fail on the others.
+  const facts = deriveFacts(defs.filter((d) => {
+    if (!optional.has(d.id)) return true;
+    try {
+      deriveFacts([d], snapshots);
+      return true;
+    } catch {
+      return false;
+    }
+  }), snapshots);
+  const rawFiles = new Map<string, string>([['run', readFileSync(join(snapshotsDir, 'run.yaml'), 'utf8')]]);
+  for (const id of snapshots.run.steps) rawFiles.set(id, readFileSync(join(snapshotsDir, `${id}.yaml`), 'utf8'));
+  return {
+    runId: snapshots.run.runId,
+    facts,
+    rawFiles,
+    expectedLine: (step, lang) =>
+      renderLine(lines074, step, lang, facts).map((s) => (s.kind === 'text' ? s.text : s.fact.value)).join(''),
+  };
+}
+
+/** The digit-bearing tokens of a shown value ("172.18.0.3", "28", "3187.77"). */
+export function numericTokens(text: string): string[] {
+  return text.match(/\d+(?:[.:]\d+)*/g) ?? [];
+}

@@ -1,0 +1,122 @@
+// Every claim of article 074 holds on the committed snapshots and breaks on a
+// run where its observation changes; a broken claim stops the build with its
+// name, statement, values and files, unless the build is a draft.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load, dump } from 'js-yaml';
+import { buildArticleEvidence } from '../../src/article/evidence.ts';
+import { checkArticles } from '../../src/article/integration.ts';
+import { checkClaimDefs, evaluateClaims, formatBrokenClaims, type ClaimDef } from '../../src/evidence/claims.ts';
+import { facts } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { lines } from '../../content/articles/074-external-traffic-policy/lines.ts';
+import { claims } from '../../content/articles/074-external-traffic-policy/claims.ts';
+
+const SLUG = '074-external-traffic-policy';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const committed = join(root, 'content/articles', SLUG, 'snapshots');
+
+function evidenceOf(dir: string) {
+  return buildArticleEvidence({ slug: SLUG, snapshotsDir: dir, factDefs: facts, lines, linesFile: 'lines.ts', claimDefs: claims, claimsFile: 'claims.ts' });
+}
+
+type Mutation = (dir: string) => void;
+const edit = (file: string, change: (data: Record<string, unknown>) => void): Mutation => (dir) => {
+  const path = join(dir, file);
+  const data = load(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  change(data);
+  writeFileSync(path, dump(data, { lineWidth: -1 }));
+};
+const stdout = (file: string, from: RegExp, to: string) => edit(file, (s) => { s['stdout'] = String(s['stdout']).replace(from, to); });
+
+/** For each claim, a run in which what it asserts is no longer observed. */
+const breaking: Record<string, Mutation> = {
+  'cluster-hides-client': stdout('cluster-via-worker2.yaml', /client=.*/, 'client=172.18.0.3'),
+  'cluster-same-node-sees-gateway': stdout('cluster-via-worker.yaml', /client=.*/, 'client=10.244.1.77'),
+  'cluster-forward-sees-forwarding-node': stdout('cluster-via-worker2.yaml', /client=.*/, 'client=10.244.2.1'),
+  'local-keeps-client': stdout('local-via-worker.yaml', /client=.*/, 'client=172.18.0.4'),
+  'local-drops-without-backend': edit('local-via-worker2.yaml', (s) => {
+    s['exitCode'] = 7;
+    s['stderr'] = 'curl: (7) Failed to connect to 172.18.0.4 port 30154 after 2 ms: Connection refused\n';
+  }),
+  'nodeport-local-has-no-health-port': edit('run.yaml', (r) => {
+    (r['services'] as { name: string; healthCheckNodePort: number | null }[]).find((s) => s.name === 's-local')!.healthCheckNodePort = 31999;
+  }),
+  'health-check-follows-local-endpoints': stdout('health-worker-after-delete.yaml', /^HTTP\/1\.1 503 Service Unavailable/, 'HTTP/1.1 200 OK'),
+  'cluster-extra-hop': stdout('conntrack-worker2.yaml', /(dport=\d+ )src=\S+/, '$1src=10.244.1.99'),
+};
+
+function mutatedRun(mutate: Mutation): { root: string; dir: string } {
+  const tmp = mkdtempSync(join(tmpdir(), 'shice-claims-'));
+  const dir = join(tmp, SLUG);
+  cpSync(committed, dir, { recursive: true });
+  mutate(dir);
+  return { root: tmp, dir };
+}
+
+test('every claim holds on the committed snapshots', () => {
+  const results = evidenceOf(committed).claims;
+  assert.deepEqual(results.map((r) => r.id).sort(), claims.map((c) => c.id).sort());
+  for (const r of results) assert.equal(r.status, 'holds', `${r.id}: ${formatBrokenClaims([r]).join('')}`);
+});
+
+for (const claim of claims) {
+  test(`claim ${claim.id} breaks on a run where its observation changes, and only the claims reading that value break`, () => {
+    const mutate = breaking[claim.id];
+    assert.ok(mutate, `a breaking run is declared for ${claim.id}`);
+    const run = mutatedRun(mutate);
+    try {
+      const results = evidenceOf(run.dir).claims;
+      const broken = results.filter((r) => r.status === 'broken');
+      assert.ok(broken.some((r) => r.id === claim.id), `${claim.id} is reported broken`);
+      for (const r of broken) assert.ok(r.values.length > 0);
+    } finally {
+      rmSync(run.root, { recursive: true, force: true });
+    }
+  });
+}
+
+test('a broken claim fails the build check with its name, statement, values and snapshot files; a draft build only warns', async () => {
+  const run = mutatedRun(breaking['local-drops-without-backend']!);
+  try {
+    const strict = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: run.root });
+    const message = strict.problems.join('\n');
+    assert.match(message, /claim "local-drops-without-backend" no longer holds: Under Local, a node without a local backend drops/);
+    assert.match(message, /local-via-worker2\.rc = "7"  from .*local-via-worker2\.yaml/);
+    assert.match(message, /service\.s-local\.nodePort = "\d+"  from .*run\.yaml/);
+    const draft = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: run.root, SHICE_DRAFT: '1' });
+    assert.deepEqual(draft.problems, []);
+    assert.match(draft.drafts.join('\n'), /local-drops-without-backend/);
+  } finally {
+    rmSync(run.root, { recursive: true, force: true });
+  }
+});
+
+test('the committed article passes the build check', async () => {
+  const result = await checkArticles(root, {});
+  assert.deepEqual(result.problems, []);
+  assert.match(result.summary, /8 claims checked/);
+});
+
+test('claim declarations are checked: ids, statements, facts that exist; undeclared reads are refused', () => {
+  const bad: ClaimDef[] = [
+    { id: 'Bad Id', statement: { zh: 'x', en: 'x' }, facts: ['a'], holds: () => true },
+    { id: 'dup', statement: { zh: '', en: 'x' }, facts: ['nope'], holds: () => true },
+    { id: 'dup', statement: { zh: 'x', en: 'x' }, facts: [], holds: () => true },
+  ];
+  const problems = checkClaimDefs(bad, ['a'], 'claims.ts');
+  assert.ok(problems.some((p) => /claim id "Bad Id": expected lowercase words/.test(p)));
+  assert.ok(problems.some((p) => /claim "dup" is declared twice/.test(p)));
+  assert.ok(problems.some((p) => /claim "dup": expected a statement in zh and en/.test(p)));
+  assert.ok(problems.some((p) => /claim "dup" reads fact "nope", which this article does not declare/.test(p)));
+  const sneaky: ClaimDef = { id: 'sneaky', statement: { zh: 'x', en: 'x' }, facts: ['a'], holds: (v) => v('b') === '1' };
+  const facts = new Map([['a', { id: 'a', step: 'run', value: '1' }], ['b', { id: 'b', step: 'run', value: '1' }]]);
+  assert.throws(() => evaluateClaims([sneaky], facts, () => 'run.yaml'), /reads fact "b" without declaring it/);
+  const missing: ClaimDef = { id: 'missing', statement: { zh: 'x', en: 'x' }, facts: ['gone'], holds: () => true };
+  const [result] = evaluateClaims([missing], facts, () => 'run.yaml');
+  assert.equal(result!.status, 'broken');
+  assert.match(result!.problem!, /no fact gone/);
+});
