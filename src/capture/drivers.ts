@@ -18,6 +18,7 @@ export function createDriver(args: CaptureArgs, run: { runId: string; articleDir
     ...(args.image ? { image: args.image } : {}),
     loadImages: args.loadImages,
     stateDir: join(run.root, KIND_STATE_DIR),
+    cwd: run.root,
   });
 }
 

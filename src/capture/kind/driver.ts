@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { arch, release, type as osType } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Experiment, Topology } from '../../experiment/types.ts';
 import {
   DriverError,
@@ -89,6 +89,11 @@ export interface KindDriverOptions {
   loadImages: boolean;
   /** A folder the capture owns (e.g. <repo>/.shice/kind): kubeconfig, kind config, ownership marker. */
   stateDir: string;
+  /**
+   * The folder tools run in (the project root). The capture's kubeconfig is passed
+   * relative to it when it lies inside, so no path of this machine reaches a snapshot.
+   */
+  cwd?: string;
   /** The environment children start from (tests put fake tools first on PATH); KUBECONFIG is always overridden. */
   env?: NodeJS.ProcessEnv;
   timeouts?: Partial<KindTimeouts>;
@@ -112,6 +117,7 @@ export class KindDriver implements Driver {
   private readonly timeouts: KindTimeouts;
   private readonly stateDir: string;
   private readonly kubeconfig: string;
+  private readonly cwd: string;
   private readonly childEnv: NodeJS.ProcessEnv;
 
   private experiment: Experiment | null = null;
@@ -128,7 +134,10 @@ export class KindDriver implements Driver {
     this.options = options;
     this.timeouts = { ...DEFAULT_KIND_TIMEOUTS, ...options.timeouts };
     this.stateDir = resolve(options.stateDir);
-    this.kubeconfig = join(this.stateDir, 'kubeconfig');
+    this.cwd = resolve(options.cwd ?? process.cwd());
+    const kubeconfig = join(this.stateDir, 'kubeconfig');
+    const inside = relative(this.cwd, kubeconfig);
+    this.kubeconfig = inside.startsWith('..') || isAbsolute(inside) ? kubeconfig : inside;
     // Belt and braces: even a call that forgot --kubeconfig could not reach the user's file.
     this.childEnv = { ...(options.env ?? process.env), KUBECONFIG: this.kubeconfig };
   }
@@ -143,7 +152,7 @@ export class KindDriver implements Driver {
   }
 
   async preflight(): Promise<void> {
-    const quick = { env: this.childEnv, timeoutMs: this.timeouts.quickMs };
+    const quick = { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs };
     const [docker, kind, kubectl] = await Promise.all([
       runTool(cmd.dockerVersion(), quick),
       runTool(cmd.kindVersion(), quick),
@@ -553,7 +562,7 @@ export class KindDriver implements Driver {
   /** Runs a command whose exit code is the caller's to judge; missing tools, timeouts and interrupts are DriverErrors. */
   private async runRaw(argv: string[], timeoutMs: number, what: string, ctx?: DriverContext): Promise<ToolRun> {
     if (ctx?.signal.aborted) throw new DriverError(`interrupted before: ${what}`);
-    const run = await runTool(argv, { env: this.childEnv, timeoutMs, ...(ctx ? { signal: ctx.signal } : {}) });
+    const run = await runTool(argv, { env: this.childEnv, cwd: this.cwd, timeoutMs, ...(ctx ? { signal: ctx.signal } : {}) });
     if (run.missing) throw new DriverError(`could not ${what}: \`${argv[0]}\` is not on PATH`);
     if (run.canceled) throw new DriverError(`interrupted while: ${what}`);
     if (run.timedOut) throw new DriverError(`could not ${what}: \`${argv.join(' ')}\` did not finish within ${seconds(timeoutMs)}`);

@@ -19,6 +19,8 @@ export interface ToolRun {
 
 export interface RunOptions {
   env: NodeJS.ProcessEnv;
+  /** Relative paths in argv (the capture's kubeconfig) resolve against this folder. */
+  cwd?: string;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -30,6 +32,7 @@ export async function runTool(argv: string[], options: RunOptions): Promise<Tool
   const started = performance.now();
   const result = await execa(file, args, {
     env: options.env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     // The environment is built whole by the driver (KUBECONFIG pinned to the capture's file).
     extendEnv: false,
     reject: false,

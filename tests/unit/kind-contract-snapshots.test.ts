@@ -1,0 +1,69 @@
+// Contract test: a whole capture through the kind driver (fake kind, kubectl
+// and docker answering like the real tools) writes snapshots of the same schema
+// and step ids as the committed lab run, so the article renders from either,
+// and its facts derive from them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { facts } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { runCapture } from '../../src/capture/runner.ts';
+import { loadSnapshots } from '../../src/evidence/load.ts';
+import { deriveFactsWithSkips } from '../../src/evidence/facts.ts';
+import { makeHarness } from '../fixtures/fake-bin/harness.ts';
+
+const committed = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/snapshots', import.meta.url));
+
+test('contract: a kind capture writes the lab run\'s schema and step ids, and the article\'s facts derive from it', { timeout: 120_000 }, async () => {
+  const harness = await makeHarness();
+  const out = await mkdtemp(join(tmpdir(), 'shice-kind-snapshots-'));
+  try {
+    const target = join(out, experiment.slug);
+    await runCapture({
+      experiment,
+      driver: harness.driver(),
+      target,
+      runId: '20261202T120000Z-c0ffee',
+      signal: new AbortController().signal,
+      reporter: { phase() {}, stepStarted() {}, stepFinished() {} },
+      git: { commit: null, dirty: false },
+      host: { os: 'linux', arch: 'x64', kernel: 'test' },
+    });
+    const kind = loadSnapshots(target); // validates every file against the schema
+    const lab = loadSnapshots(committed);
+    assert.equal(kind.run.driver, 'kind');
+    assert.equal(lab.run.driver, 'lab');
+    assert.deepEqual(kind.run.steps, lab.run.steps);
+    assert.deepEqual([...kind.steps.keys()], [...lab.steps.keys()]);
+    for (const [id, step] of kind.steps) {
+      const other = lab.steps.get(id)!;
+      assert.deepEqual(Object.keys(step).sort(), Object.keys(other).sort(), `${id}: same fields`);
+      assert.equal(step.node, other.node, `${id}: same node`);
+      assert.equal(step.kind, other.kind, `${id}: same kind of step`);
+    }
+    const { facts: derived, skipped } = deriveFactsWithSkips(facts, kind);
+    assert.ok(derived.size > 50, `the article's facts derive from a kind run (${derived.size})`);
+    assert.ok(skipped.every((s) => facts.find((d) => d.id === s.id)?.optional), 'only optional facts are skipped');
+    // The values come from the tools' answers, not from the lab or the article.
+    assert.notEqual(derived.get('node.worker.ip')!.value, lab.run.nodes.find((n) => n.name === 'worker')!.internalIP);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+    await harness.cleanup();
+  }
+});
+
+test('contract: with the state folder inside the project, the kubeconfig reaches argv as a relative path (no machine path in snapshots)', async () => {
+  const harness = await makeHarness();
+  try {
+    const root = join(harness.stateDir, '..', '..');
+    const driver = harness.driver({ cwd: root });
+    driver.plan(experiment);
+    const [del] = driver.planDeletePod!({ pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' });
+    assert.deepEqual(del!.slice(0, 3), ['kubectl', '--kubeconfig', join('.shice', 'kind', 'kubeconfig')]);
+  } finally {
+    await harness.cleanup();
+  }
+});
