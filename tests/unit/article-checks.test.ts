@@ -1,0 +1,44 @@
+// The build's checks over an article's MDX: unknown ids, typed-in values, and
+// the two languages binding different evidence.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkArticleSources, checkParity, findClaimReferences, type ArticleSource } from '../../src/article/check-article.ts';
+
+const zh = (body: string, front = ''): ArticleSource => ({ lang: 'zh', file: 'content/articles/x/zh.mdx', source: `---\ntitle: t\n${front}---\n\n${body}\n` });
+const en = (body: string, front = ''): ArticleSource => ({ lang: 'en', file: 'content/articles/x/en.mdx', source: `---\ntitle: t\n${front}---\n\n${body}\n` });
+const evidence = { factIds: ['a.rc', 'b.client'], stepIds: ['a', 'b'], claimIds: ['local-drops'] };
+
+test('a clean pair of articles has no problem', () => {
+  const body = '经 <Fact id="a.rc" /> 和 <Fact id="b.client" />。\n\n<Measured steps="a b" />\n\n<Claim ids="local-drops">\n\n正文\n\n</Claim>';
+  assert.deepEqual(checkArticleSources([zh(body), en(body)], evidence), []);
+});
+
+test('an unknown fact, step or claim names the file and the id', () => {
+  const problems = checkArticleSources([zh('<Fact id="a.rcc" />\n\n<Measured steps="a c" />\n\n<Claim ids="nope">\n\nx\n\n</Claim>')], evidence);
+  assert.ok(problems.some((p) => /zh\.mdx:\d+:\d+: <Fact id="a\.rcc">: unknown fact id "a\.rcc" \(did you mean "a\.rc"\?\)/.test(p)), problems.join('\n'));
+  assert.ok(problems.some((p) => /zh\.mdx:\d+:\d+: <Measured steps="...">: unknown step id "c"/.test(p)), problems.join('\n'));
+  assert.ok(problems.some((p) => /zh\.mdx:\d+: <Claim ids="…nope…">: unknown claim "nope"; the article declares: local-drops/.test(p)), problems.join('\n'));
+});
+
+test('a measured-looking value typed into prose fails with the file and the text', () => {
+  const problems = checkArticleSources([zh('curl 等了 3.1 秒,后端看到 172.18.0.3。')], evidence);
+  assert.ok(problems.some((p) => p.includes('zh.mdx') && p.includes('3.1')), problems.join('\n'));
+  assert.ok(problems.some((p) => p.includes('zh.mdx') && p.includes('172.18.0.3')), problems.join('\n'));
+});
+
+test('zh and en must bind the same facts, steps and claims, unless a fact is declared language-specific', () => {
+  const a = zh('<Fact id="a.rc" /> <Fact id="b.client" />\n\n<Measured steps="a" />\n\n<Claim ids="local-drops">\n\nx\n\n</Claim>');
+  const b = en('<Fact id="a.rc" />');
+  const problems = checkParity([a, b]);
+  assert.ok(problems.some((p) => /zh\.mdx: binds <Fact id="b\.client">, content\/articles\/x\/en\.mdx does not/.test(p)));
+  assert.ok(problems.some((p) => /zh\.mdx: shows step "a" in a <Measured>, .*en\.mdx does not/.test(p)));
+  assert.ok(problems.some((p) => /zh\.mdx: a passage rests on claim "local-drops", no passage of .*en\.mdx does/.test(p)));
+
+  const declared = zh('<Fact id="a.rc" /> <Fact id="b.client" />', 'languageSpecificFacts:\n  b.client: the Chinese text quotes it in a footnote\n');
+  assert.deepEqual(checkParity([declared, en('<Fact id="a.rc" />')]), []);
+  assert.ok(checkArticleSources([zh('x', 'languageSpecificFacts:\n  ghost: because\n')], evidence).some((p) => /languageSpecificFacts names "ghost", which is no fact/.test(p)));
+});
+
+test('claim references carry their line', () => {
+  assert.deepEqual(findClaimReferences('a\n<Claim ids="x y">\n'), [{ id: 'x', line: 2 }, { id: 'y', line: 2 }]);
+});
