@@ -3,16 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { execa } from 'execa';
-import { DriverError } from '../driver.ts';
+import { DriverError, type ExecOutcome } from '../driver.ts';
 
-export interface CommandResult {
-  argv: string[];
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  startedAt: string;
-  durationMs: number;
-}
+/** A command the lab ran: the same record a step's outcome is. */
+export type CommandResult = ExecOutcome;
 
 export interface RunOptions {
   input?: string;
