@@ -70,7 +70,9 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
       },
     });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]} (see --help)`);
+    // node:util's hint about positionals after `--` does not apply here: keep its first sentence.
+    const first = (error as Error).message.split('\n')[0]!.split('. To specify')[0]!.replace(/\.$/, '');
+    throw new UsageError(`${first} (see --help)`);
   }
   const v = parsed.values;
   const driver = v.driver ?? 'kind';
