@@ -37,8 +37,10 @@ export default defineConfig({
   },
   webServer: {
     // process.execPath: the Node running Playwright (24 under npm scripts); astro refuses Node 20.
-    command: `"${process.execPath}" "${astroBin}" preview --host 127.0.0.1 --port ${PORT}`,
+    command: `"${process.execPath}" "${astroBin}" preview --host 127.0.0.1 --port ${PORT} --ignore-lock`,
     url: `http://127.0.0.1:${PORT}/`,
+    // --ignore-lock: Astro refuses a second preview of the same project (a bench or an
+    // author's preview); this one is ours, on its own port.
     // Never test whatever else holds the port (another tree's preview): fail instead.
     reuseExistingServer: false,
     timeout: 60_000,

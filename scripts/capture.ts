@@ -37,6 +37,10 @@ function printPlan(args: CaptureArgs, experiment: Experiment, driver: ReturnType
   plan.teardown.forEach(line);
 }
 
+// A closed pipe (`npm run capture | head`) must not kill the capture before it
+// has taken the environment down: stop writing, keep running, clean up.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
 async function main(): Promise<void> {
   let args: CaptureArgs;
   let slugs: string[];
