@@ -1,0 +1,109 @@
+// Binding overhead: the same N articles built through the evidence pipeline
+// and as plain MDX with the values typed in, in one run. The plain MDX comes
+// twice: with its code blocks fenced (the build highlights them, as the
+// evidence components do: the same page, the baseline of the target) and with
+// them as static text (no highlighting anywhere: what the binding costs beside
+// a build that does nothing but MDX). Builds run in a mirrored order so that a
+// machine getting busier or quieter during the run weighs on every site alike,
+// and each site's faster build counts (other work on the machine only adds time).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LANGS } from '../../src/site.config.ts';
+import { articlePath } from '../../src/i18n/urls.ts';
+import { measured, notMeasured, type Figure } from '../figures.ts';
+import { firstDifference, summarizeArticle, type ArticleSummary } from '../fidelity.ts';
+import { ratio } from '../stats.ts';
+import { astroBuild } from '../site/astro-build.ts';
+import { copySlug } from '../site/copies.ts';
+import { plainSources } from '../site/plain-source.ts';
+import { createProjectCopy, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
+import { BENCH_CONFIG } from '../site/variant-files.ts';
+import { errorMessage, withTemporary, type BenchContext } from './context.ts';
+
+export const BINDING_TARGET = 1.15;
+type Site = 'plain' | 'evidence' | 'unhighlighted';
+const ORDER: Site[] = ['plain', 'evidence', 'unhighlighted', 'unhighlighted', 'evidence', 'plain'];
+
+async function articlePages(dir: string, slug: string): Promise<Map<string, ArticleSummary>> {
+  const pages = new Map<string, ArticleSummary>();
+  for (const lang of LANGS) {
+    const page = join('dist', articlePath(lang, slug), 'index.html');
+    pages.set(lang, summarizeArticle(page, await readFile(join(dir, page), 'utf8')));
+  }
+  return pages;
+}
+
+/** Why a plain site does not show the same page as the evidence site, or null when it does. */
+function fidelityProblem(site: string, plain: Map<string, ArticleSummary>, evidence: Map<string, ArticleSummary>): string | null {
+  for (const lang of LANGS) {
+    const p = plain.get(lang)!;
+    const e = evidence.get(lang)!;
+    if (e.boundValues === 0) return `the evidence site's ${lang} page binds no values: the pipeline did not run`;
+    if (p.boundValues !== 0) return `the ${site} site's ${lang} page still has ${p.boundValues} bound values`;
+    const difference = firstDifference(p.text, e.text);
+    if (difference) return `the ${site} and evidence ${lang} pages differ in text ${difference}`;
+  }
+  return null;
+}
+
+export async function measureBinding(ctx: BenchContext): Promise<Figure[]> {
+  const n = ctx.args.bindingArticles;
+  const slug = ctx.args.article;
+  const pages = n * LANGS.length;
+  const ratioFigure = {
+    id: 'binding.ratio', group: 'binding' as const, unit: 'x' as const,
+    label: `binding overhead: evidence / plain build, ${n} articles`,
+    target: { op: '<=' as const, value: BINDING_TARGET },
+  };
+  const perPageFigure = { id: 'binding.perPage', group: 'binding' as const, unit: 'ms/page' as const, label: 'binding overhead per article page' };
+  const bareFigure = { id: 'binding.ratioUnhighlighted', group: 'binding' as const, unit: 'x' as const, label: 'evidence / plain build without highlighting' };
+  const build = { timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal };
+  try {
+    const sources = await ctx.progress.task(`probe build of ${slug}: what each of its components renders`, () => plainSources(ctx.root, slug, build));
+    const createSite = (site: Site) => ctx.progress.task(`generating the ${site} site (${n} articles)`, async () => {
+      const project = await createProjectCopy(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`);
+      if (site === 'evidence') await writeEvidenceCopies(ctx.root, project.dir, slug, n);
+      else await writePlainCopies(project.dir, slug, site === 'plain' ? sources.highlighted : sources.unhighlighted, n);
+      return project;
+    });
+    return await withTemporary(ctx, () => createSite('plain'), (plain) =>
+      withTemporary(ctx, () => createSite('evidence'), (evidence) =>
+        withTemporary(ctx, () => createSite('unhighlighted'), async (unhighlighted) => {
+          const projects: Record<Site, TempProject> = { plain, evidence, unhighlighted };
+          const seconds: Record<Site, number[]> = { plain: [], evidence: [], unhighlighted: [] };
+          const summaries: Partial<Record<Site, Map<string, ArticleSummary>>> = {};
+          for (const [i, site] of ORDER.entries()) {
+            const result = await ctx.progress.task(`build ${i + 1} of ${ORDER.length}: ${site} site, ${n} articles (${pages} article pages)`,
+              () => astroBuild(projects[site].dir, { config: BENCH_CONFIG, ...build }));
+            seconds[site].push(result.seconds);
+            summaries[site] ??= await articlePages(projects[site].dir, copySlug(slug, 1));
+          }
+          const details = { articles: n, articlePages: pages, order: ORDER, seconds };
+          const fastest = (site: Site) => Math.min(...seconds[site]);
+          const e = fastest('evidence');
+          const p = fastest('plain');
+          const u = fastest('unhighlighted');
+          const figures: Figure[] = [];
+          const plainProblem = fidelityProblem('plain', summaries.plain!, summaries.evidence!);
+          if (plainProblem) {
+            const reason = `${plainProblem}; a ratio of different pages would mean nothing`;
+            figures.push(notMeasured(ratioFigure, reason, details), notMeasured(perPageFigure, reason));
+          } else {
+            figures.push(
+              measured(ratioFigure, ratio(e, p), {
+                note: `evidence ${e.toFixed(1)} s / plain ${p.toFixed(1)} s, faster of ${seconds.evidence.length} cold builds each; same text on the page`,
+                details,
+              }),
+              measured(perPageFigure, ((e - p) * 1000) / pages, { note: `(evidence - plain) / ${pages} article pages` }),
+            );
+          }
+          const bareProblem = fidelityProblem('unhighlighted', summaries.unhighlighted!, summaries.evidence!);
+          figures.push(bareProblem
+            ? notMeasured(bareFigure, bareProblem, details)
+            : measured(bareFigure, ratio(e, u), { note: `plain with code as static <pre>: ${u.toFixed(1)} s; the evidence site still highlights` }));
+          return figures;
+        })));
+  } catch (error) {
+    return [ratioFigure, perPageFigure, bareFigure].map((base) => notMeasured(base, errorMessage(error)));
+  }
+}

@@ -1,0 +1,34 @@
+// What every measuring phase gets: the project, the options, progress output,
+// the interrupt signal, and a place to register what must be removed on exit.
+import type { BenchArgs } from '../cli-args.ts';
+import type { Progress } from '../progress.ts';
+
+export interface BenchContext {
+  root: string;
+  args: BenchArgs;
+  progress: Progress;
+  cancelSignal: AbortSignal;
+  /** Removers of temporary folders still in use; run on exit, interrupted or not. */
+  cleanups: Set<() => Promise<void>>;
+}
+
+/** Runs `work` with a temporary thing that is removed afterwards, or on exit if the run is cut short. */
+export async function withTemporary<T extends { remove(): Promise<void> }, R>(
+  ctx: BenchContext,
+  create: () => Promise<T>,
+  work: (thing: T) => Promise<R>,
+): Promise<R> {
+  const thing = await create();
+  const remove = () => thing.remove();
+  ctx.cleanups.add(remove);
+  try {
+    return await work(thing);
+  } finally {
+    ctx.cleanups.delete(remove);
+    await remove();
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}

@@ -1,0 +1,69 @@
+// The browser check's own wall time: the project's Playwright suite against
+// the built site, on a port of its own so it never meets another preview.
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { measured, notMeasured, type Figure } from '../figures.ts';
+import { parsePlaywrightSummary, previewConflict } from '../playwright-summary.ts';
+import { errorMessage, type BenchContext } from './context.ts';
+import { ensureRealDist } from './real-dist.ts';
+
+/** A TCP port nobody listens on right now (the kernel picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port assigned'))));
+    });
+  });
+}
+
+/** Tries when another preview of the project holds Astro's lock, and the wait between them. */
+const PREVIEW_ATTEMPTS = 4;
+const PREVIEW_RETRY_MS = 20_000;
+/** The suite runs for minutes on a 2-core machine (one worker): its own, longer limit. */
+const e2eTimeoutSeconds = (buildTimeoutSeconds: number) => Math.max(600, buildTimeoutSeconds * 2);
+
+export async function measureE2e(ctx: BenchContext): Promise<Figure[]> {
+  const base = { id: 'e2e.seconds', group: 'e2e' as const, unit: 's' as const, label: 'browser check (playwright test), wall time' };
+  try {
+    await ensureRealDist(ctx);
+    const cli = join(ctx.root, 'node_modules/@playwright/test/cli.js');
+    let seconds = 0;
+    let run;
+    let port = 0;
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      const started = performance.now();
+      run = await ctx.progress.task(`browser check: playwright test on port ${port}`, () => execa(process.execPath, [cli, 'test'], {
+        cwd: ctx.root,
+        env: { ...process.env, SHICE_E2E_PORT: String(port) },
+        cancelSignal: ctx.cancelSignal,
+        timeout: e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds) * 1000,
+        all: true,
+        reject: false,
+      }));
+      seconds = (performance.now() - started) / 1000;
+      const conflict = run.exitCode !== 0 ? previewConflict(String(run.all ?? '')) : null;
+      if (!conflict) break;
+      const why = `another astro preview of this project is running (pid ${conflict.pid}, ${conflict.url}); Astro 7 refuses a second one and playwright.config.ts does not pass --ignore-lock`;
+      if (attempt === PREVIEW_ATTEMPTS) return [notMeasured(base, `${why}; gave up after ${attempt} tries`)];
+      ctx.progress.note(`  ${why}; trying again in ${PREVIEW_RETRY_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, PREVIEW_RETRY_MS));
+      if (ctx.cancelSignal.aborted) return [notMeasured(base, 'interrupted')];
+    }
+    const summary = parsePlaywrightSummary(String(run.all ?? ''));
+    const counts = summary ? `${summary.passed} passed, ${summary.failed} failed, ${summary.flaky} flaky, ${summary.skipped} skipped` : 'no summary printed';
+    const details = { seconds, exitCode: run.exitCode ?? null, summary, port };
+    if (run.timedOut) return [notMeasured(base, `stopped after ${e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds)} s`, details)];
+    if (run.exitCode !== 0) {
+      const tail = String(run.all ?? '').trim().split('\n').slice(-3).join(' | ');
+      return [notMeasured(base, `the suite failed (exit ${run.exitCode ?? run.signal}; ${counts}): a failing run's time is not the check's time; last lines: ${tail}`, details)];
+    }
+    return [measured(base, seconds, { note: `${counts}; preview server start included`, details })];
+  } catch (error) {
+    return [notMeasured(base, errorMessage(error))];
+  }
+}

@@ -1,0 +1,61 @@
+// One cold `astro build` of a project copy, timed from the outside as a user
+// would feel `npm run build`: caches removed first, so every build in a run
+// starts from the same state.
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+
+export class BuildTimeout extends Error {
+  override name = 'BuildTimeout';
+}
+
+export interface BuildResult {
+  seconds: number;
+  /** HTML files written to dist/. */
+  htmlFiles: number;
+}
+
+export interface BuildOptions {
+  /** astro --config; the project's own config when absent. */
+  config?: string;
+  timeoutMs: number;
+  cancelSignal?: AbortSignal;
+  /** Leave dist/ and the caches alone (the real project: others may be using them). */
+  keepCaches?: boolean;
+}
+
+const CACHES = ['dist', '.astro', 'node_modules/.astro', 'node_modules/.vite'];
+
+async function countHtml(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.html')).length;
+}
+
+/** The environment of a build: the caller's, minus anything that would redirect what it reads. */
+export function buildEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { SHICE_SNAPSHOT_ROOT: _ignored, ...rest } = env;
+  return { ...rest, ASTRO_TELEMETRY_DISABLED: '1' };
+}
+
+export async function astroBuild(dir: string, options: BuildOptions): Promise<BuildResult> {
+  if (!options.keepCaches) for (const cache of CACHES) await rm(join(dir, cache), { recursive: true, force: true });
+  const args = [join(dir, 'node_modules/astro/bin/astro.mjs'), 'build', ...(options.config ? ['--config', options.config] : [])];
+  const started = performance.now();
+  const result = await execa(process.execPath, args, {
+    cwd: dir,
+    env: buildEnvironment(process.env),
+    extendEnv: false,
+    timeout: options.timeoutMs,
+    ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
+    all: true,
+    reject: false,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (result.timedOut) throw new BuildTimeout(`astro build in ${dir} took longer than ${Math.round(options.timeoutMs / 1000)} s and was stopped`);
+  if (result.isCanceled) throw new Error(`astro build in ${dir} was interrupted`);
+  if (result.exitCode !== 0) {
+    const tail = String(result.all ?? '').trim().split('\n').slice(-12).join('\n');
+    throw new Error(`astro build in ${dir} failed (exit ${result.exitCode ?? result.signal}):\n${tail}`);
+  }
+  return { seconds, htmlFiles: await countHtml(join(dir, 'dist')) };
+}

@@ -1,0 +1,45 @@
+// The plain variant's MDX for one article: one untimed probe build shows what
+// every component of the article renders to, and plainMdx writes that back
+// into the author's MDX as static markup.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LANGS } from '../../src/site.config.ts';
+import { articlePath } from '../../src/i18n/urls.ts';
+import { plainMdx, probeMdx } from '../plain/plain-mdx.ts';
+import { astroBuild } from './astro-build.ts';
+import { ARTICLES_DIR, createProjectCopy, writeArticleWithMdx } from './temp-project.ts';
+import { BENCH_CONFIG } from './variant-files.ts';
+
+export interface PlainSources {
+  /** File name (zh.mdx, en.mdx) -> the plain MDX of that language, code blocks fenced (highlighted by the build). */
+  highlighted: Map<string, string>;
+  /** The same with code blocks as static <pre> text: no highlighting at all. */
+  unhighlighted: Map<string, string>;
+}
+
+export async function plainSources(root: string, slug: string, options: { timeoutMs: number; cancelSignal?: AbortSignal }): Promise<PlainSources> {
+  const sources = new Map<string, { file: string; text: string; page: string }>();
+  for (const lang of LANGS) {
+    const file = `${ARTICLES_DIR}/${slug}/${lang}.mdx`;
+    if (!existsSync(join(root, file))) continue;
+    sources.set(`${lang}.mdx`, { file, text: await readFile(join(root, file), 'utf8'), page: `dist${articlePath(lang, slug)}index.html` });
+  }
+  if (sources.size === 0) throw new Error(`${ARTICLES_DIR}/${slug}: no zh.mdx or en.mdx to write a plain variant of`);
+
+  const probe = await createProjectCopy(root, 'probe', slug);
+  try {
+    await writeArticleWithMdx(root, probe.dir, slug, new Map([...sources].map(([name, s]) => [name, probeMdx(s.file, s.text)])));
+    await astroBuild(probe.dir, { config: BENCH_CONFIG, ...options });
+    const plain: PlainSources = { highlighted: new Map(), unhighlighted: new Map() };
+    for (const [name, s] of sources) {
+      const html = await readFile(join(probe.dir, s.page), 'utf8');
+      const page = `the probe build's ${s.page}`;
+      plain.highlighted.set(name, plainMdx(s.file, s.text, page, html));
+      plain.unhighlighted.set(name, plainMdx(s.file, s.text, page, html, { staticCode: true }));
+    }
+    return plain;
+  } finally {
+    await probe.remove();
+  }
+}

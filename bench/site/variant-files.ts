@@ -1,0 +1,50 @@
+// The few files that make a copy of the project one variant or the other.
+// Both variants build with the project's own astro.config.mjs, wrapped:
+// the evidence variant checks that the evidence integration is there (else
+// the bench would measure nothing), the plain variant takes it out, and its
+// ArticleBody renders the MDX without loading any evidence.
+
+/** `probe`: the evidence components without the build checks, to see what each component renders. */
+export type Variant = 'evidence' | 'plain' | 'probe';
+
+export const EVIDENCE_INTEGRATION = 'shice-evidence';
+export const BENCH_CONFIG = 'astro.bench.config.mjs';
+
+export function benchConfig(variant: Variant): string {
+  const head = [
+    `// Written by npm run bench (${variant} variant): the project's config, ${variant === 'evidence' ? 'checked for' : 'without'} the evidence integration.`,
+    "import config from './astro.config.mjs';",
+    `const EVIDENCE = ${JSON.stringify(EVIDENCE_INTEGRATION)};`,
+    'const integrations = (config.integrations ?? []).flat(Infinity).filter(Boolean);',
+    'const evidence = integrations.filter((i) => i.name === EVIDENCE);',
+    "if (evidence.length !== 1) throw new Error(`astro.config.mjs: expected one integration named \"${EVIDENCE}\", found ${evidence.length}`);",
+  ];
+  const tail = variant === 'evidence'
+    ? ['export default config;']
+    : ['export default { ...config, integrations: integrations.filter((i) => i.name !== EVIDENCE) };'];
+  return [...head, ...tail, ''].join('\n');
+}
+
+/** Replaces src/components/evidence/ArticleBody.astro in the plain copy: the MDX, nothing bound. */
+export const PLAIN_ARTICLE_BODY = `---
+// Written by npm run bench (plain variant): the article's MDX with its values
+// typed in; no snapshots are read and no component binds anything.
+import { render, type CollectionEntry } from 'astro:content';
+import type { Lang } from '../../site.config.ts';
+import { articleSlug } from '../../article/entries.ts';
+import '../../styles/evidence.css';
+
+interface Props {
+  entry: CollectionEntry<'articles'>;
+  lang: Lang;
+}
+
+const { entry } = Astro.props;
+const { Content } = await render(entry);
+---
+<article class="article-body" data-article={articleSlug(entry.id)} lang={entry.data.lang === 'zh' ? 'zh-CN' : 'en'}>
+  <Content />
+</article>
+`;
+
+export const ARTICLE_BODY_PATH = 'src/components/evidence/ArticleBody.astro';

@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { benchConfig, BENCH_CONFIG, PLAIN_ARTICLE_BODY, type Variant } from '../../bench/site/variant-files.ts';
+import { firstDifference, summarizeArticle } from '../../bench/fidelity.ts';
+import { createProgress, formatClock } from '../../bench/progress.ts';
+import { buildEnvironment } from '../../bench/site/astro-build.ts';
+
+/** Loads the generated wrapper over a stand-in astro.config.mjs, as Astro would. */
+async function loadConfig(variant: Variant, integrations: string[]): Promise<{ integrations: Array<{ name: string }>; site: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'shice-bench-test-'));
+  try {
+    await writeFile(join(dir, 'astro.config.mjs'), `export default { site: 'https://shice.example', integrations: ${JSON.stringify(integrations.map((name) => ({ name })))} };\n`);
+    await writeFile(join(dir, BENCH_CONFIG), benchConfig(variant));
+    return (await import(pathToFileURL(join(dir, BENCH_CONFIG)).href)).default;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('the evidence variant builds with the project config, the evidence integration present', async () => {
+  const config = await loadConfig('evidence', ['shice-evidence', '@astrojs/mdx', '@astrojs/sitemap']);
+  assert.deepEqual(config.integrations.map((i) => i.name), ['shice-evidence', '@astrojs/mdx', '@astrojs/sitemap']);
+  assert.equal(config.site, 'https://shice.example');
+});
+
+test('the plain and probe variants build without it, everything else the same', async () => {
+  for (const variant of ['plain', 'probe'] as const) {
+    const config = await loadConfig(variant, ['shice-evidence', '@astrojs/mdx', '@astrojs/sitemap']);
+    assert.deepEqual(config.integrations.map((i) => i.name), ['@astrojs/mdx', '@astrojs/sitemap']);
+    assert.equal(config.site, 'https://shice.example');
+  }
+});
+
+test('a project config without the evidence integration stops the bench build (it would measure nothing)', async () => {
+  await assert.rejects(loadConfig('evidence', ['@astrojs/mdx']), /astro\.config\.mjs: expected one integration named "shice-evidence", found 0/);
+  await assert.rejects(loadConfig('plain', ['@astrojs/mdx']), /found 0/);
+});
+
+test('the plain ArticleBody renders the MDX and reads no evidence', () => {
+  assert.match(PLAIN_ARTICLE_BODY, /<Content \/>/);
+  assert.doesNotMatch(PLAIN_ARTICLE_BODY, /registry|articleEvidence|Astro\.locals/);
+});
+
+test('a build never reads snapshots from SHICE_SNAPSHOT_ROOT, and sends no telemetry', () => {
+  const env = buildEnvironment({ PATH: '/usr/bin', SHICE_SNAPSHOT_ROOT: '/tmp/other-run' });
+  assert.equal(env.SHICE_SNAPSHOT_ROOT, undefined);
+  assert.equal(env.PATH, '/usr/bin');
+  assert.equal(env.ASTRO_TELEMETRY_DISABLED, '1');
+});
+
+test('fidelity: the same text with and without bound values is the same page; other text is not', () => {
+  const evidence = summarizeArticle('e.html', '<article class="article-body"><p>client=<span class="fact" data-fact="x">10.244.1.1</span> “ok”</p><script>x()</script></article>');
+  const plain = summarizeArticle('p.html', '<article class="article-body">\n<p>client=10.244.1.1 "ok"</p>\n</article>');
+  assert.equal(evidence.boundValues, 1);
+  assert.equal(plain.boundValues, 0);
+  assert.equal(firstDifference(plain.text, evidence.text), null);
+  const other = summarizeArticle('o.html', '<article class="article-body"><p>client=10.244.1.2 "ok"</p></article>');
+  assert.match(firstDifference(plain.text, other.text)!, /^at character 16: "client=10\.244\.1\.1"ok"" vs "client=10\.244\.1\.2"ok""$/);
+  assert.throws(() => summarizeArticle('n.html', '<main></main>'), /n\.html: expected an <article class="article-body"> element/);
+});
+
+test('progress: task start, end with its time, and a failure line', async () => {
+  let clock = 0;
+  const lines: string[] = [];
+  const progress = createProgress({ write: (s: string) => lines.push(s) }, { now: () => clock, heartbeatMs: 60_000 });
+  const value = await progress.task('build 1 of 4', async () => { clock += 17_300; return 42; });
+  assert.equal(value, 42);
+  await assert.rejects(progress.task('probe build', async () => { clock += 1_000; throw new Error('astro build failed (exit 1):\nmore'); }), /astro build failed/);
+  assert.deepEqual(lines, [
+    '[bench  0:00] build 1 of 4 …\n',
+    '[bench  0:17]   done in 17.3 s: build 1 of 4\n',
+    '[bench  0:17] probe build …\n',
+    '[bench  0:18]   failed after 1.0 s: probe build: astro build failed (exit 1):\n',
+  ]);
+  assert.equal(formatClock(605_000), '10:05');
+});
