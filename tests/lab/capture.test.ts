@@ -28,12 +28,20 @@ const missing = missingPrerequisite(
 // In CI the lab must run: a missing prerequisite is a failure there, never a silent pass.
 const skip = missing && process.env.CI !== 'true' ? `lab capture not run: ${missing}` : false;
 
-async function labLeftovers(): Promise<string[]> {
+/** Namespaces and processes of one lab run (other runs may be going on beside this test). */
+async function labLeftovers(runId: string): Promise<string[]> {
+  const mark = `${LAB_PREFIX}${runId}`;
   const netns = await execa('ip', ['netns', 'list'], { reject: false });
-  const namespaces = netns.stdout.split('\n').map((l) => l.split(' ')[0]!).filter((n) => n.startsWith(LAB_PREFIX));
+  const namespaces = netns.stdout.split('\n').map((l) => l.split(' ')[0]!).filter((n) => n.startsWith(mark));
   const ps = await execa('ps', ['-eo', 'args'], { reject: false });
-  const processes = ps.stdout.split('\n').filter((l) => l.includes(LAB_PREFIX) && !l.includes('ps -eo'));
+  const processes = ps.stdout.split('\n').filter((l) => l.includes(mark) && !l.includes('ps -eo'));
   return [...namespaces, ...processes];
+}
+
+function runIdOf(stderr: string): string {
+  const id = /\(run ([0-9A-Za-z-]+)\)/.exec(stderr)?.[1];
+  assert.ok(id, `the capture names its run: ${stderr.slice(0, 200)}`);
+  return id;
 }
 
 interface Finished { code: number | null; stderr: string }
@@ -50,7 +58,6 @@ function capture(out: string, onStderr?: (text: string, child: ReturnType<typeof
 
 test('the lab capture reproduces the published observations of article 074', { skip, timeout: 180_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
-  const before = await labLeftovers();
   const out = await mkdtemp(join(tmpdir(), 'shice-lab-capture-'));
   try {
     const started = performance.now();
@@ -92,7 +99,7 @@ test('the lab capture reproduces the published observations of article 074', { s
     assert.equal(fact('conntrack-worker2.first.reply.dst'), fact('node.worker2.ip'));
 
     process.stdout.write(`# lab capture: ${(wallMs / 1000).toFixed(2)} s wall, of which the DROP timeout ${(dropMs / 1000).toFixed(2)} s\n`);
-    assert.deepEqual(await labLeftovers(), before, 'nothing of the lab is left');
+    assert.deepEqual(await labLeftovers(runIdOf(result.stderr)), [], 'nothing of the lab is left');
   } finally {
     await rm(out, { recursive: true, force: true });
   }
@@ -100,7 +107,6 @@ test('the lab capture reproduces the published observations of article 074', { s
 
 test('Ctrl-C during the lab capture keeps the snapshots already there and removes the lab', { skip, timeout: 120_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
-  const before = await labLeftovers();
   const out = await mkdtemp(join(tmpdir(), 'shice-lab-interrupt-'));
   const target = join(out, SLUG);
   await mkdir(target);
@@ -120,7 +126,7 @@ test('Ctrl-C during the lab capture keeps the snapshots already there and remove
     assert.deepEqual(await readdir(out), [SLUG], 'no staging folder is left');
     assert.deepEqual(await readdir(target), ['run.yaml']);
     assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: the-previous-run\n');
-    assert.deepEqual(await labLeftovers(), before, 'nothing of the lab is left');
+    assert.deepEqual(await labLeftovers(runIdOf(result.stderr)), [], 'nothing of the lab is left');
   } finally {
     await rm(out, { recursive: true, force: true });
   }
