@@ -21,12 +21,14 @@ import { topologyView } from '../../src/capture/topology-view.ts';
 import { allocateClusterIP, allocateNodePort, bandOffset, hostAddress, subnet } from '../../src/capture/lab/allocate.ts';
 import { cleanLabLeftovers, LabDriver } from '../../src/capture/lab/index.ts';
 import { allocateServices, buildLabLayout, LabLayoutError, serviceEndpoints } from '../../src/capture/lab/layout.ts';
-import { parseNetnsList, parsePids, processStartTime, writeRunOwner } from '../../src/capture/lab/leftovers.ts';
+import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime, writeRunOwner } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder, runIdOfNamespace } from '../../src/capture/lab/names.ts';
-import { networkPhases, phaseCommands, podNetworkCommands } from '../../src/capture/lab/network.ts';
+import { batchArgv, batchFailure, batchInput, ipArgv, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
+import { labNetwork, namespaceBatches, namespacesBatch, networkCommands, networkScript } from '../../src/capture/lab/network.ts';
 import { nginxMainConfig, nginxPaths } from '../../src/capture/lab/nginx.ts';
 import { isAlive } from '../../src/capture/lab/processes.ts';
 import { writeHealthState } from '../../src/capture/lab/health-state.ts';
+import { runTogether, settleAll } from '../../src/capture/lab/together.ts';
 import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
@@ -98,8 +100,20 @@ test("article 074's lab layout: kind-like addresses and names that fit in 15 cha
 test('every lab command stays inside a namespace of the run: none touches the root namespace', () => {
   const layout = buildLabLayout(experiment, MANIFESTS, 'unit-2');
   const prefix = `${LAB_PREFIX}unit-2.`;
-  const commands = [...networkPhases(layout, '172.18.0.0/16').flatMap(phaseCommands), ...layout.pods.flatMap((p) => podNetworkCommands(layout, p))];
+  const network = labNetwork(layout, '172.18.0.0/16');
+  const commands = networkCommands(network);
   assert.ok(commands.length > 30);
+  // What actually runs: two root-level batches whose lines add the run's namespaces or run something inside one of them.
+  const script = networkScript(network, (batch) => `/tmp/x/${batch.netns}.ip`);
+  assert.deepEqual(batchArgv(script), ['ip', '-batch', '-']);
+  assert.deepEqual(batchArgv(namespacesBatch(network)), ['ip', '-batch', '-']);
+  for (const [verb, action, netns, ...rest] of [...namespacesBatch(network).commands, ...script.commands]) {
+    assert.equal(verb, 'netns');
+    assert.ok(['add', 'exec'].includes(action ?? ''), action);
+    assert.ok(netns?.startsWith(prefix), `not confined to the run's namespaces: ${netns}`);
+    if (rest[0] === 'ip') assert.deepEqual(rest, ['ip', '-batch', `/tmp/x/${netns}.ip`], 'a nested batch runs inside its own namespace');
+  }
+  for (const batch of namespaceBatches(network)) assert.ok(batch.netns?.startsWith(prefix), String(batch.netns));
   for (const argv of commands) {
     const [tool, a, b, c] = argv;
     assert.equal(tool, 'ip', argv.join(' '));
@@ -107,6 +121,102 @@ test('every lab command stays inside a namespace of the run: none touches the ro
     assert.ok(netns?.startsWith(prefix), `not confined to the run's namespaces: ${argv.join(' ')}`);
     if (argv.includes('peer')) assert.ok(argv[argv.indexOf('peer') + 4]?.startsWith(prefix), `veth peer outside the run: ${argv.join(' ')}`);
   }
+});
+
+test('the network builds in dependency order: bridge, then each node, then its pods', () => {
+  const layout = buildLabLayout(experiment, MANIFESTS, 'unit-5');
+  const network = labNetwork(layout, '172.18.0.0/16');
+  const lines = networkCommands(network).map((argv) => argv.join(' '));
+  const at = (line: string): number => {
+    const index = lines.indexOf(line);
+    assert.ok(index >= 0, `missing: ${line}\n${lines.join('\n')}`);
+    return index;
+  };
+  const br = 'shice-lab-unit-5.bridge';
+  const worker = 'shice-lab-unit-5.node.worker';
+  const pod = 'shice-lab-unit-5.pod.default.backend';
+  // The namespaces come first, in one batch; then the script runs each namespace's batch, a pod's after its node's.
+  assert.deepEqual(namespacesBatch(network).commands.map((c) => c.join(' ')), network.namespaces.map((ns) => `netns add ${ns}`));
+  assert.deepEqual(network.namespaces, [br, 'shice-lab-unit-5.node.control-plane', worker, 'shice-lab-unit-5.node.worker2', pod]);
+  const script = networkScript(network, (batch) => `${batch.netns}.ip`).commands.map((c) => c.join(' '));
+  const runs = (netns: string): number => script.indexOf(`netns exec ${netns} ip -batch ${netns}.ip`);
+  assert.ok(runs(br) === 0 && runs(br) < runs(worker) && runs(worker) < runs(pod), script.join('\n'));
+  assert.ok(script.includes('netns exec shice-lab-unit-5.node.worker2 sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.route_localnet=1'));
+  const [bridgePort, hostVeth] = [layout.nodes.find((n) => n.name === 'worker')!.bridgePort, layout.pods[0]!.hostVeth];
+  // The bridge namespace makes every node's veth and hands the node its end as eth0.
+  assert.ok(at(`ip netns add ${pod}`) < at(`ip -n ${br} link add br-kind type bridge`));
+  assert.ok(at(`ip -n ${br} link add ${bridgePort} type veth peer name eth0 netns ${worker}`) < at(`ip -n ${worker} addr add 172.18.0.2/16 dev eth0`));
+  assert.ok(at(`ip -n ${worker} link set eth0 up`) < at(`ip -n ${worker} route add 10.244.0.0/24 via 172.18.0.3`));
+  // The node makes the pod's veth; the pod's own batch only configures its end.
+  assert.ok(at(`ip -n ${worker} link add ${hostVeth} type veth peer name eth0 netns ${pod}`) < at(`ip -n ${pod} addr add 10.244.1.2/24 dev eth0`));
+  assert.ok(at(`ip -n ${pod} link set eth0 up`) < at(`ip -n ${pod} route add default via 10.244.1.1`));
+  assert.equal(lines.filter((l) => l.includes(' sysctl ')).length, 3, 'one sysctl process per node');
+  assert.ok(lines.includes(`ip netns exec ${worker} sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.route_localnet=1`));
+  // A batch is ip's stdin: its lines are the standalone commands without `ip -n <ns>`.
+  const podInput = batchInput(network.pods[0]!.batch);
+  assert.equal(podInput, `link set lo up\naddr add 10.244.1.2/24 dev eth0\nlink set eth0 up\nroute add default via 10.244.1.1\n`);
+});
+
+test("a batch refuses words ip's batch reader would split or cut, and a failure names the command it stopped at", () => {
+  const batch = { netns: 'shice-lab-u.node.worker', commands: [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.1.0.1/24', 'dev', 'lo'], ['route', 'add', '10.9.0.0/24', 'via', '9.9.9.9']] };
+  assert.deepEqual(ipArgv(null, ['netns', 'add', 'a']), ['ip', 'netns', 'add', 'a']);
+  assert.throws(() => batchInput({ netns: 'x', commands: [['link', 'set', 'a b', 'up']] }), /^Error: ip batch for x: "link set a b up": expected words without spaces, quotes, backslashes or #, got "a b"$/);
+  assert.throws(() => batchInput({ netns: null, commands: [['netns', 'add', 'x#y']] }), /ip batch for the root namespace: .*got "x#y"$/);
+  assert.throws(() => batchInput({ netns: 'x', commands: [['link', 'set', '', 'up']] }), /got ""$/);
+  // stderr of `ip -n NS -batch -` (iproute2 6.1) when its third line failed.
+  assert.deepEqual(batchFailure(batch, 'Error: Nexthop has invalid gateway.\nCommand failed -:3\n'), {
+    argv: ['ip', '-n', 'shice-lab-u.node.worker', 'route', 'add', '10.9.0.0/24', 'via', '9.9.9.9'],
+    detail: 'Error: Nexthop has invalid gateway.',
+  });
+  assert.deepEqual(batchFailure(batch, 'Cannot find device "nosuchdev"\nCommand failed -:2\n')?.argv.slice(3), ['addr', 'add', '10.1.0.1/24', 'dev', 'lo']);
+  assert.deepEqual(
+    batchFailure({ netns: null, commands: [['netns', 'add', 'a']] }, 'Cannot create namespace file "/run/netns/a": File exists\nCommand failed -:1\n'),
+    { argv: ['ip', 'netns', 'add', 'a'], detail: 'Cannot create namespace file "/run/netns/a": File exists' },
+  );
+  assert.equal(batchFailure(batch, 'Command failed -:9\n'), null, 'a line the batch does not have');
+  assert.equal(batchFailure(batch, 'Segmentation fault\n'), null);
+  // A nested batch that failed inside a root-level one: both ip processes name their line; the inner one wins.
+  const root = { netns: null, commands: [['netns', 'add', 'n1'], ['netns', 'exec', 'n1', 'ip', '-batch', '/run/n1.ip'], ['netns', 'exec', 'n1', 'sysctl', '-q', '-w', 'net.ipv4.nosuch=1']] };
+  const inner = { netns: 'n1', commands: [['link', 'set', 'lo', 'up'], ['link', 'set', 'nosuch', 'up']] };
+  assert.deepEqual(batchFailure(root, 'Cannot find device "nosuch"\nCommand failed /run/n1.ip:2\nCommand failed -:2\n', new Map([['/run/n1.ip', inner]])), {
+    argv: ['ip', '-n', 'n1', 'link', 'set', 'nosuch', 'up'],
+    detail: 'Cannot find device "nosuch"',
+  });
+  // A program run by `netns exec` that failed: the root-level line, as the command line it stands for.
+  assert.deepEqual(batchFailure(root, 'sysctl: cannot stat /proc/sys/net/ipv4/nosuch: No such file or directory\nCommand failed -:3\n'), {
+    argv: ['ip', 'netns', 'exec', 'n1', 'sysctl', '-q', '-w', 'net.ipv4.nosuch=1'],
+    detail: 'sysctl: cannot stat /proc/sys/net/ipv4/nosuch: No such file or directory',
+  });
+});
+
+test('work side by side: the first failure stops the others and is thrown once every task has finished', async () => {
+  const events: string[] = [];
+  const waitForAbort = (name: string) => (signal: AbortSignal) =>
+    new Promise<void>((_, reject) => {
+      signal.addEventListener('abort', () => setTimeout(() => {
+        events.push(`${name} stopped: ${(signal.reason as Error).message}`);
+        reject(signal.reason);
+      }, 5), { once: true });
+    });
+  const failing = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    events.push('nginx failed');
+    throw new DriverError('nginx exited at start');
+  };
+  await assert.rejects(runTogether([waitForAbort('servers'), failing, waitForAbort('sync')], new AbortController().signal), /^DriverError: nginx exited at start$/);
+  assert.deepEqual(events, ['nginx failed', 'servers stopped: nginx exited at start', 'sync stopped: nginx exited at start'], 'the error comes after every task has stopped');
+
+  // An interrupt from outside reaches every task, and its reason is what is thrown.
+  const outside = new AbortController();
+  const running = runTogether([waitForAbort('a'), waitForAbort('b')], outside.signal);
+  outside.abort(new Error('Ctrl-C'));
+  await assert.rejects(running, /^Error: Ctrl-C$/);
+  await runTogether([async () => {}, async () => {}], new AbortController().signal);
+
+  const settled: string[] = [];
+  const slow = new Promise<void>((resolve) => setTimeout(() => { settled.push('slow'); resolve(); }, 20));
+  await assert.rejects(settleAll([Promise.reject(new Error('first')), slow, Promise.reject(new Error('second'))]), /^Error: first$/);
+  assert.deepEqual(settled, ['slow'], 'settleAll waits for everything before it throws');
 });
 
 test('layout errors name the manifest, the object and the field', () => {
@@ -182,19 +292,13 @@ test('prerequisites: one line naming what is missing and the Debian package', ()
   assert.equal(findProgram('surely-not-a-program-here', '/usr/bin:/bin'), null);
 });
 
-test('ip netns list and ip netns pids output are read as the tools print them', () => {
-  assert.deepEqual(parseNetnsList('shice-lab-a.bridge (id: 3)\ncni-1\nshice-lab-a.node.worker\n'), ['shice-lab-a.bridge', 'cni-1', 'shice-lab-a.node.worker']);
-  assert.deepEqual(parseNetnsList(''), []);
-  assert.deepEqual(parsePids('123\n4567\n\n'), [123, 4567]);
-});
-
 test('plan(): setup and teardown argvs for a dry run, without touching anything', () => {
   const driver = new LabDriver({ runId: 'plan-1', articleDir: ARTICLE, keep: false });
   const { setup, teardown } = driver.plan(experiment);
   const lines = setup.map((argv) => argv.join(' '));
   assert.ok(lines.includes('ip netns add shice-lab-plan-1.bridge'));
   assert.ok(lines.some((l) => l.startsWith('ip netns exec shice-lab-plan-1.pod.default.backend /usr/sbin/nginx -p ')));
-  assert.ok(lines.includes('ip netns exec shice-lab-plan-1.node.worker2 iptables-restore'));
+  assert.ok(lines.includes(`ip netns exec shice-lab-plan-1.node.worker2 iptables-restore ${runFolder('plan-1')}/nodes/worker2/iptables-restore.1.txt`));
   assert.ok(lines.some((l) => l.includes('health-server.ts --port <healthCheckNodePort of default/s-lb> --namespace default --name s-lb')));
   const deleted = teardown.filter((argv) => argv[1] === 'netns' && argv[2] === 'del').map((argv) => argv[3]);
   const added = setup.filter((argv) => argv[1] === 'netns' && argv[2] === 'add').map((argv) => argv[3]);
@@ -204,6 +308,9 @@ test('plan(): setup and teardown argvs for a dry run, without touching anything'
     ['kill', '-QUIT', '<pid of nginx of default/backend>'],
     ['ip', 'netns', 'del', 'shice-lab-plan-1.pod.default.backend'],
   ]);
+  const resync = driver.planDeletePod({ pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' }).map((argv) => argv.join(' '));
+  assert.ok(resync.includes(`ip netns exec shice-lab-plan-1.node.worker iptables-save -t nat -f ${runFolder('plan-1')}/nodes/worker/iptables-save.3.txt`), resync.join('\n'));
+  assert.ok(resync.includes(`ip netns exec shice-lab-plan-1.node.worker iptables-restore --noflush --counters ${runFolder('plan-1')}/nodes/worker/iptables-restore.3.txt`));
   assert.deepEqual(driver.execArgv('worker2', ['conntrack', '-L']), ['ip', 'netns', 'exec', 'shice-lab-plan-1.node.worker2', 'conntrack', '-L']);
   assert.equal(existsSync(runFolder('plan-1')), false);
 });
@@ -224,11 +331,14 @@ function kernelTest(name: string, body: (t: TestContext) => Promise<void>): void
   });
 }
 
+/** Names from `ip netns list` (`name` or `name (id: N)` per line): the tests read the tool itself, not the driver's way. */
+const netnsNames = (output: string): string[] => output.split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter((name) => name !== '');
+
 const newRunId = (what: string): string => `test-${what}-${randomBytes(3).toString('hex')}`;
 
 async function labNamespaces(runId: string): Promise<string[]> {
   const { stdout } = await execa('ip', ['netns', 'list']);
-  return parseNetnsList(stdout).filter((ns) => ns.startsWith(`${LAB_PREFIX}${runId}.`));
+  return netnsNames(stdout).filter((ns) => ns.startsWith(`${LAB_PREFIX}${runId}.`));
 }
 
 /** Live processes whose command line mentions the run (its folder or its namespaces). */
@@ -453,6 +563,49 @@ kernelTest('--keep leaves the lab running after the capture exits; cleanLabLefto
   await assertNothingLeft(runId);
 });
 
+kernelTest('ip batches on the kernel: namespaces, their processes and their deletion as ip itself sees them; a failure names its command', async () => {
+  const runId = newRunId('batch');
+  const [a, b] = [`${LAB_PREFIX}${runId}.node.a`, `${LAB_PREFIX}${runId}.node.b`];
+  const dir = mkdtempSync(join(tmpdir(), 'shice-labtest-batch-'));
+  const signal = new AbortController().signal;
+  let sleeper: number | undefined;
+  try {
+    const inner = { netns: b, commands: [['link', 'set', 'lo', 'up'], ['addr', 'add', '10.77.0.1/24', 'dev', 'lo'], ['route', 'add', '10.9.0.0/24', 'via', '9.9.9.9']] };
+    writeFileSync(join(dir, 'b.ip'), batchInput(inner));
+    const root = { netns: null, commands: [['netns', 'add', a], ['netns', 'add', b], ['netns', 'exec', b, 'ip', '-batch', join(dir, 'b.ip')], ['netns', 'add', `${b}-never`]] };
+    await assert.rejects(runIpBatch(root, { signal, nested: new Map([[join(dir, 'b.ip'), inner]]) }), (error: unknown) => {
+      assert.ok(error instanceof DriverError);
+      assert.equal(error.message, `ip -n ${b} route add 10.9.0.0/24 via 9.9.9.9 failed (in ip -batch -): Error: Nexthop has invalid gateway.`);
+      return true;
+    });
+    // ip stopped at the failing line: what came before it is done, what came after is not.
+    const listed = netnsNames((await execa('ip', ['netns', 'list'])).stdout).filter((ns) => ns.includes(runId));
+    assert.deepEqual(listed.sort(), [a, b]);
+    assert.deepEqual((await listNamespaces()).filter((ns) => ns.includes(runId)), [a, b]);
+    assert.match((await execa('ip', ['-n', b, '-brief', 'addr', 'show', 'lo'])).stdout, /10\.77\.0\.1\/24/);
+
+    const child = execa('ip', ['netns', 'exec', b, 'sleep', '300'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
+    sleeper = child.pid;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const pids = (name: string) => (execa('ip', ['netns', 'pids', name]).then((r) => r.stdout.split('\n').filter(Boolean).map(Number)));
+    const found = namespaceProcesses([a, b, `${b}-never`]);
+    assert.deepEqual(found.get(a), await pids(a));
+    assert.deepEqual(found.get(b), await pids(b));
+    assert.deepEqual(found.get(b), [sleeper]);
+    assert.deepEqual(found.get(`${b}-never`), [], 'a namespace that does not exist holds no process');
+
+    process.kill(sleeper!, 'SIGKILL');
+    await child;
+    assert.deepEqual(await deleteNamespaces([a, `${b}-never`, b]), [a, b], 'one that never existed is not reported as deleted');
+    assert.deepEqual((await listNamespaces()).filter((ns) => ns.includes(runId)), []);
+    assert.deepEqual(await deleteNamespaces([a]), [], 'deleting again is a no-op');
+  } finally {
+    if (sleeper !== undefined && isAlive(sleeper)) process.kill(sleeper, 'SIGKILL');
+    for (const ns of [a, b]) await execa('ip', ['netns', 'del', ns], { reject: false });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 kernelTest('cleanLabLeftovers removes a stale lab namespace and its process, and leaves other names and live runs alone', async () => {
   const stale = newRunId('stale');
   const live = newRunId('live');
@@ -479,7 +632,7 @@ kernelTest('cleanLabLeftovers removes a stale lab namespace and its process, and
     await child;
     assert.equal(isAlive(sleeper ?? 0), false);
     const { stdout } = await execa('ip', ['netns', 'list']);
-    const names = parseNetnsList(stdout);
+    const names = netnsNames(stdout);
     assert.ok(!names.includes(staleNs));
     assert.ok(names.includes(liveNs), 'a live run stays');
     assert.ok(names.includes(otherNs), 'a namespace without the lab prefix stays');

@@ -27,12 +27,14 @@ import {
   type LabPod,
   type LabService,
 } from './layout.ts';
-import { deleteNamespace, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
-import { assertRunId, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
-import { netnsExec, networkPhases, phaseCommands, podNetworkCommands, teardownCommands } from './network.ts';
+import { batchInput, runIpBatch, type IpBatch } from './ip-batch.ts';
+import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
+import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
+import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, teardownCommands, type LabNetwork } from './network.ts';
 import { nginxCommand, nginxConfigFiles, nginxMainConfig, nginxPaths, readinessProbeCommand } from './nginx.ts';
-import { healthStateFile, nodeFolder, RESTORE_FIRST, RESTORE_SYNC, syncNode } from './proxy-sync.ts';
-import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
+import { healthStateFile, nodeFolder, syncCommands, syncFiles, syncNodes } from './proxy-sync.ts';
+import { readLogTail, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
+import { runTogether, settleAll } from './together.ts';
 import { labVersions, preflightLab } from './tools.ts';
 
 const HEALTH_SERVER_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'health-server.ts');
@@ -44,6 +46,13 @@ const POD_GRACE_MS = 30_000;
 const DAEMON_STOP_MS = 5_000;
 /** nginx listens on 80 unless told otherwise; used when a pod declares no containerPort. */
 const NGINX_DEFAULT_PORT = 80;
+/**
+ * How often the readiness waits look: a readiness probe or a file check costs
+ * a few milliseconds, and each of these waits sits on the capture's critical path.
+ */
+const NGINX_PROBE_INTERVAL_MS = 10;
+const HEALTH_READY_INTERVAL_MS = 5;
+const SETTLE_INTERVAL_MS = 10;
 
 export interface LabDriverOptions {
   runId: string;
@@ -57,13 +66,6 @@ interface Running {
   daemon: Daemon;
   /** nginx's image stops it with SIGQUIT (graceful); kube-proxy's server stops on SIGTERM. */
   stopSignal: NodeJS.Signals;
-}
-
-/** Waits for every task, then throws the first failure: nothing is left running behind a thrown error. */
-async function allSettled(tasks: Promise<unknown>[]): Promise<void> {
-  const results = await Promise.allSettled(tasks);
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure !== undefined) throw failure.reason;
 }
 
 function deletePodArgv(pod: LabPod): string[] {
@@ -94,7 +96,11 @@ export class LabDriver implements Driver {
   /** Whether up() made the run folder (an existing one belongs to another run and is never removed here). */
   private folderCreated = false;
   private syncs = 0;
+  /** Syncs a dry run has shown so far (the first is part of the setup). */
+  private plannedSyncs = 0;
   private finished = false;
+  /** The host tools' versions, asked once: up() starts asking, versions() returns the answer. */
+  private versionsAsked: Promise<Record<string, string>> | null = null;
 
   constructor(options: LabDriverOptions) {
     assertRunId(options.runId);
@@ -116,7 +122,12 @@ export class LabDriver implements Driver {
   }
 
   versions(): Promise<Record<string, string>> {
-    return labVersions();
+    if (this.versionsAsked === null) {
+      this.versionsAsked = labVersions();
+      // Reported by whoever awaits versions(); until then a failure is not an unhandled rejection.
+      this.versionsAsked.catch(() => {});
+    }
+    return this.versionsAsked;
   }
 
   execArgv(node: string, command: string[]): string[] {
@@ -139,11 +150,16 @@ export class LabDriver implements Driver {
     // Everything that can be refused is checked before anything is created.
     let layout: LabLayout;
     let topology: Topology;
+    let network: LabNetwork;
+    let script: IpBatch;
     try {
       const manifests = loadManifests(this.options.articleDir, experiment.manifests);
       layout = buildLabLayout(experiment, manifests, this.options.runId);
       this.services = allocateServices(manifests.services, layout.serviceSubnet, (bound) => randomInt(bound));
       topology = labTopology(layout, this.services);
+      network = labNetwork(layout, NODE_SUBNET);
+      script = networkScript(network, (batch) => this.batchFile(batch));
+      for (const batch of [namespacesBatch(network), script, ...namespaceBatches(network)]) batchInput(batch);
     } catch (error) {
       throw asDriverError(error);
     }
@@ -161,27 +177,40 @@ export class LabDriver implements Driver {
     this.layout = layout;
     this.recordOwner();
 
-    for (const phase of networkPhases(layout, NODE_SUBNET)) {
-      ctx.log(`lab: ${phase.title}`);
-      await allSettled(phase.sequences.map((sequence) => this.runSetup(sequence, ctx)));
+    const nested = new Map<string, IpBatch>();
+    mkdirSync(join(this.folder, 'net'));
+    for (const batch of namespaceBatches(network)) {
+      writeFileSync(this.batchFile(batch), batchInput(batch));
+      nested.set(this.batchFile(batch), batch);
     }
-    for (const pod of layout.pods) {
-      ctx.log(`lab: pod ${pod.namespace}/${pod.name} on ${pod.node} (${pod.ip}), nginx from ${pod.configFiles.map((f) => f.containerPath).join(', ')}`);
-      await this.runSetup(podNetworkCommands(layout, pod), ctx);
-      await this.startNginx(pod, ctx);
-      this.readyPods.push(pod);
-    }
+    ctx.log(`lab: namespaces for the bridge, the nodes ${layout.nodes.map((n) => n.name).join(', ')} and the pods ${layout.pods.map((p) => `${p.namespace}/${p.name}`).join(', ')}`);
+    // Recorded before they exist: an interrupted `ip netns add` may still have created one.
+    this.namespaces.push(...network.namespaces);
+    await runIpBatch(namespacesBatch(network), { signal: ctx.signal });
 
-    for (const service of this.services) {
-      const nodePorts = service.ports.map((p) => p.allocatedNodePort).filter((p) => p !== null);
-      const health = service.healthCheckNodePort === null ? '' : `, healthCheckNodePort ${service.healthCheckNodePort}`;
-      ctx.log(`lab: Service ${service.namespace}/${service.name} ${service.clusterIP}, nodePort ${nodePorts.join(', ')}${health}`);
-    }
-
-    ctx.log(`lab: kube-proxy rules via iptables-restore on ${layout.nodes.map((n) => n.name).join(', ')}`);
-    await this.syncAllNodes(true, ctx);
-    await this.startHealthServers(ctx);
-
+    // Side by side from here. This machine's two cores are the limit: kube-proxy's health-check
+    // servers (a Node start each, the slowest part) begin first and boot while one ip process
+    // builds the network; then the pods, and kube-proxy's first sync once they are ready.
+    await runTogether(
+      [
+        (signal) => this.startHealthServers(ctx, signal),
+        async (signal) => {
+          ctx.log(`lab: bridge ${BRIDGE_INTERFACE} for ${NODE_SUBNET}, nodes on it: ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')}`);
+          ctx.log(`lab: routes to the pod CIDRs: ${layout.nodes.map((n) => `${n.podCIDR} via ${n.name}`).join(', ')}`);
+          const built = runIpBatch(script, { signal, nested });
+          // The host's tools do not depend on the lab: their versions are asked while ip works
+          // (after the servers' starts: starting a process blocks this one for a while).
+          void this.versions();
+          await built;
+          await runTogether(layout.pods.map((pod) => (podSignal) => this.startPod(pod, ctx, podSignal)), signal);
+          this.logServices(ctx);
+          ctx.log(`lab: kube-proxy rules via iptables-restore on ${layout.nodes.map((n) => n.name).join(', ')}`);
+          await this.syncAllNodes(true, signal);
+        },
+      ],
+      ctx.signal,
+    );
+    ctx.signal.throwIfAborted();
     ctx.log(`lab: up in ${Math.round(performance.now() - start)} ms`);
     return topology;
   }
@@ -212,14 +241,14 @@ export class LabDriver implements Driver {
     this.readyPods = this.readyPods.filter((p) => p !== pod);
 
     ctx.log(`lab: kube-proxy re-sync on ${this.requireLayout().nodes.map((n) => n.name).join(', ')}`);
-    await this.syncAllNodes(false, ctx);
+    await this.syncAllNodes(false, ctx.signal);
 
     const url = `http://${settleNode.internalIP}:${service.healthCheckNodePort}/`;
     ctx.log(`lab: waiting for ${url} on ${settleNode.name} to report 0 local endpoints`);
     const settled = await waitUntil(
-      async () => (await this.healthCheckCount(settleNode, url, ctx)) === 0,
+      async () => (await this.healthCheckCount(settleNode, url, ctx.signal)) === 0,
       SETTLE_TIMEOUT_MS,
-      100,
+      SETTLE_INTERVAL_MS,
       ctx.signal,
     );
     if (!settled) {
@@ -247,7 +276,7 @@ export class LabDriver implements Driver {
     return [
       ['kill', '-QUIT', `<pid of ${this.podKey(pod)}>`],
       deletePodArgv(pod),
-      ...layout.nodes.flatMap((node) => [netnsExec(node.netns, ['iptables-save', '-t', 'nat']), netnsExec(node.netns, RESTORE_SYNC)]),
+      ...this.syncPlan(layout, false),
       netnsExec(settle.netns, healthProbe(`http://${settle.internalIP}:<${step.settleService}.healthCheckNodePort>/`)),
     ];
   }
@@ -268,16 +297,21 @@ export class LabDriver implements Driver {
     }
     const start = performance.now();
     let processes = 0;
-    for (const key of [...this.running.keys()]) {
-      await this.stopRunning(key, DAEMON_STOP_MS);
-      processes += 1;
-    }
+    // Every process and every namespace is independent of the others: all are removed side by side.
+    await settleAll(
+      [...this.running.keys()].map(async (key) => {
+        await this.stopRunning(key, DAEMON_STOP_MS);
+        processes += 1;
+      }),
+    );
     const namespaces = this.namespaces.length;
-    for (const netns of [...this.namespaces].reverse()) {
+    try {
       // Whatever else still runs in there (nginx's workers, a process that ignored its signal).
-      processes += (await stopNamespaceProcesses(netns)).length;
-      await deleteNamespace(netns);
-      this.namespaces = this.namespaces.filter((ns) => ns !== netns);
+      processes += (await stopNamespaceProcesses(this.namespaces)).length;
+      await deleteNamespaces(this.namespaces);
+    } finally {
+      const left = new Set(await listNamespaces());
+      this.namespaces = this.namespaces.filter((ns) => left.has(ns));
     }
     if (this.folderCreated) rmSync(this.folder, { recursive: true, force: true });
     this.finished = true;
@@ -294,13 +328,15 @@ export class LabDriver implements Driver {
       throw asDriverError(error);
     }
     this.planned = layout;
+    // One line per command, in an order that works when run one by one. The capture runs the
+    // same commands grouped: `ip -batch` for the namespaces, another for the network inside them
+    // (each namespace's ip commands from a file of the run folder, net/*.ip), one per sync step of
+    // all nodes; and independent work side by side.
     const setup: string[][] = [['mkdir', '-m', '700', this.folder]];
-    for (const phase of networkPhases(layout, NODE_SUBNET)) setup.push(...phaseCommands(phase));
-    for (const pod of layout.pods) {
-      setup.push(...podNetworkCommands(layout, pod));
-      setup.push(netnsExec(pod.netns, nginxCommand(nginxPaths(this.folder, pod))));
-    }
-    for (const node of layout.nodes) setup.push(netnsExec(node.netns, RESTORE_FIRST));
+    setup.push(...networkCommands(labNetwork(layout, NODE_SUBNET)));
+    for (const pod of layout.pods) setup.push(netnsExec(pod.netns, nginxCommand(nginxPaths(this.folder, pod))));
+    this.plannedSyncs = 0;
+    setup.push(...this.syncPlan(layout, true));
     const checked = manifests.services.filter((s) => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local');
     for (const service of checked) {
       for (const node of layout.nodes) {
@@ -341,13 +377,34 @@ export class LabDriver implements Driver {
     });
   }
 
-  private async runSetup(commands: string[][], ctx: DriverContext): Promise<void> {
-    for (const argv of commands) {
-      ctx.signal.throwIfAborted();
-      // Recorded before it runs: an interrupted `ip netns add` may still have created it.
-      if (argv[0] === 'ip' && argv[1] === 'netns' && argv[2] === 'add') this.namespaces.push(argv[3] as string);
-      await runChecked(argv, { signal: ctx.signal });
+  /** Where a namespace's batch is written for the network script (`net/bridge.ip`, `net/node.worker.ip`, ...). */
+  private batchFile(batch: IpBatch): string {
+    const role = (batch.netns as string).slice(runNamespacePrefix(this.options.runId).length);
+    return join(this.folder, 'net', `${role}.ip`);
+  }
+
+  /** The commands of the next sync of every node, for a dry run. */
+  private syncPlan(layout: LabLayout, first: boolean): string[][] {
+    this.plannedSyncs += 1;
+    return layout.nodes.flatMap((node) => syncCommands(node, syncFiles(this.folder, node.name, this.plannedSyncs), first));
+  }
+
+  private logServices(ctx: DriverContext): void {
+    for (const service of this.services) {
+      const nodePorts = service.ports.map((p) => p.allocatedNodePort).filter((p) => p !== null);
+      const health = service.healthCheckNodePort === null ? '' : `, healthCheckNodePort ${service.healthCheckNodePort}`;
+      ctx.log(`lab: Service ${service.namespace}/${service.name} ${service.clusterIP}, nodePort ${nodePorts.join(', ')}${health}`);
     }
+  }
+
+  /** nginx in the pod's namespace (its network is up), ready when it answers from the pod's node. */
+  private async startPod(pod: LabPod, ctx: DriverContext, signal: AbortSignal): Promise<void> {
+    ctx.log(`lab: pod ${pod.namespace}/${pod.name} on ${pod.node} (${pod.ip}), nginx from ${pod.configFiles.map((f) => f.containerPath).join(', ')}`);
+    signal.throwIfAborted();
+    await this.startNginx(pod, signal);
+    // In the layout's order, whatever order they became ready in.
+    const layout = this.requireLayout();
+    this.readyPods = layout.pods.filter((p) => p === pod || this.readyPods.includes(p));
   }
 
   private track(key: string, daemon: Daemon, stopSignal: NodeJS.Signals): void {
@@ -363,7 +420,7 @@ export class LabDriver implements Driver {
     if (!this.finished) this.recordOwner();
   }
 
-  private async startNginx(pod: LabPod, ctx: DriverContext): Promise<void> {
+  private async startNginx(pod: LabPod, signal: AbortSignal): Promise<void> {
     const paths = nginxPaths(this.folder, pod);
     mkdirSync(paths.root, { recursive: true });
     for (const file of nginxConfigFiles(paths, pod)) {
@@ -378,11 +435,12 @@ export class LabDriver implements Driver {
     const node = this.node(pod.node);
     const port = pod.container.ports[0]?.containerPort ?? NGINX_DEFAULT_PORT;
     const probe = netnsExec(node.netns, readinessProbeCommand(pod, port));
+    // nginx writes its pid file once it listens: no probe process is spent before that.
     const ready = await waitUntil(
-      async () => daemon.hasExited() || (await runCommand(probe, { signal: ctx.signal })).exitCode === 0,
+      async () => daemon.hasExited() || (existsSync(paths.pidFile) && (await runCommand(probe, { signal })).exitCode === 0),
       NGINX_READY_TIMEOUT_MS,
-      50,
-      ctx.signal,
+      NGINX_PROBE_INTERVAL_MS,
+      signal,
     );
     if (daemon.hasExited()) {
       throw new DriverError(`${key} exited at start with code ${await daemon.exited} (${pod.origin}): ${readLogTail(paths.errorLog) || 'no log'}`);
@@ -390,25 +448,20 @@ export class LabDriver implements Driver {
     if (!ready) throw new DriverError(`${key} did not answer http://${pod.ip}:${port}/ from ${node.name} within ${NGINX_READY_TIMEOUT_MS / 1000} s`);
   }
 
-  private async syncAllNodes(first: boolean, ctx: DriverContext): Promise<void> {
+  private async syncAllNodes(first: boolean, signal: AbortSignal): Promise<void> {
     const layout = this.requireLayout();
     this.syncs += 1;
-    ctx.signal.throwIfAborted();
-    await allSettled(
-      layout.nodes.map((node) =>
-        syncNode(node, proxyInput(layout, node, this.services, this.readyPods), {
-          runFolder: this.folder,
-          first,
-          sequence: this.syncs,
-          signal: ctx.signal,
-        }),
-      ),
-    );
+    const sequence = this.syncs;
+    signal.throwIfAborted();
+    const nodes = layout.nodes.map((node) => ({ node, input: proxyInput(layout, node, this.services, this.readyPods) }));
+    await syncNodes(nodes, { runFolder: this.folder, first, sequence, signal });
   }
 
   private healthServerArgv(node: LabNode, service: { namespace: string; name: string }, port: string): string[] {
     const key = `${service.namespace}/${service.name}`;
     return netnsExec(node.netns, [
+      // Spelled out rather than inherited, so that ps and a dry run show how the server starts.
+      'env', `NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE_DIR}`,
       process.execPath, HEALTH_SERVER_SCRIPT,
       '--port', port,
       '--namespace', service.namespace,
@@ -420,23 +473,32 @@ export class LabDriver implements Driver {
   }
 
   /** kube-proxy serves a health check for every LoadBalancer + Local Service on every node. */
-  private async startHealthServers(ctx: DriverContext): Promise<void> {
+  private async startHealthServers(ctx: DriverContext, signal: AbortSignal): Promise<void> {
     const layout = this.requireLayout();
-    for (const service of this.services) {
-      if (service.healthCheckNodePort === null) continue;
+    try {
+      // A cache that cannot be made only costs start-up time: Node then runs without it.
+      mkdirSync(NODE_COMPILE_CACHE_DIR, { recursive: true, mode: 0o700 });
+    } catch {}
+    const checked = this.services.filter((s) => s.healthCheckNodePort !== null);
+    for (const service of checked) {
       ctx.log(`lab: health-check servers for ${service.namespace}/${service.name} on port ${service.healthCheckNodePort} of every node`);
-      await allSettled(layout.nodes.map((node) => this.startHealthServer(node, service, ctx)));
     }
+    await runTogether(
+      checked.flatMap((service) => layout.nodes.map((node) => (s: AbortSignal) => this.startHealthServer(node, service, s))),
+      signal,
+    );
   }
 
-  private async startHealthServer(node: LabNode, service: LabService, ctx: DriverContext): Promise<void> {
+  private async startHealthServer(node: LabNode, service: LabService, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
     const argv = this.healthServerArgv(node, service, String(service.healthCheckNodePort));
     const readyFile = argv[argv.indexOf('--ready') + 1] as string;
     const logFile = argv[argv.indexOf('--log') + 1] as string;
+    mkdirSync(nodeFolder(this.folder, node.name), { recursive: true });
     const key = `health check of ${service.namespace}/${service.name} on ${node.name}`;
     const daemon = await startDaemon(key, argv, logFile);
     this.track(key, daemon, 'SIGTERM');
-    const ready = await waitUntil(async () => daemon.hasExited() || existsSync(readyFile), HEALTH_READY_TIMEOUT_MS, 20, ctx.signal);
+    const ready = await waitUntil(async () => daemon.hasExited() || existsSync(readyFile), HEALTH_READY_TIMEOUT_MS, HEALTH_READY_INTERVAL_MS, signal);
     if (daemon.hasExited()) {
       throw new DriverError(`${key} exited at start with code ${await daemon.exited}: ${readLogTail(logFile) || `no log; run ${argv.join(' ')} to see why`}`);
     }
@@ -444,8 +506,8 @@ export class LabDriver implements Driver {
   }
 
   /** The localEndpoints a node's health check reports, asked from that node; null when it does not answer. */
-  private async healthCheckCount(node: LabNode, url: string, ctx: DriverContext): Promise<number | null> {
-    const result = await runCommand(netnsExec(node.netns, healthProbe(url)), { signal: ctx.signal });
+  private async healthCheckCount(node: LabNode, url: string, signal: AbortSignal): Promise<number | null> {
+    const result = await runCommand(netnsExec(node.netns, healthProbe(url)), { signal });
     if (result.exitCode !== 0) return null;
     try {
       const body = JSON.parse(result.stdout) as { localEndpoints?: unknown };

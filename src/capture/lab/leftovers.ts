@@ -1,14 +1,17 @@
 // Finding and removing what earlier lab runs left behind (`--driver lab --clean`,
 // or a run kept with --keep). Only names with the lab's prefix are touched, and
 // a run whose capture process is still alive is left alone.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DriverError } from '../driver.ts';
 import { isRunId, LAB_PREFIX, runFolder, runIdOfNamespace } from './names.ts';
-import { isAlive, runCommand, stopProcess } from './processes.ts';
+import { runIpBatch } from './ip-batch.ts';
+import { isAlive, stopProcess } from './processes.ts';
 
 const OWNER_FILE = 'owner.json';
+/** Where `ip netns add` mounts a named namespace (iproute2's NETNS_RUN_DIR). */
+export const NETNS_RUN_DIR = '/var/run/netns';
 
 export interface RunOwner {
   runId: string;
@@ -47,26 +50,46 @@ function ownerIsRunning(owner: RunOwner | null): boolean {
   return owner !== null && isAlive(owner.pid) && processStartTime(owner.pid) === owner.startTime;
 }
 
-/** Names from `ip netns list` (`name` or `name (id: N)` per line). */
-export function parseNetnsList(output: string): string[] {
-  return output
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/)[0] ?? '')
-    .filter((name) => name !== '');
+/** The named namespaces, as `ip netns list` finds them: the entries of NETNS_RUN_DIR (none before the first `ip netns add`). */
+export async function listNamespaces(runDir: string = NETNS_RUN_DIR): Promise<string[]> {
+  try {
+    return readdirSync(runDir).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new DriverError(`${runDir}: ${(error as Error).message}`);
+  }
 }
 
-export function parsePids(output: string): number[] {
-  return output
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => /^\d+$/.test(line))
-    .map(Number);
+/** A namespace's identity: the device and inode of its nsfs file (what `ip netns pids` compares). */
+function namespaceId(path: string): string | null {
+  try {
+    const stat = statSync(path);
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return null;
+  }
 }
 
-export async function listNamespaces(): Promise<string[]> {
-  const result = await runCommand(['ip', 'netns', 'list']);
-  if (result.exitCode !== 0) throw new DriverError(`ip netns list exited ${result.exitCode}: ${result.stderr.trim()}`);
-  return parseNetnsList(result.stdout);
+/**
+ * The processes inside each named namespace, found the way `ip netns pids`
+ * finds them (a process's /proc/<pid>/ns/net is the namespace's nsfs inode),
+ * in one pass over /proc for all of them.
+ */
+export function namespaceProcesses(names: string[], runDir: string = NETNS_RUN_DIR): Map<string, number[]> {
+  const byId = new Map<string, string>();
+  const found = new Map<string, number[]>(names.map((name) => [name, []]));
+  for (const name of names) {
+    const id = namespaceId(`${runDir}/${name}`);
+    if (id !== null) byId.set(id, name);
+  }
+  if (byId.size === 0) return found;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    // A process may end between the listing and the stat: then it is in no namespace.
+    const name = byId.get(namespaceId(`/proc/${entry}/ns/net`) ?? '');
+    if (name !== undefined) found.get(name)?.push(Number(entry));
+  }
+  return found;
 }
 
 function commandLine(pid: number): string {
@@ -77,25 +100,34 @@ function commandLine(pid: number): string {
   }
 }
 
-/** Stops every process inside `netns` (SIGTERM, then SIGKILL); returns what it stopped. */
-export async function stopNamespaceProcesses(netns: string): Promise<string[]> {
-  const result = await runCommand(['ip', 'netns', 'pids', netns]);
-  if (result.exitCode !== 0) return [];
-  const stopped: string[] = [];
-  for (const pid of parsePids(result.stdout)) {
-    const what = commandLine(pid) || 'process';
-    await stopProcess(pid, 'SIGTERM', 2000);
-    stopped.push(`process ${pid} (${what}) in ${netns}`);
-  }
-  return stopped;
+/** Stops every process inside the namespaces, side by side (SIGTERM, then SIGKILL); returns what it stopped. */
+export async function stopNamespaceProcesses(namespaces: string[]): Promise<string[]> {
+  const inside = [...namespaceProcesses(namespaces)].flatMap(([netns, pids]) => pids.map((pid) => ({ netns, pid, what: commandLine(pid) || 'process' })));
+  await Promise.all(inside.map(({ pid }) => stopProcess(pid, 'SIGTERM', 2000)));
+  return inside.map(({ netns, pid, what }) => `process ${pid} (${what}) in ${netns}`);
 }
 
-/** Deletes a namespace; one that is already gone counts as deleted. */
-export async function deleteNamespace(netns: string): Promise<boolean> {
-  const result = await runCommand(['ip', 'netns', 'del', netns]);
-  if (result.exitCode === 0) return true;
-  if (/No such file or directory|not found/i.test(result.stderr)) return false;
-  throw new DriverError(`ip netns del ${netns} exited ${result.exitCode}: ${result.stderr.trim()}`);
+/**
+ * Deletes the namespaces with one `ip -batch`; returns those it deleted (one
+ * already gone is not among them). Throws when one is still there afterwards.
+ */
+export async function deleteNamespaces(namespaces: string[], runDir: string = NETNS_RUN_DIR): Promise<string[]> {
+  const present = new Set(await listNamespaces(runDir));
+  const targets = namespaces.filter((ns) => present.has(ns));
+  if (targets.length === 0) return [];
+  let failure: unknown = null;
+  try {
+    await runIpBatch({ netns: null, commands: targets.map((ns) => ['netns', 'del', ns]) }, { signal: new AbortController().signal });
+  } catch (error) {
+    failure = error;
+  }
+  // What ip managed before a failure is deleted all the same; whatever remains is the error.
+  const left = new Set(await listNamespaces(runDir));
+  const remaining = targets.filter((ns) => left.has(ns));
+  if (remaining.length > 0) {
+    throw new DriverError(`could not delete namespace ${remaining.join(', ')}${failure instanceof Error ? `: ${failure.message}` : ''}`);
+  }
+  return targets;
 }
 
 export interface CleanOptions {
@@ -137,10 +169,8 @@ export async function cleanLabLeftovers(log: (line: string) => void, options: Cl
     }
     // Pods first, the bridge last: the same order a run tears itself down in.
     const namespaces = (namespacesByRun.get(runId) ?? []).sort((a, b) => rank(a) - rank(b));
-    for (const netns of namespaces) {
-      for (const line of await stopNamespaceProcesses(netns)) note(line);
-      if (await deleteNamespace(netns)) note(`namespace ${netns}`);
-    }
+    for (const line of await stopNamespaceProcesses(namespaces)) note(line);
+    for (const netns of await deleteNamespaces(namespaces)) note(`namespace ${netns}`);
     // Processes whose namespace is already gone still name the run folder on their command line.
     for (const started of owner?.processes ?? []) {
       if (isAlive(started.pid) && commandLine(started.pid).includes(folder)) {

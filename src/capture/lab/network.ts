@@ -1,20 +1,26 @@
-// The ip(8) commands that build the lab's network, as argv lists. Every address,
-// route and interface lives in a namespace the lab creates: veths are created
-// inside the namespaces (`ip -n A link add ... peer ... netns B`), so the root
-// namespace never sees them.
+// The ip(8) commands that build the lab's network. Every address, route and
+// interface lives in a namespace the lab creates: veths are created inside the
+// namespaces (`ip -n A link add ... peer ... netns B`), so the root namespace
+// never sees them.
+//
+// Each namespace's ip commands form one batch; the capture creates the
+// namespaces with one root-level `ip -batch`, then runs the rest of the network
+// as another (each namespace's batch from a file, in build order), while a dry
+// run prints every command as the standalone command line it is equivalent to.
+import { batchCommands, netnsExecCommand, type IpBatch } from './ip-batch.ts';
 import type { LabLayout, LabNode, LabPod } from './layout.ts';
 import { BRIDGE_INTERFACE, INNER_INTERFACE } from './names.ts';
 
-export interface SetupPhase {
-  /** One short progress line. */
-  title: string;
-  /** Command sequences that touch different namespaces: each runs in order, the sequences side by side. */
-  sequences: string[][][];
-}
-
-/** A phase's commands in one list, as --dry-run prints them. */
-export function phaseCommands(phase: SetupPhase): string[][] {
-  return phase.sequences.flat();
+/** The whole network of a lab, in the order it can be built. */
+export interface LabNetwork {
+  /** The bridge's, every node's and every pod's: everything else runs inside them. */
+  namespaces: string[];
+  /** The bridge, and every node's veth with its bridge end enslaved (the node end lands in the node's namespace). */
+  bridge: IpBatch;
+  /** Per node, after the bridge: its address, its routes to the other nodes' pod CIDRs, its pods' veths; and its sysctls. */
+  nodes: { node: LabNode; batch: IpBatch; sysctl: string[] }[];
+  /** Per pod, after its node: address and default route on the veth end its node put there. */
+  pods: { pod: LabPod; batch: IpBatch }[];
 }
 
 function prefixLength(cidr: string): string {
@@ -25,73 +31,106 @@ export function netnsExec(netns: string, command: string[]): string[] {
   return ['ip', 'netns', 'exec', netns, ...command];
 }
 
-/** Node sysctls: forwarding (kind's node image has it on) and route_localnet (kube-proxy sets it for localhost NodePorts). */
-function nodeSysctls(node: LabNode): string[][] {
+/** Node sysctls in one process: forwarding (kind's node image has it on), route_localnet (kube-proxy sets it for localhost NodePorts). */
+const NODE_SYSCTL = ['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv4.conf.all.route_localnet=1'];
+
+function bridgeBatch(layout: LabLayout): IpBatch {
+  return {
+    netns: layout.bridgeNetns,
+    commands: [
+      ['link', 'set', 'lo', 'up'],
+      ['link', 'add', BRIDGE_INTERFACE, 'type', 'bridge'],
+      ['link', 'set', BRIDGE_INTERFACE, 'up'],
+      ...layout.nodes.flatMap((node) => [
+        ['link', 'add', node.bridgePort, 'type', 'veth', 'peer', 'name', INNER_INTERFACE, 'netns', node.netns],
+        ['link', 'set', node.bridgePort, 'master', BRIDGE_INTERFACE],
+        ['link', 'set', node.bridgePort, 'up'],
+      ]),
+    ],
+  };
+}
+
+/** What the CNI ptp plugin does on the node for one pod: a veth, the gateway as /32 on the host side, a host route to the pod. */
+function podHostSide(pod: LabPod): string[][] {
   return [
-    netnsExec(node.netns, ['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']),
-    netnsExec(node.netns, ['sysctl', '-q', '-w', 'net.ipv4.conf.all.route_localnet=1']),
+    ['link', 'add', pod.hostVeth, 'type', 'veth', 'peer', 'name', INNER_INTERFACE, 'netns', pod.netns],
+    ['addr', 'add', `${pod.gateway}/32`, 'dev', pod.hostVeth],
+    ['link', 'set', pod.hostVeth, 'up'],
+    ['route', 'add', `${pod.ip}/32`, 'dev', pod.hostVeth, 'scope', 'link'],
   ];
 }
 
-function nodeOnBridge(layout: LabLayout, node: LabNode, nodeSubnet: string): string[][] {
-  const br = layout.bridgeNetns;
-  return [
-    ['ip', '-n', node.netns, 'link', 'set', 'lo', 'up'],
-    ['ip', '-n', node.netns, 'link', 'add', INNER_INTERFACE, 'type', 'veth', 'peer', 'name', node.bridgePort, 'netns', br],
-    ['ip', '-n', br, 'link', 'set', node.bridgePort, 'master', BRIDGE_INTERFACE],
-    ['ip', '-n', br, 'link', 'set', node.bridgePort, 'up'],
-    ['ip', '-n', node.netns, 'addr', 'add', `${node.internalIP}/${prefixLength(nodeSubnet)}`, 'dev', INNER_INTERFACE],
-    ['ip', '-n', node.netns, 'link', 'set', INNER_INTERFACE, 'up'],
-    ...nodeSysctls(node),
-  ];
+/** A node's address on the bridge, kindnetd's routes to every other node's pod CIDR, and the host side of its pods. */
+function nodeBatch(layout: LabLayout, node: LabNode, nodeSubnet: string): IpBatch {
+  return {
+    netns: node.netns,
+    commands: [
+      ['link', 'set', 'lo', 'up'],
+      ['addr', 'add', `${node.internalIP}/${prefixLength(nodeSubnet)}`, 'dev', INNER_INTERFACE],
+      ['link', 'set', INNER_INTERFACE, 'up'],
+      ...layout.nodes.filter((other) => other.name !== node.name).map((other) => ['route', 'add', other.podCIDR, 'via', other.internalIP]),
+      ...layout.pods.filter((pod) => pod.node === node.name).flatMap(podHostSide),
+    ],
+  };
 }
 
-/** kindnetd routes every other node's pod CIDR via that node's address. */
-function podRoutes(layout: LabLayout, node: LabNode): string[][] {
-  return layout.nodes
-    .filter((other) => other.name !== node.name)
-    .map((other) => ['ip', '-n', node.netns, 'route', 'add', other.podCIDR, 'via', other.internalIP]);
-}
-
-export function networkPhases(layout: LabLayout, nodeSubnet: string): SetupPhase[] {
-  const namespaces = [layout.bridgeNetns, ...layout.nodes.map((n) => n.netns)];
-  return [
-    {
-      title: `namespaces for the bridge and the nodes ${layout.nodes.map((n) => n.name).join(', ')}`,
-      sequences: [namespaces.map((ns) => ['ip', 'netns', 'add', ns])],
-    },
-    {
-      title: `bridge ${BRIDGE_INTERFACE} for ${nodeSubnet}`,
-      sequences: [[
-        ['ip', '-n', layout.bridgeNetns, 'link', 'set', 'lo', 'up'],
-        ['ip', '-n', layout.bridgeNetns, 'link', 'add', BRIDGE_INTERFACE, 'type', 'bridge'],
-        ['ip', '-n', layout.bridgeNetns, 'link', 'set', BRIDGE_INTERFACE, 'up'],
-      ]],
-    },
-    {
-      title: `nodes on the bridge: ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')}`,
-      sequences: layout.nodes.map((node) => nodeOnBridge(layout, node, nodeSubnet)),
-    },
-    {
-      title: `pod CIDR routes: ${layout.nodes.map((n) => `${n.podCIDR} via ${n.name}`).join(', ')}`,
-      sequences: layout.nodes.map((node) => podRoutes(layout, node)),
-    },
-  ];
-}
-
-/** What the CNI ptp plugin does for one pod: a veth, the gateway as /32 on the host side, a host route to the pod. */
-export function podNetworkCommands(layout: LabLayout, pod: LabPod): string[][] {
+/** The pod's side of the CNI ptp plugin's work: its address and the default route via the gateway. */
+function podBatch(layout: LabLayout, pod: LabPod): IpBatch {
   const node = layout.nodes.find((n) => n.name === pod.node) as LabNode;
+  return {
+    netns: pod.netns,
+    commands: [
+      ['link', 'set', 'lo', 'up'],
+      ['addr', 'add', `${pod.ip}/${prefixLength(node.podCIDR)}`, 'dev', INNER_INTERFACE],
+      ['link', 'set', INNER_INTERFACE, 'up'],
+      ['route', 'add', 'default', 'via', pod.gateway],
+    ],
+  };
+}
+
+export function labNetwork(layout: LabLayout, nodeSubnet: string): LabNetwork {
+  return {
+    namespaces: [layout.bridgeNetns, ...layout.nodes.map((n) => n.netns), ...layout.pods.map((p) => p.netns)],
+    bridge: bridgeBatch(layout),
+    nodes: layout.nodes.map((node) => ({ node, batch: nodeBatch(layout, node, nodeSubnet), sysctl: NODE_SYSCTL })),
+    pods: layout.pods.map((pod) => ({ pod, batch: podBatch(layout, pod) })),
+  };
+}
+
+/** Each namespace's batch, in build order: the bridge, the nodes, the pods. */
+export function namespaceBatches(network: LabNetwork): IpBatch[] {
+  return [network.bridge, ...network.nodes.map((n) => n.batch), ...network.pods.map((p) => p.batch)];
+}
+
+/** The namespaces, created first: everything else runs inside them. */
+export function namespacesBatch(network: LabNetwork): IpBatch {
+  return { netns: null, commands: network.namespaces.map((ns) => ['netns', 'add', ns]) };
+}
+
+/**
+ * The network inside the namespaces as one root-level batch: in build order,
+ * each namespace's batch read from `fileOf(batch)` inside it, and each node's
+ * sysctls.
+ */
+export function networkScript(network: LabNetwork, fileOf: (batch: IpBatch) => string): IpBatch {
+  const inside = (batch: IpBatch): string[] => netnsExecCommand(batch.netns as string, ['ip', '-batch', fileOf(batch)]);
+  return {
+    netns: null,
+    commands: [
+      inside(network.bridge),
+      ...network.nodes.flatMap(({ node, batch, sysctl }) => [inside(batch), netnsExecCommand(node.netns, sysctl)]),
+      ...network.pods.map(({ batch }) => inside(batch)),
+    ],
+  };
+}
+
+/** Every command of the network as a standalone argv, in an order that builds it (for --dry-run and checks). */
+export function networkCommands(network: LabNetwork): string[][] {
   return [
-    ['ip', 'netns', 'add', pod.netns],
-    ['ip', '-n', pod.netns, 'link', 'set', 'lo', 'up'],
-    ['ip', '-n', node.netns, 'link', 'add', pod.hostVeth, 'type', 'veth', 'peer', 'name', INNER_INTERFACE, 'netns', pod.netns],
-    ['ip', '-n', node.netns, 'addr', 'add', `${pod.gateway}/32`, 'dev', pod.hostVeth],
-    ['ip', '-n', node.netns, 'link', 'set', pod.hostVeth, 'up'],
-    ['ip', '-n', node.netns, 'route', 'add', `${pod.ip}/32`, 'dev', pod.hostVeth, 'scope', 'link'],
-    ['ip', '-n', pod.netns, 'addr', 'add', `${pod.ip}/${prefixLength(node.podCIDR)}`, 'dev', INNER_INTERFACE],
-    ['ip', '-n', pod.netns, 'link', 'set', INNER_INTERFACE, 'up'],
-    ['ip', '-n', pod.netns, 'route', 'add', 'default', 'via', pod.gateway],
+    ...network.namespaces.map((ns) => ['ip', 'netns', 'add', ns]),
+    ...batchCommands(network.bridge),
+    ...network.nodes.flatMap(({ node, batch, sysctl }) => [...batchCommands(batch), netnsExec(node.netns, sysctl)]),
+    ...network.pods.flatMap(({ batch }) => batchCommands(batch)),
   ];
 }
 

@@ -1,5 +1,6 @@
 // What the lab needs from the machine, and the versions its tools report.
 import { accessSync, constants } from 'node:fs';
+import { release } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DriverError, PrerequisiteError } from '../driver.ts';
 import { NGINX_BINARY } from './nginx.ts';
@@ -76,7 +77,6 @@ export function firstLine(text: string): string {
 }
 
 const VERSION_COMMANDS: Record<string, string[]> = {
-  kernel: ['uname', '-r'],
   iptables: ['iptables', '--version'],
   conntrack: ['conntrack', '--version'],
   nginx: [NGINX_BINARY, '-v'],
@@ -84,7 +84,11 @@ const VERSION_COMMANDS: Record<string, string[]> = {
   iproute2: ['ip', '-V'],
 };
 
-/** Versions as the tools print them, plus the Node that runs the health-check servers. */
+/**
+ * Versions as the tools print them, plus the kernel's release (what `uname -r`
+ * prints, from the same uname(2), without a process) and the Node that runs the
+ * health-check servers.
+ */
 export async function labVersions(): Promise<Record<string, string>> {
   const entries = await Promise.all(
     Object.entries(VERSION_COMMANDS).map(async ([tool, argv]) => {
@@ -96,5 +100,5 @@ export async function labVersions(): Promise<Record<string, string>> {
       return [tool, line] as const;
     }),
   );
-  return { ...Object.fromEntries(entries), node: `node ${process.version}` };
+  return { kernel: release(), ...Object.fromEntries(entries), node: `node ${process.version}` };
 }
