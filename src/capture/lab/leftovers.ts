@@ -111,8 +111,8 @@ export async function stopNamespaceProcesses(namespaces: string[]): Promise<stri
  * Deletes the namespaces with one `ip -batch`; returns those it deleted (one
  * already gone is not among them). Throws when one is still there afterwards.
  */
-export async function deleteNamespaces(namespaces: string[], runDir: string = NETNS_RUN_DIR): Promise<string[]> {
-  const present = new Set(await listNamespaces(runDir));
+export async function deleteNamespaces(namespaces: string[]): Promise<string[]> {
+  const present = new Set(await listNamespaces());
   const targets = namespaces.filter((ns) => present.has(ns));
   if (targets.length === 0) return [];
   let failure: unknown = null;
@@ -122,7 +122,7 @@ export async function deleteNamespaces(namespaces: string[], runDir: string = NE
     failure = error;
   }
   // What ip managed before a failure is deleted all the same; whatever remains is the error.
-  const left = new Set(await listNamespaces(runDir));
+  const left = new Set(await listNamespaces());
   const remaining = targets.filter((ns) => left.has(ns));
   if (remaining.length > 0) {
     throw new DriverError(`could not delete namespace ${remaining.join(', ')}${failure instanceof Error ? `: ${failure.message}` : ''}`);
