@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { checkNodeNaming, expectedNodeNames, ownerLabels, renderKindConfig } from '../../src/capture/kind/config.ts';
-import { declaredObjects } from '../../src/capture/kind/manifest-objects.ts';
+import { declaredObjects } from '../../src/capture/cluster/manifest-objects.ts';
 import * as cmd from '../../src/capture/kind/commands.ts';
 
 const manifest = (name: string) => readFile(new URL(`../../content/articles/074-external-traffic-policy/manifests/${name}`, import.meta.url), 'utf8');

@@ -4,7 +4,7 @@
 // (and KUBECONFIG points at it), and only a cluster this capture created is ever
 // reused or deleted.
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { arch, release, type as osType } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Experiment, Topology } from '../../experiment/types.ts';
@@ -16,11 +16,13 @@ import {
   type DriverEnvironment,
   type ExecOutcome,
 } from '../driver.ts';
+import { declaredObjects } from '../cluster/manifest-objects.ts';
+import { ClusterSession, outcome, runJudged, runOrThrow } from '../cluster/session.ts';
+import { runTool, type ToolRun } from '../cluster/run-tool.ts';
+import { nodesWithoutLabel, type KubeNode } from '../cluster/topology.ts';
 import * as cmd from './commands.ts';
 import { checkNodeNaming, OWNER_LABEL, OWNER_VALUE, renderKindConfig } from './config.ts';
-import { declaredObjects, type DeclaredObjects } from './manifest-objects.ts';
 import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
-import { runTool, sleep, type ToolRun } from './run-tool.ts';
 import {
   firstLine,
   isDockerFailure,
@@ -31,19 +33,7 @@ import {
   parseKindVersion,
   parseKubectlVersion,
   parseKubeProxyMode,
-  parseLocalEndpoints,
 } from './tool-output.ts';
-import {
-  healthChecksToAwait,
-  nodesWithoutLabel,
-  parseNodeList,
-  parsePodList,
-  parseServiceList,
-  toNodeInfos,
-  toPodInfos,
-  toServiceInfos,
-  type KubeNode,
-} from './topology.ts';
 
 /** Upper bounds for each kind of call, in milliseconds. */
 export interface KindTimeouts {
@@ -121,6 +111,8 @@ export class KindDriver implements Driver {
   private readonly childEnv: NodeJS.ProcessEnv;
 
   private experiment: Experiment | null = null;
+  /** The path to the API both drivers share. */
+  private session: ClusterSession | null = null;
   private target: cmd.KindTarget | null = null;
   private topology: Topology | null = null;
   private kubeNodes: KubeNode[] = [];
@@ -241,7 +233,7 @@ export class KindDriver implements Driver {
     const t = this.bind(experiment);
     const paths = kindStatePaths(this.stateDir, t.cluster);
     await mkdir(this.stateDir, { recursive: true });
-    const objects = await this.readManifests(experiment);
+    const objects = await this.requireSession().declared(experiment);
 
     ctx.log(`looking for an existing kind cluster "${t.cluster}"`);
     const clusters = parseKindClusters((await this.run(cmd.kindGetClusters(), this.timeouts.quickMs, 'list kind clusters', ctx)).stdout);
@@ -270,52 +262,22 @@ export class KindDriver implements Driver {
 
     if (this.options.loadImages) await this.loadImages(objects.images, ctx);
 
-    for (const manifest of experiment.manifests) {
-      ctx.log(`applying ${manifest}`);
-      await this.run(cmd.kubectlApply(t, resolve(this.options.articleDir, manifest)), this.timeouts.kubectlMs, `apply ${manifest}`, ctx);
-    }
-    ctx.log('waiting for the nodes to be Ready');
-    await this.run(cmd.kubectlWaitNodesReady(t), this.timeouts.waitMs, 'wait for the nodes to be Ready', ctx);
-    for (const pod of objects.pods) {
-      ctx.log(`waiting for pod ${pod.namespace}/${pod.name} to be Ready`);
-      await this.run(cmd.kubectlWaitPodReady(t, pod.namespace, pod.name), this.timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx);
-    }
-
-    ctx.log('reading nodes, pods and services from the API');
-    const nodesJson = await this.run(cmd.kubectlGetNodes(t), this.timeouts.kubectlMs, 'read the nodes', ctx);
-    const podsJson = await this.run(cmd.kubectlGetPods(t), this.timeouts.kubectlMs, 'read the pods', ctx);
-    const servicesJson = await this.run(cmd.kubectlGetServices(t), this.timeouts.kubectlMs, 'read the services', ctx);
-    const topology = this.toTopology(experiment, objects, nodesJson.stdout, podsJson.stdout, servicesJson.stdout);
-
-    const pods = parsePodList(podsJson.stdout);
-    const services = parseServiceList(servicesJson.stdout);
-    for (const wait of healthChecksToAwait(pods, services, objects.services, t.cluster)) {
-      ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s local endpoint`);
-      await this.pollHealthCheck(wait.node, wait.port, (n) => n >= 1, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
-    }
-    return topology;
+    const session = this.requireSession();
+    await session.apply(experiment, ctx);
+    const reading = await session.readWhenReady(experiment, objects, ctx, (nodes) => this.checkOwnerLabels(nodes));
+    this.kubeNodes = reading.nodes;
+    this.topology = reading.topology;
+    return reading.topology;
   }
 
-  private toTopology(experiment: Experiment, objects: DeclaredObjects, nodes: string, pods: string, services: string): Topology {
-    const t = this.requireTarget();
-    try {
-      this.kubeNodes = parseNodeList(nodes);
-      const unlabelled = nodesWithoutLabel(this.kubeNodes, OWNER_LABEL, OWNER_VALUE);
-      if (unlabelled.length > 0) {
-        throw new Error(
-          `nodes ${unlabelled.join(', ')} lack the label ${OWNER_LABEL}=${OWNER_VALUE} that the capture's kind config sets: ` +
-            `cluster "${t.cluster}" was not created by this capture`,
-        );
-      }
-      this.topology = {
-        nodes: toNodeInfos(this.kubeNodes, experiment.cluster),
-        pods: toPodInfos(parsePodList(pods), objects.pods, t.cluster),
-        services: toServiceInfos(parseServiceList(services), objects.services),
-      };
-      return this.topology;
-    } catch (error) {
-      if (error instanceof DriverError) throw error;
-      throw new DriverError((error as Error).message);
+  /** Nodes without the capture's label belong to a cluster this capture did not create. */
+  private checkOwnerLabels(nodes: KubeNode[]): void {
+    const unlabelled = nodesWithoutLabel(nodes, OWNER_LABEL, OWNER_VALUE);
+    if (unlabelled.length > 0) {
+      throw new DriverError(
+        `nodes ${unlabelled.join(', ')} lack the label ${OWNER_LABEL}=${OWNER_VALUE} that the capture's kind config sets: ` +
+          `cluster "${this.requireTarget().cluster}" was not created by this capture`,
+      );
     }
   }
 
@@ -367,34 +329,18 @@ export class KindDriver implements Driver {
     if (run.exitCode !== 0 && isDockerFailure(run.stderr)) {
       throw new DriverError(`docker exec on ${argv[2]} failed (exit ${run.exitCode}): ${firstLine(run.stderr)}`);
     }
-    return this.outcome(run);
+    return outcome(run);
   }
 
   async deletePod(
     step: { pod: string; namespace: string; settleNode: string; settleService: string },
     ctx: DriverContext,
   ): Promise<ExecOutcome & { command: string[] }> {
-    const t = this.requireTarget();
-    const topology = this.requireTopology();
-    const service = topology.services.find((s) => s.name === step.settleService);
-    if (!service) throw new DriverError(`delete-pod step: settleService "${step.settleService}" is not among the run's services`);
-    if (service.healthCheckNodePort === null) {
-      throw new DriverError(`delete-pod step: settleService "${step.settleService}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`);
-    }
-    ctx.log(`deleting pod ${step.namespace}/${step.pod}`);
-    const run = await this.run(cmd.kubectlDeletePod(t, step.namespace, step.pod), this.timeouts.deletePodMs, `delete pod ${step.namespace}/${step.pod}`, ctx);
-    ctx.log(`waiting for ${step.settleService}'s health check on ${step.settleNode} to report 0 local endpoints`);
-    await this.pollHealthCheck(step.settleNode, service.healthCheckNodePort, (n) => n === 0, ctx,
-      `after deleting pod ${step.namespace}/${step.pod}, ${step.settleService}'s health check on ${step.settleNode}`);
-    return { ...this.outcome(run), command: cmd.deletePodCommand(step.namespace, step.pod) };
+    return this.requireSession().deletePod(step, ctx);
   }
 
   planDeletePod(step: { pod: string; namespace: string; settleNode: string; settleService: string }): string[][] {
-    const t = this.requireTarget();
-    return [
-      cmd.kubectlDeletePod(t, step.namespace, step.pod),
-      this.execArgv(this.clientNode(), cmd.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`)),
-    ];
+    return this.requireSession().planDeletePod(step);
   }
 
   async down(ctx: { log: (line: string) => void }): Promise<void> {
@@ -459,7 +405,23 @@ export class KindDriver implements Driver {
     }
     this.experiment = experiment;
     this.target = { cluster: experiment.cluster.name, kubeconfig: this.kubeconfig };
+    this.session = new ClusterSession({
+      target: this.target,
+      cluster: experiment.cluster.name,
+      articleDir: this.options.articleDir,
+      cwd: this.cwd,
+      env: this.childEnv,
+      timeouts: this.timeouts,
+      execArgv: (node, command) => this.execArgv(node, command),
+      clientNode: experiment.client,
+      isRunnerFailure: isDockerFailure,
+    });
     return this.target;
+  }
+
+  private requireSession(): ClusterSession {
+    if (!this.session) throw new DriverError('kind driver: call plan() or up() first (the cluster name comes from the experiment)');
+    return this.session;
   }
 
   private requireTarget(): cmd.KindTarget {
@@ -474,22 +436,6 @@ export class KindDriver implements Driver {
 
   private clientNode(): string {
     return this.experiment?.client ?? 'control-plane';
-  }
-
-  private async readManifests(experiment: Experiment): Promise<DeclaredObjects> {
-    const files = await Promise.all(experiment.manifests.map(async (m) => {
-      const path = resolve(this.options.articleDir, m);
-      try {
-        return { file: m, text: await readFile(path, 'utf8') };
-      } catch (error) {
-        throw new DriverError(`experiment.ts manifests: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-      }
-    }));
-    try {
-      return declaredObjects(files);
-    } catch (error) {
-      throw new DriverError((error as Error).message);
-    }
   }
 
   private async marker(cluster: string) {
@@ -517,69 +463,17 @@ export class KindDriver implements Driver {
     if (live.length > 0) await writeMarker(this.stateDir, { ...marker, containers: live });
   }
 
-  /**
-   * Polls kube-proxy's health check from the client node until `accept` holds
-   * for its localEndpoints, within settleTimeoutMs. A refused or timed-out probe
-   * is simply "not yet".
-   */
-  private async pollHealthCheck(node: string, port: number, accept: (n: number) => boolean, ctx: DriverContext, what: string): Promise<void> {
-    const ip = this.requireTopology().nodes.find((n) => n.name === node)?.internalIP;
-    if (!ip) throw new DriverError(`${what}: no node "${node}" in the run's topology`);
-    const argv = this.execArgv(this.clientNode(), cmd.healthCheckProbe(ip, String(port)));
-    const deadline = performance.now() + this.timeouts.settleTimeoutMs;
-    for (;;) {
-      const run = await this.runRaw(argv, this.timeouts.quickMs, what, ctx);
-      if (run.exitCode !== 0 && isDockerFailure(run.stderr)) {
-        throw new DriverError(`${what}: docker exec failed (exit ${run.exitCode}): ${firstLine(run.stderr)}`);
-      }
-      const count = parseLocalEndpoints(run.stdout);
-      if (count !== null && accept(count)) return;
-      if (performance.now() >= deadline) {
-        const last = count === null ? `no health-check answer (curl exit ${run.exitCode})` : `localEndpoints=${count}`;
-        throw new DriverError(`${what} (http://${ip}:${port}/) still reported ${last} after ${seconds(this.timeouts.settleTimeoutMs)}`);
-      }
-      try {
-        await sleep(this.timeouts.settlePollMs, ctx.signal);
-      } catch {
-        throw new DriverError(`interrupted while waiting for ${what}`);
-      }
-    }
-  }
-
   private quick(argv: string[], what: string): Promise<ToolRun> {
     return this.run(argv, this.timeouts.quickMs, what);
   }
 
   /** Runs a command that must succeed; any failure is a DriverError naming what and why. */
-  private async run(argv: string[], timeoutMs: number, what: string, ctx?: DriverContext): Promise<ToolRun> {
-    const run = await this.runRaw(argv, timeoutMs, what, ctx);
-    if (run.exitCode !== 0) {
-      throw new DriverError(`could not ${what}: \`${argv.join(' ')}\` exited ${run.exitCode}: ${firstLine(run.stderr) || firstLine(run.stdout)}`);
-    }
-    return run;
+  private run(argv: string[], timeoutMs: number, what: string, ctx?: DriverContext): Promise<ToolRun> {
+    return runOrThrow(argv, { env: this.childEnv, cwd: this.cwd, timeoutMs }, what, ctx);
   }
 
-  /** Runs a command whose exit code is the caller's to judge; missing tools, timeouts and interrupts are DriverErrors. */
-  private async runRaw(argv: string[], timeoutMs: number, what: string, ctx?: DriverContext): Promise<ToolRun> {
-    if (ctx?.signal.aborted) throw new DriverError(`interrupted before: ${what}`);
-    const run = await runTool(argv, { env: this.childEnv, cwd: this.cwd, timeoutMs, ...(ctx ? { signal: ctx.signal } : {}) });
-    if (run.missing) throw new DriverError(`could not ${what}: \`${argv[0]}\` is not on PATH`);
-    if (run.canceled) throw new DriverError(`interrupted while: ${what}`);
-    if (run.timedOut) throw new DriverError(`could not ${what}: \`${argv.join(' ')}\` did not finish within ${seconds(timeoutMs)}`);
-    if (run.exitCode === null) throw new DriverError(`could not ${what}: \`${argv.join(' ')}\` was killed before it exited`);
-    return run;
-  }
-
-  private outcome(run: ToolRun): ExecOutcome {
-    return {
-      argv: run.argv,
-      // runRaw has already turned a run without an exit code into a DriverError.
-      exitCode: run.exitCode!,
-      stdout: run.stdout,
-      stderr: run.stderr,
-      startedAt: run.startedAt,
-      durationMs: run.durationMs,
-    };
+  /** Runs a command whose exit code is the caller's to judge. */
+  private runRaw(argv: string[], timeoutMs: number, what: string, ctx?: DriverContext): Promise<ToolRun> {
+    return runJudged(argv, { env: this.childEnv, cwd: this.cwd, timeoutMs }, what, ctx);
   }
 }
-

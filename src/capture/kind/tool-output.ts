@@ -2,27 +2,10 @@
 // tool printed and says which command it came from when the text is not as expected.
 import { load } from 'js-yaml';
 import type { ContainerRef } from './ownership.ts';
+import { parseJson, stringAt, ToolOutputError } from '../cluster/api-output.ts';
 
-export class ToolOutputError extends Error {
-  override name = 'ToolOutputError';
-}
-
-function parseJson(text: string, source: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ToolOutputError(`${source}: expected JSON, got ${JSON.stringify(text.slice(0, 80))} (${(error as Error).message})`);
-  }
-}
-
-function stringAt(value: unknown, path: string[], source: string): string {
-  let current: unknown = value;
-  for (const key of path) current = (current as Record<string, unknown> | null | undefined)?.[key];
-  if (typeof current !== 'string' || current === '') {
-    throw new ToolOutputError(`${source}: field ${path.join('.')}: expected a non-empty string`);
-  }
-  return current;
-}
+export { parseKubectlVersion, parseLocalEndpoints, ToolOutputError } from '../cluster/api-output.ts';
+export type { KubectlVersions } from '../cluster/api-output.ts';
 
 /** `kind version` prints e.g. `kind v0.27.0 go1.23.4 linux/amd64`. */
 export function parseKindVersion(stdout: string): string {
@@ -45,21 +28,6 @@ export function parseContainerList(stdout: string): ContainerRef[] {
     }
     return { id, name };
   });
-}
-
-export interface KubectlVersions {
-  client: string;
-  /** null when kubectl could not reach a server (it still prints the client part). */
-  server: string | null;
-}
-
-/** `kubectl version -o json`: clientVersion always, serverVersion only with a reachable cluster. */
-export function parseKubectlVersion(stdout: string): KubectlVersions {
-  const source = 'kubectl version -o json';
-  const data = parseJson(stdout, source) as { serverVersion?: unknown };
-  const client = stringAt(data, ['clientVersion', 'gitVersion'], source);
-  const server = data.serverVersion === undefined ? null : stringAt(data, ['serverVersion', 'gitVersion'], source);
-  return { client, server };
 }
 
 export interface DockerVersions {
@@ -107,21 +75,6 @@ export function parseKubeProxyMode(stdout: string): string {
   }
   if (typeof parsed.mode !== 'string') throw new ToolOutputError(`${source}: field data.config.conf mode: expected a string`);
   return parsed.mode;
-}
-
-/**
- * kube-proxy's health-check body: `"localEndpoints": N` inside a JSON object.
- * Null when the answer is not a health-check body (connection refused, timeout, HTML).
- */
-export function parseLocalEndpoints(body: string): number | null {
-  const start = body.indexOf('{');
-  if (start < 0) return null;
-  try {
-    const data = JSON.parse(body.slice(start)) as { localEndpoints?: unknown };
-    return typeof data.localEndpoints === 'number' && Number.isInteger(data.localEndpoints) ? data.localEndpoints : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Docker's own failures (as opposed to the command inside the node failing). */

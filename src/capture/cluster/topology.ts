@@ -1,10 +1,10 @@
-// The cluster as the API reports it (`kubectl get nodes|pods|services -o json`)
+// The cluster as the API reports it to either driver (`kubectl get nodes|pods|services -o json`)
 // turned into the experiment's Topology. Nothing here assumes an address or a
 // port: every value is read from kubectl's answer, and a missing one is an error
 // that names the command, the object and the field.
 import type { ClusterSpec, NodeInfo, NodeRole, PodInfo, ServiceInfo, ServiceType } from '../../experiment/types.ts';
 import type { ObjectRef } from './manifest-objects.ts';
-import { ToolOutputError } from './tool-output.ts';
+import { ToolOutputError } from './api-output.ts';
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const CIDR4 = /^(\d{1,3}\.){3}\d{1,3}\/(3[0-2]|[12]?\d)$/;
@@ -24,6 +24,7 @@ export interface KubePod {
   /** The Kubernetes node name; null while unscheduled. */
   nodeName: string | null;
   ip: string | null;
+  /** The image the container runtime reports it ran (status), else the one the spec asks for. */
   image: string;
   labels: Record<string, string>;
   ready: boolean;
@@ -109,12 +110,13 @@ export function parsePodList(stdout: string): KubePod[] {
     const ready = Array.isArray(conditions) && conditions.some((c: Json) => c?.type === 'Ready' && c?.status === 'True');
     const nodeName = at(item, 'spec.nodeName');
     const ip = at(item, 'status.podIP');
+    const ran = at(item, 'status.containerStatuses.0.image');
     return {
       name,
       namespace,
       nodeName: typeof nodeName === 'string' && nodeName !== '' ? nodeName : null,
       ip: typeof ip === 'string' && ip !== '' ? ipv4(ip, where, 'status.podIP') : null,
-      image: str(item, 'spec.containers.0.image', where),
+      image: typeof ran === 'string' && ran !== '' ? ran : str(item, 'spec.containers.0.image', where),
       labels: stringMap(item, 'metadata.labels'),
       ready,
     };

@@ -1,0 +1,54 @@
+// Parsers for what kubectl and kube-proxy answer, shared by both drivers. Pure:
+// each takes the text a tool printed and says which command it came from when
+// the text is not as expected.
+
+export class ToolOutputError extends Error {
+  override name = 'ToolOutputError';
+}
+
+export function parseJson(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ToolOutputError(`${source}: expected JSON, got ${JSON.stringify(text.slice(0, 80))} (${(error as Error).message})`);
+  }
+}
+
+export function stringAt(value: unknown, path: string[], source: string): string {
+  let current: unknown = value;
+  for (const key of path) current = (current as Record<string, unknown> | null | undefined)?.[key];
+  if (typeof current !== 'string' || current === '') {
+    throw new ToolOutputError(`${source}: field ${path.join('.')}: expected a non-empty string`);
+  }
+  return current;
+}
+
+export interface KubectlVersions {
+  client: string;
+  /** null when kubectl could not reach a server (it still prints the client part). */
+  server: string | null;
+}
+
+/** `kubectl version -o json`: clientVersion always, serverVersion only with a reachable cluster. */
+export function parseKubectlVersion(stdout: string): KubectlVersions {
+  const source = 'kubectl version -o json';
+  const data = parseJson(stdout, source) as { serverVersion?: unknown };
+  const client = stringAt(data, ['clientVersion', 'gitVersion'], source);
+  const server = data.serverVersion === undefined ? null : stringAt(data, ['serverVersion', 'gitVersion'], source);
+  return { client, server };
+}
+
+/**
+ * kube-proxy's health-check body: `"localEndpoints": N` inside a JSON object.
+ * Null when the answer is not a health-check body (connection refused, timeout, HTML).
+ */
+export function parseLocalEndpoints(body: string): number | null {
+  const start = body.indexOf('{');
+  if (start < 0) return null;
+  try {
+    const data = JSON.parse(body.slice(start)) as { localEndpoints?: unknown };
+    return typeof data.localEndpoints === 'number' && Number.isInteger(data.localEndpoints) ? data.localEndpoints : null;
+  } catch {
+    return null;
+  }
+}
