@@ -1,58 +1,60 @@
-// The `lab` driver: an experiment's cluster rebuilt from Linux network
-// namespaces on this kernel (a bridge, one namespace per node and per pod),
-// real nginx, curl, conntrack and iptables, with kube-proxy's iptables rules
-// and health-check servers reproduced by shice.
-import { randomInt } from 'node:crypto';
+// The `lab` driver: an experiment's cluster on this Linux kernel, with real
+// Kubernetes. Network namespaces play the nodes (one bridge, kind's
+// addressing); the control-plane node runs real etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler; every node runs real kube-proxy
+// and the lab kubelet, the one stand-in (for kubelet, the container runtime and
+// kindnetd). Above "a node exists and runs a command", it shares everything
+// with the kind driver through ClusterSession.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadManifests, ManifestError, type ManifestSet } from '../../experiment/manifests.ts';
 import type { Experiment, Topology } from '../../experiment/types.ts';
+import { ClusterSession, type ApiTimeouts } from '../cluster/session.ts';
+import type { DeclaredObjects } from '../cluster/manifest-objects.ts';
+import { DriverError, PrerequisiteError, type Driver, type DriverContext, type DriverEnvironment, type ExecOutcome } from '../driver.ts';
 import {
-  DriverError,
-  type Driver,
-  type DriverContext,
-  type DriverEnvironment,
-  type ExecOutcome,
-} from '../driver.ts';
-import {
-  allocateServices,
-  buildLabLayout,
-  labTopology,
-  LabLayoutError,
-  NODE_SUBNET,
-  proxyInput,
-  type LabLayout,
-  type LabNode,
-  type LabPod,
-  type LabService,
-} from './layout.ts';
+  ADMIN_KUBECONFIG,
+  apiserverArgv,
+  apiserverURL,
+  bin,
+  controllerManagerArgv,
+  etcdArgv,
+  kubeconfigPath,
+  kubeProxyArgv,
+  kubeProxyConfig,
+  kubernetesServiceIP,
+  pkiDir,
+  schedulerArgv,
+  type ControlPlaneInput,
+  type ProxyMode,
+} from './components.ts';
 import { batchInput, runIpBatch, type IpBatch } from './ip-batch.ts';
+import { chooseKubeBinDir, kubeBinProblem, missingComponents, type KubeBinChoice } from './kube-bin.ts';
+import { buildLabLayout, controlPlaneOf, LabLayoutError, NODE_SUBNET, type LabLayout, type LabNode } from './layout.ts';
 import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
 import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
-import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, teardownCommands, type LabNetwork } from './network.ts';
-import { nginxCommand, nginxConfigFiles, nginxMainConfig, nginxPaths, readinessProbeCommand } from './nginx.ts';
-import { healthStateFile, nodeFolder, syncCommands, syncFiles, syncNodes } from './proxy-sync.ts';
-import { readLogTail, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
+import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, teardownCommands } from './network.ts';
+import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
+import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
+import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
 import { runTogether, settleAll } from './together.ts';
-import { labVersions, preflightLab } from './tools.ts';
+import { CNI_BIN_DIR, labVersions, preflightLab } from './tools.ts';
 
-const HEALTH_SERVER_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'health-server.ts');
-const NGINX_READY_TIMEOUT_MS = 10_000;
-const HEALTH_READY_TIMEOUT_MS = 5_000;
-const SETTLE_TIMEOUT_MS = 10_000;
-/** Kubernetes' default terminationGracePeriodSeconds before SIGKILL. */
-const POD_GRACE_MS = 30_000;
+const KUBELET_SCRIPT = fileURLToPath(new URL('./kubelet/main.ts', import.meta.url));
+/** The API server needs several seconds on two cores; the rest follows it. */
+const APISERVER_READY_TIMEOUT_MS = 90_000;
+const NODES_READY_TIMEOUT_MS = 60_000;
+const READY_POLL_MS = 100;
 const DAEMON_STOP_MS = 5_000;
-/** nginx listens on 80 unless told otherwise; used when a pod declares no containerPort. */
-const NGINX_DEFAULT_PORT = 80;
-/**
- * How often the readiness waits look: a readiness probe or a file check costs
- * a few milliseconds, and each of these waits sits on the capture's critical path.
- */
-const NGINX_PROBE_INTERVAL_MS = 10;
-const HEALTH_READY_INTERVAL_MS = 5;
-const SETTLE_INTERVAL_MS = 10;
+
+export const LAB_API_TIMEOUTS: ApiTimeouts = {
+  quickMs: 15_000,
+  kubectlMs: 30_000,
+  waitMs: 150_000,
+  deletePodMs: 90_000,
+  settlePollMs: 100,
+  settleTimeoutMs: 30_000,
+};
 
 export interface LabDriverOptions {
   runId: string;
@@ -60,24 +62,18 @@ export interface LabDriverOptions {
   articleDir: string;
   /** Leave the lab up after down() and say how to remove it. */
   keep: boolean;
+  /** The folder of Kubernetes binaries (--kube-bin), or null for $SHICE_KUBE_BIN or the project's build. */
+  kubeBin?: string | null;
 }
 
 interface Running {
   daemon: Daemon;
-  /** nginx's image stops it with SIGQUIT (graceful); kube-proxy's server stops on SIGTERM. */
-  stopSignal: NodeJS.Signals;
-}
-
-function deletePodArgv(pod: LabPod): string[] {
-  return ['ip', 'netns', 'del', pod.netns];
-}
-
-function healthProbe(url: string): string[] {
-  return ['curl', '--silent', '--max-time', '1', url];
+  /** Stopped in the reverse order of starting: kube-proxy and the kubelets first, etcd last. */
+  order: number;
 }
 
 function asDriverError(error: unknown): unknown {
-  if (error instanceof ManifestError || error instanceof LabLayoutError) return new DriverError(error.message);
+  if (error instanceof LabLayoutError) return new DriverError(error.message);
   return error;
 }
 
@@ -85,53 +81,72 @@ export class LabDriver implements Driver {
   readonly name = 'lab' as const;
   private readonly options: LabDriverOptions;
   private readonly folder: string;
+  private readonly kubeBin: KubeBinChoice;
   private layout: LabLayout | null = null;
-  /** The layout plan() worked out, for planDeletePod() in a dry run. */
-  private planned: LabLayout | null = null;
-  private services: LabService[] = [];
-  private readyPods: LabPod[] = [];
-  /** Namespaces this run created, in creation order. */
+  private session: ClusterSession | null = null;
+  private experiment: Experiment | null = null;
+  /** Namespaces this run created, in creation order (the pods' are found by the run's prefix). */
   private namespaces: string[] = [];
   private running = new Map<string, Running>();
-  /** Whether up() made the run folder (an existing one belongs to another run and is never removed here). */
+  private started = 0;
   private folderCreated = false;
-  private syncs = 0;
-  /** Syncs a dry run has shown so far (the first is part of the setup). */
-  private plannedSyncs = 0;
   private finished = false;
-  /** The host tools' versions, asked once: up() starts asking, versions() returns the answer. */
   private versionsAsked: Promise<Record<string, string>> | null = null;
+  /** The first of the lab's processes that exited while the lab was up: every wait checks it. */
+  private died: { label: string; code: number | null; log: string } | null = null;
 
   constructor(options: LabDriverOptions) {
     assertRunId(options.runId);
     this.options = options;
     this.folder = runFolder(options.runId);
+    this.kubeBin = chooseKubeBinDir(options.kubeBin ?? null, process.env);
   }
 
   environment(): DriverEnvironment {
     return {
       summary:
-        'A lab on one Linux kernel: network namespaces for a bridge, each node and each pod, wired like kind and kindnet, with real nginx, curl, conntrack and iptables.',
+        'A lab on one Linux kernel running real Kubernetes: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kube-proxy (iptables mode) built from the official Go modules, with network namespaces as the nodes and pods, wired like kind and kindnet.',
       standsFor:
-        "Stands in for a 3-node kind cluster with kube-proxy in iptables mode: kube-proxy's iptables rules and health-check server are reproduced by shice from kube-proxy's source, not run by kube-proxy; there is no API server, kubelet, container runtime or Docker.",
+        "Stands in for a 3-node kind cluster. The lab kubelet, shice's own, replaces kubelet, the container runtime and kindnetd: it registers the nodes, sets up each pod's network with the real CNI plugins (ptp, host-local, portmap) and runs Debian's nginx in place of the nginx:1.27-alpine image. Nodes are network namespaces on one kernel, not containers; there is no Docker.",
     };
   }
 
   async preflight(): Promise<void> {
     preflightLab();
+    const problem = kubeBinProblem(this.kubeBin, missingComponents(this.kubeBin.dir));
+    if (problem !== null) throw new PrerequisiteError(problem);
   }
 
-  versions(): Promise<Record<string, string>> {
+  /** The binaries' and host tools' versions, asked once: up() starts asking while the network is built. */
+  private hostVersions(): Promise<Record<string, string>> {
     if (this.versionsAsked === null) {
-      this.versionsAsked = labVersions();
+      this.versionsAsked = labVersions(this.kubeBin.dir);
       // Reported by whoever awaits versions(); until then a failure is not an unhandled rejection.
       this.versionsAsked.catch(() => {});
     }
     return this.versionsAsked;
   }
 
+  async versions(): Promise<Record<string, string>> {
+    const host = await this.hostVersions();
+    if (this.session === null || this.layout === null || this.finished) return host;
+    // The API server's answer, and kube-proxy's own word on the mode it runs in.
+    const version = await this.session.run(this.session.versionArgv(), LAB_API_TIMEOUTS.quickMs, 'read the kubectl and Kubernetes versions');
+    const parsed = JSON.parse(version.stdout) as { clientVersion?: { gitVersion?: string }; serverVersion?: { gitVersion?: string } };
+    const modes = await Promise.all(
+      this.layout.nodes.map(async (node) => (await runChecked(netnsExec(node.netns, ['curl', '--silent', '--max-time', '2', 'http://127.0.0.1:10249/proxyMode']))).stdout.trim()),
+    );
+    const distinct = [...new Set(modes)];
+    return {
+      ...host,
+      kubectl: parsed.clientVersion?.gitVersion ?? 'unknown',
+      kubernetes: parsed.serverVersion?.gitVersion ?? 'unknown',
+      'kube-proxy-mode': distinct.length === 1 ? (distinct[0] as string) : modes.map((m, i) => `${this.layout!.nodes[i]!.name}=${m}`).join(' '),
+    };
+  }
+
   execArgv(node: string, command: string[]): string[] {
-    const layout = this.layout ?? this.planned;
+    const layout = this.layout;
     if (layout !== null && !layout.nodes.some((n) => n.name === node)) {
       throw new DriverError(`lab: no node ${JSON.stringify(node)} (nodes: ${layout.nodes.map((n) => n.name).join(', ')})`);
     }
@@ -140,29 +155,45 @@ export class LabDriver implements Driver {
 
   async exec(node: string, command: string[], ctx: DriverContext): Promise<ExecOutcome> {
     this.requireLayout();
-    const result = await runCommand(this.execArgv(node, command), { signal: ctx.signal });
-    return { argv: result.argv, exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, startedAt: result.startedAt, durationMs: result.durationMs };
+    // A step's answer means nothing if a component of the cluster died under it: say which one instead.
+    this.checkAlive();
+    const outcome = await runCommand(this.execArgv(node, command), { signal: ctx.signal });
+    this.checkAlive();
+    return outcome;
+  }
+
+  /** The one path to the API both drivers share; kubectl runs inside the control-plane node, where the API server listens. */
+  private bindSession(experiment: Experiment, layout: LabLayout): ClusterSession {
+    const cp = controlPlaneOf(layout);
+    this.session = new ClusterSession({
+      // `kubectl` by name, the binaries' folder first on PATH: a step's argv names no folder of this machine.
+      target: { kubeconfig: ADMIN_KUBECONFIG, runner: netnsExec(cp.netns, ['kubectl']) },
+      cluster: layout.clusterName,
+      articleDir: this.options.articleDir,
+      cwd: this.folder,
+      env: { ...process.env, PATH: `${this.kubeBin.dir}${delimiter}${process.env.PATH ?? ''}` },
+      timeouts: LAB_API_TIMEOUTS,
+      execArgv: (node, command) => this.execArgv(node, command),
+      clientNode: experiment.client,
+    });
+    return this.session;
   }
 
   async up(experiment: Experiment, ctx: DriverContext): Promise<Topology> {
     if (this.layout !== null || this.finished) throw new DriverError(`lab run ${this.options.runId}: up() was already called`);
     const start = performance.now();
-    // Everything that can be refused is checked before anything is created.
     let layout: LabLayout;
-    let topology: Topology;
-    let network: LabNetwork;
-    let script: IpBatch;
     try {
-      const manifests = loadManifests(this.options.articleDir, experiment.manifests);
-      layout = buildLabLayout(experiment, manifests, this.options.runId);
-      this.services = allocateServices(manifests.services, layout.serviceSubnet, (bound) => randomInt(bound));
-      topology = labTopology(layout, this.services);
-      network = labNetwork(layout, NODE_SUBNET);
-      script = networkScript(network, (batch) => this.batchFile(batch));
-      for (const batch of [namespacesBatch(network), script, ...namespaceBatches(network)]) batchInput(batch);
+      layout = buildLabLayout(experiment, this.options.runId);
     } catch (error) {
       throw asDriverError(error);
     }
+    this.experiment = experiment;
+    const session = this.bindSession(experiment, layout);
+    const objects = await session.declared(experiment);
+    const network = labNetwork(layout, NODE_SUBNET);
+    const script = networkScript(network, (batch) => this.batchFile(batch));
+
     const prefix = runNamespacePrefix(this.options.runId);
     const existing = (await listNamespaces()).filter((ns) => ns.startsWith(prefix));
     if (existing.length > 0) {
@@ -176,109 +207,83 @@ export class LabDriver implements Driver {
     }
     this.layout = layout;
     this.recordOwner();
+    const phase = (what: string, since: number) => ctx.log(`lab: ${what} in ${Math.round(performance.now() - since)} ms`);
 
-    const nested = new Map<string, IpBatch>();
     mkdirSync(join(this.folder, 'net'));
+    const nested = new Map<string, IpBatch>();
     for (const batch of namespaceBatches(network)) {
       writeFileSync(this.batchFile(batch), batchInput(batch));
       nested.set(this.batchFile(batch), batch);
     }
-    ctx.log(`lab: namespaces for the bridge, the nodes ${layout.nodes.map((n) => n.name).join(', ')} and the pods ${layout.pods.map((p) => `${p.namespace}/${p.name}`).join(', ')}`);
+    ctx.log(`lab: namespaces for the bridge and the nodes ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')} on ${BRIDGE_INTERFACE} (${NODE_SUBNET})`);
     // Recorded before they exist: an interrupted `ip netns add` may still have created one.
     this.namespaces.push(...network.namespaces);
-    await runIpBatch(namespacesBatch(network), { signal: ctx.signal });
-
-    // Side by side from here. This machine's two cores are the limit: kube-proxy's health-check
-    // servers (a Node start each, the slowest part) begin first and boot while one ip process
-    // builds the network; then the pods, and kube-proxy's first sync once they are ready.
+    const t0 = performance.now();
     await runTogether(
       [
-        (signal) => this.startHealthServers(ctx, signal),
         async (signal) => {
-          ctx.log(`lab: bridge ${BRIDGE_INTERFACE} for ${NODE_SUBNET}, nodes on it: ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')}`);
-          ctx.log(`lab: routes to the pod CIDRs: ${layout.nodes.map((n) => `${n.podCIDR} via ${n.name}`).join(', ')}`);
-          const built = runIpBatch(script, { signal, nested });
-          // The host's tools do not depend on the lab: their versions are asked while ip works
-          // (after the servers' starts: starting a process blocks this one for a while).
-          void this.versions();
-          await built;
-          await runTogether(layout.pods.map((pod) => (podSignal) => this.startPod(pod, ctx, podSignal)), signal);
-          this.logServices(ctx);
-          ctx.log(`lab: kube-proxy rules via iptables-restore on ${layout.nodes.map((n) => n.name).join(', ')}`);
-          await this.syncAllNodes(true, signal);
+          await runIpBatch(namespacesBatch(network), { signal });
+          await runIpBatch(script, { signal, nested });
         },
+        (signal) => this.makePki(layout, signal),
       ],
       ctx.signal,
     );
-    ctx.signal.throwIfAborted();
+    void this.hostVersions();
+    phase('network and PKI', t0);
+
+    const cp = controlPlaneOf(layout);
+    const input = this.controlPlaneInput(layout);
+    const t1 = performance.now();
+    ctx.log(`lab: etcd and kube-apiserver on ${cp.name} (${apiserverURL(cp.internalIP)})`);
+    await this.startComponent('etcd', cp, etcdArgv(input));
+    await this.startComponent('kube-apiserver', cp, apiserverArgv(input));
+    await this.waitApiserver(cp, ctx.signal);
+    phase('control plane: API server ready', t1);
+
+    const t2 = performance.now();
+    ctx.log(`lab: kube-controller-manager and kube-scheduler on ${cp.name}; the lab kubelet and kube-proxy (${experiment.cluster.kubeProxyMode}) on ${layout.nodes.map((n) => n.name).join(', ')}`);
+    // kindnetd's permissions, as kind's manifest grants them, before the lab kubelets watch the nodes.
+    const rbac = join(this.folder, 'kindnet-rbac.yaml');
+    writeFileSync(rbac, kindnetRbac());
+    const applied = session.run(session.applyArgv(rbac), LAB_API_TIMEOUTS.kubectlMs, 'apply the kindnet ClusterRole', ctx);
+    await this.startComponent('kube-controller-manager', cp, controllerManagerArgv(input));
+    await this.startComponent('kube-scheduler', cp, schedulerArgv(input));
+    // As kubeadm: `init` on the control-plane first (its node registers first and gets the first
+    // podCIDR), its role labels set by kubeadm, then the workers `join`.
+    await this.startKubelet(cp, layout);
+    await this.waitFile(join(this.folder, 'nodes', cp.name, 'registered'), `${cp.name}'s lab kubelet to register the node`, ctx.signal);
+    const marked = session.run(session.labelArgv(cp.k8sName, CONTROL_PLANE_LABELS), LAB_API_TIMEOUTS.kubectlMs, `label ${cp.k8sName} as kubeadm marks a control-plane`, ctx);
+    for (const node of layout.nodes.filter((n) => n !== cp)) await this.startKubelet(node, layout);
+    for (const node of layout.nodes) await this.startKubeProxy(node, layout, experiment.cluster.kubeProxyMode);
+    await applied;
+    await marked;
+    await this.waitNodesReady(layout, ctx.signal);
+    phase('nodes registered, podCIDRs allocated, Ready', t2);
+
+    const t3 = performance.now();
+    await session.apply(experiment, ctx);
+    const reading = await session.readWhenReady(experiment, objects, ctx);
+    phase('manifests applied, pods Ready, kube-proxy synced', t3);
     ctx.log(`lab: up in ${Math.round(performance.now() - start)} ms`);
-    return topology;
+    return reading.topology;
   }
 
   async deletePod(
     step: { pod: string; namespace: string; settleNode: string; settleService: string },
     ctx: DriverContext,
   ): Promise<ExecOutcome & { command: string[] }> {
-    this.requireLayout();
-    const pod = this.readyPods.find((p) => p.name === step.pod && p.namespace === step.namespace);
-    if (pod === undefined) throw new DriverError(`lab: no running pod ${step.namespace}/${step.pod} to delete`);
-    const settleNode = this.node(step.settleNode);
-    const service = this.services.find((s) => s.name === step.settleService && s.namespace === step.namespace);
-    if (service === undefined || service.healthCheckNodePort === null) {
-      throw new DriverError(`lab: Service ${step.namespace}/${step.settleService} has no healthCheckNodePort to wait on`);
+    this.checkAlive();
+    try {
+      return await this.requireSession().deletePod(step, ctx);
+    } catch (error) {
+      this.checkAlive();
+      throw error;
     }
-
-    // kubelet stops the container with the image's STOPSIGNAL (SIGQUIT for nginx), then the
-    // pod's network goes; the deletion's time covers both, as `kubectl delete --wait` would.
-    const startedAt = new Date().toISOString();
-    const start = performance.now();
-    ctx.log(`lab: deleting pod ${pod.namespace}/${pod.name}: SIGQUIT to nginx, then ip netns del`);
-    await this.stopRunning(this.podKey(pod), POD_GRACE_MS);
-    const deletion = await runCommand(deletePodArgv(pod), { signal: ctx.signal });
-    const durationMs = performance.now() - start;
-    if (deletion.exitCode !== 0) throw new DriverError(`${deletion.argv.join(' ')} exited ${deletion.exitCode}: ${deletion.stderr.trim()}`);
-    this.namespaces = this.namespaces.filter((ns) => ns !== pod.netns);
-    this.readyPods = this.readyPods.filter((p) => p !== pod);
-
-    ctx.log(`lab: kube-proxy re-sync on ${this.requireLayout().nodes.map((n) => n.name).join(', ')}`);
-    await this.syncAllNodes(false, ctx.signal);
-
-    const url = `http://${settleNode.internalIP}:${service.healthCheckNodePort}/`;
-    ctx.log(`lab: waiting for ${url} on ${settleNode.name} to report 0 local endpoints`);
-    const settled = await waitUntil(
-      async () => (await this.healthCheckCount(settleNode, url, ctx.signal)) === 0,
-      SETTLE_TIMEOUT_MS,
-      SETTLE_INTERVAL_MS,
-      ctx.signal,
-    );
-    if (!settled) {
-      throw new DriverError(`lab: ${url} on ${settleNode.name} did not report 0 local endpoints within ${SETTLE_TIMEOUT_MS / 1000} s after the delete`);
-    }
-    return {
-      argv: deletion.argv,
-      exitCode: deletion.exitCode,
-      stdout: deletion.stdout,
-      stderr: deletion.stderr,
-      startedAt,
-      durationMs,
-      // What the lab ran in place of kubectl delete pod; nothing here pretends to be kubectl.
-      command: deletion.argv,
-    };
   }
 
   planDeletePod(step: { pod: string; namespace: string; settleNode: string; settleService: string }): string[][] {
-    const layout = this.layout ?? this.planned;
-    if (layout === null) throw new DriverError('lab: planDeletePod() needs plan() or up() first');
-    const pod = layout.pods.find((p) => p.name === step.pod && p.namespace === step.namespace);
-    if (pod === undefined) throw new DriverError(`lab: no pod ${step.namespace}/${step.pod} in the manifests`);
-    const settle = layout.nodes.find((n) => n.name === step.settleNode);
-    if (settle === undefined) throw new DriverError(`lab: no node ${JSON.stringify(step.settleNode)}`);
-    return [
-      ['kill', '-QUIT', `<pid of ${this.podKey(pod)}>`],
-      deletePodArgv(pod),
-      ...this.syncPlan(layout, false),
-      netnsExec(settle.netns, healthProbe(`http://${settle.internalIP}:<${step.settleService}.healthCheckNodePort>/`)),
-    ];
+    return this.requireSession().planDeletePod(step);
   }
 
   async down(ctx: { log: (line: string) => void }): Promise<void> {
@@ -292,23 +297,29 @@ export class LabDriver implements Driver {
       this.finished = true;
       const pids = [...this.running.values()].map((r) => `${r.daemon.pid} (${r.daemon.label})`);
       ctx.log(`lab kept: namespaces ${this.namespaces.join(', ') || 'none'}; processes ${pids.join(', ') || 'none'}; files in ${this.folder}`);
+      ctx.log(`lab kept: kubectl: ip netns exec ${this.layout ? controlPlaneOf(this.layout).netns : '<control-plane>'} ${bin(this.kubeBin.dir, 'kubectl')} --kubeconfig ${join(this.folder, ADMIN_KUBECONFIG)} get pods -A`);
       ctx.log('lab kept: remove it with npm run capture -- --driver lab --clean');
       return;
     }
     const start = performance.now();
     let processes = 0;
-    // Every process and every namespace is independent of the others: all are removed side by side.
-    await settleAll(
-      [...this.running.keys()].map(async (key) => {
-        await this.stopRunning(key, DAEMON_STOP_MS);
-        processes += 1;
-      }),
-    );
-    const namespaces = this.namespaces.length;
+    // Node agents first (so nothing re-creates what goes), then the control plane, etcd last.
+    const byOrder = [...this.running.entries()].sort((a, b) => b[1].order - a[1].order);
+    const agents = byOrder.filter(([, r]) => r.order >= 100);
+    const controlPlane = byOrder.filter(([, r]) => r.order < 100);
+    await settleAll(agents.map(async ([key]) => { await this.stopRunning(key); processes += 1; }));
+    for (const [key] of controlPlane) {
+      await this.stopRunning(key);
+      processes += 1;
+    }
+    // Pods' namespaces were made by the lab kubelets: they carry the run's prefix.
+    const prefix = runNamespacePrefix(this.options.runId);
+    const all = [...new Set([...(await listNamespaces()).filter((ns) => ns.startsWith(prefix) && !this.namespaces.includes(ns)), ...[...this.namespaces].reverse()])];
+    const namespaces = all.length;
     try {
-      // Whatever else still runs in there (nginx's workers, a process that ignored its signal).
-      processes += (await stopNamespaceProcesses(this.namespaces)).length;
-      await deleteNamespaces(this.namespaces);
+      // Whatever else still runs in there (the pods' nginx, a process that ignored its signal).
+      processes += (await stopNamespaceProcesses(all)).length;
+      await deleteNamespaces(all);
     } finally {
       const left = new Set(await listNamespaces());
       this.namespaces = this.namespaces.filter((ns) => left.has(ns));
@@ -319,53 +330,92 @@ export class LabDriver implements Driver {
   }
 
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] } {
-    let manifests: ManifestSet;
     let layout: LabLayout;
     try {
-      manifests = loadManifests(this.options.articleDir, experiment.manifests);
-      layout = buildLabLayout(experiment, manifests, this.options.runId);
+      layout = buildLabLayout(experiment, this.options.runId);
     } catch (error) {
       throw asDriverError(error);
     }
-    this.planned = layout;
-    // One line per command, in an order that works when run one by one. The capture runs the
-    // same commands grouped: `ip -batch` for the namespaces, another for the network inside them
-    // (each namespace's ip commands from a file of the run folder, net/*.ip), one per sync step of
-    // all nodes; and independent work side by side.
+    this.layout = layout;
+    const session = this.bindSession(experiment, layout);
+    const input = this.controlPlaneInput(layout);
+    const cp = controlPlaneOf(layout);
+    const pki = this.pki(layout);
     const setup: string[][] = [['mkdir', '-m', '700', this.folder]];
     setup.push(...networkCommands(labNetwork(layout, NODE_SUBNET)));
-    for (const pod of layout.pods) setup.push(netnsExec(pod.netns, nginxCommand(nginxPaths(this.folder, pod))));
-    this.plannedSyncs = 0;
-    setup.push(...this.syncPlan(layout, true));
-    const checked = manifests.services.filter((s) => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local');
-    for (const service of checked) {
-      for (const node of layout.nodes) {
-        setup.push(this.healthServerArgv(node, { namespace: service.namespace, name: service.name }, `<healthCheckNodePort of ${service.namespace}/${service.name}>`));
-      }
-    }
+    setup.push(...pki.first, ...pki.then);
+    setup.push(netnsExec(cp.netns, etcdArgv(input)), netnsExec(cp.netns, apiserverArgv(input)));
+    setup.push(netnsExec(cp.netns, controllerManagerArgv(input)), netnsExec(cp.netns, schedulerArgv(input)));
+    for (const node of layout.nodes) setup.push(this.kubeletArgv(node, layout));
+    for (const node of layout.nodes) setup.push(netnsExec(node.netns, kubeProxyArgv(this.kubeBin.dir, this.kubeProxyConfigFile(node))));
+    // The manifests' objects are read when the plan is printed: a dry run reads files, nothing more.
+    const objects: DeclaredObjects = { pods: [], services: [], images: [] };
+    setup.push(...session.planApply(experiment, objects));
     const teardown: string[][] = [
-      ...layout.pods.map((pod) => ['kill', '-QUIT', `<pid of nginx of ${pod.namespace}/${pod.name}>`]),
-      ...checked.flatMap((s) => layout.nodes.map((n) => ['kill', '-TERM', `<pid of the ${s.namespace}/${s.name} health check on ${n.name}>`])),
-      ...teardownCommands([layout.bridgeNetns, ...layout.nodes.map((n) => n.netns), ...layout.pods.map((p) => p.netns)]),
+      ...layout.nodes.flatMap((n) => [['kill', '-TERM', `<pid of kube-proxy on ${n.name}>`], ['kill', '-TERM', `<pid of the lab kubelet on ${n.name}>`]]),
+      ...['kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'].map((c) => ['kill', '-TERM', `<pid of ${c}>`]),
+      ['kill', '-TERM', '<pid of every process left in the run\'s namespaces (the pods\' nginx)>'],
+      ['ip', 'netns', 'del', `<each pod namespace ${layout.podNetnsPrefix}pod.*>`],
+      ...teardownCommands([layout.bridgeNetns, ...layout.nodes.map((n) => n.netns)]),
       ['rm', '-rf', this.folder],
     ];
     return { setup, teardown };
   }
+
+  // --- helpers ---------------------------------------------------------------
 
   private requireLayout(): LabLayout {
     if (this.layout === null || this.finished) throw new DriverError(`lab run ${this.options.runId}: not up`);
     return this.layout;
   }
 
-  private node(name: string): LabNode {
-    const layout = this.requireLayout();
-    const node = layout.nodes.find((n) => n.name === name);
-    if (node === undefined) throw new DriverError(`lab: no node ${JSON.stringify(name)} (nodes: ${layout.nodes.map((n) => n.name).join(', ')})`);
-    return node;
+  private requireSession(): ClusterSession {
+    if (this.session === null) throw new DriverError(`lab run ${this.options.runId}: up() or plan() first`);
+    return this.session;
   }
 
-  private podKey(pod: LabPod): string {
-    return `nginx of ${pod.namespace}/${pod.name}`;
+  private controlPlaneInput(layout: LabLayout): ControlPlaneInput {
+    const cp = controlPlaneOf(layout);
+    return {
+      binDir: this.kubeBin.dir,
+      folder: this.folder,
+      clusterName: layout.clusterName,
+      nodeName: cp.k8sName,
+      nodeIP: cp.internalIP,
+      podSubnet: layout.podSubnet,
+      serviceSubnet: layout.serviceSubnet,
+    };
+  }
+
+  private pki(layout: LabLayout) {
+    const cp = controlPlaneOf(layout);
+    return pkiPlan(pkiDir(this.folder), {
+      apiserverIPs: [cp.internalIP, kubernetesServiceIP(layout.serviceSubnet), '127.0.0.1'],
+      apiserverNames: [cp.k8sName, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local', 'localhost'],
+      nodeNames: layout.nodes.map((n) => n.k8sName),
+    });
+  }
+
+  /** The run's CA and certificates, then a kubeconfig per client of the API. */
+  private async makePki(layout: LabLayout, signal: AbortSignal): Promise<void> {
+    const plan = this.pki(layout);
+    mkdirSync(plan.dir, { mode: 0o700 });
+    writeFileSync(plan.config.path, plan.config.content);
+    await runTogether(plan.first.map((argv) => () => runChecked(argv, { signal })), signal);
+    await runTogether(plan.then.map((argv) => () => runChecked(argv, { signal })), signal);
+    const server = apiserverURL(controlPlaneOf(layout).internalIP);
+    mkdirSync(join(this.folder, 'kubeconfig'));
+    const clients: [string, string][] = [
+      ['admin', 'kubernetes-admin'],
+      ['controller-manager', 'system:kube-controller-manager'],
+      ['scheduler', 'system:kube-scheduler'],
+      ['kube-proxy', 'system:kube-proxy'],
+      ['kindnet', KINDNET_USER],
+      ...layout.nodes.map((n): [string, string] => [`kubelet-${n.k8sName}`, `system:node:${n.k8sName}`]),
+    ];
+    for (const [client, user] of clients) {
+      writeFileSync(kubeconfigPath(this.folder, client), kubeconfig({ cluster: layout.clusterName, server, user, pkiRelative: '../pki', client }), { mode: 0o600 });
+    }
   }
 
   private recordOwner(): void {
@@ -377,143 +427,115 @@ export class LabDriver implements Driver {
     });
   }
 
-  /** Where a namespace's batch is written for the network script (`net/bridge.ip`, `net/node.worker.ip`, ...). */
   private batchFile(batch: IpBatch): string {
     const role = (batch.netns as string).slice(runNamespacePrefix(this.options.runId).length);
     return join(this.folder, 'net', `${role}.ip`);
   }
 
-  /** The commands of the next sync of every node, for a dry run. */
-  private syncPlan(layout: LabLayout, first: boolean): string[][] {
-    this.plannedSyncs += 1;
-    return layout.nodes.flatMap((node) => syncCommands(node, syncFiles(this.folder, node.name, this.plannedSyncs), first));
+  private logFile(label: string): string {
+    mkdirSync(join(this.folder, 'logs'), { recursive: true });
+    return join(this.folder, 'logs', `${label.replaceAll(' ', '.')}.log`);
   }
 
-  private logServices(ctx: DriverContext): void {
-    for (const service of this.services) {
-      const nodePorts = service.ports.map((p) => p.allocatedNodePort).filter((p) => p !== null);
-      const health = service.healthCheckNodePort === null ? '' : `, healthCheckNodePort ${service.healthCheckNodePort}`;
-      ctx.log(`lab: Service ${service.namespace}/${service.name} ${service.clusterIP}, nodePort ${nodePorts.join(', ')}${health}`);
-    }
-  }
-
-  /** nginx in the pod's namespace (its network is up), ready when it answers from the pod's node. */
-  private async startPod(pod: LabPod, ctx: DriverContext, signal: AbortSignal): Promise<void> {
-    ctx.log(`lab: pod ${pod.namespace}/${pod.name} on ${pod.node} (${pod.ip}), nginx from ${pod.configFiles.map((f) => f.containerPath).join(', ')}`);
-    signal.throwIfAborted();
-    await this.startNginx(pod, signal);
-    // In the layout's order, whatever order they became ready in.
-    const layout = this.requireLayout();
-    this.readyPods = layout.pods.filter((p) => p === pod || this.readyPods.includes(p));
-  }
-
-  private track(key: string, daemon: Daemon, stopSignal: NodeJS.Signals): void {
-    this.running.set(key, { daemon, stopSignal });
+  /** Starts a component inside a node's namespace, its output into the run's logs/. */
+  private async startComponent(component: string, node: LabNode, argv: string[], order = this.started): Promise<Daemon> {
+    const label = node.role === 'control-plane' && !['kube-proxy', 'lab-kubelet'].includes(component) ? component : `${component} on ${node.name}`;
+    const daemon = await startDaemon(label, netnsExec(node.netns, argv), this.logFile(label));
+    this.started += 1;
+    this.running.set(label, { daemon, order });
     this.recordOwner();
+    // A component that dies at start says why in its log; the waits notice it through this.
+    void daemon.exited.then((code) => {
+      if (!this.finished && this.running.has(label)) this.died = this.died ?? { label, code, log: daemon.logFile };
+    });
+    return daemon;
   }
 
-  private async stopRunning(key: string, graceMs: number): Promise<void> {
-    const running = this.running.get(key);
-    if (running === undefined) return;
-    await stopProcess(running.daemon.pid, running.stopSignal, graceMs, running.daemon.exited);
-    this.running.delete(key);
-    if (!this.finished) this.recordOwner();
+  /** Throws, naming the component and the end of its log, when one of the lab's processes has exited. */
+  private checkAlive(): void {
+    if (this.died === null) return;
+    const { label, code, log } = this.died;
+    throw new DriverError(`lab: ${label} exited (${code === null ? 'killed by a signal' : `code ${code}`}): ${readLogTail(log, 3) || 'no log'}`);
   }
 
-  private async startNginx(pod: LabPod, signal: AbortSignal): Promise<void> {
-    const paths = nginxPaths(this.folder, pod);
-    mkdirSync(paths.root, { recursive: true });
-    for (const file of nginxConfigFiles(paths, pod)) {
-      mkdirSync(dirname(file.path), { recursive: true });
-      writeFileSync(file.path, file.content);
-    }
-    writeFileSync(paths.config, nginxMainConfig(paths));
-    const key = this.podKey(pod);
-    const daemon = await startDaemon(key, netnsExec(pod.netns, nginxCommand(paths)), paths.errorLog);
-    this.track(key, daemon, 'SIGQUIT');
-
-    const node = this.node(pod.node);
-    const port = pod.container.ports[0]?.containerPort ?? NGINX_DEFAULT_PORT;
-    const probe = netnsExec(node.netns, readinessProbeCommand(pod, port));
-    // nginx writes its pid file once it listens: no probe process is spent before that.
-    const ready = await waitUntil(
-      async () => daemon.hasExited() || (existsSync(paths.pidFile) && (await runCommand(probe, { signal })).exitCode === 0),
-      NGINX_READY_TIMEOUT_MS,
-      NGINX_PROBE_INTERVAL_MS,
-      signal,
-    );
-    if (daemon.hasExited()) {
-      throw new DriverError(`${key} exited at start with code ${await daemon.exited} (${pod.origin}): ${readLogTail(paths.errorLog) || 'no log'}`);
-    }
-    if (!ready) throw new DriverError(`${key} did not answer http://${pod.ip}:${port}/ from ${node.name} within ${NGINX_READY_TIMEOUT_MS / 1000} s`);
-  }
-
-  private async syncAllNodes(first: boolean, signal: AbortSignal): Promise<void> {
-    const layout = this.requireLayout();
-    this.syncs += 1;
-    const sequence = this.syncs;
-    signal.throwIfAborted();
-    const nodes = layout.nodes.map((node) => ({ node, input: proxyInput(layout, node, this.services, this.readyPods) }));
-    await syncNodes(nodes, { runFolder: this.folder, first, sequence, signal });
-  }
-
-  private healthServerArgv(node: LabNode, service: { namespace: string; name: string }, port: string): string[] {
-    const key = `${service.namespace}/${service.name}`;
+  private kubeletArgv(node: LabNode, layout: LabLayout): string[] {
+    const state = join(this.folder, 'nodes', node.name);
     return netnsExec(node.netns, [
-      // Spelled out rather than inherited, so that ps and a dry run show how the server starts.
       'env', `NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE_DIR}`,
-      process.execPath, HEALTH_SERVER_SCRIPT,
-      '--port', port,
-      '--namespace', service.namespace,
-      '--name', service.name,
-      '--state', healthStateFile(this.folder, node.name, key),
-      '--ready', join(nodeFolder(this.folder, node.name), `health.${service.namespace}.${service.name}.ready`),
-      '--log', join(nodeFolder(this.folder, node.name), `health.${service.namespace}.${service.name}.log`),
+      process.execPath, KUBELET_SCRIPT,
+      '--node', node.k8sName,
+      '--ip', node.internalIP,
+      '--role', node.role,
+      '--kubeconfig', kubeconfigPath(this.folder, `kubelet-${node.k8sName}`),
+      '--kindnet-kubeconfig', kubeconfigPath(this.folder, 'kindnet'),
+      '--state', state,
+      '--run-folder', this.folder,
+      '--netns-prefix', layout.podNetnsPrefix,
+      '--cni-bin', CNI_BIN_DIR,
+      '--ready', join(state, 'ready'),
     ]);
   }
 
-  /** kube-proxy serves a health check for every LoadBalancer + Local Service on every node. */
-  private async startHealthServers(ctx: DriverContext, signal: AbortSignal): Promise<void> {
-    const layout = this.requireLayout();
+  private async startKubelet(node: LabNode, layout: LabLayout): Promise<void> {
     try {
-      // A cache that cannot be made only costs start-up time: Node then runs without it.
       mkdirSync(NODE_COMPILE_CACHE_DIR, { recursive: true, mode: 0o700 });
     } catch {}
-    const checked = this.services.filter((s) => s.healthCheckNodePort !== null);
-    for (const service of checked) {
-      ctx.log(`lab: health-check servers for ${service.namespace}/${service.name} on port ${service.healthCheckNodePort} of every node`);
-    }
-    await runTogether(
-      checked.flatMap((service) => layout.nodes.map((node) => (s: AbortSignal) => this.startHealthServer(node, service, s))),
-      signal,
-    );
+    const argv = this.kubeletArgv(node, layout);
+    const label = `lab-kubelet on ${node.name}`;
+    const daemon = await startDaemon(label, argv, this.logFile(label));
+    this.running.set(label, { daemon, order: 100 + this.started++ });
+    this.recordOwner();
+    void daemon.exited.then((code) => {
+      if (!this.finished && this.running.has(label)) this.died = this.died ?? { label, code, log: daemon.logFile };
+    });
   }
 
-  private async startHealthServer(node: LabNode, service: LabService, signal: AbortSignal): Promise<void> {
-    signal.throwIfAborted();
-    const argv = this.healthServerArgv(node, service, String(service.healthCheckNodePort));
-    const readyFile = argv[argv.indexOf('--ready') + 1] as string;
-    const logFile = argv[argv.indexOf('--log') + 1] as string;
-    mkdirSync(nodeFolder(this.folder, node.name), { recursive: true });
-    const key = `health check of ${service.namespace}/${service.name} on ${node.name}`;
-    const daemon = await startDaemon(key, argv, logFile);
-    this.track(key, daemon, 'SIGTERM');
-    const ready = await waitUntil(async () => daemon.hasExited() || existsSync(readyFile), HEALTH_READY_TIMEOUT_MS, HEALTH_READY_INTERVAL_MS, signal);
-    if (daemon.hasExited()) {
-      throw new DriverError(`${key} exited at start with code ${await daemon.exited}: ${readLogTail(logFile) || `no log; run ${argv.join(' ')} to see why`}`);
-    }
-    if (!ready) throw new DriverError(`${key} did not listen on port ${service.healthCheckNodePort} within ${HEALTH_READY_TIMEOUT_MS / 1000} s`);
+  private kubeProxyConfigFile(node: LabNode): string {
+    return join(this.folder, 'nodes', node.name, 'kube-proxy.yaml');
   }
 
-  /** The localEndpoints a node's health check reports, asked from that node; null when it does not answer. */
-  private async healthCheckCount(node: LabNode, url: string, signal: AbortSignal): Promise<number | null> {
-    const result = await runCommand(netnsExec(node.netns, healthProbe(url)), { signal });
-    if (result.exitCode !== 0) return null;
-    try {
-      const body = JSON.parse(result.stdout) as { localEndpoints?: unknown };
-      return typeof body.localEndpoints === 'number' ? body.localEndpoints : null;
-    } catch {
-      return null;
+  private async startKubeProxy(node: LabNode, layout: LabLayout, mode: ProxyMode): Promise<void> {
+    const file = this.kubeProxyConfigFile(node);
+    mkdirSync(join(this.folder, 'nodes', node.name), { recursive: true });
+    writeFileSync(file, kubeProxyConfig({ mode, nodeName: node.k8sName, podSubnet: layout.podSubnet, kubeconfig: kubeconfigPath(this.folder, 'kube-proxy') }));
+    await this.startComponent('kube-proxy', node, kubeProxyArgv(this.kubeBin.dir, file), 100 + this.started);
+  }
+
+  private async waitApiserver(cp: LabNode, signal: AbortSignal): Promise<void> {
+    const probe = netnsExec(cp.netns, ['curl', '--silent', '--max-time', '2', '--cacert', join(pkiDir(this.folder), PKI_FILES.caCert), `${apiserverURL(cp.internalIP)}/readyz`]);
+    const ready = await waitUntil(async () => {
+      this.checkAlive();
+      return (await runCommand(probe, { signal })).stdout.trim() === 'ok';
+    }, APISERVER_READY_TIMEOUT_MS, READY_POLL_MS, signal);
+    if (!ready) throw new DriverError(`lab: kube-apiserver did not answer ${apiserverURL(cp.internalIP)}/readyz with ok within ${APISERVER_READY_TIMEOUT_MS / 1000} s: ${readLogTail(this.logFile('kube-apiserver'), 3)}`);
+  }
+
+  private async waitFile(file: string, what: string, signal: AbortSignal): Promise<void> {
+    const there = await waitUntil(() => {
+      this.checkAlive();
+      return existsSync(file);
+    }, NODES_READY_TIMEOUT_MS, READY_POLL_MS, signal);
+    if (!there) throw new DriverError(`lab: waited ${NODES_READY_TIMEOUT_MS / 1000} s for ${what} (see its log in the run folder)`);
+  }
+
+  /** Each lab kubelet writes its ready file once the API gave its node a podCIDR and the node reported Ready. */
+  private async waitNodesReady(layout: LabLayout, signal: AbortSignal): Promise<void> {
+    const files = layout.nodes.map((n) => join(this.folder, 'nodes', n.name, 'ready'));
+    const ready = await waitUntil(() => {
+      this.checkAlive();
+      return files.every((f) => existsSync(f));
+    }, NODES_READY_TIMEOUT_MS, READY_POLL_MS, signal);
+    if (!ready) {
+      const late = layout.nodes.filter((_, i) => !existsSync(files[i]!)).map((n) => n.name);
+      throw new DriverError(`lab: nodes ${late.join(', ')} got no podCIDR or did not become Ready within ${NODES_READY_TIMEOUT_MS / 1000} s (see the lab kubelet's log)`);
     }
+  }
+
+  private async stopRunning(key: string): Promise<void> {
+    const running = this.running.get(key);
+    if (running === undefined) return;
+    await stopProcess(running.daemon.pid, 'SIGTERM', DAEMON_STOP_MS, running.daemon.exited);
+    this.running.delete(key);
+    if (!this.finished && this.folderCreated) this.recordOwner();
   }
 }

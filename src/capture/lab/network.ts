@@ -8,19 +8,17 @@
 // as another (each namespace's batch from a file, in build order), while a dry
 // run prints every command as the standalone command line it is equivalent to.
 import { batchCommands, netnsExecCommand, type IpBatch } from './ip-batch.ts';
-import type { LabLayout, LabNode, LabPod } from './layout.ts';
+import type { LabLayout, LabNode } from './layout.ts';
 import { BRIDGE_INTERFACE, INNER_INTERFACE } from './names.ts';
 
 /** The whole network of a lab, in the order it can be built. */
 export interface LabNetwork {
-  /** The bridge's, every node's and every pod's: everything else runs inside them. */
+  /** The bridge's and every node's: everything else runs inside them (pods' are the lab kubelet's). */
   namespaces: string[];
   /** The bridge, and every node's veth with its bridge end enslaved (the node end lands in the node's namespace). */
   bridge: IpBatch;
-  /** Per node, after the bridge: its address, its routes to the other nodes' pod CIDRs, its pods' veths; and its sysctls. */
+  /** Per node, after the bridge: its address; and its sysctls. */
   nodes: { node: LabNode; batch: IpBatch; sysctl: string[] }[];
-  /** Per pod, after its node: address and default route on the veth end its node put there. */
-  pods: { pod: LabPod; batch: IpBatch }[];
 }
 
 function prefixLength(cidr: string): string {
@@ -31,8 +29,8 @@ export function netnsExec(netns: string, command: string[]): string[] {
   return ['ip', 'netns', 'exec', netns, ...command];
 }
 
-/** Node sysctls in one process: forwarding (kind's node image has it on), route_localnet (kube-proxy sets it for localhost NodePorts). */
-const NODE_SYSCTL = ['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv4.conf.all.route_localnet=1'];
+/** Forwarding, which kind's node containers have on; kube-proxy sets its own sysctls itself. */
+const NODE_SYSCTL = ['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1'];
 
 function bridgeBatch(layout: LabLayout): IpBatch {
   return {
@@ -50,56 +48,29 @@ function bridgeBatch(layout: LabLayout): IpBatch {
   };
 }
 
-/** What the CNI ptp plugin does on the node for one pod: a veth, the gateway as /32 on the host side, a host route to the pod. */
-function podHostSide(pod: LabPod): string[][] {
-  return [
-    ['link', 'add', pod.hostVeth, 'type', 'veth', 'peer', 'name', INNER_INTERFACE, 'netns', pod.netns],
-    ['addr', 'add', `${pod.gateway}/32`, 'dev', pod.hostVeth],
-    ['link', 'set', pod.hostVeth, 'up'],
-    ['route', 'add', `${pod.ip}/32`, 'dev', pod.hostVeth, 'scope', 'link'],
-  ];
-}
-
-/** A node's address on the bridge, kindnetd's routes to every other node's pod CIDR, and the host side of its pods. */
-function nodeBatch(layout: LabLayout, node: LabNode, nodeSubnet: string): IpBatch {
+/** A node's address on the bridge. Routes to the pod CIDRs come later, from the lab kubelet (as kindnetd's do). */
+function nodeBatch(node: LabNode, nodeSubnet: string): IpBatch {
   return {
     netns: node.netns,
     commands: [
       ['link', 'set', 'lo', 'up'],
       ['addr', 'add', `${node.internalIP}/${prefixLength(nodeSubnet)}`, 'dev', INNER_INTERFACE],
       ['link', 'set', INNER_INTERFACE, 'up'],
-      ...layout.nodes.filter((other) => other.name !== node.name).map((other) => ['route', 'add', other.podCIDR, 'via', other.internalIP]),
-      ...layout.pods.filter((pod) => pod.node === node.name).flatMap(podHostSide),
-    ],
-  };
-}
-
-/** The pod's side of the CNI ptp plugin's work: its address and the default route via the gateway. */
-function podBatch(layout: LabLayout, pod: LabPod): IpBatch {
-  const node = layout.nodes.find((n) => n.name === pod.node) as LabNode;
-  return {
-    netns: pod.netns,
-    commands: [
-      ['link', 'set', 'lo', 'up'],
-      ['addr', 'add', `${pod.ip}/${prefixLength(node.podCIDR)}`, 'dev', INNER_INTERFACE],
-      ['link', 'set', INNER_INTERFACE, 'up'],
-      ['route', 'add', 'default', 'via', pod.gateway],
     ],
   };
 }
 
 export function labNetwork(layout: LabLayout, nodeSubnet: string): LabNetwork {
   return {
-    namespaces: [layout.bridgeNetns, ...layout.nodes.map((n) => n.netns), ...layout.pods.map((p) => p.netns)],
+    namespaces: [layout.bridgeNetns, ...layout.nodes.map((n) => n.netns)],
     bridge: bridgeBatch(layout),
-    nodes: layout.nodes.map((node) => ({ node, batch: nodeBatch(layout, node, nodeSubnet), sysctl: NODE_SYSCTL })),
-    pods: layout.pods.map((pod) => ({ pod, batch: podBatch(layout, pod) })),
+    nodes: layout.nodes.map((node) => ({ node, batch: nodeBatch(node, nodeSubnet), sysctl: NODE_SYSCTL })),
   };
 }
 
-/** Each namespace's batch, in build order: the bridge, the nodes, the pods. */
+/** Each namespace's batch, in build order: the bridge, then the nodes. */
 export function namespaceBatches(network: LabNetwork): IpBatch[] {
-  return [network.bridge, ...network.nodes.map((n) => n.batch), ...network.pods.map((p) => p.batch)];
+  return [network.bridge, ...network.nodes.map((n) => n.batch)];
 }
 
 /** The namespaces, created first: everything else runs inside them. */
@@ -119,7 +90,6 @@ export function networkScript(network: LabNetwork, fileOf: (batch: IpBatch) => s
     commands: [
       inside(network.bridge),
       ...network.nodes.flatMap(({ node, batch, sysctl }) => [inside(batch), netnsExecCommand(node.netns, sysctl)]),
-      ...network.pods.map(({ batch }) => inside(batch)),
     ],
   };
 }
@@ -130,7 +100,6 @@ export function networkCommands(network: LabNetwork): string[][] {
     ...network.namespaces.map((ns) => ['ip', 'netns', 'add', ns]),
     ...batchCommands(network.bridge),
     ...network.nodes.flatMap(({ node, batch, sysctl }) => [...batchCommands(batch), netnsExec(node.netns, sysctl)]),
-    ...network.pods.flatMap(({ batch }) => batchCommands(batch)),
   ];
 }
 

@@ -1,9 +1,10 @@
 // Running a pod's nginx with Debian's nginx-light: the nginx image's main
-// config, with every path moved into the pod's folder of the run, and the
-// ConfigMap's files where the image would see them.
+// config, with every path moved into the pod's folder of the run; the lab
+// kubelet puts the ConfigMap's files where the image would see them.
 import { join } from 'node:path';
-import type { LabPod } from './layout.ts';
-import { NGINX_CONF_DIR } from './layout.ts';
+
+/** Where the image's nginx.conf includes server blocks from (`include /etc/nginx/conf.d/*.conf`). */
+export const NGINX_CONF_DIR = '/etc/nginx/conf.d';
 
 export const NGINX_BINARY = '/usr/sbin/nginx';
 
@@ -18,7 +19,7 @@ export interface NginxPaths {
   rootfs: string;
 }
 
-export function nginxPaths(runFolder: string, pod: Pick<LabPod, 'namespace' | 'name'>): NginxPaths {
+export function nginxPaths(runFolder: string, pod: { namespace: string; name: string }): NginxPaths {
   const root = join(runFolder, 'pods', `${pod.namespace}.${pod.name}`);
   return {
     root,
@@ -28,11 +29,6 @@ export function nginxPaths(runFolder: string, pod: Pick<LabPod, 'namespace' | 'n
     pidFile: join(root, 'nginx.pid'),
     rootfs: join(root, 'rootfs'),
   };
-}
-
-/** The ConfigMap files with their place under the pod's rootfs. */
-export function nginxConfigFiles(paths: NginxPaths, pod: LabPod): { path: string; content: string }[] {
-  return pod.configFiles.map((file) => ({ path: join(paths.rootfs, file.containerPath), content: file.content }));
 }
 
 /**
@@ -71,14 +67,4 @@ export function nginxMainConfig(paths: NginxPaths): string {
     '}',
     '',
   ].join('\n');
-}
-
-/** nginx in the foreground; -e keeps it from opening /var/log/nginx/error.log before reading the config. */
-export function nginxCommand(paths: NginxPaths): string[] {
-  return [NGINX_BINARY, '-p', paths.root, '-c', paths.config, '-e', paths.errorLog];
-}
-
-/** kubelet's readiness check, from the pod's node: an HTTP GET that must succeed. */
-export function readinessProbeCommand(pod: LabPod, port: number): string[] {
-  return ['curl', '--silent', '--fail', '--output', '/dev/null', '--max-time', '1', `http://${pod.ip}:${port}/`];
 }

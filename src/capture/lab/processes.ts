@@ -1,6 +1,7 @@
 // Commands and long-running processes of the lab (the I/O edge). Commands run
 // through execa with argv arrays; a non-zero exit is returned, not thrown.
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { execa } from 'execa';
 import { DriverError, type ExecOutcome } from '../driver.ts';
@@ -57,7 +58,7 @@ export interface Daemon {
   label: string;
   argv: string[];
   pid: number;
-  /** Where the program writes its own log (nginx -e, the health server's --log). */
+  /** Where its standard output and error go. */
   logFile: string;
   /** Resolves with the exit code (null after a signal) once the process has gone. */
   exited: Promise<number | null>;
@@ -67,31 +68,35 @@ export interface Daemon {
 /**
  * Starts a process that outlives this one if the lab is kept: detached (a
  * Ctrl-C on the terminal does not reach it), not killed when Node exits, not
- * holding Node's event loop open. Its stdio is closed: the programs the lab
- * runs log to files of their own, so no pipe ties them to this process.
+ * holding Node's event loop open. Its output goes to `logFile` (appended), so
+ * no pipe ties it to this process.
  */
 export async function startDaemon(label: string, argv: string[], logFile: string): Promise<Daemon> {
   const [file, ...args] = argv;
   if (file === undefined) throw new Error('startDaemon: empty argv');
-  const subprocess = execa(file, args, { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
-  const child = await subprocess.nodeChildProcess;
-  if (subprocess.pid === undefined) {
-    const result = await subprocess;
-    throw new DriverError(`${label}: could not start ${argv.join(' ')}: ${result.shortMessage}`);
+  const log = openSync(logFile, 'a');
+  let child;
+  try {
+    child = spawn(file, args, { detached: true, stdio: ['ignore', log, log] });
+  } finally {
+    closeSync(log);
+  }
+  const spawned = await new Promise<Error | null>((resolve) => {
+    child.once('spawn', () => resolve(null));
+    child.once('error', (error) => resolve(error));
+  });
+  if (spawned !== null || child.pid === undefined) {
+    throw new DriverError(`${label}: could not start ${argv.join(' ')}: ${spawned?.message ?? 'no pid'}`);
   }
   child.unref();
   let done = false;
-  const exited = subprocess.then(
-    (result) => {
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
       done = true;
-      return result.exitCode ?? null;
-    },
-    () => {
-      done = true;
-      return null;
-    },
-  );
-  return { label, argv, pid: subprocess.pid, logFile, exited, hasExited: () => done };
+      resolve(code);
+    });
+  });
+  return { label, argv, pid: child.pid, logFile, exited, hasExited: () => done };
 }
 
 export function readLogTail(file: string, lines = 5): string {

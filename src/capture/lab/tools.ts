@@ -3,7 +3,13 @@ import { accessSync, constants } from 'node:fs';
 import { release } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DriverError, PrerequisiteError } from '../driver.ts';
+import { KUBE_COMPONENTS } from './kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
+
+/** Where Debian's containernetworking-plugins puts the CNI plugins. */
+export const CNI_BIN_DIR = '/usr/lib/cni';
+/** kindnet's chain (ptp, host-local, portmap) and containerd's loopback. */
+const CNI_PLUGINS = ['ptp', 'host-local', 'portmap', 'loopback'];
 import { runCommand } from './processes.ts';
 
 export interface LabTool {
@@ -22,6 +28,8 @@ export const LAB_TOOLS: LabTool[] = [
   { program: NGINX_BINARY, debianPackage: 'nginx-light' },
   { program: 'curl', debianPackage: 'curl' },
   { program: 'sysctl', debianPackage: 'procps' },
+  { program: 'openssl', debianPackage: 'openssl' },
+  ...CNI_PLUGINS.map((plugin) => ({ program: `${CNI_BIN_DIR}/${plugin}`, debianPackage: 'containernetworking-plugins' })),
 ];
 
 function isExecutable(path: string): boolean {
@@ -77,6 +85,7 @@ export function firstLine(text: string): string {
 }
 
 const VERSION_COMMANDS: Record<string, string[]> = {
+  openssl: ['openssl', 'version'],
   iptables: ['iptables', '--version'],
   conntrack: ['conntrack', '--version'],
   nginx: [NGINX_BINARY, '-v'],
@@ -84,14 +93,25 @@ const VERSION_COMMANDS: Record<string, string[]> = {
   iproute2: ['ip', '-V'],
 };
 
+/** Each Kubernetes component asked for its version (`etcd --version` prints several lines: the first). */
+function componentVersionCommands(binDir: string): Record<string, string[]> {
+  return Object.fromEntries(KUBE_COMPONENTS.filter((c) => c !== 'kubectl').map((c) => [c, [join(binDir, c), '--version']]));
+}
+
 /**
- * Versions as the tools print them, plus the kernel's release (what `uname -r`
- * prints, from the same uname(2), without a process) and the Node that runs the
- * health-check servers.
+ * Versions as the tools print them: the Kubernetes components, the host's
+ * tools, the CNI plugins' Debian package (the plugins themselves print
+ * "version unknown"), the kernel's release (what `uname -r` prints, from the
+ * same uname(2)) and the Node that runs the lab kubelet.
  */
-export async function labVersions(): Promise<Record<string, string>> {
+export async function labVersions(binDir: string): Promise<Record<string, string>> {
+  const commands = {
+    ...componentVersionCommands(binDir),
+    ...VERSION_COMMANDS,
+    'cni-plugins': ['dpkg-query', '--showformat=containernetworking-plugins ${Version}', '--show', 'containernetworking-plugins'],
+  };
   const entries = await Promise.all(
-    Object.entries(VERSION_COMMANDS).map(async ([tool, argv]) => {
+    Object.entries(commands).map(async ([tool, argv]) => {
       const result = await runCommand(argv);
       const line = firstLine(result.stdout) || firstLine(result.stderr);
       if (result.exitCode !== 0 || line === '') {
