@@ -13,6 +13,8 @@ interface Suite { name: string; argv: string[] }
 const suites: Suite[] = [
   { name: 'unit (node:test)', argv: [node, '--test', '--test-reporter=spec', 'tests/unit/**/*.test.ts'] },
   { name: 'types (astro check)', argv: [node, join(root, 'node_modules/astro/bin/astro.mjs'), 'check'] },
+  // The lab runs the real Kubernetes components: built here when missing or stale (a cold build takes minutes).
+  { name: 'Kubernetes binaries (npm run lab:build)', argv: [node, join(root, 'scripts/build-kube.ts')] },
   { name: 'lab capture on this kernel (node:test)', argv: [node, '--test', '--test-reporter=spec', '--test-concurrency=1', 'tests/lab/**/*.test.ts'] },
   { name: 'build (astro build)', argv: [node, join(root, 'node_modules/astro/bin/astro.mjs'), 'build'] },
   { name: 'browser (Playwright, Chromium)', argv: [bin('playwright'), 'test'] },

@@ -116,13 +116,13 @@ test('the components listen inside the control-plane node only: etcd on its loop
     assert.ok(!argv.some((a) => a.includes('0.0.0.0')), `listens on every address: ${argv.join(' ')}`);
   }
   assert.equal(kubernetesServiceIP('10.96.0.0/16'), '10.96.0.1');
-  const proxy = kubeProxyConfig({ mode: 'iptables', nodeName: 'kx-main-worker', podSubnet: '10.244.0.0/16', kubeconfig: '/tmp/run/kubeconfig/kube-proxy.conf' });
+  const proxy = kubeProxyConfig({ mode: 'iptables', podSubnet: '10.244.0.0/16', kubeconfig: '/tmp/run/kubeconfig/kube-proxy.conf' });
   assert.match(proxy, /^mode: iptables$/m);
-  assert.match(proxy, /^hostnameOverride: kx-main-worker$/m);
+  assert.match(proxy, /^clusterCIDR: 10\.244\.0\.0\/16$/m);
   assert.match(proxy, /^ {2}maxPerCore: 0$/m);
   assert.match(proxy, /^iptables:\n {2}minSyncPeriod: 1s$/m);
   assert.doesNotMatch(proxy, /tcpBeLiberal/);
-  assert.match(kubeProxyConfig({ mode: 'nftables', nodeName: 'n', podSubnet: '10.244.0.0/16', kubeconfig: 'k' }), /^ {2}tcpBeLiberal: true$/m);
+  assert.match(kubeProxyConfig({ mode: 'nftables', podSubnet: '10.244.0.0/16', kubeconfig: 'k' }), /^ {2}tcpBeLiberal: true$/m);
   assert.equal(ADMIN_KUBECONFIG, 'kubeconfig/admin.conf', 'relative: no folder of this machine in a step');
 });
 
@@ -308,7 +308,7 @@ test('plan(): the whole bring-up and teardown as argvs for a dry run, without to
   assert.ok(at('ip netns add shice-lab-plan-1.bridge') < at('openssl req'));
   assert.ok(at(`${cp} /opt/k8s/etcd `) < at(`${cp} /opt/k8s/kube-apiserver `));
   assert.ok(at(`${cp} /opt/k8s/kube-apiserver `) < at(`${cp} /opt/k8s/kube-controller-manager `));
-  assert.ok(at('ip netns exec shice-lab-plan-1.node.worker env NODE_COMPILE_CACHE=') < at('ip netns exec shice-lab-plan-1.node.worker /opt/k8s/kube-proxy --config='));
+  assert.ok(at('nsenter --net=/var/run/netns/shice-lab-plan-1.node.worker -- env NODE_COMPILE_CACHE=') < at('ip netns exec shice-lab-plan-1.node.worker /opt/k8s/kube-proxy --config='));
   assert.ok(at(`${cp} kubectl --kubeconfig kubeconfig/admin.conf apply -f `) < at(`${cp} kubectl --kubeconfig kubeconfig/admin.conf wait --for=condition=Ready node --all`));
   assert.deepEqual(teardown.at(-1), ['rm', '-rf', runFolder('plan-1')]);
   const deleted = teardown.filter((argv) => argv[1] === 'netns' && argv[2] === 'del' && !argv[3]!.startsWith('<')).map((argv) => argv[3]);

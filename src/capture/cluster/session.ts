@@ -215,6 +215,10 @@ export class ClusterSession {
     return k.kubectl(this.target, 'label', 'node', node, ...keys.map((key) => `${key}=`));
   }
 
+  createConfigMapArgv(map: { namespace: string; name: string; key: string }, file: string): string[] {
+    return k.kubectl(this.target, 'create', 'configmap', map.name, '--namespace', map.namespace, `--from-file=${map.key}=${file}`);
+  }
+
   applyArgv(file: string): string[] {
     return k.kubectlApply(this.target, file);
   }

@@ -125,12 +125,11 @@ export type ProxyMode = 'iptables' | 'nftables';
  * the mode, the cluster CIDR, a 1 s minimum sync period, conntrack's table size left
  * to the kernel (maxPerCore 0: a child namespace cannot set nf_conntrack_max anyway).
  */
-export function kubeProxyConfig(options: { mode: ProxyMode; nodeName: string; podSubnet: string; kubeconfig: string }): string {
+export function kubeProxyConfig(options: { mode: ProxyMode; podSubnet: string; kubeconfig: string }): string {
   return [
     'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
     'kind: KubeProxyConfiguration',
     `mode: ${options.mode}`,
-    `hostnameOverride: ${options.nodeName}`,
     `clusterCIDR: ${options.podSubnet}`,
     'clientConnection:',
     `  kubeconfig: ${options.kubeconfig}`,
@@ -145,6 +144,10 @@ export function kubeProxyConfig(options: { mode: ProxyMode; nodeName: string; po
   ].join('\n');
 }
 
-export function kubeProxyArgv(binDir: string, configFile: string): string[] {
-  return [bin(binDir, 'kube-proxy'), `--config=${configFile}`];
+/** One configuration for every node, as kubeadm's DaemonSet has it; the node's name comes as a flag. */
+export function kubeProxyArgv(binDir: string, configFile: string, nodeName: string): string[] {
+  return [bin(binDir, 'kube-proxy'), `--config=${configFile}`, `--hostname-override=${nodeName}`];
 }
+
+/** kubeadm keeps kube-proxy's configuration in kube-system/kube-proxy (key config.conf): so does the lab. */
+export const KUBE_PROXY_CONFIGMAP = { namespace: 'kube-system', name: 'kube-proxy', key: 'config.conf' } as const;

@@ -22,6 +22,7 @@ import {
   kubeconfigPath,
   kubeProxyArgv,
   kubeProxyConfig,
+  KUBE_PROXY_CONFIGMAP,
   kubernetesServiceIP,
   pkiDir,
   schedulerArgv,
@@ -33,7 +34,7 @@ import { chooseKubeBinDir, kubeBinProblem, missingComponents, type KubeBinChoice
 import { buildLabLayout, controlPlaneOf, LabLayoutError, NODE_SUBNET, type LabLayout, type LabNode } from './layout.ts';
 import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
 import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
-import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, teardownCommands } from './network.ts';
+import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, nsenterNet, teardownCommands } from './network.ts';
 import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
 import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
@@ -250,14 +251,16 @@ export class LabDriver implements Driver {
     await this.startComponent('kube-controller-manager', cp, controllerManagerArgv(input));
     await this.startComponent('kube-scheduler', cp, schedulerArgv(input));
     // As kubeadm: `init` on the control-plane first (its node registers first and gets the first
-    // podCIDR), its role labels set by kubeadm, then the workers `join`.
-    await this.startKubelet(cp, layout);
+    // podCIDR), its role labels set by kubeadm; the workers `join` once it is Ready.
+    for (const node of layout.nodes) await this.startKubelet(node, layout);
     await this.waitFile(join(this.folder, 'nodes', cp.name, 'registered'), `${cp.name}'s lab kubelet to register the node`, ctx.signal);
     const marked = session.run(session.labelArgv(cp.k8sName, CONTROL_PLANE_LABELS), LAB_API_TIMEOUTS.kubectlMs, `label ${cp.k8sName} as kubeadm marks a control-plane`, ctx);
-    for (const node of layout.nodes.filter((n) => n !== cp)) await this.startKubelet(node, layout);
-    for (const node of layout.nodes) await this.startKubeProxy(node, layout, experiment.cluster.kubeProxyMode);
+    const proxyConfig = this.writeKubeProxyConfig(layout, experiment.cluster.kubeProxyMode);
+    const stored = session.run(session.createConfigMapArgv(KUBE_PROXY_CONFIGMAP, proxyConfig), LAB_API_TIMEOUTS.kubectlMs, 'store kube-proxy\'s configuration as kubeadm does', ctx);
+    for (const node of layout.nodes) await this.startComponent('kube-proxy', node, kubeProxyArgv(this.kubeBin.dir, proxyConfig, node.k8sName), 100 + this.started);
     await applied;
     await marked;
+    await stored;
     await this.waitNodesReady(layout, ctx.signal);
     phase('nodes registered, podCIDRs allocated, Ready', t2);
 
@@ -347,7 +350,7 @@ export class LabDriver implements Driver {
     setup.push(netnsExec(cp.netns, etcdArgv(input)), netnsExec(cp.netns, apiserverArgv(input)));
     setup.push(netnsExec(cp.netns, controllerManagerArgv(input)), netnsExec(cp.netns, schedulerArgv(input)));
     for (const node of layout.nodes) setup.push(this.kubeletArgv(node, layout));
-    for (const node of layout.nodes) setup.push(netnsExec(node.netns, kubeProxyArgv(this.kubeBin.dir, this.kubeProxyConfigFile(node))));
+    for (const node of layout.nodes) setup.push(netnsExec(node.netns, kubeProxyArgv(this.kubeBin.dir, this.kubeProxyConfigFile(), node.k8sName)));
     // The manifests' objects are read when the plan is printed: a dry run reads files, nothing more.
     const objects: DeclaredObjects = { pods: [], services: [], images: [] };
     setup.push(...session.planApply(experiment, objects));
@@ -460,7 +463,9 @@ export class LabDriver implements Driver {
 
   private kubeletArgv(node: LabNode, layout: LabLayout): string[] {
     const state = join(this.folder, 'nodes', node.name);
-    return netnsExec(node.netns, [
+    // nsenter, not `ip netns exec`: only the network namespace changes, so the pods' namespaces the
+    // lab kubelet adds are mounted where every other process (and the teardown) sees them.
+    return nsenterNet(node.netns, [
       'env', `NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE_DIR}`,
       process.execPath, KUBELET_SCRIPT,
       '--node', node.k8sName,
@@ -473,6 +478,7 @@ export class LabDriver implements Driver {
       '--netns-prefix', layout.podNetnsPrefix,
       '--cni-bin', CNI_BIN_DIR,
       '--ready', join(state, 'ready'),
+      ...(node.role === 'control-plane' ? [] : ['--join-after', join(this.folder, 'nodes', controlPlaneOf(layout).name, 'ready')]),
     ]);
   }
 
@@ -490,15 +496,15 @@ export class LabDriver implements Driver {
     });
   }
 
-  private kubeProxyConfigFile(node: LabNode): string {
-    return join(this.folder, 'nodes', node.name, 'kube-proxy.yaml');
+  private kubeProxyConfigFile(): string {
+    return join(this.folder, 'kube-proxy', KUBE_PROXY_CONFIGMAP.key);
   }
 
-  private async startKubeProxy(node: LabNode, layout: LabLayout, mode: ProxyMode): Promise<void> {
-    const file = this.kubeProxyConfigFile(node);
-    mkdirSync(join(this.folder, 'nodes', node.name), { recursive: true });
-    writeFileSync(file, kubeProxyConfig({ mode, nodeName: node.k8sName, podSubnet: layout.podSubnet, kubeconfig: kubeconfigPath(this.folder, 'kube-proxy') }));
-    await this.startComponent('kube-proxy', node, kubeProxyArgv(this.kubeBin.dir, file), 100 + this.started);
+  private writeKubeProxyConfig(layout: LabLayout, mode: ProxyMode): string {
+    const file = this.kubeProxyConfigFile();
+    mkdirSync(join(this.folder, 'kube-proxy'), { recursive: true });
+    writeFileSync(file, kubeProxyConfig({ mode, podSubnet: layout.podSubnet, kubeconfig: kubeconfigPath(this.folder, 'kube-proxy') }));
+    return file;
   }
 
   private async waitApiserver(cp: LabNode, signal: AbortSignal): Promise<void> {

@@ -10,8 +10,9 @@ import { runIpBatch } from './ip-batch.ts';
 import { isAlive, stopProcess } from './processes.ts';
 
 const OWNER_FILE = 'owner.json';
-/** Where `ip netns add` mounts a named namespace (iproute2's NETNS_RUN_DIR). */
-export const NETNS_RUN_DIR = '/var/run/netns';
+import { NETNS_RUN_DIR } from './network.ts';
+
+export { NETNS_RUN_DIR };
 
 export interface RunOwner {
   runId: string;

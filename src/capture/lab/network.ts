@@ -11,6 +11,9 @@ import { batchCommands, netnsExecCommand, type IpBatch } from './ip-batch.ts';
 import type { LabLayout, LabNode } from './layout.ts';
 import { BRIDGE_INTERFACE, INNER_INTERFACE } from './names.ts';
 
+/** Where `ip netns add` mounts a named namespace (iproute2's NETNS_RUN_DIR). */
+export const NETNS_RUN_DIR = '/var/run/netns';
+
 /** The whole network of a lab, in the order it can be built. */
 export interface LabNetwork {
   /** The bridge's and every node's: everything else runs inside them (pods' are the lab kubelet's). */
@@ -27,6 +30,15 @@ function prefixLength(cidr: string): string {
 
 export function netnsExec(netns: string, command: string[]): string[] {
   return ['ip', 'netns', 'exec', netns, ...command];
+}
+
+/**
+ * Runs `command` in a named network namespace and nothing else: unlike
+ * `ip netns exec`, which also gives the command a mount namespace of its own,
+ * whatever it mounts (the namespaces it adds with `ip netns add`) is seen by all.
+ */
+export function nsenterNet(netns: string, command: string[]): string[] {
+  return ['nsenter', `--net=${NETNS_RUN_DIR}/${netns}`, '--', ...command];
 }
 
 /** Forwarding, which kind's node containers have on; kube-proxy sets its own sysctls itself. */

@@ -28,6 +28,7 @@ export const LAB_TOOLS: LabTool[] = [
   { program: NGINX_BINARY, debianPackage: 'nginx-light' },
   { program: 'curl', debianPackage: 'curl' },
   { program: 'sysctl', debianPackage: 'procps' },
+  { program: 'nsenter', debianPackage: 'util-linux' },
   { program: 'openssl', debianPackage: 'openssl' },
   ...CNI_PLUGINS.map((plugin) => ({ program: `${CNI_BIN_DIR}/${plugin}`, debianPackage: 'containernetworking-plugins' })),
 ];

@@ -13,7 +13,7 @@
 //
 //   node src/capture/lab/kubelet/main.ts --node NAME --ip IP --role ROLE
 //     --kubeconfig FILE --kindnet-kubeconfig FILE --state DIR --run-folder DIR --netns-prefix PREFIX
-//     --cni-bin DIR --ready FILE
+//     --cni-bin DIR --ready FILE [--join-after FILE]
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
@@ -52,6 +52,7 @@ const { values: args } = parseArgs({
     'netns-prefix': { type: 'string' },
     'cni-bin': { type: 'string' },
     ready: { type: 'string' },
+    'join-after': { type: 'string' },
   },
   strict: true,
 });
@@ -440,6 +441,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 mkdirSync(STATE, { recursive: true });
 if (existsSync(args.ready as string)) throw new Error(`${args.ready}: exists already`);
+// A worker joins once the control-plane node is up (kubeadm join after kubeadm init): so the
+// control-plane's node is the first the node IPAM controller sees, and gets the first podCIDR.
+const joinAfter = args['join-after'];
+if (joinAfter !== undefined) while (!existsSync(joinAfter)) await sleep(20);
 await register();
 void watchNodes();
 void watchPods();
