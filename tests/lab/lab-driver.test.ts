@@ -16,72 +16,13 @@ import type { Experiment, Topology } from '../../src/experiment/types.ts';
 import { DriverError } from '../../src/capture/driver.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
 import { cleanLabLeftovers, LabDriver } from '../../src/capture/lab/index.ts';
-import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
 import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime, writeRunOwner } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { batchInput, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
 import { isAlive } from '../../src/capture/lab/processes.ts';
-import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
+import { assertNothingLeft, kernelTest, labNamespaces, netnsNames, newRunId, rootListeners, runProcesses } from './support.ts';
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
-
-const unavailable =
-  missingPrerequisite(
-    { platform: process.platform, uid: typeof process.getuid === 'function' ? process.getuid() : null, pathVariable: process.env.PATH },
-    (program) => findProgram(program, process.env.PATH),
-  ) ?? kubeBinProblem(chooseKubeBinDir(null, process.env), missingComponents(chooseKubeBinDir(null, process.env).dir));
-const onCI = process.env.CI === 'true';
-
-function kernelTest(name: string, body: (t: TestContext) => Promise<void>): void {
-  const skip = unavailable !== null && !onCI ? `lab prerequisites missing: ${unavailable}` : false;
-  test(name, { skip, timeout: 180_000 }, async (t) => {
-    if (unavailable !== null) assert.fail(`CI=true and the lab cannot run here: ${unavailable}`);
-    await body(t);
-  });
-}
-
-/** Names from `ip netns list` (`name` or `name (id: N)` per line): the tests read the tool itself, not the driver's way. */
-const netnsNames = (output: string): string[] => output.split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter((name) => name !== '');
-
-const newRunId = (what: string): string => `test-${what}-${randomBytes(3).toString('hex')}`;
-
-async function labNamespaces(runId: string): Promise<string[]> {
-  const { stdout } = await execa('ip', ['netns', 'list']);
-  return netnsNames(stdout).filter((ns) => ns.startsWith(`${LAB_PREFIX}${runId}.`));
-}
-
-/** Live processes whose command line mentions the run (its folder or its namespaces). */
-function runProcesses(runId: string): number[] {
-  const marker = `${LAB_PREFIX}${runId}`;
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && isAlive(pid);
-      } catch {
-        return false;
-      }
-    });
-}
-
-/** Mount points of the run (ip netns's bind mounts under /run/netns), as this process's mount table shows them. */
-function runMounts(runId: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes(`${LAB_PREFIX}${runId}`));
-}
-
-/** The listening TCP sockets of the root namespace, as `ss` prints them (address:port). */
-async function rootListeners(): Promise<string[]> {
-  const { stdout } = await execa('ss', ['-H', '-l', '-t', '-n']);
-  return stdout.split('\n').map((line) => line.trim().split(/\s+/)[3] ?? '').filter(Boolean).sort();
-}
-
-async function assertNothingLeft(runId: string): Promise<void> {
-  assert.deepEqual(await labNamespaces(runId), [], 'namespaces left behind');
-  assert.deepEqual(runProcesses(runId), [], 'processes left behind');
-  assert.deepEqual(runMounts(runId), [], 'mounts left behind');
-  assert.equal(existsSync(runFolder(runId)), false, 'run folder left behind');
-}
 
 function statusAndCount(stdout: string): [number, number] {
   const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(stdout)?.[1]);

@@ -45,6 +45,7 @@ function expectedPlan(h: Harness) {
     setup: [
       ['kind', 'get', 'clusters'],
       ['kind', 'create', 'cluster', '--name', 'kx-main', '--config', join(h.stateDir, 'kx-main.kind-config.yaml'), '--kubeconfig', k, '--wait', '120s'],
+      ['kubectl', '--kubeconfig', k, 'get', 'serviceaccount', 'default', '--namespace', 'default', '-o', 'name'],
       ['kubectl', '--kubeconfig', k, 'apply', '-f', manifest('manifests/backend.yaml')],
       ['kubectl', '--kubeconfig', k, 'apply', '-f', manifest('manifests/services.yaml')],
       ['kubectl', '--kubeconfig', k, 'wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s'],
@@ -108,7 +109,7 @@ test('contract: a full run reads every value from the tools, runs the steps and 
       { name: 'worker', k8sName: 'kx-main-worker', role: 'worker', internalIP: '172.19.0.2', podCIDR: '10.244.2.0/24' },
       { name: 'worker2', k8sName: 'kx-main-worker2', role: 'worker', internalIP: '172.19.0.3', podCIDR: '10.244.1.0/24' },
     ]);
-    assert.deepEqual(topology.pods, [{ name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'nginx:1.27-alpine' }]);
+    assert.deepEqual(topology.pods, [{ name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'docker.io/library/nginx:1.27-alpine' }]);
     assert.deepEqual(topology.services, [
       { name: 's-cluster', namespace: 'default', type: 'NodePort', externalTrafficPolicy: 'Cluster', clusterIP: '10.96.143.21', port: 80, targetPort: 80, nodePort: 30917, healthCheckNodePort: null },
       { name: 's-local', namespace: 'default', type: 'NodePort', externalTrafficPolicy: 'Local', clusterIP: '10.96.7.200', port: 80, targetPort: 80, nodePort: 32088, healthCheckNodePort: null },

@@ -259,12 +259,12 @@ export class ClusterSession {
   }
 
   /** Calls `check` every settlePollMs until it holds; past settleTimeoutMs, a DriverError names what did not happen. */
-  private async poll(check: () => Promise<boolean>, ctx: DriverContext, what: string, why: () => string = () => 'did not happen'): Promise<void> {
+  private async poll(check: () => Promise<boolean>, ctx: DriverContext, what: string, why: () => string = () => 'did not appear'): Promise<void> {
     const { settlePollMs, settleTimeoutMs } = this.options.timeouts;
     const deadline = performance.now() + settleTimeoutMs;
     for (;;) {
       if (await check()) return;
-      if (performance.now() >= deadline) throw new DriverError(`${what}: ${why()} after ${seconds(settleTimeoutMs)}`);
+      if (performance.now() >= deadline) throw new DriverError(`${what} ${why()} after ${seconds(settleTimeoutMs)}`);
       try {
         await sleep(settlePollMs, ctx.signal);
       } catch {

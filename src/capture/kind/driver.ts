@@ -384,13 +384,7 @@ export class KindDriver implements Driver {
     if (this.options.loadImages) {
       for (const image of objects.images) setup.push(cmd.dockerImageInspect(image), cmd.kindLoadImage(t, image));
     }
-    for (const manifest of experiment.manifests) setup.push(cmd.kubectlApply(t, resolve(this.options.articleDir, manifest)));
-    setup.push(cmd.kubectlWaitNodesReady(t));
-    for (const pod of objects.pods) setup.push(cmd.kubectlWaitPodReady(t, pod.namespace, pod.name));
-    setup.push(cmd.kubectlGetNodes(t), cmd.kubectlGetPods(t), cmd.kubectlGetServices(t));
-    for (const svc of objects.services.filter((s) => s.healthCheck)) {
-      setup.push(this.execArgv(experiment.client, cmd.healthCheckProbe(`<${svc.name}.endpointNode.ip>`, `<${svc.name}.healthCheckNodePort>`)));
-    }
+    setup.push(...this.requireSession().planApply(experiment, objects));
     return { setup, teardown: this.options.keep ? [] : [cmd.kindDeleteCluster(t)] };
   }
 
