@@ -15,6 +15,7 @@ export interface CaptureArgs {
   image: string | null;
   loadImages: boolean;
   compare: string | null;
+  kubeBin: string | null;
   help: boolean;
 }
 
@@ -31,12 +32,18 @@ Without a slug, every article that has an experiment.ts is captured.
 Options:
   --driver kind|lab   where the experiment runs (default: kind)
                         kind: a real 3-node kind cluster (needs docker, kind, kubectl)
-                        lab:  network namespaces on this Linux kernel (needs root,
-                              iproute2, iptables, conntrack, nginx-light, curl)
+                        lab:  real Kubernetes (etcd, kube-apiserver, controller-manager,
+                              scheduler, kube-proxy) in network namespaces on this Linux
+                              kernel (needs root, npm run lab:build, and Debian's iproute2,
+                              iptables, conntrack, containernetworking-plugins, openssl,
+                              nginx-light, curl)
   --out DIR           write snapshots to DIR/<slug> instead of the article folder
   --keep              leave the cluster or lab up after the run
   --dry-run           print every command of the plan, one per line; run nothing
   --clean             (lab) remove namespaces and processes left by earlier lab runs
+  --kube-bin DIR      (lab) the Kubernetes binaries (etcd, kube-apiserver, ...) from DIR,
+                      e.g. the official server release, instead of npm run lab:build's
+                      (also: SHICE_KUBE_BIN=DIR)
   --reuse             (kind) run on the cluster an earlier capture created and kept
   --image IMG         (kind) node image, e.g. kindest/node:v1.37.0
   --load-images       (kind) load the backend image from local docker into the nodes
@@ -66,6 +73,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
         image: { type: 'string' },
         'load-images': { type: 'boolean', default: false },
         compare: { type: 'string' },
+        'kube-bin': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -79,7 +87,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   if (driver !== 'kind' && driver !== 'lab') {
     throw new UsageError(`--driver must be kind or lab, got "${driver}"`);
   }
-  for (const flag of ['out', 'image', 'compare'] as const) {
+  for (const flag of ['out', 'image', 'compare', 'kube-bin'] as const) {
     if (v[flag] !== undefined && v[flag].trim() === '') throw new UsageError(`--${flag} needs a value`);
   }
   const args: CaptureArgs = {
@@ -93,12 +101,14 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     image: v.image ?? null,
     loadImages: v['load-images'],
     compare: v.compare ?? null,
+    kubeBin: v['kube-bin'] ?? null,
     help: v.help,
   };
   if (args.clean && driver !== 'lab') throw new UsageError('--clean works with --driver lab only');
   for (const [flag, on] of [['--reuse', args.reuse], ['--image', args.image !== null], ['--load-images', args.loadImages]] as const) {
     if (on && driver !== 'kind') throw new UsageError(`${flag} works with --driver kind only`);
   }
+  if (args.kubeBin !== null && driver !== 'lab') throw new UsageError('--kube-bin works with --driver lab only');
   if (args.compare && (args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image)) {
     throw new UsageError('--compare only compares two runs; it takes no capture options');
   }

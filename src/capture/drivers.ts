@@ -9,7 +9,7 @@ import { LabDriver, cleanLabLeftovers } from './lab/index.ts';
 export const KIND_STATE_DIR = '.shice/kind';
 
 export function createDriver(args: CaptureArgs, run: { runId: string; articleDir: string; root: string }): Driver {
-  if (args.driver === 'lab') return new LabDriver({ runId: run.runId, articleDir: run.articleDir, keep: args.keep });
+  if (args.driver === 'lab') return new LabDriver({ runId: run.runId, articleDir: run.articleDir, keep: args.keep, kubeBin: args.kubeBin });
   return new KindDriver({
     runId: run.runId,
     articleDir: run.articleDir,

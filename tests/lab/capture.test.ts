@@ -15,16 +15,19 @@ import { deriveFacts } from '../../src/evidence/facts.ts';
 import { facts as factDefs } from '../../content/articles/074-external-traffic-policy/facts.ts';
 import { CURL_TIMEOUT_SECONDS } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
-import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
+import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
+import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
+import { readFileSync } from 'node:fs';
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const captureScript = join(root, 'scripts/capture.ts');
 
-const missing = missingPrerequisite(
-  { platform: process.platform, uid: process.getuid?.() ?? null, pathVariable: process.env.PATH },
-  (program) => findProgram(program, process.env.PATH),
-);
+const missing =
+  missingPrerequisite(
+    { platform: process.platform, uid: process.getuid?.() ?? null, pathVariable: process.env.PATH },
+    (program) => findProgram(program, process.env.PATH),
+  ) ?? kubeBinProblem(chooseKubeBinDir(null, process.env), missingComponents(chooseKubeBinDir(null, process.env).dir));
 // In CI the lab must run: a missing prerequisite is a failure there, never a silent pass.
 const skip = missing && process.env.CI !== 'true' ? `lab capture not run: ${missing}` : false;
 
@@ -56,7 +59,7 @@ function capture(out: string, onStderr?: (text: string, child: ReturnType<typeof
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
-test('the lab capture reproduces the published observations of article 074', { skip, timeout: 180_000 }, async () => {
+test('the lab capture reproduces the published observations of article 074 with real Kubernetes', { skip, timeout: 180_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
   const out = await mkdtemp(join(tmpdir(), 'shice-lab-capture-'));
   try {
@@ -72,6 +75,8 @@ test('the lab capture reproduces the published observations of article 074', { s
     const { run } = snapshots;
     assert.equal(run.driver, 'lab');
     assert.match(run.environment.standsFor, /kind cluster/);
+    for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy']) assert.match(run.versions[component] ?? '', /^Kubernetes v1\.37\./);
+    assert.equal(run.versions['kube-proxy-mode'], 'iptables');
 
     // Cluster: via worker the backend saw worker's pod gateway; via worker2, worker2's address.
     assert.equal(fact('cluster-via-worker.client'), fact('node.worker.podGateway'));
@@ -123,6 +128,34 @@ test('Ctrl-C during the lab capture keeps the snapshots already there and remove
     assert.ok(sent, 'the capture reached the DROP step');
     assert.equal(result.code, 130, result.stderr);
     assert.match(result.stderr, /interrupted; the snapshots were left as they were/);
+    assert.deepEqual(await readdir(out), [SLUG], 'no staging folder is left');
+    assert.deepEqual(await readdir(target), ['run.yaml']);
+    assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: the-previous-run\n');
+    assert.deepEqual(await labLeftovers(runIdOf(result.stderr)), [], 'nothing of the lab is left');
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
+test('the API server dying midway fails the capture with one line naming it; the snapshots stay and nothing is left', { skip, timeout: 180_000 }, async () => {
+  assert.equal(missing, null, `prerequisites: ${missing}`);
+  const out = await mkdtemp(join(tmpdir(), 'shice-lab-apiserver-dies-'));
+  const target = join(out, SLUG);
+  await mkdir(target);
+  await writeFile(join(target, 'run.yaml'), 'runId: the-previous-run\n');
+  try {
+    let killed: number | null = null;
+    // Once the first step has run, the lab is whole: kill -9 its API server, found by the run's own record.
+    const result = await capture(out, (stderr) => {
+      if (killed !== null || !/\[ 1\/11\] /.test(stderr)) return;
+      const owner = JSON.parse(readFileSync(join(runFolder(runIdOf(stderr)), 'owner.json'), 'utf8')) as { processes: { pid: number; label: string }[] };
+      killed = owner.processes.find((p) => p.label === 'kube-apiserver')!.pid;
+      process.kill(killed, 'SIGKILL');
+    });
+    assert.ok(killed !== null, 'the capture reached its first step');
+    assert.equal(result.code, 1, result.stderr);
+    const last = result.stderr.trim().split('\n').at(-1) ?? '';
+    assert.match(last, /^capture: 074-external-traffic-policy: lab: kube-apiserver exited \(killed by a signal\): .*; the snapshots were left as they were$/);
     assert.deepEqual(await readdir(out), [SLUG], 'no staging folder is left');
     assert.deepEqual(await readdir(target), ['run.yaml']);
     assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: the-previous-run\n');

@@ -20,6 +20,8 @@ test('slugs, driver and flags are read', () => {
   assert.equal(args.driver, 'lab');
   assert.equal(args.out, '/tmp/x');
   assert.ok(args.keep && args.dryRun);
+  assert.equal(args.kubeBin, null);
+  assert.equal(parseCaptureArgs(['--driver', 'lab', '--kube-bin', '/opt/kubernetes/server/bin']).kubeBin, '/opt/kubernetes/server/bin');
 });
 
 test('mistakes are one clear line', () => {
@@ -32,6 +34,8 @@ test('mistakes are one clear line', () => {
     [['--driver', 'lab', '--image', 'kindest/node:v1.37.0'], /--image works with --driver kind only/],
     [['--out', ''], /--out needs a value/],
     [['--reuse', '--image', 'x'], /--image would not apply/],
+    [['--kube-bin', '/opt/k8s'], /--kube-bin works with --driver lab only/],
+    [['--driver', 'lab', '--kube-bin', ''], /--kube-bin needs a value/],
   ];
   for (const [argv, message] of cases) {
     assert.throws(() => parseCaptureArgs(argv), (e: Error) => e instanceof UsageError && message.test(e.message) && !e.message.includes('\n'), argv.join(' '));

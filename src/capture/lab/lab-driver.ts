@@ -35,6 +35,7 @@ import { buildLabLayout, controlPlaneOf, LabLayoutError, NODE_SUBNET, type LabLa
 import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
 import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
 import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, nsenterNet, teardownCommands } from './network.ts';
+import { phaseLine, type LabPhase } from './phases.ts';
 import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
 import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
@@ -208,7 +209,7 @@ export class LabDriver implements Driver {
     }
     this.layout = layout;
     this.recordOwner();
-    const phase = (what: string, since: number) => ctx.log(`lab: ${what} in ${Math.round(performance.now() - since)} ms`);
+    const phase = (what: LabPhase, since: number) => ctx.log(phaseLine(what, performance.now() - since));
 
     mkdirSync(join(this.folder, 'net'));
     const nested = new Map<string, IpBatch>();
@@ -231,7 +232,7 @@ export class LabDriver implements Driver {
       ctx.signal,
     );
     void this.hostVersions();
-    phase('network and PKI', t0);
+    phase('network', t0);
 
     const cp = controlPlaneOf(layout);
     const input = this.controlPlaneInput(layout);
@@ -240,7 +241,7 @@ export class LabDriver implements Driver {
     await this.startComponent('etcd', cp, etcdArgv(input));
     await this.startComponent('kube-apiserver', cp, apiserverArgv(input));
     await this.waitApiserver(cp, ctx.signal);
-    phase('control plane: API server ready', t1);
+    phase('controlPlane', t1);
 
     const t2 = performance.now();
     ctx.log(`lab: kube-controller-manager and kube-scheduler on ${cp.name}; the lab kubelet and kube-proxy (${experiment.cluster.kubeProxyMode}) on ${layout.nodes.map((n) => n.name).join(', ')}`);
@@ -262,13 +263,13 @@ export class LabDriver implements Driver {
     await marked;
     await stored;
     await this.waitNodesReady(layout, ctx.signal);
-    phase('nodes registered, podCIDRs allocated, Ready', t2);
+    phase('nodes', t2);
 
     const t3 = performance.now();
     await session.apply(experiment, ctx);
     const reading = await session.readWhenReady(experiment, objects, ctx);
-    phase('manifests applied, pods Ready, kube-proxy synced', t3);
-    ctx.log(`lab: up in ${Math.round(performance.now() - start)} ms`);
+    phase('pods', t3);
+    phase('up', start);
     return reading.topology;
   }
 
