@@ -31,7 +31,7 @@ import {
 } from './components.ts';
 import { batchInput, runIpBatch, type IpBatch } from './ip-batch.ts';
 import { chooseKubeBinDir, kubeBinProblem, missingComponents, type KubeBinChoice } from './kube-bin.ts';
-import { buildLabLayout, controlPlaneOf, LabLayoutError, NODE_SUBNET, type LabLayout, type LabNode } from './layout.ts';
+import { buildLabLayout, controlPlaneOf, LabLayoutError, type LabLayout, type LabNode } from './layout.ts';
 import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
 import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
 import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, nsenterNet, teardownCommands } from './network.ts';
@@ -66,6 +66,8 @@ export interface LabDriverOptions {
   keep: boolean;
   /** The folder of Kubernetes binaries (--kube-bin), or null for $SHICE_KUBE_BIN or the project's build. */
   kubeBin?: string | null;
+  /** The nodes' network; 172.18.0.0/16 (docker's usual pick for kind) unless a test wants other addresses. */
+  nodeSubnet?: string;
 }
 
 interface Running {
@@ -186,14 +188,14 @@ export class LabDriver implements Driver {
     const start = performance.now();
     let layout: LabLayout;
     try {
-      layout = buildLabLayout(experiment, this.options.runId);
+      layout = buildLabLayout(experiment, this.options.runId, this.options.nodeSubnet);
     } catch (error) {
       throw asDriverError(error);
     }
     this.experiment = experiment;
     const session = this.bindSession(experiment, layout);
     const objects = await session.declared(experiment);
-    const network = labNetwork(layout, NODE_SUBNET);
+    const network = labNetwork(layout, layout.nodeSubnet);
     const script = networkScript(network, (batch) => this.batchFile(batch));
 
     const prefix = runNamespacePrefix(this.options.runId);
@@ -217,7 +219,7 @@ export class LabDriver implements Driver {
       writeFileSync(this.batchFile(batch), batchInput(batch));
       nested.set(this.batchFile(batch), batch);
     }
-    ctx.log(`lab: namespaces for the bridge and the nodes ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')} on ${BRIDGE_INTERFACE} (${NODE_SUBNET})`);
+    ctx.log(`lab: namespaces for the bridge and the nodes ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')} on ${BRIDGE_INTERFACE} (${layout.nodeSubnet})`);
     // Recorded before they exist: an interrupted `ip netns add` may still have created one.
     this.namespaces.push(...network.namespaces);
     const t0 = performance.now();
@@ -336,7 +338,7 @@ export class LabDriver implements Driver {
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] } {
     let layout: LabLayout;
     try {
-      layout = buildLabLayout(experiment, this.options.runId);
+      layout = buildLabLayout(experiment, this.options.runId, this.options.nodeSubnet);
     } catch (error) {
       throw asDriverError(error);
     }
@@ -346,7 +348,7 @@ export class LabDriver implements Driver {
     const cp = controlPlaneOf(layout);
     const pki = this.pki(layout);
     const setup: string[][] = [['mkdir', '-m', '700', this.folder]];
-    setup.push(...networkCommands(labNetwork(layout, NODE_SUBNET)));
+    setup.push(...networkCommands(labNetwork(layout, layout.nodeSubnet)));
     setup.push(...pki.first, ...pki.then);
     setup.push(netnsExec(cp.netns, etcdArgv(input)), netnsExec(cp.netns, apiserverArgv(input)));
     setup.push(netnsExec(cp.netns, controllerManagerArgv(input)), netnsExec(cp.netns, schedulerArgv(input)));

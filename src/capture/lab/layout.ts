@@ -6,7 +6,7 @@ import type { Experiment, NodeRole } from '../../experiment/types.ts';
 import { hostAddress } from './allocate.ts';
 import { bridgeNamespace, bridgePortName, MAX_INTERFACE_NAME, nodeNamespace, runNamespacePrefix } from './names.ts';
 
-/** docker's network for kind, often 172.18.0.0/16; the lab always uses it. */
+/** docker's network for kind, often 172.18.0.0/16 (docker picks it; kind does not fix it): the lab's default. */
 export const NODE_SUBNET = '172.18.0.0/16';
 
 export interface LabNode {
@@ -23,6 +23,8 @@ export interface LabNode {
 
 export interface LabLayout {
   runId: string;
+  /** The nodes' network (docker's `kind` network in a kind cluster). */
+  nodeSubnet: string;
   clusterName: string;
   podSubnet: string;
   serviceSubnet: string;
@@ -48,13 +50,13 @@ function addressOrder<T extends { role: NodeRole }>(nodes: T[]): T[] {
   return [...workers.slice(0, 1), ...controlPlanes, ...workers.slice(1)];
 }
 
-export function buildLabLayout(experiment: Experiment, runId: string): LabLayout {
+export function buildLabLayout(experiment: Experiment, runId: string, nodeSubnet: string = NODE_SUBNET): LabLayout {
   const { cluster } = experiment;
   const controlPlanes = cluster.nodes.filter((n) => n.role === 'control-plane');
   if (controlPlanes.length !== 1) {
     throw new LabLayoutError(`experiment ${experiment.slug}: cluster.nodes: the lab runs exactly one control-plane node, got ${controlPlanes.length}`);
   }
-  const ipOf = new Map(addressOrder(cluster.nodes).map((n, i) => [n.name, hostAddress(NODE_SUBNET, 2 + i)]));
+  const ipOf = new Map(addressOrder(cluster.nodes).map((n, i) => [n.name, hostAddress(nodeSubnet, 2 + i)]));
   const nodes = cluster.nodes.map((spec): LabNode => {
     const node: LabNode = {
       name: spec.name,
@@ -74,6 +76,7 @@ export function buildLabLayout(experiment: Experiment, runId: string): LabLayout
   }
   return {
     runId,
+    nodeSubnet,
     clusterName: cluster.name,
     podSubnet: cluster.podSubnet,
     serviceSubnet: cluster.serviceSubnet,
