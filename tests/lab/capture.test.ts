@@ -59,6 +59,21 @@ function capture(out: string, onStderr?: (text: string, child: ReturnType<typeof
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
+/** A previous run's snapshots in `out`, for the captures that must leave them as they were. */
+async function previousRun(out: string): Promise<string> {
+  const target = join(out, SLUG);
+  await mkdir(target);
+  await writeFile(join(target, 'run.yaml'), 'runId: the-previous-run\n');
+  return target;
+}
+
+async function assertKept(out: string, target: string, stderr: string): Promise<void> {
+  assert.deepEqual(await readdir(out), [SLUG], 'no staging folder is left');
+  assert.deepEqual(await readdir(target), ['run.yaml']);
+  assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: the-previous-run\n');
+  assert.deepEqual(await labLeftovers(runIdOf(stderr)), [], 'nothing of the lab is left');
+}
+
 test('the lab capture reproduces the published observations of article 074 with real Kubernetes', { skip, timeout: 180_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
   const out = await mkdtemp(join(tmpdir(), 'shice-lab-capture-'));
@@ -113,9 +128,7 @@ test('the lab capture reproduces the published observations of article 074 with 
 test('Ctrl-C during the lab capture keeps the snapshots already there and removes the lab', { skip, timeout: 120_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
   const out = await mkdtemp(join(tmpdir(), 'shice-lab-interrupt-'));
-  const target = join(out, SLUG);
-  await mkdir(target);
-  await writeFile(join(target, 'run.yaml'), 'runId: the-previous-run\n');
+  const target = await previousRun(out);
   try {
     let sent = false;
     // Interrupt while curl waits at the DROP rule: the lab is fully up then.
@@ -128,10 +141,7 @@ test('Ctrl-C during the lab capture keeps the snapshots already there and remove
     assert.ok(sent, 'the capture reached the DROP step');
     assert.equal(result.code, 130, result.stderr);
     assert.match(result.stderr, /interrupted; the snapshots were left as they were/);
-    assert.deepEqual(await readdir(out), [SLUG], 'no staging folder is left');
-    assert.deepEqual(await readdir(target), ['run.yaml']);
-    assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: the-previous-run\n');
-    assert.deepEqual(await labLeftovers(runIdOf(result.stderr)), [], 'nothing of the lab is left');
+    await assertKept(out, target, result.stderr);
   } finally {
     await rm(out, { recursive: true, force: true });
   }
@@ -140,9 +150,7 @@ test('Ctrl-C during the lab capture keeps the snapshots already there and remove
 test('the API server dying midway fails the capture with one line naming it; the snapshots stay and nothing is left', { skip, timeout: 180_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
   const out = await mkdtemp(join(tmpdir(), 'shice-lab-apiserver-dies-'));
-  const target = join(out, SLUG);
-  await mkdir(target);
-  await writeFile(join(target, 'run.yaml'), 'runId: the-previous-run\n');
+  const target = await previousRun(out);
   try {
     let killed: number | null = null;
     // Once the first step has run, the lab is whole: kill -9 its API server, found by the run's own record.
@@ -156,10 +164,7 @@ test('the API server dying midway fails the capture with one line naming it; the
     assert.equal(result.code, 1, result.stderr);
     const last = result.stderr.trim().split('\n').at(-1) ?? '';
     assert.match(last, /^capture: 074-external-traffic-policy: lab: kube-apiserver exited \(killed by a signal\): .*; the snapshots were left as they were$/);
-    assert.deepEqual(await readdir(out), [SLUG], 'no staging folder is left');
-    assert.deepEqual(await readdir(target), ['run.yaml']);
-    assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: the-previous-run\n');
-    assert.deepEqual(await labLeftovers(runIdOf(result.stderr)), [], 'nothing of the lab is left');
+    await assertKept(out, target, result.stderr);
   } finally {
     await rm(out, { recursive: true, force: true });
   }

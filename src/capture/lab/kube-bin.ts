@@ -73,7 +73,7 @@ export function chooseKubeBinDir(option: string | null, env: NodeJS.ProcessEnv):
   return { dir: BUILT_KUBE_BIN_DIR, from: 'built' };
 }
 
-function isExecutable(path: string): boolean {
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

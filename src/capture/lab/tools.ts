@@ -1,16 +1,15 @@
 // What the lab needs from the machine, and the versions its tools report.
-import { accessSync, constants } from 'node:fs';
 import { release } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DriverError, PrerequisiteError } from '../driver.ts';
-import { KUBE_COMPONENTS } from './kube-bin.ts';
+import { isExecutable, KUBE_COMPONENTS } from './kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
+import { runCommand } from './processes.ts';
 
 /** Where Debian's containernetworking-plugins puts the CNI plugins. */
 export const CNI_BIN_DIR = '/usr/lib/cni';
 /** kindnet's chain (ptp, host-local, portmap) and containerd's loopback. */
 const CNI_PLUGINS = ['ptp', 'host-local', 'portmap', 'loopback'];
-import { runCommand } from './processes.ts';
 
 export interface LabTool {
   /** A program name looked up on PATH, or an absolute path. */
@@ -32,15 +31,6 @@ export const LAB_TOOLS: LabTool[] = [
   { program: 'openssl', debianPackage: 'openssl' },
   ...CNI_PLUGINS.map((plugin) => ({ program: `${CNI_BIN_DIR}/${plugin}`, debianPackage: 'containernetworking-plugins' })),
 ];
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function findProgram(program: string, pathVariable: string | undefined): string | null {
   if (program.startsWith('/')) return isExecutable(program) ? program : null;
