@@ -49,9 +49,12 @@ test('nodes: a missing InternalIP, a missing node or a wrong role is an error na
   assert.throws(() => parseNodeList('{"kind":"Status"}'), /kubectl get nodes -o json: field items: expected a list/);
 });
 
-test('pods: IP, image and the logical node of the declared pods only', async () => {
+test('pods: IP, the image that ran (the container status) and the logical node of the declared pods only', async () => {
   const pods = parsePodList(await fixture('pods.json'));
-  assert.deepEqual(toPodInfos(pods, wanted, 'kx-main'), [{ name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'nginx:1.27-alpine' }]);
+  assert.deepEqual(toPodInfos(pods, wanted, 'kx-main'), [{ name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'docker.io/library/nginx:1.27-alpine' }]);
+  // Before a container has run, the image the spec asks for.
+  const waiting = edit(await fixture('pods.json'), (d) => { delete d.items[0]!.status.containerStatuses; });
+  assert.equal(toPodInfos(parsePodList(waiting), wanted, 'kx-main')[0]!.image, 'nginx:1.27-alpine');
   assert.throws(() => toPodInfos(pods, [{ name: 'frontend', namespace: 'default' }], 'kx-main'), /expected pod default\/frontend \(declared in the manifests\), not found/);
   const pending = edit(await fixture('pods.json'), (d) => { delete d.items[0]!.status.podIP; });
   assert.throws(() => toPodInfos(parsePodList(pending), wanted, 'kx-main'), /pod default\/backend: field status\.podIP: expected an IPv4 address/);
