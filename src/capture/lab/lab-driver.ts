@@ -28,7 +28,8 @@ import {
   type LabService,
 } from './layout.ts';
 import { batchInput, runIpBatch, type IpBatch } from './ip-batch.ts';
-import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
+import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses } from './leftovers.ts';
+import { forgetRun, recordRun } from '../run-registry.ts';
 import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
 import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, teardownCommands, type LabNetwork } from './network.ts';
 import { nginxCommand, nginxConfigFiles, nginxMainConfig, nginxPaths, readinessProbeCommand } from './nginx.ts';
@@ -168,6 +169,7 @@ export class LabDriver implements Driver {
     if (existing.length > 0) {
       throw new DriverError(`lab run ${this.options.runId} already has namespaces (${existing.join(', ')}): remove them with npm run capture -- --driver lab --clean`);
     }
+    this.recordOwner(); // before anything exists: a kill -9 from here on is recoverable
     try {
       mkdirSync(this.folder, { mode: 0o700 });
       this.folderCreated = true;
@@ -186,6 +188,7 @@ export class LabDriver implements Driver {
     ctx.log(`lab: namespaces for the bridge, the nodes ${layout.nodes.map((n) => n.name).join(', ')} and the pods ${layout.pods.map((p) => `${p.namespace}/${p.name}`).join(', ')}`);
     // Recorded before they exist: an interrupted `ip netns add` may still have created one.
     this.namespaces.push(...network.namespaces);
+    this.recordOwner();
     await runIpBatch(namespacesBatch(network), { signal: ctx.signal });
 
     // Side by side from here. This machine's two cores are the limit: kube-proxy's health-check
@@ -286,9 +289,11 @@ export class LabDriver implements Driver {
     const madeSomething = this.folderCreated || this.namespaces.length > 0 || this.running.size > 0;
     if (!madeSomething) {
       this.finished = true;
+      forgetRun(this.options.runId);
       return;
     }
     if (this.options.keep) {
+      this.recordOwner(true);
       this.finished = true;
       const pids = [...this.running.values()].map((r) => `${r.daemon.pid} (${r.daemon.label})`);
       ctx.log(`lab kept: namespaces ${this.namespaces.join(', ') || 'none'}; processes ${pids.join(', ') || 'none'}; files in ${this.folder}`);
@@ -315,6 +320,7 @@ export class LabDriver implements Driver {
     }
     if (this.folderCreated) rmSync(this.folder, { recursive: true, force: true });
     this.finished = true;
+    forgetRun(this.options.runId); // all it recorded is gone
     ctx.log(`lab down: ${namespaces} namespaces and ${processes} processes removed in ${Math.round(performance.now() - start)} ms`);
   }
 
@@ -368,12 +374,14 @@ export class LabDriver implements Driver {
     return `nginx of ${pod.namespace}/${pod.name}`;
   }
 
-  private recordOwner(): void {
-    writeRunOwner(this.folder, {
+  /** The run's record in the registry (run-registry.ts): everything it created, for recovery after kill -9. */
+  private recordOwner(kept = false): void {
+    recordRun({
       runId: this.options.runId,
-      pid: process.pid,
-      startTime: processStartTime(process.pid) ?? '',
-      processes: [...this.running.values()].map((r) => ({ pid: r.daemon.pid, label: r.daemon.label })),
+      ...(kept ? { kept } : {}),
+      namespaces: this.namespaces,
+      processes: [...this.running.values()].map((r) => ({ pid: r.daemon.pid, startTime: processStartTime(r.daemon.pid), label: r.daemon.label })),
+      folders: [this.folder],
     });
   }
 

@@ -8,6 +8,9 @@ import { DriverError } from '../driver.ts';
 import { isRunId, LAB_PREFIX, runFolder, runIdOfNamespace } from './names.ts';
 import { runIpBatch } from './ip-batch.ts';
 import { isAlive, stopProcess } from './processes.ts';
+import { processStartTime } from '../process-identity.ts';
+import { tmpdir as osTmpdir } from 'node:os';
+import type { RunRecord } from '../run-registry.ts';
 
 const OWNER_FILE = 'owner.json';
 /** Where `ip netns add` mounts a named namespace (iproute2's NETNS_RUN_DIR). */
@@ -22,16 +25,7 @@ export interface RunOwner {
   processes: { pid: number; label: string }[];
 }
 
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces); starttime is field 22.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
+export { processStartTime };
 
 export function writeRunOwner(folder: string, owner: RunOwner): void {
   writeFileSync(join(folder, OWNER_FILE), `${JSON.stringify(owner, null, 2)}\n`);
@@ -191,4 +185,35 @@ function rank(netns: string): number {
   if (netns.includes('.pod.')) return 0;
   if (netns.includes('.node.')) return 1;
   return 2;
+}
+
+/** A folder a record may name for removal: absolute, at least two levels deep, not a system folder. */
+export function removableFolder(path: string): boolean {
+  const parts = path.split('/').filter(Boolean);
+  if (!path.startsWith('/') || parts.length < 2 || parts.includes('..')) return false;
+  return !['/proc', '/sys', '/dev', '/etc', '/usr', '/bin', '/sbin', '/lib', '/boot'].some((t) => path === t || path.startsWith(`${t}/`)) && path !== osTmpdir();
+}
+
+/**
+ * Removes what a dead lab run's record lists, in the order a run takes itself
+ * down: every process inside its namespaces (recorded or not: a control plane,
+ * kubelets, nginx, health servers), the recorded processes still alive with
+ * the recorded start time (one whose namespace is already gone), then the
+ * namespaces, then the folders. Returns one line per thing removed.
+ */
+export async function removeLabRun(record: RunRecord): Promise<string[]> {
+  const removed: string[] = [];
+  const present = new Set(await listNamespaces());
+  const namespaces = record.namespaces.filter((ns) => present.has(ns)).sort((a, b) => rank(a) - rank(b));
+  removed.push(...(await stopNamespaceProcesses(namespaces)));
+  const recorded = record.processes.filter((p) => p.startTime !== null && processStartTime(p.pid) === p.startTime);
+  await Promise.all(recorded.map((p) => stopProcess(p.pid, 'SIGTERM', 2000)));
+  removed.push(...recorded.map((p) => `process ${p.pid} (${p.label})`));
+  removed.push(...(await deleteNamespaces(namespaces)).map((ns) => `namespace ${ns}`));
+  for (const folder of record.folders) {
+    if (!removableFolder(folder) || !existsSync(folder)) continue;
+    rmSync(folder, { recursive: true, force: true });
+    removed.push(`folder ${folder}`);
+  }
+  return removed;
 }

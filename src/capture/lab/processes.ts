@@ -22,6 +22,8 @@ export async function runCommand(argv: string[], options: RunOptions = {}): Prom
   const result = await execa(file, args, {
     reject: false,
     stripFinalNewline: false,
+    // Bytes, not text: a step's output is stored as it came (raw-stream.ts), even when it is not UTF-8.
+    encoding: 'buffer',
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
   });
@@ -31,12 +33,16 @@ export async function runCommand(argv: string[], options: RunOptions = {}): Prom
     // It never ran (e.g. the program is missing): there is no result to report.
     throw new DriverError(`${argv.join(' ')}: ${result.shortMessage}`);
   }
+  const stdoutBytes = result.stdout ?? new Uint8Array();
+  const stderrBytes = result.stderr ?? new Uint8Array();
   return {
     argv,
     // A death by signal reads as 128 + its number, as a shell reports it.
     exitCode: result.exitCode ?? 128 + (result.signal === undefined ? 0 : constants.signals[result.signal]),
-    stdout: String(result.stdout ?? ''),
-    stderr: String(result.stderr ?? ''),
+    stdout: Buffer.from(stdoutBytes).toString('utf8'),
+    stderr: Buffer.from(stderrBytes).toString('utf8'),
+    stdoutBytes,
+    stderrBytes,
     startedAt,
     durationMs,
   };
