@@ -174,7 +174,8 @@ export function findUnboundValues(file: string, source: string, options: Unbound
   // What a reader sees: the prose, and the attributes a browser shows (a tooltip, alt text, an accessible name).
   const spans = [
     ...scan.prose.map((span) => ({ ...span, where: '' })),
-    ...scan.tags.flatMap((tag) => (tag.closing ? [] : readerAttributes(source, tag))),
+    // A bound component's or data-ui element's attributes are its own to prove, like its content.
+    ...scan.tags.flatMap((tag) => (tag.closing || components.has(tag.name) || tag.attributes.some((a) => a.name === UI_ATTRIBUTE) ? [] : readerAttributes(source, tag))),
   ].sort((a, b) => a.start - b.start);
   for (const span of spans) {
     if (regions.some(([start, end]) => span.start >= start && span.end <= end)) continue;

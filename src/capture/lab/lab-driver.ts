@@ -142,7 +142,8 @@ export class LabDriver implements Driver {
   async exec(node: string, command: string[], ctx: DriverContext): Promise<ExecOutcome> {
     this.requireLayout();
     const result = await runCommand(this.execArgv(node, command), { signal: ctx.signal });
-    return { argv: result.argv, exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, startedAt: result.startedAt, durationMs: result.durationMs };
+    // The bytes go with the text: the snapshot keeps what the command printed, not a decoding of it.
+    return { argv: result.argv, exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, stdoutBytes: result.stdoutBytes, stderrBytes: result.stderrBytes, startedAt: result.startedAt, durationMs: result.durationMs };
   }
 
   async up(experiment: Experiment, ctx: DriverContext): Promise<Topology> {
