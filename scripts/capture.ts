@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     // The record first: from here on a kill -9 leaves nothing the next capture cannot find,
     // and a signal stops the run and cleans up instead of exiting at once.
     running = true;
-    recordCapture({ kind: 'capture', runId, slug, owner, startedAt, target, ...paths });
+    recordCapture({ kind: 'capture', runId, slug, owner, startedAt, ...paths });
     let lock: Lock;
     try {
       mkdirSync(dirname(target), { recursive: true });

@@ -14,6 +14,7 @@ const suites: Suite[] = [
   { name: 'unit (node:test)', argv: [node, '--test', '--test-reporter=spec', 'tests/unit/**/*.test.ts'] },
   { name: 'types (astro check)', argv: [node, join(root, 'node_modules/astro/bin/astro.mjs'), 'check'] },
   { name: 'lab capture on this kernel (node:test)', argv: [node, '--test', '--test-reporter=spec', '--test-concurrency=1', 'tests/lab/**/*.test.ts'] },
+  { name: 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', argv: [node, '--test', '--test-reporter=spec', '--test-concurrency=1', 'tests/fault/**/*.test.ts'] },
   { name: 'build (astro build)', argv: [node, join(root, 'node_modules/astro/bin/astro.mjs'), 'build'] },
   { name: 'browser (Playwright, Chromium)', argv: [bin('playwright'), 'test'] },
 ];

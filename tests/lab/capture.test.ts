@@ -109,8 +109,10 @@ test('Ctrl-C during the lab capture keeps the snapshots already there and remove
   assert.equal(missing, null, `prerequisites: ${missing}`);
   const out = await mkdtemp(join(tmpdir(), 'shice-lab-interrupt-'));
   const target = join(out, SLUG);
+  // A previous run of the article (a capture replaces nothing else).
   await mkdir(target);
-  await writeFile(join(target, 'run.yaml'), 'runId: the-previous-run\n');
+  const previousRun = 'schema: 1\nslug: 074-external-traffic-policy\nrunId: the-previous-run\n';
+  await writeFile(join(target, 'run.yaml'), previousRun);
   try {
     let sent = false;
     // Interrupt while curl waits at the DROP rule: the lab is fully up then.
@@ -125,7 +127,7 @@ test('Ctrl-C during the lab capture keeps the snapshots already there and remove
     assert.match(result.stderr, /interrupted; the snapshots were left as they were/);
     assert.deepEqual(await readdir(out), [SLUG], 'no staging folder is left');
     assert.deepEqual(await readdir(target), ['run.yaml']);
-    assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: the-previous-run\n');
+    assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), previousRun);
     assert.deepEqual(await labLeftovers(runIdOf(result.stderr)), [], 'nothing of the lab is left');
   } finally {
     await rm(out, { recursive: true, force: true });
