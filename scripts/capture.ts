@@ -192,4 +192,9 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // Whatever was not foreseen still ends in one line, not a stack; the records let the next capture recover.
+  fail(`unexpected error: ${(error as Error).message ?? String(error)}`, 1);
+}
