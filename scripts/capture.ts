@@ -84,7 +84,7 @@ async function main(): Promise<void> {
       return;
     }
     if (args.clean) {
-      const done = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`));
+      const done = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`), { reportUnrecorded: true });
       process.stdout.write(done.length ? `recovered ${done.length}: ${done.join('; ')}\n` : 'nothing of killed captures or lab runs was left\n');
       return;
     }

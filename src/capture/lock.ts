@@ -3,7 +3,7 @@
 // kernel's start time of that pid, run id, when it started, and the staging
 // folder it writes. A second capture refuses at once with one line naming the
 // running one; the lock of a dead owner is taken over, and the caller says so.
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { ownerAlive, type Owner } from './run-registry.ts';
 
@@ -80,7 +80,12 @@ export function acquireLock(path: string, info: LockInfo): Lock {
     const moved = readLock(aside);
     const same = JSON.stringify(moved) === JSON.stringify(holder);
     if (!same && moved !== null && ownerAlive(ownerOf(moved))) {
-      renameSync(aside, path);
+      // Give it back without overwriting a lock made meanwhile (link fails if one exists).
+      try {
+        linkSync(aside, path);
+      } finally {
+        rmSync(aside, { force: true });
+      }
       throw new LockHeld(moved);
     }
     rmSync(aside, { force: true });

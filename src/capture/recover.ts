@@ -6,7 +6,8 @@
 // processes and folders are removed. Every action is one line.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { forgetRecord, ownerAlive, readRecords, registryDir, type CaptureRecord } from './run-registry.ts';
-import { removeLabRun } from './lab/leftovers.ts';
+import { listNamespaces, removeLabRun } from './lab/leftovers.ts';
+import { runIdOfNamespace } from './lab/names.ts';
 
 function isDir(path: string): boolean {
   try {
@@ -66,6 +67,8 @@ export interface RecoverOptions {
   onlyRuns?: (runId: string) => boolean;
   /** Leave lab runs kept with --keep (the next capture does; --clean does not). */
   leaveKept?: boolean;
+  /** Also name lab namespaces that no record of this checkout lists (--clean): never touched. */
+  reportUnrecorded?: boolean;
 }
 
 /**
@@ -96,6 +99,17 @@ export async function recoverDeadRuns(log: (line: string) => void, options: Reco
     if (ownerAlive(capture.owner)) continue;
     for (const line of [...settleSwap(capture, capture.runId), ...releaseDeadLock(capture)]) note(`dead capture ${capture.runId} of ${capture.slug}: ${line}`);
     forgetRecord('capture', capture.runId, dir);
+  }
+  if (options.reportUnrecorded) {
+    const recorded = new Set(records.runs.flatMap((r) => r.namespaces));
+    const unrecorded = new Map<string, number>();
+    for (const ns of await listNamespaces()) {
+      const runId = runIdOfNamespace(ns);
+      if (runId !== null && !recorded.has(ns) && wanted(runId)) unrecorded.set(runId, (unrecorded.get(runId) ?? 0) + 1);
+    }
+    for (const [runId, count] of unrecorded) {
+      log(`left ${count} namespace(s) of lab run ${runId} alone: no record of this checkout names them (a run of another checkout, or from before records)`);
+    }
   }
   return done;
 }

@@ -9,7 +9,7 @@
 // (CI=true) a missing prerequisite fails, it never skips.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -247,14 +247,19 @@ test('kill -9 between the two renames of the swap: the build says how to recover
   }
 });
 
-test('two captures started together into one target: one runs, the other refuses at once naming it', { skip, timeout: 120_000 }, async () => {
+test('two captures started together into a target locked by a dead capture: one takes the lock over and says so, the other refuses at once naming it', { skip, timeout: 120_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
   const { out, target } = prepareOut();
+  // The lock of a capture that is gone (its record lost): a pid that has ended.
+  const gone = spawnSync('true');
+  const deadLock = { pid: gone.pid, startTime: '1', runId: 'the-dead-run', startedAt: '2026-12-01T00:00:00.000Z', target, staging: join(out, `.${SLUG}.staging-the-dead-run`), previous: join(out, `.${SLUG}.previous-the-dead-run`) };
+  writeFileSync(join(out, `.${SLUG}.lock`), JSON.stringify(deadLock));
   try {
     const [a, b] = [labCapture(out), labCapture(out)];
     const [ra, rb] = await Promise.all([a.done, b.done]);
     const [winner, loser, loserChild, winnerChild] = ra.code === 0 ? [ra, rb, b.child, a.child] : [rb, ra, a.child, b.child];
     assert.equal(winner.code, 0, winner.stderr);
+    assert.match(winner.stderr, new RegExp(`took over the lock of a capture that is gone \\(pid ${gone.pid}, run the-dead-run, started 2026-12-01T00:00:00.000Z\\)`));
     assert.equal(loser.code, 2, loser.stderr);
     const lines = loser.stderr.trimEnd().split('\n').filter((l) => l.startsWith('capture: ') && !l.includes('recovered'));
     assert.equal(lines.length, 1, loser.stderr);
