@@ -50,6 +50,12 @@ export const runRecordSchema = z.strictObject({
   owner,
   /** Every network namespace the run creates, by exact name, recorded before it is created. */
   namespaces: z.array(z.string().min(1)),
+  /**
+   * Namespaces that processes of the run create themselves (a lab kubelet's pod
+   * namespaces) start with this: it must be the run's own prefix,
+   * `shice-lab-<runId>.`, or it is ignored.
+   */
+  namespacePrefix: z.string().min(1).optional(),
   /** Processes the run started (every process inside its namespaces is stopped as well). */
   processes: z.array(processRecordSchema),
   /** Folders the run created (its run folder under the temp folder). */

@@ -662,9 +662,19 @@ kernelTest('recovery removes what a dead run recorded, and only that: processes 
     const names = netnsNames((await execa('ip', ['netns', 'list'])).stdout);
     assert.ok(!names.includes(staleNs));
     assert.ok(names.includes(unrecordedNs), 'a namespace the record does not name stays, whatever its name');
+
     assert.ok(names.includes(liveNs), 'a live run stays');
     assert.ok(existsSync(liveFolder));
     assert.deepEqual(readRecords(registry).runs.map((r) => r.runId), [live], 'the dead run\'s record is gone, the live one stays');
+    // A run whose processes make namespaces themselves (a lab kubelet's pods) records its own prefix:
+    // those go too; a prefix that is not the run's own is ignored.
+    recordRun({ runId: stale, owner: { pid: 2 ** 22 + 1, startTime: '1' }, namespaces: [], namespacePrefix: `${LAB_PREFIX}${stale}.`, processes: [], folders: [] }, registry);
+    recordRun({ runId: live, owner: { pid: 2 ** 22 + 1, startTime: '1' }, namespaces: [], namespacePrefix: `${LAB_PREFIX}`, processes: [], folders: [] }, registry);
+    const second = await recoverDeadRuns(() => {}, { dir: registry, onlyRuns: (id) => id === stale || id === live });
+    assert.deepEqual(second, [`dead lab run ${stale}: removed namespace ${unrecordedNs}`]);
+    const after = netnsNames((await execa('ip', ['netns', 'list'])).stdout);
+    assert.ok(!after.includes(unrecordedNs));
+    assert.ok(after.includes(liveNs), 'a record claiming a prefix that is not its own removes nothing');
   } finally {
     for (const pid of started) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     for (const ns of [staleNs, unrecordedNs, liveNs]) await execa('ip', ['netns', 'del', ns], { reject: false });

@@ -381,6 +381,7 @@ export class LabDriver implements Driver {
       runId: this.options.runId,
       ...(kept ? { kept } : {}),
       namespaces: this.namespaces,
+      namespacePrefix: runNamespacePrefix(this.options.runId),
       processes: [...this.running.values()].map((r) => ({ pid: r.daemon.pid, startTime: processStartTime(r.daemon.pid), label: r.daemon.label })),
       folders: [this.folder],
     });

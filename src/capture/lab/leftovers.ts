@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir as osTmpdir } from 'node:os';
 import { DriverError } from '../driver.ts';
 import { runIpBatch } from './ip-batch.ts';
+import { runNamespacePrefix } from './names.ts';
 import { stopProcess } from './processes.ts';
 import { processStartTime } from '../process-identity.ts';
 import type { RunRecord } from '../run-registry.ts';
@@ -117,8 +118,12 @@ export function removableFolder(path: string): boolean {
  */
 export async function removeLabRun(record: RunRecord): Promise<string[]> {
   const removed: string[] = [];
-  const present = new Set(await listNamespaces());
-  const namespaces = record.namespaces.filter((ns) => present.has(ns)).sort((a, b) => rank(a) - rank(b));
+  const listed = await listNamespaces();
+  const present = new Set(listed);
+  // Only the run's own prefix is honoured: a record cannot claim another run's namespaces.
+  const prefix = record.namespacePrefix === runNamespacePrefix(record.runId) ? record.namespacePrefix : null;
+  const made = prefix === null ? [] : listed.filter((ns) => ns.startsWith(prefix));
+  const namespaces = [...new Set([...record.namespaces.filter((ns) => present.has(ns)), ...made])].sort((a, b) => rank(a) - rank(b));
   removed.push(...(await stopNamespaceProcesses(namespaces)));
   const recorded = record.processes.filter((p) => p.startTime !== null && processStartTime(p.pid) === p.startTime);
   await Promise.all(recorded.map((p) => stopProcess(p.pid, 'SIGTERM', 2000)));
