@@ -50,7 +50,8 @@ async function exists(path: string): Promise<boolean> {
 async function pauseInSwapForTests(): Promise<void> {
   if (process.env.SHICE_TEST_PAUSE_IN_SWAP !== '1') return;
   process.stderr.write('swap: paused between the two renames (SHICE_TEST_PAUSE_IN_SWAP)\n');
-  await new Promise(() => {});
+  // A timer holds the event loop: the process waits here until it is killed.
+  await new Promise(() => setInterval(() => {}, 60_000));
 }
 
 /**
