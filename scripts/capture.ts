@@ -1,10 +1,10 @@
 // `npm run capture -- [slug...] [--driver kind|lab] [--out DIR] [--keep] [--dry-run] ...`
 // The I/O edge of the capture: arguments, signals, progress, exit codes.
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
 import { articleDir, listArticleSlugs, loadExperiment } from '../src/capture/articles.ts';
-import { createDriver, cleanLeftovers } from '../src/capture/drivers.ts';
+import { createDriver } from '../src/capture/drivers.ts';
 import { PrerequisiteError } from '../src/capture/driver.ts';
 import { CaptureAborted, runCapture, stepNode } from '../src/capture/runner.ts';
 import { createReporter, formatSummary } from '../src/capture/progress.ts';
@@ -14,14 +14,47 @@ import { symbolicTopologyView } from '../src/capture/topology-view.ts';
 import type { Experiment } from '../src/experiment/types.ts';
 import { loadArticleDefinitions } from '../src/article/from-disk.ts';
 import { claimsReport, tryEvidence, whatChanged } from '../src/capture/what-changed.ts';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { constants } from 'node:os';
+import { clip } from '../src/capture/clip.ts';
+import { checkTarget, inspectTarget, judgeTarget, TargetError } from '../src/capture/target.ts';
+import { acquireLock, LockHeld, type Lock } from '../src/capture/lock.ts';
+import { recoverDeadRuns, settleSwap } from '../src/capture/recover.ts';
+import { currentOwner, forgetRecord, recordCapture } from '../src/capture/run-registry.ts';
+import { swapPaths } from '../src/capture/snapshot-writer.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
+/** Exit codes: 2 usage and prerequisites, 1 a failed run, 128 + the signal's number for an interrupt. */
 function fail(message: string, code: number): never {
-  process.stderr.write(`capture: ${message}\n`);
+  // One line, whatever an error carried (a tool's output, a long path).
+  process.stderr.write(`capture: ${clip(message.replaceAll('\n', ' | '), 2000)}\n`);
   process.exit(code);
 }
+
+const signalExitCode = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ?? 0);
+
+// Signals, from the first line on: until a run is under way there is nothing to clean up,
+// and a signal ends the capture at once with 130 (SIGINT) or 143 (SIGTERM).
+const controller = new AbortController();
+let stopSignal: NodeJS.Signals | null = null;
+let running = false;
+let interrupts = 0;
+const onSignal = (signal: NodeJS.Signals) => {
+  interrupts += 1;
+  stopSignal ??= signal;
+  if (!running) process.exit(signalExitCode(signal));
+  if (interrupts === 1) {
+    process.stderr.write(`\ncapture: ${signal}: stopping and cleaning up (the snapshots stay as they were)\n`);
+    controller.abort();
+  } else if (interrupts === 2) {
+    process.stderr.write('capture: still cleaning up; a third signal quits at once and may leave the environment behind (the next capture or --clean removes it)\n');
+  } else {
+    process.exit(signalExitCode(stopSignal));
+  }
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
 
 function printPlan(args: CaptureArgs, experiment: Experiment, driver: ReturnType<typeof createDriver>): void {
   const line = (argv: string[]) => process.stdout.write(`${argv.join(' ')}\n`);
@@ -51,15 +84,29 @@ async function main(): Promise<void> {
       return;
     }
     if (args.clean) {
-      const reporter = createReporter(process.stderr);
-      const removed = await cleanLeftovers((line) => reporter.phase(line));
-      process.stdout.write(removed.length ? `removed: ${removed.join(', ')}\n` : 'nothing of earlier lab runs was left\n');
+      const done = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`), { reportUnrecorded: true });
+      process.stdout.write(done.length ? `recovered ${done.length}: ${done.join('; ')}\n` : 'nothing of killed captures or lab runs was left\n');
       return;
     }
     slugs = selectSlugs(args.slugs, await listArticleSlugs(root));
   } catch (error) {
     if (error instanceof UsageError || error instanceof PrerequisiteError) fail(error.message, 2);
     throw error;
+  }
+
+  const targetOf = (slug: string) => (args.out ? resolve(args.out, slug) : join(articleDir(root, slug), 'snapshots'));
+  if (!args.compare && !args.dryRun) {
+    // Every target is judged before any work: a refusal touches nothing and starts nothing.
+    for (const slug of slugs) {
+      try {
+        checkTarget(targetOf(slug), slug, args.out ? `--out ${args.out}: ${slug}` : relative(root, targetOf(slug)));
+      } catch (error) {
+        if (error instanceof TargetError) fail(error.message, 2);
+        throw error;
+      }
+    }
+    // Runs killed earlier are found by their records and put right before anything reads the snapshots.
+    await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leaveKept: true });
   }
 
   if (args.compare) {
@@ -69,28 +116,12 @@ async function main(): Promise<void> {
       const nested = resolve(args.compare, slug);
       const otherDir = existsSync(join(nested, 'run.yaml')) ? nested : resolve(args.compare);
       const other = tryEvidence(slug, otherDir, defs);
-      if (!other.evidence) fail(`--compare ${args.compare}: ${other.problem}`, 2);
+      if (!other.evidence) fail(`--compare ${clip(args.compare)}: ${other.problem}`, 2);
       process.stdout.write(`${slug}: committed snapshots vs ${relative(process.cwd(), otherDir) || '.'}\n`);
       process.stdout.write(`${whatChanged(committed, other.evidence)}\n${claimsReport(other.evidence)}\n`);
     }
     return;
   }
-
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts += 1;
-    if (interrupts === 1) {
-      process.stderr.write(`\ncapture: ${signal}: stopping and cleaning up (the snapshots stay as they were)\n`);
-      controller.abort();
-    } else if (interrupts === 2) {
-      process.stderr.write('capture: still cleaning up; a third signal quits at once and may leave the environment behind\n');
-    } else {
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
 
   for (const slug of slugs) {
     const experiment = await loadExperiment(root, slug);
@@ -106,15 +137,37 @@ async function main(): Promise<void> {
       if (error instanceof PrerequisiteError) fail(error.message, 2);
       throw error;
     }
-    const target = args.out ? resolve(args.out, slug) : join(articleDir(root, slug), 'snapshots');
+    const target = targetOf(slug);
+    const paths = swapPaths(target, runId);
+    const owner = currentOwner();
+    const startedAt = new Date().toISOString();
+    // The record first: from here on a kill -9 leaves nothing the next capture cannot find,
+    // and a signal stops the run and cleans up instead of exiting at once.
+    running = true;
+    recordCapture({ kind: 'capture', runId, slug, owner, startedAt, ...paths });
+    let lock: Lock;
+    try {
+      mkdirSync(dirname(target), { recursive: true });
+      lock = acquireLock(paths.lock, { pid: owner.pid, startTime: owner.startTime, runId, startedAt, target, staging: paths.staging, previous: paths.previous });
+    } catch (error) {
+      forgetRecord('capture', runId);
+      if (error instanceof LockHeld) fail(`${clip(relative(process.cwd(), target) || target, 80)}: ${error.message}`, 2);
+      fail(`${clip(target, 80)}: cannot take the lock: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
+    }
+    if (lock.tookOver || lock.tookOverUnreadable) {
+      const dead = lock.tookOver;
+      process.stderr.write(`capture: took over the lock of a capture that is gone${dead ? ` (pid ${dead.pid}, run ${dead.runId}, started ${dead.startedAt})` : ''}\n`);
+      if (dead) for (const line of settleSwap(dead, dead.runId)) process.stderr.write(`capture: recovered: ${line}\n`);
+    }
     const defs = await loadArticleDefinitions(root, slug);
-    // Read before the run: the swap replaces these snapshots.
+    // Read before the run (and after any recovery): the swap replaces these snapshots.
     const previous = tryEvidence(slug, target, defs);
     const reporter = createReporter(process.stderr);
     process.stderr.write(`capture ${slug} (run ${runId}) with --driver ${driver.name}\n`);
     const started = performance.now();
     try {
       const result = await runCapture({
+        mayReplace: () => judgeTarget(inspectTarget(target), slug).ok,
         experiment, driver, target, runId,
         signal: controller.signal,
         reporter,
@@ -128,10 +181,20 @@ async function main(): Promise<void> {
       else process.stderr.write(`the new snapshots do not derive the article's facts: ${next.problem}\n`);
     } catch (error) {
       reporter.close();
-      if (error instanceof CaptureAborted) fail(`${slug}: interrupted; the snapshots were left as they were`, 130);
+      lock.release();
+      forgetRecord('capture', runId);
+      if (error instanceof CaptureAborted) fail(`${slug}: interrupted; the snapshots were left as they were`, signalExitCode(stopSignal ?? 'SIGINT'));
       fail(`${slug}: ${(error as Error).message}; the snapshots were left as they were`, 1);
     }
+    running = false;
+    lock.release();
+    forgetRecord('capture', runId);
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // Whatever was not foreseen still ends in one line, not a stack; the records let the next capture recover.
+  fail(`unexpected error: ${(error as Error).message ?? String(error)}`, 1);
+}

@@ -16,6 +16,7 @@ const suites: Suite[] = [
   // The lab runs the real Kubernetes components: built here when missing or stale (a cold build takes minutes).
   { name: 'Kubernetes binaries (npm run lab:build)', argv: [node, join(root, 'scripts/build-kube.ts')] },
   { name: 'lab capture on this kernel (node:test)', argv: [node, '--test', '--test-reporter=spec', '--test-concurrency=1', 'tests/lab/**/*.test.ts'] },
+  { name: 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', argv: [node, '--test', '--test-reporter=spec', '--test-concurrency=1', 'tests/fault/**/*.test.ts'] },
   { name: 'build (astro build)', argv: [node, join(root, 'node_modules/astro/bin/astro.mjs'), 'build'] },
   { name: 'browser (Playwright, Chromium)', argv: [bin('playwright'), 'test'] },
 ];

@@ -2,6 +2,9 @@
 // with `curl --include` becomes its head and a JSON body; anything else stays text.
 // Pure; the components only render what this returns.
 import type { StepSnapshot } from '../evidence/schema.ts';
+import { streamNote, streamText, type StreamName } from '../evidence/raw-stream.ts';
+
+type Streams = Pick<StepSnapshot, 'stdout' | 'stderr' | 'stdoutEncoding' | 'stderrEncoding' | 'stdoutCut' | 'stderrCut'>;
 
 export interface OutputBlock {
   /** Which stream it came from. */
@@ -20,7 +23,9 @@ function isJson(text: string): boolean {
   }
 }
 
-export function outputBlocks(step: Pick<StepSnapshot, 'stdout' | 'stderr'>): OutputBlock[] {
+export function outputBlocks(snapshot: Streams): OutputBlock[] {
+  // Bytes that are not UTF-8 show as \xNN escapes (the snapshot keeps them in base64).
+  const step = { stdout: streamText(snapshot, 'stdout'), stderr: streamText(snapshot, 'stderr') };
   const blocks: OutputBlock[] = [];
   const head = /^HTTP\/[\d.]+ \d{3}/.test(step.stdout) ? step.stdout.search(/\r?\n\r?\n/) : -1;
   if (head >= 0) {
@@ -32,4 +37,26 @@ export function outputBlocks(step: Pick<StepSnapshot, 'stdout' | 'stderr'>): Out
   }
   if (step.stderr) blocks.push({ stream: 'stderr', lang: 'text', code: step.stderr.replace(/\n$/, '') });
   return blocks;
+}
+
+/**
+ * The visible note under a stream that is not shown as it came: bytes that
+ * are not UTF-8 (shown escaped), or output the capture cut (its full size and
+ * SHA-256). Null when the stream is shown whole and as it was.
+ */
+export function streamNoteText(snapshot: Streams, stream: StreamName, lang: 'zh' | 'en'): string | null {
+  const note = streamNote(snapshot, stream);
+  if (note === null) return null;
+  const parts: string[] = [];
+  if (note.notUtf8) {
+    parts.push(lang === 'zh'
+      ? '输出含非 UTF-8 字节：此处以 \\xNN 转义显示，快照以 base64 保存原始字节。'
+      : 'The output holds bytes that are not UTF-8: shown here as \\xNN escapes; the snapshot keeps the raw bytes in base64.');
+  }
+  if (note.cut) {
+    parts.push(lang === 'zh'
+      ? `输出过长，已截断：仅保存并显示前 ${note.cut.kept} 字节，共 ${note.cut.bytes} 字节（SHA-256 ${note.cut.sha256}）。`
+      : `The output was cut: the first ${note.cut.kept} of ${note.cut.bytes} bytes are kept and shown (SHA-256 ${note.cut.sha256}).`);
+  }
+  return parts.join(' ');
 }

@@ -1,6 +1,7 @@
 // `npm run capture -- ...` arguments: parsed by a pure function so every
 // mistake is one clear line and the parse is unit-tested.
 import { parseArgs } from 'node:util';
+import { clip } from './clip.ts';
 
 export type DriverName = 'kind' | 'lab';
 
@@ -40,7 +41,9 @@ Options:
   --out DIR           write snapshots to DIR/<slug> instead of the article folder
   --keep              leave the cluster or lab up after the run
   --dry-run           print every command of the plan, one per line; run nothing
-  --clean             (lab) remove namespaces and processes left by earlier lab runs
+  --clean             recover captures and lab runs that were killed (kill -9): finish
+                      or undo a half-done swap, remove their staging folders, locks,
+                      namespaces, processes and temporary folders; capture nothing
   --kube-bin DIR      (lab) the Kubernetes binaries (etcd, kube-apiserver, ...) from DIR,
                       e.g. the official server release, instead of npm run lab:build's
                       (also: SHICE_KUBE_BIN=DIR)
@@ -80,12 +83,12 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   } catch (error) {
     // node:util's hint about positionals after `--` does not apply here: keep its first sentence.
     const first = (error as Error).message.split('\n')[0]!.split('. To specify')[0]!.replace(/\.$/, '');
-    throw new UsageError(`${first} (see --help)`);
+    throw new UsageError(`${clip(first, 160)} (see --help)`);
   }
   const v = parsed.values;
   const driver = v.driver ?? 'kind';
   if (driver !== 'kind' && driver !== 'lab') {
-    throw new UsageError(`--driver must be kind or lab, got "${driver}"`);
+    throw new UsageError(`--driver must be kind or lab, got "${clip(driver)}"`);
   }
   for (const flag of ['out', 'image', 'compare', 'kube-bin'] as const) {
     if (v[flag] !== undefined && v[flag].trim() === '') throw new UsageError(`--${flag} needs a value`);
@@ -104,7 +107,6 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     kubeBin: v['kube-bin'] ?? null,
     help: v.help,
   };
-  if (args.clean && driver !== 'lab') throw new UsageError('--clean works with --driver lab only');
   for (const [flag, on] of [['--reuse', args.reuse], ['--image', args.image !== null], ['--load-images', args.loadImages]] as const) {
     if (on && driver !== 'kind') throw new UsageError(`${flag} works with --driver kind only`);
   }
@@ -121,7 +123,7 @@ export function selectSlugs(requested: string[], known: string[]): string[] {
   if (requested.length === 0) return known;
   const unknown = requested.filter((s) => !known.includes(s));
   if (unknown.length) {
-    throw new UsageError(`unknown article ${unknown.map((s) => `"${s}"`).join(', ')}; known: ${known.join(', ') || 'none'}`);
+    throw new UsageError(`unknown article ${unknown.slice(0, 3).map((s) => `"${clip(s, 60)}"`).join(', ')}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ''}; known: ${known.join(', ') || 'none'}`);
   }
   return [...new Set(requested)];
 }

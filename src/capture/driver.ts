@@ -19,6 +19,9 @@ export interface ExecOutcome {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** The streams' bytes as they came, when the driver kept them (the snapshot stores these, not the decoded text). */
+  stdoutBytes?: Uint8Array;
+  stderrBytes?: Uint8Array;
   startedAt: string;
   durationMs: number;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Driver } from './driver.ts';
 import type { CaptureArgs } from './cli-args.ts';
 import { KindDriver } from './kind/index.ts';
-import { LabDriver, cleanLabLeftovers } from './lab/index.ts';
+import { LabDriver } from './lab/index.ts';
 
 /** The kind driver's kubeconfig, kind config and ownership marker live here (gitignored). */
 export const KIND_STATE_DIR = '.shice/kind';
@@ -20,8 +20,4 @@ export function createDriver(args: CaptureArgs, run: { runId: string; articleDir
     stateDir: join(run.root, KIND_STATE_DIR),
     cwd: run.root,
   });
-}
-
-export function cleanLeftovers(log: (line: string) => void): Promise<string[]> {
-  return cleanLabLeftovers(log);
 }

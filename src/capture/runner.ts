@@ -4,7 +4,8 @@
 import type { Experiment, StepDef, Topology } from '../experiment/types.ts';
 import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
-import type { Driver, DriverContext } from './driver.ts';
+import type { Driver, DriverContext, ExecOutcome } from './driver.ts';
+import { streamFields } from '../evidence/raw-stream.ts';
 import { openStaging } from './snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
 
@@ -26,6 +27,8 @@ export interface CaptureInput {
   git: RunSnapshot['git'];
   host: RunSnapshot['host'];
   now?: () => Date;
+  /** Asked right before the swap: whether the target is still what the capture may replace. */
+  mayReplace?: () => boolean;
 }
 
 export interface CaptureResult {
@@ -52,7 +55,7 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
   const now = input.now ?? (() => new Date());
   const ctx: DriverContext = { signal, log: (line) => reporter.phase(line) };
   const startedAt = now();
-  const staging = await openStaging(input.target, input.runId);
+  const staging = await openStaging(input.target, input.runId, input.mayReplace);
   const steps: StepSnapshot[] = [];
   let committed = false;
 
@@ -101,10 +104,16 @@ async function runStep(
   if (step.kind === 'exec') {
     const command = step.command(view);
     const outcome = await driver.exec(step.node, command, ctx);
-    return { id: step.id, kind: step.kind, node: step.node, title: step.title, command, ...outcome };
+    return { id: step.id, kind: step.kind, node: step.node, title: step.title, command, ...snapshotOutcome(outcome) };
   }
   const { command, ...outcome } = await driver.deletePod(step, ctx);
-  return { id: step.id, kind: step.kind, node: 'host', title: step.title, command, ...outcome };
+  return { id: step.id, kind: step.kind, node: 'host', title: step.title, command, ...snapshotOutcome(outcome) };
+}
+
+/** A driver's outcome as a snapshot keeps it: the streams' bytes (raw-stream.ts), not their decoded text. */
+export function snapshotOutcome(outcome: ExecOutcome): Omit<StepSnapshot, 'id' | 'kind' | 'node' | 'title' | 'command'> {
+  const { stdoutBytes, stderrBytes, stdout, stderr, ...rest } = outcome;
+  return { ...rest, ...streamFields(stdoutBytes ?? Buffer.from(stdout, 'utf8'), stderrBytes ?? Buffer.from(stderr, 'utf8')) };
 }
 
 function runSnapshot(

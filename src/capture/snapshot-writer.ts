@@ -1,7 +1,7 @@
 // Writes one run into a staging folder beside the target and swaps it in only
 // when the run is complete and valid. Until commit() the target is untouched;
 // discard() removes everything the run wrote.
-import { mkdir, rename, rm, writeFile, stat, readdir } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { dump } from 'js-yaml';
 import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from '../evidence/schema.ts';
@@ -22,23 +22,47 @@ export function toYaml(value: unknown): string {
   return dump(value, { lineWidth: -1, noRefs: true, sortKeys: false });
 }
 
-const stagingPrefix = (target: string) => `.${basename(target)}.staging-`;
-const previousPrefix = (target: string) => `.${basename(target)}.previous-`;
+/** The names a capture of run `runId` uses beside `target`: its staging folder, the swap's set-aside, the target's lock. */
+export function swapPaths(target: string, runId: string): { target: string; staging: string; previous: string; lock: string } {
+  const parent = dirname(target);
+  const name = basename(target);
+  return {
+    target,
+    staging: join(parent, `.${name}.staging-${runId}`),
+    previous: join(parent, `.${name}.previous-${runId}`),
+    lock: join(parent, `.${name}.lock`),
+  };
+}
 
 async function exists(path: string): Promise<boolean> {
   try {
-    await stat(path);
+    await lstat(path);
     return true;
   } catch {
     return false;
   }
 }
 
-export async function openStaging(target: string, runId: string): Promise<Staging> {
+/**
+ * For the fault tests only: with SHICE_TEST_PAUSE_IN_SWAP=1 the swap stops
+ * between its two renames and says so, so a test can kill it exactly there.
+ */
+async function pauseInSwapForTests(): Promise<void> {
+  if (process.env.SHICE_TEST_PAUSE_IN_SWAP !== '1') return;
+  process.stderr.write('swap: paused between the two renames (SHICE_TEST_PAUSE_IN_SWAP)\n');
+  // A timer holds the event loop: the process waits here until it is killed.
+  await new Promise(() => setInterval(() => {}, 60_000));
+}
+
+/**
+ * Opens the run's staging folder beside `target`. `mayReplace` is asked again
+ * right before the swap: the target is replaced only if it is still what the
+ * capture may replace (target.ts).
+ */
+export async function openStaging(target: string, runId: string, mayReplace: () => boolean = () => true): Promise<Staging> {
   const parent = dirname(target);
   await mkdir(parent, { recursive: true });
-  await recoverInterruptedSwap(target);
-  const dir = join(parent, `${stagingPrefix(target)}${runId}`);
+  const { staging: dir, previous } = swapPaths(target, runId);
   await mkdir(dir);
   const stepIds: string[] = [];
   let done = false;
@@ -60,9 +84,10 @@ export async function openStaging(target: string, runId: string): Promise<Stagin
     async commit() {
       if (done) throw new Error('this staging folder was already committed or discarded');
       if (!(await exists(join(dir, 'run.yaml')))) throw new Error(`refusing to swap in ${dir}: it has no run.yaml`);
-      const previous = join(parent, `${previousPrefix(target)}${runId}`);
+      if (!mayReplace()) throw new Error(`refusing to replace ${target}: it no longer holds only a snapshot folder of this article`);
       const hadTarget = await exists(target);
       if (hadTarget) await rename(target, previous);
+      if (hadTarget) await pauseInSwapForTests();
       try {
         await rename(dir, target);
       } catch (error) {
@@ -78,26 +103,4 @@ export async function openStaging(target: string, runId: string): Promise<Stagin
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * A process killed between the two renames of commit() leaves the old run in a
- * `.previous-` folder and no target: put it back. Stale staging folders of
- * killed runs are removed. Both only ever match names this module makes.
- */
-export async function recoverInterruptedSwap(target: string): Promise<void> {
-  const parent = dirname(target);
-  let entries: string[];
-  try {
-    entries = await readdir(parent);
-  } catch {
-    return;
-  }
-  const previous = entries.filter((e) => e.startsWith(previousPrefix(target))).sort();
-  if (!(await exists(target)) && previous.length) {
-    await rename(join(parent, previous.pop()!), target);
-  }
-  for (const name of [...previous, ...entries.filter((e) => e.startsWith(stagingPrefix(target)))]) {
-    await rm(join(parent, name), { recursive: true, force: true });
-  }
 }

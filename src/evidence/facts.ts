@@ -5,6 +5,7 @@ import type { RunSnapshot, StepSnapshot } from './schema.ts';
 import type { Snapshots } from './load.ts';
 import { join } from 'node:path';
 import { EvidenceError, ExtractError, displayPath } from './errors.ts';
+import { readableStep } from './raw-stream.ts';
 
 export interface FactInput {
   run: RunSnapshot;
@@ -78,7 +79,7 @@ export function deriveFactsWithSkips(
       if (!isRun && !step) {
         throw new ExtractError(`no such step snapshot (run.yaml lists: ${snapshots.run.steps.join(', ')})`);
       }
-      const derived = def.derive({ run: snapshots.run, step });
+      const derived = def.derive({ run: snapshots.run, step: step && readableStep(step) });
       if (typeof derived.value !== 'string' || derived.value === '') {
         throw new ExtractError(`the derived value is empty`);
       }

@@ -1,8 +1,18 @@
 // Reads one article's snapshots folder: run.yaml plus one <step>.yaml per step
 // it lists, each validated against schema.ts. Synchronous on purpose: it runs
 // once per article at build time. Every problem found is reported at once.
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** Whether a path exists as an entry (a dangling link included). */
+function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 import { load } from 'js-yaml';
 import type { z } from 'zod';
 import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from './schema.ts';
@@ -75,22 +85,51 @@ export function parseStepSnapshot(text: string, file: string, expected: { id: st
   return step;
 }
 
-function readText(file: string): string {
+/** A snapshot file larger than this is not one the capture wrote (each stream is kept to 1 MiB). */
+export const MAX_SNAPSHOT_FILE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads a snapshot file only when it is a regular file inside `realDir` (no
+ * symbolic link, nothing that resolves elsewhere) and not oversized; otherwise
+ * the problem names the file and what was expected, and never its content.
+ */
+function readSnapshotFile(file: string, shown: string, realDir: string): string {
+  const stat = lstatSync(file);
+  if (stat.isSymbolicLink()) throw new EvidenceError(`${shown}: is a symbolic link; expected a regular file written by the capture (snapshots are not read through links)`);
+  if (!stat.isFile()) throw new EvidenceError(`${shown}: is not a regular file; expected a YAML file written by the capture`);
+  const real = realpathSync(file);
+  if (dirname(real) !== realDir) throw new EvidenceError(`${shown}: resolves outside the snapshots folder; expected a file inside it`);
+  if (stat.size > MAX_SNAPSHOT_FILE_BYTES) throw new EvidenceError(`${shown}: ${stat.size} bytes; expected at most ${MAX_SNAPSHOT_FILE_BYTES} (the capture keeps 1 MiB per stream)`);
   return readFileSync(file, 'utf8');
+}
+
+/** Folders an interrupted capture may have left beside `dir` (its swap's `.previous-` or a finished `.staging-`). */
+function interruptedSwapHint(dir: string): string {
+  let siblings: string[];
+  try {
+    siblings = readdirSync(dirname(dir));
+  } catch {
+    return '';
+  }
+  const mark = `.${basename(dir)}.`;
+  const left = siblings.filter((name) => name.startsWith(`${mark}previous-`) || name.startsWith(`${mark}staging-`));
+  if (left.length === 0) return '';
+  return `; a capture was interrupted during its swap and left ${left.map((n) => displayPath(join(dirname(dir), n))).join(', ')}: run \`npm run capture -- --clean\` (or the next capture) to finish or undo the swap`;
 }
 
 /** Loads and validates `<dir>/run.yaml` and every step it lists; throws one EvidenceError listing every problem. */
 export function loadSnapshots(dir: string): Snapshots {
   const shownDir = displayPath(dir);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new EvidenceError(`${shownDir}: snapshot folder not found; expected run.yaml and one <step>.yaml per step (npm run capture writes them)`);
+    throw new EvidenceError(`${shownDir}: snapshot folder not found; expected run.yaml and one <step>.yaml per step (npm run capture writes them)${interruptedSwapHint(dir)}`);
   }
+  const realDir = realpathSync(dir);
   const runFile = join(dir, 'run.yaml');
   const shownRun = displayPath(runFile);
-  if (!existsSync(runFile)) {
+  if (!lexists(runFile)) {
     throw new EvidenceError(`${shownRun}: file not found; expected the run's metadata (run id, driver, nodes, services, steps)`);
   }
-  const run = parseRunSnapshot(readText(runFile), shownRun);
+  const run = parseRunSnapshot(readSnapshotFile(runFile, shownRun, realDir), shownRun);
 
   const problems: string[] = [];
   const steps = new Map<string, StepSnapshot>();
@@ -99,12 +138,12 @@ export function loadSnapshots(dir: string): Snapshots {
   run.steps.forEach((id, index) => {
     const file = join(dir, `${id}.yaml`);
     const shown = displayPath(file);
-    if (!existsSync(file)) {
+    if (!lexists(file)) {
       problems.push(`${shownRun}: field "${formatPath(['steps', index])}": lists step ${JSON.stringify(id)}, but ${shown} does not exist`);
       return;
     }
     try {
-      steps.set(id, parseStepSnapshot(readText(file), shown, { id, nodes }));
+      steps.set(id, parseStepSnapshot(readSnapshotFile(file, shown, realDir), shown, { id, nodes }));
       stepFiles.set(id, shown);
     } catch (error) {
       if (!(error instanceof EvidenceError)) throw error;

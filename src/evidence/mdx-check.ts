@@ -136,6 +136,28 @@ function boundRegions(tags: MdxTag[], sourceLength: number, components: Readonly
   return regions;
 }
 
+/**
+ * Attributes whose value reaches the reader: shown as a tooltip, in place of
+ * an image, or read out by a screen reader.
+ */
+export const READER_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'title', 'alt', 'aria-label', 'aria-description', 'aria-roledescription', 'aria-valuetext', 'aria-placeholder',
+  'placeholder', 'label', 'summary', 'abbr', 'content', 'value',
+]);
+
+/** The source ranges of a tag's reader-visible attribute values (string or expression). */
+function readerAttributes(source: string, tag: MdxTag): Array<{ start: number; end: number; where: string }> {
+  const found: Array<{ start: number; end: number; where: string }> = [];
+  const text = source.slice(tag.start, tag.end);
+  for (const attr of tag.attributes) {
+    if (!READER_ATTRIBUTES.has(attr.name.toLowerCase()) || attr.value === undefined || attr.kind === 'spread') continue;
+    const at = text.indexOf(attr.value, text.indexOf(attr.name));
+    if (at < 0) continue;
+    found.push({ start: tag.start + at, end: tag.start + at + attr.value.length, where: ` in attribute ${attr.name} of <${tag.name}>` });
+  }
+  return found;
+}
+
 export interface UnboundOptions {
   /** Extra component names whose content counts as bound (added to BOUND_COMPONENTS). */
   boundComponents?: Iterable<string>;
@@ -149,7 +171,13 @@ export function findUnboundValues(file: string, source: string, options: Unbound
   const inBound = (offset: number) => regions.some(([start, end]) => offset >= start && offset < end);
   const lines = source.split('\n');
   const found: UnboundValue[] = [];
-  for (const span of scan.prose) {
+  // What a reader sees: the prose, and the attributes a browser shows (a tooltip, alt text, an accessible name).
+  const spans = [
+    ...scan.prose.map((span) => ({ ...span, where: '' })),
+    // A bound component's or data-ui element's attributes are its own to prove, like its content.
+    ...scan.tags.flatMap((tag) => (tag.closing || components.has(tag.name) || tag.attributes.some((a) => a.name === UI_ATTRIBUTE) ? [] : readerAttributes(source, tag))),
+  ].sort((a, b) => a.start - b.start);
+  for (const span of spans) {
     if (regions.some(([start, end]) => span.start >= start && span.end <= end)) continue;
     const text = source.slice(span.start, span.end);
     for (const token of findNumericTokens(text)) {
@@ -165,7 +193,7 @@ export function findUnboundValues(file: string, source: string, options: Unbound
       const context = `${from > 0 ? '…' : ''}${lineText.slice(from, to).trim()}${to < lineText.length ? '…' : ''}`;
       found.push({
         file, line, column, text: token.text, kind: token.kind, context,
-        message: `${file}:${line}:${column}: unbound ${KIND_LABELS[token.kind]} "${token.text}" in "${context}" (bind it with <Fact id="..."/>, or mark interface chrome with ${UI_ATTRIBUTE})`,
+        message: `${file}:${line}:${column}: unbound ${KIND_LABELS[token.kind]} "${token.text}"${span.where} in "${context}" (bind it with <Fact id="..."/>, or mark interface chrome with ${UI_ATTRIBUTE})`,
       });
     }
   }

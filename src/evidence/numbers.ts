@@ -43,15 +43,27 @@ export function classifyNumber(text: string, before: string, after: string): Val
   return 'number';
 }
 
-/** Every number in `text` outside names, classified by how it looks and what surrounds it. */
-export function findNumericTokens(text: string): NumericToken[] {
+/**
+ * The text with every digit a reader sees as one written as an ASCII digit, and
+ * full-width ASCII (`３．０２`, `ｓ`) as ASCII, offsets kept: `等了 ３.０２ 秒`
+ * is the same claim as `等了 3.02 秒`.
+ */
+export function foldDigits(text: string): string {
+  return text
+    .replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
+    .replace(/\p{Nd}/gu, (c) => (/[0-9]/.test(c) ? c : '0'.repeat(c.length)));
+}
+
+/** Every number in `text` outside names, classified by how it looks and what surrounds it (any script's digits). */
+export function findNumericTokens(original: string): NumericToken[] {
+  const text = foldDigits(original);
   const tokens: NumericToken[] = [];
   for (const m of text.matchAll(TOKEN)) {
     const token = m[0];
     if (/^[A-Za-z_]/.test(token)) continue;
     const index = m.index;
     const kind = classifyNumber(token, text.slice(Math.max(0, index - 40), index), text.slice(index + token.length, index + token.length + 24));
-    tokens.push({ text: token, index, kind });
+    tokens.push({ text: original.slice(index, index + token.length), index, kind });
   }
   return tokens;
 }

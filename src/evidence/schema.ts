@@ -67,6 +67,12 @@ export const runSchema = z.strictObject({
   steps: z.array(z.string().regex(/^[a-z0-9-]+$/, 'lowercase letters, digits and dashes')).min(1),
 });
 
+const streamEncoding = z.literal('base64');
+const streamCut = z.strictObject({
+  bytes: z.number().int().positive(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, '64 lowercase hex digits'),
+});
+
 export const stepSchema = z.strictObject({
   id: z.string().min(1),
   kind: z.enum(['exec', 'delete-pod']),
@@ -82,6 +88,12 @@ export const stepSchema = z.strictObject({
   durationMs: z.number().nonnegative(),
   stdout: z.string(),
   stderr: z.string(),
+  /** Set when the stream was not valid UTF-8: the field above holds its bytes in base64 (raw-stream.ts). */
+  stdoutEncoding: streamEncoding.optional(),
+  stderrEncoding: streamEncoding.optional(),
+  /** Set when the stream was longer than the capture keeps: the field above holds its start; these describe the whole. */
+  stdoutCut: streamCut.optional(),
+  stderrCut: streamCut.optional(),
 });
 
 export type RunSnapshot = z.infer<typeof runSchema>;

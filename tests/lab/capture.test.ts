@@ -16,8 +16,9 @@ import { facts as factDefs } from '../../content/articles/074-external-traffic-p
 import { CURL_TIMEOUT_SECONDS } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
 import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
-import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
-import { readFileSync } from 'node:fs';
+import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
+import { registryDir } from '../../src/capture/run-registry.ts';
+import { existsSync, readFileSync } from 'node:fs';
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,18 +60,21 @@ function capture(out: string, onStderr?: (text: string, child: ReturnType<typeof
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
+/** A previous run of the article (a capture replaces nothing else). */
+const PREVIOUS_RUN = 'schema: 1\nslug: 074-external-traffic-policy\nrunId: the-previous-run\n';
+
 /** A previous run's snapshots in `out`, for the captures that must leave them as they were. */
 async function previousRun(out: string): Promise<string> {
   const target = join(out, SLUG);
   await mkdir(target);
-  await writeFile(join(target, 'run.yaml'), 'runId: the-previous-run\n');
+  await writeFile(join(target, 'run.yaml'), PREVIOUS_RUN);
   return target;
 }
 
 async function assertKept(out: string, target: string, stderr: string): Promise<void> {
   assert.deepEqual(await readdir(out), [SLUG], 'no staging folder is left');
   assert.deepEqual(await readdir(target), ['run.yaml']);
-  assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: the-previous-run\n');
+  assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), PREVIOUS_RUN);
   assert.deepEqual(await labLeftovers(runIdOf(stderr)), [], 'nothing of the lab is left');
 }
 
@@ -156,7 +160,10 @@ test('the API server dying midway fails the capture with one line naming it; the
     // Once the first step has run, the lab is whole: kill -9 its API server, found by the run's own record.
     const result = await capture(out, (stderr) => {
       if (killed !== null || !/\[ 1\/11\] /.test(stderr)) return;
-      const owner = JSON.parse(readFileSync(join(runFolder(runIdOf(stderr)), 'owner.json'), 'utf8')) as { processes: { pid: number; label: string }[] };
+      const record = join(registryDir(), `${runIdOf(stderr)}.lab.json`);
+      if (!existsSync(record)) return;
+      const owner = JSON.parse(readFileSync(record, 'utf8')) as { processes: { pid: number; label: string }[] };
+      if (!owner.processes.some((p) => p.label === 'kube-apiserver')) return;
       killed = owner.processes.find((p) => p.label === 'kube-apiserver')!.pid;
       process.kill(killed, 'SIGKILL');
     });

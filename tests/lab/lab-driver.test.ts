@@ -15,8 +15,10 @@ import { experiment } from '../../content/articles/074-external-traffic-policy/e
 import type { Experiment, Topology } from '../../src/experiment/types.ts';
 import { DriverError } from '../../src/capture/driver.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
-import { cleanLabLeftovers, LabDriver } from '../../src/capture/lab/index.ts';
-import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime, writeRunOwner } from '../../src/capture/lab/leftovers.ts';
+import { LabDriver } from '../../src/capture/lab/index.ts';
+import { recoverDeadRuns } from '../../src/capture/recover.ts';
+import { readRecords, recordRun } from '../../src/capture/run-registry.ts';
+import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { batchInput, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
 import { isAlive } from '../../src/capture/lab/processes.ts';
@@ -158,7 +160,7 @@ kernelTest('an abort during up() stops it; down() then removes everything', asyn
   await assertNothingLeft(runId);
 });
 
-kernelTest('--keep leaves the lab running after the capture exits; cleanLabLeftovers removes it', async () => {
+kernelTest('--keep leaves the lab running after the capture exits, recorded as kept; --clean (recoverDeadRuns) removes it, the next capture does not', async () => {
   const runId = newRunId('keep');
   const script = `
     import { LabDriver } from ${JSON.stringify(new URL('../../src/capture/lab/index.ts', import.meta.url).href)};
@@ -181,11 +183,20 @@ kernelTest('--keep leaves the lab running after the capture exits; cleanLabLefto
     const nodePort = topology.services.find((s) => s.name === 's-local')!.nodePort;
     const curl = await execa('ip', ['netns', 'exec', `${LAB_PREFIX}${runId}.node.control-plane`, 'curl', '--silent', '--max-time', '3', `http://${worker.internalIP}:${nodePort}/`]);
     assert.equal(curl.stdout, `client=${cp.internalIP}`);
+    const record = readRecords().runs.find((r) => r.runId === runId);
+    assert.equal(record?.kept, true, 'the kept run is recorded as kept');
+    assert.equal(record?.namespaces.length, 4, 'the bridge and the nodes; the pods\' by the run\'s prefix');
+    assert.equal(record?.namespacePrefix, `${LAB_PREFIX}${runId}.`);
+    const logged: string[] = [];
+    assert.deepEqual(await recoverDeadRuns((line) => logged.push(line), { onlyRuns: (id) => id === runId, leaveKept: true }), [], 'the next capture leaves a kept lab up');
+    assert.deepEqual(logged, [`left lab run ${runId} up: it was kept with --keep (npm run capture -- --clean removes it)`]);
   } finally {
-    const removed = await cleanLabLeftovers(() => {}, { onlyRuns: (id) => id === runId });
-    assert.ok(removed.some((line) => line === `namespace ${LAB_PREFIX}${runId}.bridge`), removed.join('\n'));
-    assert.ok(removed.some((line) => line.startsWith('process ') && line.includes('nginx')), removed.join('\n'));
-    assert.ok(removed.some((line) => line.startsWith('process ') && line.includes('kube-apiserver')), removed.join('\n'));
+    const removed = await recoverDeadRuns(() => {}, { onlyRuns: (id) => id === runId });
+    assert.ok(removed.includes(`dead lab run ${runId}: removed namespace ${LAB_PREFIX}${runId}.bridge`), removed.join('\n'));
+    assert.ok(removed.includes(`dead lab run ${runId}: removed namespace ${LAB_PREFIX}${runId}.pod.default.backend`), removed.join('\n'));
+    assert.ok(removed.some((line) => line.includes(': removed process ') && line.includes('nginx')), removed.join('\n'));
+    assert.ok(removed.some((line) => line.includes(': removed process ') && line.includes('kube-apiserver')), removed.join('\n'));
+    assert.ok(!readRecords().runs.some((r) => r.runId === runId), 'its record is gone with it');
   }
   await assertNothingLeft(runId);
 });
@@ -233,42 +244,70 @@ kernelTest('ip batches on the kernel: namespaces, their processes and their dele
   }
 });
 
-kernelTest('cleanLabLeftovers removes a stale lab namespace and its process, and leaves other names and live runs alone', async () => {
+kernelTest('recovery removes what a dead run recorded, and only that: processes in its namespaces, its recorded processes, namespaces, folders; live runs stay', async () => {
   const stale = newRunId('stale');
   const live = newRunId('live');
   const staleNs = `${LAB_PREFIX}${stale}.node.worker`;
+  const unrecordedNs = `${LAB_PREFIX}${stale}.node.unrecorded`;
   const liveNs = `${LAB_PREFIX}${live}.bridge`;
-  const otherNs = `shice-other-${randomBytes(3).toString('hex')}`;
   const liveFolder = runFolder(live);
   const staleFolder = runFolder(stale);
-  let sleeper: number | undefined;
+  const registry = mkdtempSync(join(tmpdir(), 'shice-labtest-registry-'));
+  const started: number[] = [];
   try {
-    for (const ns of [staleNs, liveNs, otherNs]) await execa('ip', ['netns', 'add', ns]);
-    const child = execa('ip', ['netns', 'exec', staleNs, 'sleep', '300'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
-    sleeper = child.pid;
+    for (const ns of [staleNs, unrecordedNs, liveNs]) await execa('ip', ['netns', 'add', ns]);
+    const inside = execa('ip', ['netns', 'exec', staleNs, 'sleep', '300'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
+    // A process the run started outside any namespace (its namespace already gone), and one whose pid was reused.
+    const outside = execa('sleep', ['301'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
+    const reused = execa('sleep', ['302'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
+    started.push(inside.pid!, outside.pid!, reused.pid!);
     await new Promise((resolve) => setTimeout(resolve, 100));
     mkdirSync(staleFolder);
-    writeRunOwner(staleFolder, { runId: stale, pid: 2 ** 22 + 1, startTime: '1', processes: [] });
     mkdirSync(liveFolder);
-    writeRunOwner(liveFolder, { runId: live, pid: process.pid, startTime: processStartTime(process.pid) ?? '', processes: [] });
+    recordRun({
+      runId: stale,
+      owner: { pid: 2 ** 22 + 1, startTime: '1' },
+      namespaces: [staleNs, `${LAB_PREFIX}${stale}.never-created`],
+      processes: [
+        { pid: outside.pid!, startTime: processStartTime(outside.pid!), label: 'a recorded sleep' },
+        { pid: reused.pid!, startTime: '1', label: 'an earlier process with this pid' },
+      ],
+      folders: [staleFolder],
+    }, registry);
+    recordRun({ runId: live, namespaces: [liveNs], processes: [], folders: [liveFolder] }, registry);
 
-    const logged: string[] = [];
-    const removed = await cleanLabLeftovers((line) => logged.push(line), { onlyRuns: (id) => id === stale || id === live });
-    assert.deepEqual(removed, [`process ${sleeper} (sleep 300) in ${staleNs}`, `namespace ${staleNs}`, `folder ${staleFolder}`]);
-    assert.ok(logged.includes(`left lab run ${live} alone: its capture (pid ${process.pid}) is still running`));
-    await child;
-    assert.equal(isAlive(sleeper ?? 0), false);
-    const { stdout } = await execa('ip', ['netns', 'list']);
-    const names = netnsNames(stdout);
+    const removed = await recoverDeadRuns(() => {}, { dir: registry, onlyRuns: (id) => id === stale || id === live });
+    assert.deepEqual(removed, [
+      `dead lab run ${stale}: removed process ${inside.pid} (sleep 300) in ${staleNs}`,
+      `dead lab run ${stale}: removed process ${outside.pid} (a recorded sleep)`,
+      `dead lab run ${stale}: removed namespace ${staleNs}`,
+      `dead lab run ${stale}: removed folder ${staleFolder}`,
+    ]);
+    await inside;
+    await outside;
+    assert.equal(isAlive(inside.pid!), false);
+    assert.equal(isAlive(outside.pid!), false);
+    assert.equal(isAlive(reused.pid!), true, 'a pid whose start time differs is another process: left alone');
+    const names = netnsNames((await execa('ip', ['netns', 'list'])).stdout);
     assert.ok(!names.includes(staleNs));
+    assert.ok(names.includes(unrecordedNs), 'a namespace the record does not name stays, whatever its name');
+
     assert.ok(names.includes(liveNs), 'a live run stays');
-    assert.ok(names.includes(otherNs), 'a namespace without the lab prefix stays');
     assert.ok(existsSync(liveFolder));
+    assert.deepEqual(readRecords(registry).runs.map((r) => r.runId), [live], 'the dead run\'s record is gone, the live one stays');
+    // A run whose processes make namespaces themselves (a lab kubelet's pods) records its own prefix:
+    // those go too; a prefix that is not the run's own is ignored.
+    recordRun({ runId: stale, owner: { pid: 2 ** 22 + 1, startTime: '1' }, namespaces: [], namespacePrefix: `${LAB_PREFIX}${stale}.`, processes: [], folders: [] }, registry);
+    recordRun({ runId: live, owner: { pid: 2 ** 22 + 1, startTime: '1' }, namespaces: [], namespacePrefix: `${LAB_PREFIX}`, processes: [], folders: [] }, registry);
+    const second = await recoverDeadRuns(() => {}, { dir: registry, onlyRuns: (id) => id === stale || id === live });
+    assert.deepEqual(second, [`dead lab run ${stale}: removed namespace ${unrecordedNs}`]);
+    const after = netnsNames((await execa('ip', ['netns', 'list'])).stdout);
+    assert.ok(!after.includes(unrecordedNs));
+    assert.ok(after.includes(liveNs), 'a record claiming a prefix that is not its own removes nothing');
   } finally {
-    if (sleeper !== undefined && isAlive(sleeper)) process.kill(sleeper, 'SIGKILL');
-    for (const ns of [staleNs, liveNs, otherNs]) await execa('ip', ['netns', 'del', ns], { reject: false });
-    rmSync(liveFolder, { recursive: true, force: true });
-    rmSync(staleFolder, { recursive: true, force: true });
+    for (const pid of started) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    for (const ns of [staleNs, unrecordedNs, liveNs]) await execa('ip', ['netns', 'del', ns], { reject: false });
+    for (const dir of [liveFolder, staleFolder, registry]) rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -29,7 +29,6 @@ test('mistakes are one clear line', () => {
     [['--frobnicate'], /Unknown option '--frobnicate'.*see --help/],
     [['--driver', 'docker'], /--driver must be kind or lab, got "docker"/],
     [['--driver'], /--driver.*argument missing|see --help/],
-    [['--clean'], /--clean works with --driver lab only/],
     [['--driver', 'lab', '--reuse'], /--reuse works with --driver kind only/],
     [['--driver', 'lab', '--image', 'kindest/node:v1.37.0'], /--image works with --driver kind only/],
     [['--out', ''], /--out needs a value/],

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, readdir, readFile, writeFile, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, rename, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { CaptureAborted, runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
-import { openStaging, recoverInterruptedSwap } from '../../src/capture/snapshot-writer.ts';
+import { openStaging, swapPaths } from '../../src/capture/snapshot-writer.ts';
+import { settleSwap } from '../../src/capture/recover.ts';
 import { runSchema, stepSchema } from '../../src/evidence/schema.ts';
 import { scriptedDriver, sampleTopology } from '../fixtures/capture/scripted-driver.ts';
 
@@ -117,19 +118,46 @@ test('a capture process killed midway (SIGKILL) leaves the old snapshots unchang
   const staged = (await readdir(parent)).filter((n) => n.startsWith('.snapshots.staging-'));
   assert.equal(staged.length, 1, 'the killed run left its staging folder (nothing could remove it)');
 
+  // Nothing is removed by the look of its name: a second capture's staging stands beside the killed one's.
   const staging = await openStaging(target, 'next-run');
-  assert.deepEqual((await readdir(parent)).sort(), ['.snapshots.staging-next-run', 'snapshots']);
+  assert.deepEqual((await readdir(parent)).sort(), [staged[0], '.snapshots.staging-next-run', 'snapshots'].sort());
   await staging.discard();
+  // Recovery by the killed run's record (its paths) removes its staging folder and keeps the snapshots.
+  const killedRun = staged[0]!.slice('.snapshots.staging-'.length);
+  const done = settleSwap(swapPaths(target, killedRun), killedRun);
+  assert.deepEqual(done, [`removed the staging folder ${join(parent, staged[0]!)} of run ${killedRun}`]);
+  assert.deepEqual(await readdir(parent), ['snapshots']);
+  assert.deepEqual(await readAll(target), files);
   await rm(parent, { recursive: true });
 });
 
-test('a swap interrupted between its two renames is undone: the old run comes back', async () => {
+test('a swap interrupted between its two renames is undone when the staged run is incomplete: the old run comes back', async () => {
   const parent = await tempDir();
   const { files } = await oldSnapshots(parent);
   const target = join(parent, 'snapshots');
-  await import('node:fs/promises').then((fs) => fs.rename(target, join(parent, '.snapshots.previous-crashed')));
-  await recoverInterruptedSwap(target);
+  const paths = swapPaths(target, 'crashed');
+  await rename(target, paths.previous);
+  await mkdir(paths.staging);
+  await writeFile(join(paths.staging, 'a-step.yaml'), 'id: a-step\n');
+  const done = settleSwap(paths, 'crashed');
+  assert.match(done[0]!, /^undid the interrupted swap of run crashed/);
   assert.deepEqual(await readAll(target), files);
+  assert.deepEqual(await readdir(parent), ['snapshots']);
+  await rm(parent, { recursive: true });
+});
+
+test('a swap interrupted between its two renames is finished when the staged run is complete', async () => {
+  const parent = await tempDir();
+  await oldSnapshots(parent);
+  const target = join(parent, 'snapshots');
+  const paths = swapPaths(target, 'crashed');
+  await rename(target, paths.previous);
+  await mkdir(paths.staging);
+  await writeFile(join(paths.staging, 'run.yaml'), 'runId: crashed\n');
+  const done = settleSwap(paths, 'crashed');
+  assert.match(done[0]!, /^finished the interrupted swap of run crashed/);
+  assert.match(done[1]!, /^removed the folder .*\.snapshots\.previous-crashed/);
+  assert.equal(await readFile(join(target, 'run.yaml'), 'utf8'), 'runId: crashed\n');
   assert.deepEqual(await readdir(parent), ['snapshots']);
   await rm(parent, { recursive: true });
 });

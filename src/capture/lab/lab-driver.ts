@@ -32,7 +32,8 @@ import {
 import { batchInput, runIpBatch, type IpBatch } from './ip-batch.ts';
 import { chooseKubeBinDir, kubeBinProblem, missingComponents, type KubeBinChoice } from './kube-bin.ts';
 import { buildLabLayout, controlPlaneOf, LabLayoutError, type LabLayout, type LabNode } from './layout.ts';
-import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses, writeRunOwner } from './leftovers.ts';
+import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses } from './leftovers.ts';
+import { forgetRun, recordRun } from '../run-registry.ts';
 import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
 import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, nsenterNet, teardownCommands } from './network.ts';
 import { phaseLine, type LabPhase } from './phases.ts';
@@ -203,6 +204,7 @@ export class LabDriver implements Driver {
     if (existing.length > 0) {
       throw new DriverError(`lab run ${this.options.runId} already has namespaces (${existing.join(', ')}): remove them with npm run capture -- --driver lab --clean`);
     }
+    this.recordOwner(); // before anything exists: a kill -9 from here on is recoverable
     try {
       mkdirSync(this.folder, { mode: 0o700 });
       this.folderCreated = true;
@@ -222,6 +224,7 @@ export class LabDriver implements Driver {
     ctx.log(`lab: namespaces for the bridge and the nodes ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')} on ${BRIDGE_INTERFACE} (${layout.nodeSubnet})`);
     // Recorded before they exist: an interrupted `ip netns add` may still have created one.
     this.namespaces.push(...network.namespaces);
+    this.recordOwner();
     const t0 = performance.now();
     await runTogether(
       [
@@ -297,9 +300,11 @@ export class LabDriver implements Driver {
     const madeSomething = this.folderCreated || this.namespaces.length > 0 || this.running.size > 0;
     if (!madeSomething) {
       this.finished = true;
+      forgetRun(this.options.runId);
       return;
     }
     if (this.options.keep) {
+      this.recordOwner(true);
       this.finished = true;
       const pids = [...this.running.values()].map((r) => `${r.daemon.pid} (${r.daemon.label})`);
       ctx.log(`lab kept: namespaces ${this.namespaces.join(', ') || 'none'}; processes ${pids.join(', ') || 'none'}; files in ${this.folder}`);
@@ -332,6 +337,7 @@ export class LabDriver implements Driver {
     }
     if (this.folderCreated) rmSync(this.folder, { recursive: true, force: true });
     this.finished = true;
+    forgetRun(this.options.runId); // all it recorded is gone
     ctx.log(`lab down: ${namespaces} namespaces and ${processes} processes removed in ${Math.round(performance.now() - start)} ms`);
   }
 
@@ -424,14 +430,19 @@ export class LabDriver implements Driver {
     }
   }
 
-  private recordOwner(): void {
-    writeRunOwner(this.folder, {
+  /** The run's record (run-registry.ts): what a later capture or --clean removes if this one is killed. */
+  private recordOwner(kept = false): void {
+    recordRun({
       runId: this.options.runId,
-      pid: process.pid,
-      startTime: processStartTime(process.pid) ?? '',
-      processes: [...this.running.values()].map((r) => ({ pid: r.daemon.pid, label: r.daemon.label })),
+      ...(kept ? { kept } : {}),
+      namespaces: this.namespaces,
+      // The pods' namespaces are the lab kubelets' to make: they carry the run's prefix.
+      namespacePrefix: runNamespacePrefix(this.options.runId),
+      processes: [...this.running.values()].map((r) => ({ pid: r.daemon.pid, startTime: processStartTime(r.daemon.pid), label: r.daemon.label })),
+      folders: [this.folder],
     });
   }
+
 
   private batchFile(batch: IpBatch): string {
     const role = (batch.netns as string).slice(runNamespacePrefix(this.options.runId).length);

@@ -1,55 +1,21 @@
-// Finding and removing what earlier lab runs left behind (`--driver lab --clean`,
-// or a run kept with --keep). Only names with the lab's prefix are touched, and
-// a run whose capture process is still alive is left alone.
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Finding and removing what a lab run left behind (killed, or kept with --keep),
+// by its record (run-registry.ts): the namespaces it names, every process
+// inside them, the processes it recorded, its folders. Nothing is found by the
+// look of a name; a run whose owner is alive is never touched (recover.ts).
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir as osTmpdir } from 'node:os';
 import { DriverError } from '../driver.ts';
-import { isRunId, LAB_PREFIX, runFolder, runIdOfNamespace } from './names.ts';
 import { runIpBatch } from './ip-batch.ts';
-import { isAlive, stopProcess } from './processes.ts';
+import { runNamespacePrefix } from './names.ts';
+import { stopProcess } from './processes.ts';
+import { processStartTime } from '../process-identity.ts';
+import type { RunRecord } from '../run-registry.ts';
 
-const OWNER_FILE = 'owner.json';
 import { NETNS_RUN_DIR } from './network.ts';
 
 export { NETNS_RUN_DIR };
 
-export interface RunOwner {
-  runId: string;
-  pid: number;
-  /** /proc/<pid>/stat start time: tells the owner from a later process that got the same pid. */
-  startTime: string;
-  /** Processes the run started, so they can be found even after their namespace is gone. */
-  processes: { pid: number; label: string }[];
-}
-
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces); starttime is field 22.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-export function writeRunOwner(folder: string, owner: RunOwner): void {
-  writeFileSync(join(folder, OWNER_FILE), `${JSON.stringify(owner, null, 2)}\n`);
-}
-
-export function readRunOwner(folder: string): RunOwner | null {
-  try {
-    const parsed = JSON.parse(readFileSync(join(folder, OWNER_FILE), 'utf8')) as RunOwner;
-    return typeof parsed.pid === 'number' && Array.isArray(parsed.processes) ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
-function ownerIsRunning(owner: RunOwner | null): boolean {
-  return owner !== null && isAlive(owner.pid) && processStartTime(owner.pid) === owner.startTime;
-}
+export { processStartTime };
 
 /** The named namespaces, as `ip netns list` finds them: the entries of NETNS_RUN_DIR (none before the first `ip netns add`). */
 export async function listNamespaces(runDir: string = NETNS_RUN_DIR): Promise<string[]> {
@@ -131,65 +97,43 @@ export async function deleteNamespaces(namespaces: string[]): Promise<string[]> 
   return targets;
 }
 
-export interface CleanOptions {
-  /** Where run folders live (the OS temp folder). */
-  tempBase?: string;
-  /** Limits the cleaning to some runs (tests use it to leave other runs' labs alone). */
-  onlyRuns?: (runId: string) => boolean;
-}
-
-/**
- * Removes the namespaces, processes and folders of lab runs whose capture is
- * no longer running, and only those. Returns one line per thing removed.
- */
-export async function cleanLabLeftovers(log: (line: string) => void, options: CleanOptions = {}): Promise<string[]> {
-  const tempBase = options.tempBase ?? tmpdir();
-  const wanted = options.onlyRuns ?? (() => true);
-  const namespacesByRun = new Map<string, string[]>();
-  for (const name of await listNamespaces()) {
-    const runId = runIdOfNamespace(name);
-    if (runId === null) continue;
-    namespacesByRun.set(runId, [...(namespacesByRun.get(runId) ?? []), name]);
-  }
-  const folderRuns = readdirSync(tempBase, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && entry.name.startsWith(LAB_PREFIX))
-    .map((entry) => entry.name.slice(LAB_PREFIX.length))
-    .filter(isRunId);
-  const removed: string[] = [];
-  const note = (line: string): void => {
-    removed.push(line);
-    log(`removed ${line}`);
-  };
-
-  for (const runId of [...new Set([...namespacesByRun.keys(), ...folderRuns])].filter(wanted).sort()) {
-    const folder = runFolder(runId, tempBase);
-    const owner = readRunOwner(folder);
-    if (ownerIsRunning(owner)) {
-      log(`left lab run ${runId} alone: its capture (pid ${owner?.pid}) is still running`);
-      continue;
-    }
-    // Pods first, the bridge last: the same order a run tears itself down in.
-    const namespaces = (namespacesByRun.get(runId) ?? []).sort((a, b) => rank(a) - rank(b));
-    for (const line of await stopNamespaceProcesses(namespaces)) note(line);
-    for (const netns of await deleteNamespaces(namespaces)) note(`namespace ${netns}`);
-    // Processes whose namespace is already gone still name the run folder on their command line.
-    for (const started of owner?.processes ?? []) {
-      if (isAlive(started.pid) && commandLine(started.pid).includes(folder)) {
-        await stopProcess(started.pid, 'SIGTERM', 2000);
-        note(`process ${started.pid} (${started.label})`);
-      }
-    }
-    if (existsSync(folder)) {
-      rmSync(folder, { recursive: true, force: true });
-      note(`folder ${folder}`);
-    }
-  }
-  if (removed.length === 0) log('no lab leftovers found');
-  return removed;
-}
-
 function rank(netns: string): number {
   if (netns.includes('.pod.')) return 0;
   if (netns.includes('.node.')) return 1;
   return 2;
+}
+
+/** A folder a record may name for removal: absolute, at least two levels deep, not a system folder. */
+export function removableFolder(path: string): boolean {
+  const parts = path.split('/').filter(Boolean);
+  if (!path.startsWith('/') || parts.length < 2 || parts.includes('..')) return false;
+  return !['/proc', '/sys', '/dev', '/etc', '/usr', '/bin', '/sbin', '/lib', '/boot'].some((t) => path === t || path.startsWith(`${t}/`)) && path !== osTmpdir();
+}
+
+/**
+ * Removes what a dead lab run's record lists, in the order a run takes itself
+ * down: every process inside its namespaces (recorded or not: a control plane,
+ * kubelets, nginx, health servers), the recorded processes still alive with
+ * the recorded start time (one whose namespace is already gone), then the
+ * namespaces, then the folders. Returns one line per thing removed.
+ */
+export async function removeLabRun(record: RunRecord): Promise<string[]> {
+  const removed: string[] = [];
+  const listed = await listNamespaces();
+  const present = new Set(listed);
+  // Only the run's own prefix is honoured: a record cannot claim another run's namespaces.
+  const prefix = record.namespacePrefix === runNamespacePrefix(record.runId) ? record.namespacePrefix : null;
+  const made = prefix === null ? [] : listed.filter((ns) => ns.startsWith(prefix));
+  const namespaces = [...new Set([...record.namespaces.filter((ns) => present.has(ns)), ...made])].sort((a, b) => rank(a) - rank(b));
+  removed.push(...(await stopNamespaceProcesses(namespaces)));
+  const recorded = record.processes.filter((p) => p.startTime !== null && processStartTime(p.pid) === p.startTime);
+  await Promise.all(recorded.map((p) => stopProcess(p.pid, 'SIGTERM', 2000)));
+  removed.push(...recorded.map((p) => `process ${p.pid} (${p.label})`));
+  removed.push(...(await deleteNamespaces(namespaces)).map((ns) => `namespace ${ns}`));
+  for (const folder of record.folders) {
+    if (!removableFolder(folder) || !existsSync(folder)) continue;
+    rmSync(folder, { recursive: true, force: true });
+    removed.push(`folder ${folder}`);
+  }
+  return removed;
 }

@@ -6,6 +6,9 @@ import { constants } from 'node:os';
 import { execa } from 'execa';
 import { DriverError, type ExecOutcome } from '../driver.ts';
 
+/** What a command may print on one stream before it is stopped (the snapshot keeps 1 MiB of it, and its size and hash). */
+export const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+
 /** A command the lab ran: the same record a step's outcome is. */
 export type CommandResult = ExecOutcome;
 
@@ -23,21 +26,30 @@ export async function runCommand(argv: string[], options: RunOptions = {}): Prom
   const result = await execa(file, args, {
     reject: false,
     stripFinalNewline: false,
+    // Bytes, not text: a step's output is stored as it came (raw-stream.ts), even when it is not UTF-8.
+    encoding: 'buffer',
+    maxBuffer: MAX_OUTPUT_BYTES,
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
   });
   const durationMs = performance.now() - start;
   if (result.isCanceled) throw options.signal?.reason ?? new Error(`${argv.join(' ')}: cancelled`);
+  // The snapshot keeps 1 MiB per stream with the whole stream's size and hash; past execa's buffer there is no whole stream to count.
+  if (result.isMaxBuffer) throw new DriverError(`${argv.join(' ')}: printed more than ${MAX_OUTPUT_BYTES} bytes on one stream; make the step print less`);
   if (result.exitCode === undefined && result.signal === undefined) {
     // It never ran (e.g. the program is missing): there is no result to report.
     throw new DriverError(`${argv.join(' ')}: ${result.shortMessage}`);
   }
+  const stdoutBytes = result.stdout ?? new Uint8Array();
+  const stderrBytes = result.stderr ?? new Uint8Array();
   return {
     argv,
     // A death by signal reads as 128 + its number, as a shell reports it.
     exitCode: result.exitCode ?? 128 + (result.signal === undefined ? 0 : constants.signals[result.signal]),
-    stdout: String(result.stdout ?? ''),
-    stderr: String(result.stderr ?? ''),
+    stdout: Buffer.from(stdoutBytes).toString('utf8'),
+    stderr: Buffer.from(stderrBytes).toString('utf8'),
+    stdoutBytes,
+    stderrBytes,
     startedAt,
     durationMs,
   };

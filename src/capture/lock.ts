@@ -1,0 +1,109 @@
+// One capture per target at a time. The lock is a file beside the target,
+// `.<name>.lock`, created exclusively (O_EXCL) and naming its owner: pid, the
+// kernel's start time of that pid, run id, when it started, and the staging
+// folder it writes. A second capture refuses at once with one line naming the
+// running one; the lock of a dead owner is taken over, and the caller says so.
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { z } from 'zod';
+import { ownerAlive, type Owner } from './run-registry.ts';
+
+export const lockSchema = z.strictObject({
+  pid: z.number().int().positive(),
+  startTime: z.string(),
+  runId: z.string(),
+  startedAt: z.string(),
+  target: z.string(),
+  staging: z.string(),
+  previous: z.string(),
+});
+export type LockInfo = z.infer<typeof lockSchema>;
+
+/** Another capture holds the target: the CLI prints the message as one line and exits 2. */
+export class LockHeld extends Error {
+  override name = 'LockHeld';
+  readonly holder: LockInfo;
+  constructor(holder: LockInfo) {
+    super(`another capture is writing this target: pid ${holder.pid}, run ${holder.runId}, started ${holder.startedAt}; wait for it to end (or stop it) and try again`);
+    this.holder = holder;
+  }
+}
+
+export interface Lock {
+  /** The dead capture whose lock was taken over, if any: its staging and swap are the caller's to settle. */
+  tookOver: LockInfo | null;
+  /** The lock file held an unreadable record (a crash while writing it): taken over. */
+  tookOverUnreadable: boolean;
+  release(): void;
+}
+
+function readLock(path: string): LockInfo | null {
+  try {
+    return lockSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+  } catch {
+    return null;
+  }
+}
+
+function createExclusive(path: string, info: LockInfo): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, `${JSON.stringify(info, null, 2)}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+const ownerOf = (info: LockInfo): Owner => ({ pid: info.pid, startTime: info.startTime });
+
+/** Takes the lock at `path` for `info`'s capture, or throws LockHeld naming the live holder. */
+export function acquireLock(path: string, info: LockInfo): Lock {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (createExclusive(path, info)) return held(path, info, null, false);
+    const holder = readLock(path);
+    if (holder !== null && ownerAlive(ownerOf(holder))) throw new LockHeld(holder);
+    // The holder is dead (or its lock unreadable). Move its lock aside under our name, atomically;
+    // if what was moved is not what was judged dead, another capture got there first: give it back.
+    const aside = `${path}.taken-${info.runId}`;
+    try {
+      renameSync(path, aside);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    const moved = readLock(aside);
+    const same = JSON.stringify(moved) === JSON.stringify(holder);
+    if (!same && moved !== null && ownerAlive(ownerOf(moved))) {
+      // Give it back without overwriting a lock made meanwhile (link fails if one exists).
+      try {
+        linkSync(aside, path);
+      } finally {
+        rmSync(aside, { force: true });
+      }
+      throw new LockHeld(moved);
+    }
+    rmSync(aside, { force: true });
+    if (createExclusive(path, info)) return held(path, info, moved, moved === null);
+  }
+  const holder = readLock(path);
+  if (holder) throw new LockHeld(holder);
+  throw new Error(`could not take the lock ${path}`);
+}
+
+function held(path: string, info: LockInfo, tookOver: LockInfo | null, unreadable: boolean): Lock {
+  return {
+    tookOver,
+    tookOverUnreadable: unreadable,
+    release() {
+      // Only our own lock is removed.
+      const now = readLock(path);
+      if (now !== null && now.runId === info.runId && now.pid === info.pid) rmSync(path, { force: true });
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// After a capture was killed (kill -9, a power cut): find the dead run by its
+// records (run-registry.ts, the target's lock) and put things right before
+// anything reads the snapshots. A half-done swap is finished when the staged
+// run is complete (it has run.yaml) and undone otherwise; the staging folder,
+// the set-aside previous folder, the lock and, for a lab run, its namespaces,
+// processes and folders are removed. Every action is one line.
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { forgetRecord, ownerAlive, readRecords, registryDir, type CaptureRecord } from './run-registry.ts';
+import { listNamespaces, removeLabRun } from './lab/leftovers.ts';
+import { runIdOfNamespace } from './lab/names.ts';
+
+function isDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Finishes or undoes the swap of a dead run and removes its staging and set-aside folders; one line per action. */
+export function settleSwap(paths: { target: string; staging: string; previous: string }, runId: string): string[] {
+  const done: string[] = [];
+  const { target, staging, previous } = paths;
+  if (!existsSync(target) && !isSymlink(target)) {
+    if (isDir(staging) && existsSync(`${staging}/run.yaml`)) {
+      renameSync(staging, target);
+      done.push(`finished the interrupted swap of run ${runId}: ${target} now holds that run's snapshots`);
+    } else if (isDir(previous)) {
+      renameSync(previous, target);
+      done.push(`undid the interrupted swap of run ${runId}: ${target} holds the previous snapshots again`);
+    }
+  }
+  if (isDir(previous)) {
+    rmSync(previous, { recursive: true, force: true });
+    done.push(`removed the folder ${previous} (the snapshots run ${runId} replaced)`);
+  }
+  if (isDir(staging)) {
+    rmSync(staging, { recursive: true, force: true });
+    done.push(`removed the staging folder ${staging} of run ${runId}`);
+  }
+  return done;
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the lock of a dead capture, if the lock there is still that capture's. */
+function releaseDeadLock(record: CaptureRecord): string[] {
+  try {
+    const lock = JSON.parse(readFileSync(record.lock, 'utf8')) as { pid?: number; runId?: string };
+    if (lock.runId !== record.runId || lock.pid !== record.owner.pid) return [];
+  } catch {
+    return [];
+  }
+  rmSync(record.lock, { force: true });
+  return [`removed the lock ${record.lock} of run ${record.runId}`];
+}
+
+export interface RecoverOptions {
+  dir?: string;
+  /** Limits recovery to some runs (tests leave other runs alone). */
+  onlyRuns?: (runId: string) => boolean;
+  /** Leave lab runs kept with --keep (the next capture does; --clean does not). */
+  leaveKept?: boolean;
+  /** Also name lab namespaces that no record of this checkout lists (--clean): never touched. */
+  reportUnrecorded?: boolean;
+}
+
+/**
+ * Recovers every dead run the registry knows: lab runs first (their processes
+ * may still write), then captures (swap, staging, lock). Live runs are left
+ * alone. Returns one line per thing done; `log` gets each as it happens.
+ */
+export async function recoverDeadRuns(log: (line: string) => void, options: RecoverOptions = {}): Promise<string[]> {
+  const dir = options.dir ?? registryDir();
+  const wanted = options.onlyRuns ?? (() => true);
+  const records = readRecords(dir);
+  const done: string[] = [];
+  const note = (line: string) => {
+    done.push(line);
+    log(line);
+  };
+  for (const file of records.unreadable) log(`left ${file} alone: it is not a readable run record`);
+  for (const run of records.runs.filter((r) => wanted(r.runId))) {
+    if (ownerAlive(run.owner)) continue;
+    if (run.kept && options.leaveKept) {
+      log(`left lab run ${run.runId} up: it was kept with --keep (npm run capture -- --clean removes it)`);
+      continue;
+    }
+    for (const line of await removeLabRun(run)) note(`dead lab run ${run.runId}: removed ${line}`);
+    forgetRecord('lab', run.runId, dir);
+  }
+  for (const capture of records.captures.filter((r) => wanted(r.runId))) {
+    if (ownerAlive(capture.owner)) continue;
+    for (const line of [...settleSwap(capture, capture.runId), ...releaseDeadLock(capture)]) note(`dead capture ${capture.runId} of ${capture.slug}: ${line}`);
+    forgetRecord('capture', capture.runId, dir);
+  }
+  if (options.reportUnrecorded) {
+    const recorded = new Set(records.runs.flatMap((r) => r.namespaces));
+    const unrecorded = new Map<string, number>();
+    for (const ns of await listNamespaces()) {
+      const runId = runIdOfNamespace(ns);
+      if (runId !== null && !recorded.has(ns) && wanted(runId)) unrecorded.set(runId, (unrecorded.get(runId) ?? 0) + 1);
+    }
+    for (const [runId, count] of unrecorded) {
+      log(`left ${count} namespace(s) of lab run ${runId} alone: no record of this checkout names them (a run of another checkout, or from before records)`);
+    }
+  }
+  return done;
+}
