@@ -71,7 +71,8 @@ test('the lab capture reproduces the published observations of article 074', { s
     const fact = (id: string) => facts.get(id)!.value;
     const { run } = snapshots;
     assert.equal(run.driver, 'lab');
-    assert.match(run.environment.standsFor, /kind cluster/);
+    assert.match(run.environment.standsFor.en, /kind cluster/);
+    assert.ok(run.environment.limits.length > 0, 'the run names its limits');
 
     // Cluster: via worker the backend saw worker's pod gateway; via worker2, worker2's address.
     assert.equal(fact('cluster-via-worker.client'), fact('node.worker.podGateway'));

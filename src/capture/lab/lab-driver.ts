@@ -110,10 +110,24 @@ export class LabDriver implements Driver {
 
   environment(): DriverEnvironment {
     return {
-      summary:
-        'A lab on one Linux kernel: network namespaces for a bridge, each node and each pod, wired like kind and kindnet, with real nginx, curl, conntrack and iptables.',
-      standsFor:
-        "Stands in for a 3-node kind cluster with kube-proxy in iptables mode: kube-proxy's iptables rules and health-check server are reproduced by shice from kube-proxy's source, not run by kube-proxy; there is no API server, kubelet, container runtime or Docker.",
+      summary: {
+        en: 'A lab on one Linux kernel: network namespaces for a bridge, each node and each pod, wired like kind and kindnet, with real nginx, curl, conntrack and iptables.',
+        zh: '一个 Linux 内核上的实验环境：用网络命名空间搭出网桥、各个节点和各个 Pod，按 kind 和 kindnet 的方式连接，nginx、curl、conntrack 和 iptables 都是真实的。',
+      },
+      standsFor: {
+        en: 'Stands in for a 3-node kind cluster with kube-proxy in iptables mode.',
+        zh: '它代替一个 3 节点的 kind 集群，kube-proxy 为 iptables 模式。',
+      },
+      limits: [
+        {
+          en: "kube-proxy did not run: its iptables rules and health-check server were reproduced by shice from kube-proxy's source.",
+          zh: 'kube-proxy 本身没有运行：它的 iptables 规则和健康检查服务由 shice 按 kube-proxy 的源码复现。',
+        },
+        {
+          en: 'There is no API server, kubelet, container runtime or Docker.',
+          zh: '没有 API server、kubelet 和容器运行时，也没有 Docker。',
+        },
+      ],
     };
   }
 
