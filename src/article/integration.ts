@@ -10,6 +10,7 @@ import { isDraft } from './draft.ts';
 import { snapshotsDir } from './evidence.ts';
 import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from './from-disk.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
+import { checkChineseMdx } from './zh-copy.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
 export async function checkArticles(root: string, env: NodeJS.ProcessEnv = process.env): Promise<{ problems: string[]; drafts: string[]; summary: string }> {
@@ -24,6 +25,8 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
       .filter((lang) => existsSync(join(dir, `${lang}.mdx`)))
       .map((lang) => ({ lang, file: `${ARTICLES}/${slug}/${lang}.mdx`, source: readFileSync(join(dir, `${lang}.mdx`), 'utf8') }));
     if (!sources.length) continue;
+    // Chinese copywriting: full-width punctuation and spacing, over the prose only.
+    for (const s of sources) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
       const evidence = evidenceFromDisk(slug, snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT), await loadArticleDefinitions(root, slug));
       factCount += evidence.facts.size;
