@@ -11,6 +11,8 @@ import { snapshotsDir } from './evidence.ts';
 import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from './from-disk.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
+import { placeholderWarning } from '../site-address.ts';
+import { SITE_ADDRESS } from '../site.config.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
 export async function checkArticles(root: string, env: NodeJS.ProcessEnv = process.env): Promise<{ problems: string[]; drafts: string[]; summary: string }> {
@@ -52,7 +54,9 @@ export function shiceEvidence(): AstroIntegration {
   return {
     name: 'shice-evidence',
     hooks: {
-      'astro:config:setup': async ({ config, logger }) => {
+      'astro:config:setup': async ({ config, logger, command }) => {
+        const placeholder = placeholderWarning(SITE_ADDRESS);
+        if (command === 'build' && placeholder) logger.warn(placeholder);
         const root = resolve(new URL('.', config.root).pathname);
         const { problems, drafts, summary } = await checkArticles(root);
         if (problems.length) {
