@@ -37,8 +37,16 @@ function styleToClass(node: { properties: Record<string, unknown> }): string | u
 type HastNode = { type: string; tagName?: string; properties?: Record<string, unknown>; children?: HastNode[]; value?: string };
 
 /** The colour pair of a style, case-insensitive: a token coloured like its block needs no span. */
-const colourKey = (style: string): string => splitThemeStyle(style.toLowerCase()).light.replace(/background-color:[^;]*;?/, '')
-  + splitThemeStyle(style.toLowerCase()).dark.replace(/background-color:[^;]*;?/, '');
+const colourKeys = new Map<string, string>();
+function colourKey(style: string): string {
+  let key = colourKeys.get(style);
+  if (key === undefined) {
+    const rules = splitThemeStyle(style.toLowerCase());
+    key = `${rules.light.replace(/background-color:[^;]*;?/, '')}|${rules.dark.replace(/background-color:[^;]*;?/, '')}`;
+    colourKeys.set(style, key);
+  }
+  return key;
+}
 
 function classesOf(node: HastNode): string[] {
   const value = node.properties?.class ?? node.properties?.className;

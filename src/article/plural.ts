@@ -6,9 +6,18 @@ import type { Lang } from '../site.config.ts';
 
 const FORMS = /^(\s*)\[([^|\]]+)\|([^\]]+)\]/;
 
+// One PluralRules per language for the whole build (building one is costly).
+const rulesByLang = new Map<Lang, Intl.PluralRules>();
+
 export function choosePlurals(segments: readonly RenderedSegment[], lang: Lang): RenderedSegment[] {
-  const rules = new Intl.PluralRules(lang);
+  if (!segments.some((s) => s.kind === 'text' && s.text.includes('['))) return [...segments];
+  let rules = rulesByLang.get(lang);
+  if (!rules) {
+    rules = new Intl.PluralRules(lang);
+    rulesByLang.set(lang, rules);
+  }
   return segments.map((segment, i) => {
+    if (!rules) return segment;
     const before = segments[i - 1];
     if (segment.kind !== 'text' || before?.kind !== 'fact') return segment;
     const match = FORMS.exec(segment.text);

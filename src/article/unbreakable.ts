@@ -2,8 +2,8 @@
 // hyphens (s-cluster, --max-time, kube-proxy), which browsers would otherwise split
 // after a hyphen. Pure: the components and the MDX rehype step both use it.
 
-/** A run of letters, digits, dots, slashes, colons or equals signs with at least one inner hyphen, or a --flag. */
-const TOKEN = /(?:--?)?[\p{L}\p{N}_.:/=]+(?:-+[\p{L}\p{N}_.:/=]+)+|--[\p{L}\p{N}][\p{L}\p{N}_]*/gu;
+/** A run of Latin letters, digits, dots, slashes, colons or equals signs with an inner hyphen, or a --flag. */
+const TOKEN = /(?:--?)?[A-Za-z0-9_.:/=]+(?:-+[A-Za-z0-9_.:/=]+)+|--[A-Za-z0-9][A-Za-z0-9_]*/g;
 
 export interface TextRun {
   text: string;
@@ -12,6 +12,7 @@ export interface TextRun {
 }
 
 export function unbreakableRuns(text: string): TextRun[] {
+  if (!text.includes('-')) return [{ text, whole: false }];
   const runs: TextRun[] = [];
   let last = 0;
   for (const match of text.matchAll(TOKEN)) {

@@ -63,42 +63,48 @@ export function templateProse(text: string): string {
 }
 
 function punctuationProblems(line: string, lineNumber: number): CopyProblem[] {
-  const chars = [...line];
-  const isChinese = (i: number) => i >= 0 && i < chars.length && CHINESE_CONTEXT.test(chars[i]!);
+  if (!/[,;:!?()]/.test(line)) return [];
+  // Code-unit indices: the text is BMP (Chinese, Latin), so columns are recounted only for a problem.
+  const at = (i: number) => line[i] ?? '';
+  const isChinese = (i: number) => i >= 0 && i < line.length && CHINESE_CONTEXT.test(at(i));
   const neighbour = (i: number, step: 1 | -1) => {
     let j = i + step;
-    while (j >= 0 && j < chars.length && chars[j] === ' ') j += step;
+    while (at(j) === ' ') j += step;
     return j;
   };
   const lineIsChinese = HAN.test(line);
   const flagged = new Set<number>();
-  chars.forEach((char, i) => {
-    if (!',;:!?'.includes(char)) return;
-    const next = chars[i + 1];
-    const betweenDigits = /\d/.test(chars[i - 1] ?? '') && /\d/.test(next ?? '');
+  const open: number[] = [];
+  for (const match of line.matchAll(/[,;:!?()]/g)) {
+    const i = match.index;
+    const char = match[0];
+    if (char === '(') {
+      open.push(i);
+      continue;
+    }
+    if (char === ')') {
+      // Parentheses go by pairs: Chinese outside or inside makes both full-width, "端口（healthCheckNodePort）".
+      if (!open.length) continue;
+      const start = open.pop()!;
+      if (isChinese(neighbour(start, -1)) || isChinese(neighbour(i, 1)) || HAN.test(line.slice(start + 1, i))) {
+        flagged.add(start);
+        flagged.add(i);
+      }
+      continue;
+    }
+    const next = line[i + 1];
+    const betweenDigits = /\d/.test(at(i - 1)) && /\d/.test(next ?? '');
     // English punctuation is followed by a space; in a Chinese line, one that is not is Chinese
     // punctuation ("s-cluster,NodePort", "s-lb:LoadBalancer"), except a colon inside an
     // address ("172.18.0.2:30278", "http://").
-    const colonInToken = char === ':' && !(/\p{L}/u.test(chars[i - 1] ?? '') && /\p{L}/u.test(next ?? ''));
+    const colonInToken = char === ':' && !(/\p{L}/u.test(at(i - 1)) && /\p{L}/u.test(next ?? ''));
     const unspaced = lineIsChinese && next !== undefined && next !== ' ' && !betweenDigits && !colonInToken;
     if (isChinese(neighbour(i, -1)) || isChinese(neighbour(i, 1)) || unspaced) flagged.add(i);
-  });
-  // Parentheses go by pairs: Chinese outside or inside makes both full-width, "端口（healthCheckNodePort）".
-  const open: number[] = [];
-  chars.forEach((char, i) => {
-    if (char === '(') open.push(i);
-    if (char !== ')' || !open.length) return;
-    const start = open.pop()!;
-    const inside = chars.slice(start + 1, i).join('');
-    if (isChinese(neighbour(start, -1)) || isChinese(neighbour(i, 1)) || HAN.test(inside)) {
-      flagged.add(start);
-      flagged.add(i);
-    }
-  });
+  }
   return [...flagged].sort((a, b) => a - b).map((i) => ({
     line: lineNumber,
-    column: i + 1,
-    message: `half-width "${chars[i]}" in Chinese text: write "${FULL_WIDTH[chars[i]!]}"`,
+    column: [...line.slice(0, i)].length + 1,
+    message: `half-width "${line[i]}" in Chinese text: write "${FULL_WIDTH[line[i]!]}"`,
   }));
 }
 
