@@ -138,17 +138,34 @@ function highlightLines(lines: readonly number[]): ShikiTransformer {
   };
 }
 
+/** The opening <pre> shiki gives a block in these themes, learnt once from an empty block. */
+let plainPre: string | undefined;
+
+function escapeCode(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
 export async function highlight(scope: string, code: string, lang: HighlightLang, lines: readonly number[] = []): Promise<string> {
   const key = JSON.stringify([scope, lang, lines, code]);
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
   highlighter ??= createHighlighter({ themes: Object.values(CODE_THEMES), langs: ['shellsession', 'json', 'http', 'yaml'] });
-  const html = (await highlighter).codeToHtml(code.replace(/\r?\n$/, ''), {
-    lang: lang === 'text' ? 'plaintext' : lang,
+  const render = async (text: string, as: string, marked: readonly number[]) => (await highlighter!).codeToHtml(text, {
+    lang: as,
     themes: CODE_THEMES,
     defaultColor: 'light',
-    transformers: [astroCodeLook(lang === 'text' ? 'plaintext' : lang), highlightLines(lines)],
+    transformers: [astroCodeLook(as), highlightLines(marked)],
   });
+  const text = code.replace(/\r?\n$/, '');
+  let html: string;
+  if (lang === 'text' && lines.length === 0) {
+    // Plain text has no tokens to colour: the block's own markup around the escaped text,
+    // without running the grammar engine over the largest outputs (iptables-save, conntrack).
+    plainPre ??= (await render('', 'plaintext', [])).replace(/<code>[^]*$/, '');
+    html = `${plainPre}<code>${escapeCode(text)}</code></pre>`;
+  } else {
+    html = await render(text, lang === 'text' ? 'plaintext' : lang, lines);
+  }
   cache.set(key, html);
   return html;
 }
