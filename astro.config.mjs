@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
 import sitemap from '@astrojs/sitemap';
-import { CODE_THEMES, DEFAULT_LANG, LANGS, LANG_TAGS, site } from './src/site.config.ts';
-import { articleOfPath } from './src/i18n/urls.ts';
+import { CODE_THEMES, DEFAULT_LANG, LANGS, LANG_TAGS, SITE_ADDRESS } from './src/site.config.ts';
+import { articleOfPath, withTrailingSlash } from './src/i18n/urls.ts';
 import { shiceEvidence } from './src/article/integration.ts';
 
 /**
@@ -20,8 +20,12 @@ function isWrittenPage(/** @type {string} */ pageUrl) {
 }
 
 export default defineConfig({
-  site: site.url,
-  trailingSlash: 'always',
+  // SHICE_SITE_URL (README, "Deploying"): the public URL, whose path is the base.
+  site: SITE_ADDRESS.url,
+  base: SITE_ADDRESS.base,
+  // Every link the site writes ends with a slash; 'ignore' lets `astro preview`
+  // serve /<slug> as well, as static hosts do.
+  trailingSlash: 'ignore',
   // 'preserve' keeps en/404.astro as en/404.html, which hosts serve for missing pages under /en/.
   build: { format: 'preserve' },
   i18n: {
@@ -43,6 +47,12 @@ export default defineConfig({
     sitemap({
       i18n: { defaultLocale: DEFAULT_LANG, locales: { ...LANG_TAGS } },
       filter: isWrittenPage,
+      // With trailingSlash 'ignore' the sitemap would drop the slash the pages' canonical URLs have.
+      serialize: (item) => ({
+        ...item,
+        url: withTrailingSlash(item.url),
+        links: item.links?.map((link) => ({ ...link, url: withTrailingSlash(link.url) })),
+      }),
     }),
   ],
 });

@@ -11,9 +11,10 @@ export interface ArticleSummary {
   boundValues: number;
 }
 
+/** Scripts, styles, and the link the evidence page adds to each heading (interface, not text). */
 function withoutRaw(nodes: readonly HtmlNode[]): HtmlNode[] {
   return nodes
-    .filter((n) => n.type === 'text' || (n.name !== 'script' && n.name !== 'style'))
+    .filter((n) => n.type === 'text' || (n.name !== 'script' && n.name !== 'style' && !(n.name === 'a' && hasClass(n, 'heading-anchor'))))
     .map((n) => (n.type === 'text' ? n : { ...n, children: withoutRaw(n.children) }));
 }
 

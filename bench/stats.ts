@@ -91,3 +91,15 @@ export function growthShape(points: readonly Point[], tolerance = 0.25): Growth 
   const shape: GrowthShape = bend > 1 / low ? 'faster than linear' : bend < low ? 'slower than linear' : 'linear';
   return { shape, bend };
 }
+
+/**
+ * The order to build `sizes` in, `rounds` times each: up, then down, then up
+ * again, so a stretch of load on the machine falls on every size alike rather
+ * than on the two builds of one size.
+ */
+export function interleavedOrder<T>(sizes: readonly T[], rounds: number): T[] {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`interleavedOrder: expected rounds >= 1, got ${rounds}`);
+  const order: T[] = [];
+  for (let round = 0; round < rounds; round++) order.push(...(round % 2 === 0 ? sizes : [...sizes].reverse()));
+  return order;
+}

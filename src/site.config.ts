@@ -1,6 +1,8 @@
 // Everything about the site that is not an article, in one place. Plain data,
 // importable from astro.config.mjs, pages and Node (tests) alike.
 
+import { siteAddress } from './site-address.ts';
+
 /** Language codes as they appear in content file names (zh.mdx, en.mdx) and URLs (/en/). */
 export const LANGS = ['zh', 'en'] as const;
 export type Lang = (typeof LANGS)[number];
@@ -14,12 +16,12 @@ export const LANG_TAGS: Record<Lang, string> = { zh: 'zh-CN', en: 'en' };
 /** Open Graph wants language_TERRITORY. */
 export const OG_LOCALES: Record<Lang, string> = { zh: 'zh_CN', en: 'en_US' };
 
+/** The public URL and base path, from SHICE_SITE_URL (see src/site-address.ts and the README). */
+export const SITE_ADDRESS = siteAddress(process.env);
+
 export const site = {
-  /**
-   * The public origin, used for canonical URLs, hreflang, Open Graph, RSS and the sitemap.
-   * A placeholder: set it to the real domain before publishing.
-   */
-  url: 'https://shice.example',
+  /** The public URL of the site's root (origin and base path), for canonical URLs, hreflang, Open Graph, RSS and the sitemap. */
+  url: SITE_ADDRESS.url,
   title: { zh: '实测', en: 'Measured' } satisfies Record<Lang, string>,
   description: {
     zh: '每个数字都来自一次真实运行的技术文章。',

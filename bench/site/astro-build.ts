@@ -4,13 +4,17 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { buildCost, sampleMachine, type BuildCost } from './cpu.ts';
 
 export class BuildTimeout extends Error {
   override name = 'BuildTimeout';
 }
 
 export interface BuildResult {
+  /** Wall time. */
   seconds: number;
+  /** CPU time and load average around the build. */
+  cost: BuildCost;
   /** HTML files written to dist/. */
   htmlFiles: number;
 }
@@ -40,6 +44,7 @@ export function buildEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 export async function astroBuild(dir: string, options: BuildOptions): Promise<BuildResult> {
   if (!options.keepCaches) for (const cache of CACHES) await rm(join(dir, cache), { recursive: true, force: true });
   const args = [join(dir, 'node_modules/astro/bin/astro.mjs'), 'build', ...(options.config ? ['--config', options.config] : [])];
+  const before = sampleMachine();
   const started = performance.now();
   const result = await execa(process.execPath, args, {
     cwd: dir,
@@ -51,11 +56,12 @@ export async function astroBuild(dir: string, options: BuildOptions): Promise<Bu
     reject: false,
   });
   const seconds = (performance.now() - started) / 1000;
+  const cost = buildCost(before, sampleMachine());
   if (result.timedOut) throw new BuildTimeout(`astro build in ${dir} took longer than ${Math.round(options.timeoutMs / 1000)} s and was stopped`);
   if (result.isCanceled) throw new Error(`astro build in ${dir} was interrupted`);
   if (result.exitCode !== 0) {
     const tail = String(result.all ?? '').trim().split('\n').slice(-12).join('\n');
     throw new Error(`astro build in ${dir} failed (exit ${result.exitCode ?? result.signal}):\n${tail}`);
   }
-  return { seconds, htmlFiles: await countHtml(join(dir, 'dist')) };
+  return { seconds, cost, htmlFiles: await countHtml(join(dir, 'dist')) };
 }

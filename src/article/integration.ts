@@ -10,6 +10,9 @@ import { isDraft } from './draft.ts';
 import { snapshotsDir } from './evidence.ts';
 import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from './from-disk.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
+import { checkChineseMdx } from './zh-copy.ts';
+import { placeholderWarning } from '../site-address.ts';
+import { SITE_ADDRESS } from '../site.config.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
 export async function checkArticles(root: string, env: NodeJS.ProcessEnv = process.env): Promise<{ problems: string[]; drafts: string[]; summary: string }> {
@@ -24,6 +27,8 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
       .filter((lang) => existsSync(join(dir, `${lang}.mdx`)))
       .map((lang) => ({ lang, file: `${ARTICLES}/${slug}/${lang}.mdx`, source: readFileSync(join(dir, `${lang}.mdx`), 'utf8') }));
     if (!sources.length) continue;
+    // Chinese copywriting: full-width punctuation and spacing, over the prose only.
+    for (const s of sources) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
       const evidence = evidenceFromDisk(slug, snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT), await loadArticleDefinitions(root, slug));
       factCount += evidence.facts.size;
@@ -49,7 +54,9 @@ export function shiceEvidence(): AstroIntegration {
   return {
     name: 'shice-evidence',
     hooks: {
-      'astro:config:setup': async ({ config, logger }) => {
+      'astro:config:setup': async ({ config, logger, command }) => {
+        const placeholder = placeholderWarning(SITE_ADDRESS);
+        if (command === 'build' && placeholder) logger.warn(placeholder);
         const root = resolve(new URL('.', config.root).pathname);
         const { problems, drafts, summary } = await checkArticles(root);
         if (problems.length) {

@@ -32,11 +32,19 @@ export interface DriverContext {
   log: (line: string) => void;
 }
 
+/** A sentence in each language of the site: the page shows the reader's. */
+export interface Localized {
+  zh: string;
+  en: string;
+}
+
 export interface DriverEnvironment {
   /** One sentence: what ran the experiment. */
-  summary: string;
-  /** What it stands in for, and what it is not. */
-  standsFor: string;
+  summary: Localized;
+  /** What it stands in for. */
+  standsFor: Localized;
+  /** What this run was not or did not verify, the largest limit first. */
+  limits: Localized[];
 }
 
 export interface Driver {

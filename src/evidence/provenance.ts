@@ -4,6 +4,7 @@ import { runFact, stepFact } from './fact-kit.ts';
 import type { FactDef } from './facts.ts';
 import type { RunSnapshot } from './schema.ts';
 import { durationSeconds } from './extract/duration.ts';
+import { LANGS } from './template.ts';
 
 /** Quotes an argv for display the way a POSIX shell would need it. */
 export function shellQuote(argv: readonly string[]): string {
@@ -23,8 +24,12 @@ export function provenanceFacts(run: RunSnapshot): FactDef[] {
     runFact('run.id', (run) => run.runId),
     runFact('run.driver', (run) => run.driver),
     runFact('run.startedAt', (run) => run.startedAt),
-    runFact('run.environment.summary', (run) => run.environment.summary),
-    runFact('run.environment.standsFor', (run) => run.environment.standsFor),
+    // The driver's words about the run, in each language: a page binds its reader's.
+    ...LANGS.flatMap((lang) => [
+      runFact(`run.environment.summary.${lang}`, (r) => r.environment.summary[lang]),
+      runFact(`run.environment.standsFor.${lang}`, (r) => r.environment.standsFor[lang]),
+      ...run.environment.limits.map((_, i) => runFact(`run.environment.limit.${i + 1}.${lang}`, (r) => r.environment.limits[i]?.[lang] ?? '')),
+    ]),
     runFact('run.host', (run) => `${run.host.os} ${run.host.arch}, kernel ${run.host.kernel}`),
     ...Object.keys(run.versions).map((tool) => runFact(`run.version.${tool}`, (r) => r.versions[tool] ?? '')),
   ];

@@ -9,6 +9,23 @@ const ipv4 = z.ipv4();
 const cidr = z.cidrv4();
 const port = z.number().int().min(1).max(65535);
 
+/**
+ * A sentence in both languages of the site (the driver's words about itself).
+ * Older snapshots hold one English string here: say so, naming the field.
+ */
+const localized = z
+  .union([z.string(), z.strictObject({ zh: z.string().min(1), en: z.string().min(1) })])
+  .superRefine((value, ctx) => {
+    if (typeof value === 'string') {
+      ctx.addIssue({
+        code: 'custom',
+        input: value,
+        message: 'a mapping { zh: ..., en: ... } (the run is described in both languages; this is the older one-string form: re-capture, or translate it by hand)',
+      });
+    }
+  })
+  .transform((value) => value as { zh: string; en: string });
+
 export const nodeSchema = z.strictObject({
   name: z.string().min(1),
   k8sName: z.string().min(1),
@@ -42,10 +59,12 @@ export const runSchema = z.strictObject({
   slug: z.string().min(1),
   runId: z.string().regex(/^[0-9A-Za-z-]+$/, 'letters, digits and dashes'),
   driver: z.enum(['kind', 'lab']),
-  /** What the environment is and what it stands in for (a lab is not a cluster). */
+  /** What the environment is, what it stands in for, and what it is not (a lab is not a cluster), in both languages. */
   environment: z.strictObject({
-    summary: z.string().min(1),
-    standsFor: z.string().min(1),
+    summary: localized,
+    standsFor: localized,
+    /** What this run was not or did not verify, the largest limit first. */
+    limits: z.array(localized).min(1),
   }),
   startedAt: isoDate,
   finishedAt: isoDate,

@@ -1,6 +1,14 @@
 // Where a page lives in each language. Chinese sits at the root, English under /en/;
 // every page path ends with a slash (trailingSlash: 'always').
-import { DEFAULT_LANG, LANGS, type Lang } from '../site.config.ts';
+import { DEFAULT_LANG, LANGS, SITE_ADDRESS, type Lang } from '../site.config.ts';
+
+/** The base path without its trailing slash: '' at the root, '/shice' under a path. */
+const BASE = SITE_ADDRESS.base.replace(/\/$/, '');
+
+/** A file at the site's root (favicon, sitemap), under the base path. */
+export function rootFilePath(file: string): string {
+  return `${BASE}/${file}`;
+}
 
 /** Folder names that are article slugs: lowercase words joined by single dashes. */
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -24,7 +32,7 @@ export function slugProblem(slug: string): string | null {
 }
 
 function prefix(lang: Lang): string {
-  return lang === DEFAULT_LANG ? '' : `/${lang}`;
+  return `${BASE}${lang === DEFAULT_LANG ? '' : `/${lang}`}`;
 }
 
 export function homePath(lang: Lang): string {
@@ -48,6 +56,7 @@ export function notFoundPath(lang: Lang): string {
 /** Splits a site path into its language and the path inside that language ('/en/a/' -> en, '/a/'). */
 export function splitLangPath(path: string): { lang: Lang; rest: string } {
   if (!path.startsWith('/')) throw new Error(`splitLangPath: expected a path starting with "/", got "${path}"`);
+  if (BASE && (path === BASE || path.startsWith(`${BASE}/`))) path = path.slice(BASE.length) || '/';
   const [first = ''] = path.slice(1).split('/');
   if (isLang(first) && first !== DEFAULT_LANG) {
     const rest = path.slice(first.length + 1);
@@ -73,4 +82,11 @@ export function articleOfPath(path: string): { lang: Lang; slug: string } | null
 export function absoluteUrl(path: string, siteUrl: string): string {
   if (!path.startsWith('/')) throw new Error(`absoluteUrl: expected a path starting with "/", got "${path}"`);
   return new URL(path, siteUrl).href;
+}
+
+/** A page URL as the site writes it, ending with a slash; a file's URL (rss.xml) is left alone. */
+export function withTrailingSlash(url: string): string {
+  const parsed = new URL(url);
+  if (!parsed.pathname.endsWith('/') && !/\.[^/]+$/.test(parsed.pathname)) parsed.pathname += '/';
+  return parsed.href;
 }

@@ -136,7 +136,7 @@ test.describe.serial('builds from other snapshots', () => {
       editYaml(join(dir, 'cluster-via-worker.yaml'), (s) => { s['stderr'] = `${payload}\n`; });
       editYaml(join(dir, 'filter-worker2.yaml'), (s) => { s['stdout'] = `# ${payload}\n${s['stdout']}`; });
       editYaml(join(dir, 'run.yaml'), (r) => {
-        (r['environment'] as Record<string, string>)['summary'] = `A lab ${payload}`;
+        (r['environment'] as { summary: Record<string, string> }).summary['zh'] = `A lab ${payload}`;
       });
     });
     try {
@@ -145,7 +145,7 @@ test.describe.serial('builds from other snapshots', () => {
       expect(await page.evaluate(() => (window as unknown as { __shiceXss?: number }).__shiceXss)).toBeUndefined();
       expect(await page.locator('article img').count(), 'no <img> from a snapshot').toBe(0);
       expect(await page.locator('article script:not([type="module"]):not([src])').evaluateAll((els) => els.filter((e) => e.textContent?.includes('__shiceXss')).length)).toBe(0);
-      await expect(page.locator('[data-fact="run.environment.summary"]').first()).toHaveText(`A lab ${payload}`);
+      await expect(page.locator('[data-fact="run.environment.summary.zh"]').first()).toHaveText(`A lab ${payload}`);
       await expect(page.locator('figure[data-measured~="cluster-via-worker"] .step-stderr').first()).toContainText('<script>window.__shiceXss = 1</script>');
     } finally {
       rmSync(site.root, { recursive: true, force: true });

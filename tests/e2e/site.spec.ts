@@ -274,16 +274,16 @@ test.describe('accessibility (axe)', () => {
   const targets = [...homes.map((h) => h.path), ...pages.map((p) => p.path)];
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const path of targets) {
-      test(`${path} (${colorScheme}) has no serious or critical axe violation`, async ({ page }) => {
+      test(`${path} (${colorScheme}) has no axe violation`, async ({ page }) => {
         await page.emulateMedia({ colorScheme });
         await page.goto(path);
         const results = await new AxeBuilder({ page })
           .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
           .analyze();
-        const blocking = results.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        // Every violation, moderate ones too (heading-order was one).
+        const violations = results.violations
           .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-        expect(blocking).toEqual([]);
+        expect(violations).toEqual([]);
       });
     }
   }

@@ -93,7 +93,8 @@ test('the lab capture reproduces the published observations of article 074 with 
     const fact = (id: string) => facts.get(id)!.value;
     const { run } = snapshots;
     assert.equal(run.driver, 'lab');
-    assert.match(run.environment.standsFor, /kind cluster/);
+    assert.match(run.environment.standsFor.en, /kind cluster/);
+    assert.ok(run.environment.limits.length > 0, 'the run names its limits');
     for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy']) assert.match(run.versions[component] ?? '', /^Kubernetes v1\.37\./);
     assert.equal(run.versions['kube-proxy-mode'], 'iptables');
 

@@ -136,10 +136,24 @@ export class KindDriver implements Driver {
 
   environment(): DriverEnvironment {
     return {
-      summary:
-        'A real three-node kind cluster (Kubernetes nodes as Docker containers on one host), kube-proxy in iptables mode, kindnet as the CNI.',
-      standsFor:
-        'A multi-node Kubernetes cluster. It has no cloud load balancer (a LoadBalancer Service stays pending; only its NodePorts and health-check port are served), and all nodes share one host kernel and one Docker network.',
+      summary: {
+        en: 'A real three-node kind cluster (Kubernetes nodes as Docker containers on one host), kube-proxy in iptables mode, kindnet as the CNI.',
+        zh: '一个真实的三节点 kind 集群（Kubernetes 节点是同一台主机上的 Docker 容器），kube-proxy 为 iptables 模式，CNI 是 kindnet。',
+      },
+      standsFor: {
+        en: 'A multi-node Kubernetes cluster.',
+        zh: '它代表一个多节点的 Kubernetes 集群。',
+      },
+      limits: [
+        {
+          en: 'It has no cloud load balancer: a LoadBalancer Service stays pending; only its NodePorts and health-check port are served.',
+          zh: '没有云负载均衡器：LoadBalancer 类型的 Service 一直处于 pending 状态，只有它的 NodePort 和健康检查端口在工作。',
+        },
+        {
+          en: 'All nodes share one host kernel and one Docker network.',
+          zh: '所有节点共用主机的同一个内核和同一个 Docker 网络。',
+        },
+      ],
     };
   }
 

@@ -109,10 +109,28 @@ export class LabDriver implements Driver {
 
   environment(): DriverEnvironment {
     return {
-      summary:
-        'A lab on one Linux kernel running real Kubernetes: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kube-proxy (iptables mode) built from the official Go modules, with network namespaces as the nodes and pods, wired like kind and kindnet.',
-      standsFor:
-        "Stands in for a 3-node kind cluster. The lab kubelet, shice's own, replaces kubelet, the container runtime and kindnetd: it registers the nodes, sets up each pod's network with the real CNI plugins (ptp, host-local, portmap) and runs Debian's nginx in place of the nginx:1.27-alpine image. Nodes are network namespaces on one kernel, not containers; there is no Docker.",
+      summary: {
+        en: 'Real Kubernetes v1.37 on one Linux kernel: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kube-proxy in iptables mode, built from the official Go modules, with network namespaces as the nodes and pods, wired like kind and kindnet.',
+        zh: '在一个 Linux 内核上运行真实的 Kubernetes v1.37：etcd、kube-apiserver、kube-controller-manager、kube-scheduler 和 iptables 模式的 kube-proxy 都由官方 Go 模块构建，节点和 Pod 是网络命名空间，按 kind 和 kindnet 的方式连接。',
+      },
+      standsFor: {
+        en: "It stands in for a 3-node kind cluster. Only kubelet, the container runtime and kindnetd are replaced, by shice's lab kubelet: it registers the nodes, sets up each pod's network with the real CNI plugins (ptp, host-local, portmap) and runs the pod's process.",
+        zh: '它代替一个 3 节点的 kind 集群。只有 kubelet、容器运行时和 kindnetd 被替换成 shice 自己的 lab kubelet：它注册节点，用真实的 CNI 插件（ptp、host-local、portmap）配置每个 Pod 的网络，并运行 Pod 的进程。',
+      },
+      limits: [
+        {
+          en: 'The nodes are network namespaces on one kernel, not containers; there is no Docker, and no real kubelet or container runtime.',
+          zh: '节点是同一个内核上的网络命名空间，不是容器；没有 Docker，也没有真实的 kubelet 和容器运行时。',
+        },
+        {
+          en: "The backend ran Debian's nginx-light in place of the nginx:1.27-alpine image.",
+          zh: '后端运行的是 Debian 的 nginx-light，代替 nginx:1.27-alpine 镜像。',
+        },
+        {
+          en: 'kindnetd did not run: the lab kubelet programmed its routes between the nodes’ pod CIDRs, and no masquerade rules for pod traffic leaving the cluster.',
+          zh: 'kindnetd 没有运行：节点之间到 Pod 网段的路由由 lab kubelet 配置，也没有为离开集群的 Pod 流量设置伪装（masquerade）规则。',
+        },
+      ],
     };
   }
 

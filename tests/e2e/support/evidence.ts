@@ -9,6 +9,7 @@ import { loadSnapshots } from '../../../src/evidence/load.ts';
 import { deriveFacts, type Fact } from '../../../src/evidence/facts.ts';
 import { provenanceFacts } from '../../../src/evidence/provenance.ts';
 import { renderLine, type Lang } from '../../../src/evidence/template.ts';
+import { choosePlurals } from '../../../src/article/plural.ts';
 import { facts as facts074 } from '../../../content/articles/074-external-traffic-policy/facts.ts';
 import { lines as lines074 } from '../../../content/articles/074-external-traffic-policy/lines.ts';
 
@@ -46,7 +47,7 @@ export function deriveEvidence(snapshotsDir: string): DerivedEvidence {
     facts,
     rawFiles,
     expectedLine: (step, lang) =>
-      renderLine(lines074, step, lang, facts).map((s) => (s.kind === 'text' ? s.text : s.fact.value)).join(''),
+      choosePlurals(renderLine(lines074, step, lang, facts), lang).map((s) => (s.kind === 'text' ? s.text : s.fact.value)).join(''),
   };
 }
 

@@ -1,0 +1,217 @@
+// The article page as an editor would publish it: each raw output once and every
+// link to it working, one folded run record, the run described in the reader's
+// language, a table of contents, headings in order, tokens never broken, code
+// blocks that scroll and say what they show, a light page; and the site's
+// publishing: /en/ 404s in English, URLs without their slash, a base path.
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { expect, test, type Page } from '@playwright/test';
+import { load } from 'js-yaml';
+import { committedSnapshots, ROOT, SLUG } from './support/evidence.ts';
+
+const PAGES = [
+  { lang: 'zh' as const, path: `/${SLUG}/` },
+  { lang: 'en' as const, path: `/en/${SLUG}/` },
+];
+
+interface Localized { zh: string; en: string }
+const run = load(readFileSync(join(committedSnapshots, 'run.yaml'), 'utf8')) as {
+  steps: string[];
+  environment: { summary: Localized; standsFor: Localized; limits: Localized[] };
+};
+
+/** Ids that links on the page point at (`#x`) and do not exist on it. */
+async function brokenFragmentLinks(page: Page): Promise<string[]> {
+  return page.$$eval('a[href^="#"]', (links) => links
+    .map((a) => decodeURIComponent(a.getAttribute('href')!.slice(1)))
+    .filter((id) => id !== '' && !document.getElementById(id)));
+}
+
+for (const { lang, path } of PAGES) {
+  test.describe(path, () => {
+    test('each step\'s raw output is on the page exactly once; the walkthrough links to it', async ({ page }) => {
+      await page.goto(path);
+      for (const step of run.steps) {
+        await expect(page.locator(`.step-output[data-step="${step}"]`), `raw output of ${step}`).toHaveCount(1);
+        await expect(page.locator(`#output-${step}`)).toHaveCount(1);
+      }
+      await expect(page.locator('.walkthrough .step-output')).toHaveCount(0);
+      expect(await page.locator('.walkthrough .measured-links a[href^="#output-"]').count()).toBeGreaterThan(0);
+      expect(await brokenFragmentLinks(page)).toEqual([]);
+    });
+
+    test('a link to a raw output or a run-record row opens the folded block that holds it', async ({ page }) => {
+      await page.goto(path);
+      const step = run.steps[0]!;
+      await expect(page.locator(`#output-${step}`)).toBeHidden();
+      await page.goto(`${path}#output-${step}`);
+      await expect(page.locator(`#output-${step}`)).toBeVisible();
+      await page.locator(`#output-${step} a[href="#run-step-${step}"]`).click();
+      await expect(page.locator(`#run-step-${step}`)).toBeVisible();
+    });
+
+    test('one run record, folded, translated, one row per step', async ({ page }) => {
+      await page.goto(path);
+      const record = page.locator('details.provenance');
+      await expect(record).toHaveCount(1);
+      await expect(record).not.toHaveAttribute('open', /.*/);
+      expect(await record.locator('tr[data-step]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-step')))).toEqual(run.steps);
+      const labels = (await record.locator('summary, caption, th[scope="col"], dt, .argv-label').allTextContents()).join(' ');
+      if (lang === 'zh') expect(labels, 'no English words in the Chinese record\'s labels').not.toMatch(/capture|argv|Run|Step/);
+      else expect(labels).not.toMatch(/\p{Script=Han}/u);
+    });
+
+    test('the run\'s environment and its largest limit near the top, all limits first in the "not verified" list, in this language', async ({ page }) => {
+      await page.goto(path);
+      const badge = page.locator('article .run-badge');
+      await expect(badge).toContainText(run.environment.summary[lang]);
+      await expect(badge).toContainText(run.environment.limits[0]![lang]);
+      await expect(page.locator('#run-environment')).toContainText(run.environment.standsFor[lang]);
+      const listed = await page.locator('#run-limits li').allTextContents();
+      expect(listed.slice(0, run.environment.limits.length)).toEqual(run.environment.limits.map((l) => l[lang]));
+      expect(listed.length, 'the article\'s own items follow').toBeGreaterThan(run.environment.limits.length);
+      const other = lang === 'zh' ? 'en' : 'zh';
+      await expect(page.locator('article')).not.toContainText(run.environment.summary[other]);
+    });
+
+    test('headings go down one level at a time and each section heading links to itself', async ({ page }) => {
+      await page.goto(path);
+      const levels = await page.$$eval('main h1, main h2, main h3, main h4, main h5, main h6', (hs) => hs.map((h) => Number(h.tagName[1])));
+      levels.forEach((level, i) => {
+        if (i > 0) expect(level - levels[i - 1]!, `heading ${i}: h${levels[i - 1]} then h${level}`).toBeLessThanOrEqual(1);
+      });
+      const h2 = page.locator('article h2[id]');
+      expect(await h2.count()).toBeGreaterThan(3);
+      for (const id of await h2.evaluateAll((hs) => hs.map((h) => h.id))) {
+        await expect(page.locator(`article h2[id="${id}"] a.heading-anchor[href="#${id}"]`)).toHaveCount(1);
+      }
+    });
+
+    test('the table of contents sits beside the text on a wide screen and is folded on a narrow one', async ({ page }) => {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(path);
+      const toc = page.locator('nav.toc');
+      await expect(toc.locator('details')).toHaveAttribute('open', '');
+      const tocBox = (await toc.locator('ol').boundingBox())!;
+      const textBox = (await page.locator('article .run-badge').boundingBox())!;
+      expect(tocBox.x, 'beside the text').toBeGreaterThan(textBox.x + textBox.width);
+      const ids = await toc.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')!.slice(1)));
+      const headings = await page.$$eval('article h2[id]', (hs) => hs.map((h) => h.id));
+      expect(ids).toEqual(headings);
+      await page.mouse.wheel(0, 4000);
+      await expect(toc.locator('ol'), 'sticky: still in view further down').toBeInViewport();
+
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto(path);
+      await expect(toc.locator('details')).not.toHaveAttribute('open', /.*/);
+      await expect(toc.locator('summary')).toBeVisible();
+    });
+
+    for (const width of [375, 1280]) {
+      test(`at ${width} px no name, flag, inline code or bound token breaks across lines`, async ({ page }) => {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(path);
+        await page.locator('details').evaluateAll((ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+        // The argv as executed is the one code that wraps, between its arguments, in the run record.
+        const broken = await page.$$eval('article :not(pre) > code:not(.argv), article .nobr, article [data-fact]:not(.wraps)', (els) => els
+          .filter((el) => !el.closest('pre, .argv') && el.getClientRects().length > 1)
+          .map((el) => el.textContent));
+        expect(broken).toEqual([]);
+        expect(await page.locator('article .nobr', { hasText: /^s-cluster$/ }).count(), 'service names are kept whole').toBeGreaterThan(0);
+      });
+    }
+
+    test('the DROP rule is a labelled block that scrolls; every code block says what it shows', async ({ page }) => {
+      await page.setViewportSize({ width: 375, height: 900 });
+      await page.goto(path);
+      const rule = page.locator('figure.code-figure', { has: page.locator('[data-fact="filter-worker2.dropRule"]') });
+      await expect(rule.locator('figcaption')).toContainText('worker2');
+      const pre = rule.locator('pre');
+      expect(await pre.evaluate((el) => getComputedStyle(el).overflowX)).toBe('auto');
+      expect(await pre.evaluate((el) => el.scrollWidth > el.clientWidth), 'the rule is wider than a phone: it scrolls').toBe(true);
+      const unlabelled = await page.$$eval('article pre', (pres) => pres.filter((pre) => {
+        const holder = pre.closest('.step-stream, .step-output, figure');
+        return !holder?.querySelector('.code-label, figcaption');
+      }).length);
+      expect(unlabelled).toBe(0);
+    });
+
+    test('the three headline cards are equally tall', async ({ page }) => {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(path);
+      const heights = await page.locator('.headline').evaluateAll((els) => els.map((el) => Math.round(el.getBoundingClientRect().height)));
+      expect(heights.length).toBe(3);
+      expect(new Set(heights).size, `heights ${heights.join(', ')}`).toBe(1);
+    });
+
+    test('dark mode: a highlighted manifest line stays bold, one line with one bar', async ({ page }) => {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.goto(`${path}#walkthrough-s-local`);
+      const line = page.locator('#walkthrough-s-local .highlighted').first();
+      await expect(line).toBeVisible();
+      const look = await line.evaluate((el) => ({
+        weight: Number(getComputedStyle(el).fontWeight),
+        tokenWeights: [...el.querySelectorAll('span')].map((s) => Number(getComputedStyle(s).fontWeight)),
+        boxes: el.getClientRects().length,
+        background: getComputedStyle(el.querySelector('span') ?? el).backgroundColor,
+      }));
+      expect(look.weight).toBeGreaterThanOrEqual(600);
+      expect(Math.min(...look.tokenWeights)).toBeGreaterThanOrEqual(600);
+      expect(look.boxes).toBe(1);
+    });
+
+    test('the article page is at most 90 KB of HTML', async ({ request }) => {
+      const html = await (await request.get(path)).body();
+      expect(html.length).toBeLessThanOrEqual(90 * 1024);
+    });
+  });
+}
+
+test.describe('publishing under preview', () => {
+  test('a missing page under /en/ shows the English 404', async ({ page }) => {
+    const response = await page.goto('/en/no-such-article/');
+    expect(response?.status()).toBe(404);
+    await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+    await expect(page.locator('main h1')).toHaveText('Page not found');
+    await expect(page.locator('main a[href="/en/"]')).toBeVisible();
+  });
+
+  test('an article URL without its trailing slash is the article', async ({ page }) => {
+    const response = await page.goto(`/${SLUG}`);
+    expect(response?.status()).toBe(200);
+    await expect(page.locator(`article[data-article="${SLUG}"]`)).toBeVisible();
+  });
+});
+
+test.describe.serial('a build for a public URL with a path', () => {
+  test.setTimeout(120_000);
+
+  test('SHICE_SITE_URL sets canonical URLs, feeds and the sitemap, and every link carries the base path', () => {
+    const out = mkdtempSync(join(tmpdir(), 'shice-base-'));
+    try {
+      const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', out], {
+        cwd: ROOT,
+        env: { ...process.env, SHICE_SITE_URL: 'https://measured.example.org/shice/' },
+        encoding: 'utf8',
+      });
+      expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
+      expect(build.stdout, 'no placeholder warning when the URL is set').not.toContain('SHICE_SITE_URL is not set');
+      const article = readFileSync(join(out, 'en', SLUG, 'index.html'), 'utf8');
+      expect(article).toContain(`<link rel="canonical" href="https://measured.example.org/shice/en/${SLUG}/">`);
+      expect(readFileSync(join(out, 'sitemap-0.xml'), 'utf8')).toContain(`<loc>https://measured.example.org/shice/${SLUG}/</loc>`);
+      expect(readFileSync(join(out, 'rss.xml'), 'utf8')).toContain(`https://measured.example.org/shice/${SLUG}/`);
+      const htmlFiles = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
+        const file = join(dir, name);
+        return statSync(file).isDirectory() ? htmlFiles(file) : name.endsWith('.html') ? [file] : [];
+      });
+      for (const file of htmlFiles(out)) {
+        const rootLinks = [...readFileSync(file, 'utf8').matchAll(/(?:href|src)="(\/[^"]*)"/g)].map((m) => m[1]!);
+        expect(rootLinks.filter((link) => !link.startsWith('/shice/')), file).toEqual([]);
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});

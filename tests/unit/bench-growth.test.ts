@@ -1,0 +1,68 @@
+// The growth bench: CPU time read from /proc, builds interleaved across sizes,
+// and each build's CPU time and load reported beside its wall time.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { buildCost, childCpuSeconds, describeBuild, wasBusy } from '../../bench/site/cpu.ts';
+import { interleavedOrder } from '../../bench/stats.ts';
+import { growthFigures, MARGINAL_TARGET_MS } from '../../bench/measure/growth.ts';
+import type { BuildResult } from '../../bench/site/astro-build.ts';
+
+// /proc/<pid>/stat of a node process, as Linux 6.18 wrote it (cutime 1234, cstime 56).
+const STAT = '4170 (node) S 4169 4170 4169 0 -1 4194560 3637 1120 0 0 12 3 1234 56 20 0 11 0 5312 1129451520 12291 18446744073709551615 1 1 0 0 0 0 0 16781312 17922 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0';
+
+test('the CPU time of reaped children is cutime + cstime, whatever the command name', () => {
+  assert.equal(childCpuSeconds(STAT), 12.9);
+  assert.equal(childCpuSeconds(STAT.replace('(node)', '(a) b (c)')), 12.9);
+  assert.throws(() => childCpuSeconds('garbage'), /not a \/proc stat line/);
+});
+
+test('this process\'s own /proc/self/stat parses', { skip: process.platform !== 'linux' }, () => {
+  assert.ok(childCpuSeconds(readFileSync('/proc/self/stat', 'utf8')) >= 0);
+});
+
+test('a build\'s cost: CPU between two samples, the load before and after, and whether the machine was busy', () => {
+  const cost = buildCost({ childCpu: 10, load: 0.4 }, { childCpu: 25.5, load: 3.1 });
+  assert.deepEqual(cost, { cpuSeconds: 15.5, loadBefore: 0.4, loadAfter: 3.1 });
+  assert.equal(describeBuild(12.34, cost), '12.3 s wall, 15.5 s CPU, load 0.4→3.1');
+  assert.equal(wasBusy(cost, 2), true);
+  assert.equal(wasBusy({ cpuSeconds: 1, loadBefore: 0.5, loadAfter: 1.9 }, 2), false);
+  assert.equal(describeBuild(1, buildCost({ childCpu: null, load: 1 }, { childCpu: null, load: 1 })), '1.0 s wall, CPU unknown, load 1.0→1.0');
+});
+
+test('sizes are interleaved: up, down, up', () => {
+  assert.deepEqual(interleavedOrder([1, 50, 200], 2), [1, 50, 200, 200, 50, 1]);
+  assert.deepEqual(interleavedOrder([1, 50], 3), [1, 50, 50, 1, 1, 50]);
+  assert.throws(() => interleavedOrder([1], 0), /rounds >= 1/);
+});
+
+const build = (seconds: number, cpuSeconds: number | null, load = 0.5): BuildResult =>
+  ({ seconds, cost: { cpuSeconds, loadBefore: load, loadAfter: load }, htmlFiles: 1 });
+
+test('the slopes over wall and CPU time, each build described beside its size', () => {
+  // 2, 100 and 400 article pages; wall grows 10 ms a page, CPU 14 ms a page.
+  const figures = growthFigures([
+    { n: 1, builds: [build(4.02, 5.03), build(4.5, 5.2)], failure: null },
+    { n: 50, builds: [build(5.0, 6.4), build(5.3, 6.5, 3.5)], failure: null },
+    { n: 200, builds: [build(8.0, 10.6), build(8.1, 10.7)], failure: null },
+  ]);
+  const byId = new Map(figures.map((f) => [f.id, f]));
+  assert.equal(Math.round(byId.get('growth.marginal')!.value as number), 10);
+  assert.equal(byId.get('growth.marginal')!.target!.value, MARGINAL_TARGET_MS);
+  assert.match(byId.get('growth.marginal')!.note!, /1 build\(s\) ran with the load above the cores/);
+  assert.equal(Math.round(byId.get('growth.marginalCpu')!.value as number), 14);
+  assert.match(byId.get('growth.50')!.note!, /5\.0 s wall, 6\.4 s CPU, load 0\.5→0\.5; 5\.3 s wall, 6\.5 s CPU, load 3\.5→3\.5/);
+});
+
+test('a size that failed is not measured and the slopes come from the others', () => {
+  const figures = growthFigures([
+    { n: 1, builds: [build(4, null)], failure: null },
+    { n: 50, builds: [], failure: 'too slow on this machine' },
+    { n: 200, builds: [build(8, null)], failure: null },
+  ]);
+  const byId = new Map(figures.map((f) => [f.id, f]));
+  assert.equal(byId.get('growth.50')!.value, null);
+  assert.match(byId.get('growth.marginal')!.note!, /from 2 of 3 sizes/);
+  assert.equal(byId.has('growth.marginalCpu'), false, 'no CPU time anywhere: no CPU figure, not a failed one');
+  assert.match(byId.get('growth.marginal')!.note!, /CPU time unknown here/);
+});
