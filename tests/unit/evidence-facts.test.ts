@@ -40,7 +40,7 @@ test("article 074's facts all derive from the sample run; only driver-specific v
   const { facts, skipped } = deriveFactsWithSkips(articleFacts, sample);
   const required = articleFacts.filter((d) => !d.optional).map((d) => d.id);
   for (const id of required) assert.ok(facts.has(id), `fact ${id} was not derived`);
-  assert.deepEqual(skipped.map((s) => s.id).sort(), ['version.docker', 'version.kind', 'version.kubectl', 'version.kubernetes', 'version.nodeImage']);
+  assert.deepEqual(skipped.map((s) => s.id).sort(), ['version.docker', 'version.kind', 'version.nodeImage']);
   for (const s of skipped) assert.match(s.reason, /only the kind driver records/);
   for (const fact of facts.values()) {
     assert.ok(fact.step === 'run' || stepIds.includes(fact.step), `${fact.id} names step ${fact.step}`);
@@ -118,7 +118,7 @@ test('a fact the extractor cannot find names the step file, the fact and what wa
   const noDrop = withStep('filter-worker2', (s) => ({ ...s, stdout: s.stdout.split('\n').filter((l) => !l.includes('s-local has no local endpoints')).join('\n') }));
   const problems = problemsOf(() => deriveFacts(articleFacts, noDrop));
   assert.equal(problems.length, 2);
-  assert.match(problems[0]!, new RegExp(`^${filter.replace(/\./g, '\\.')}: fact "filter-worker2\\.dropRule": looked for a rule with table filter, chain KUBE-EXTERNAL-SERVICES, target DROP, --dport 31862 in iptables-save output, found none`));
+  assert.match(problems[0]!, new RegExp(`^${filter.replace(/\./g, '\\.')}: fact "filter-worker2\\.dropRule": looked for a rule with table filter, chain KUBE-EXTERNAL-SERVICES, target DROP, --dport 30187 in iptables-save output, found none`));
   const conntrack = sample.files.steps.get('conntrack-worker2')!;
   const lying = withStep('conntrack-worker2', (s) => ({ ...s, stderr: s.stderr.replace(/\d+ flow entries/, '5 flow entries') }));
   assert.ok(problemsOf(() => deriveFacts(articleFacts, lying)).includes(
@@ -140,14 +140,14 @@ test('ids must be unique and well-formed; empty values are refused; other errors
 });
 
 test('optional facts are skipped with their reason when the run lacks them, derived when it has them', () => {
-  const def = optional(runFact('version.kubernetes', (run) => {
-    const v = run.versions['kubernetes'];
+  const def = optional(runFact('version.docker', (run) => {
+    const v = run.versions['docker'];
     if (!v) return '';
     return v;
   }), 'only kind records it');
   const lab = deriveFactsWithSkips([def], sample);
   assert.equal(lab.facts.size, 0);
-  assert.deepEqual(lab.skipped, [{ id: 'version.kubernetes', step: 'run', reason: 'only kind records it', cause: 'the derived value is empty' }]);
-  const kindRun = { ...sample, run: { ...sample.run, driver: 'kind' as const, versions: { ...sample.run.versions, kubernetes: 'v1.33.1' } } };
-  assert.equal(deriveFacts(articleFacts, kindRun).get('version.kubernetes')!.value, 'v1.33.1');
+  assert.deepEqual(lab.skipped, [{ id: 'version.docker', step: 'run', reason: 'only kind records it', cause: 'the derived value is empty' }]);
+  const kindRun = { ...sample, run: { ...sample.run, driver: 'kind' as const, versions: { ...sample.run.versions, docker: '28.2.2' } } };
+  assert.equal(deriveFacts(articleFacts, kindRun).get('version.docker')!.value, '28.2.2');
 });

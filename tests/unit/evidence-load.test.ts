@@ -135,8 +135,8 @@ test('a YAML syntax error names the file, line and column; an empty file is name
 test('run.yaml: schema problems, missing fields, duplicates and pods on unknown nodes', () => {
   withCopy((dir) => {
     replaceIn(join(dir, 'run.yaml'), /^driver: lab$/m, 'driver: docker');
-    replaceIn(join(dir, 'run.yaml'), /internalIP: 172\.20\.0\.6/, 'internalIP: 172.20.0');
-    replaceIn(join(dir, 'run.yaml'), /^ {4}healthCheckNodePort: 32105$/m, '    healthCheckNodePort: 70000');
+    replaceIn(join(dir, 'run.yaml'), /internalIP: 172\.20\.0\.4/, 'internalIP: 172.20.0');
+    replaceIn(join(dir, 'run.yaml'), /^ {4}healthCheckNodePort: 31877$/m, '    healthCheckNodePort: 70000');
     replaceIn(join(dir, 'run.yaml'), /^slug: .*\n/m, '');
   }, (dir) => {
     const run = join(dir, 'run.yaml');

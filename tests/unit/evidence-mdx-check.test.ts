@@ -110,7 +110,7 @@ test('not prose: frontmatter, imports/exports, fenced code, comments, link targe
     '1. first step',
     '2) second step',
     '<div data-ui="step-counter">Step 3 of 5</div>',
-    '<Provenance run="x">run 20261202 on 172.20.0.7</Provenance>',
+    '<Provenance run="x">run 20261202 on 172.20.0.3</Provenance>',
     'Escaped &#8212; dash.',
     '',
   ].join('\n');

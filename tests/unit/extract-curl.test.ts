@@ -6,13 +6,13 @@ import { ExtractError } from '../../src/evidence/errors.ts';
 import { readSample } from '../fixtures/samples/read-sample.ts';
 
 test('clientAddress reads the address nginx reported, from real curl output', () => {
-  assert.equal(clientAddress(readSample('curl/cluster-via-worker.yaml').stdout), '10.244.2.1');
-  assert.equal(clientAddress(readSample('curl/cluster-via-worker2.yaml').stdout), '172.20.0.6');
-  assert.equal(clientAddress(readSample('curl/local-via-worker.yaml').stdout), '172.20.0.7');
+  assert.equal(clientAddress(readSample('curl/cluster-via-worker.yaml').stdout), '10.245.1.1');
+  assert.equal(clientAddress(readSample('curl/cluster-via-worker2.yaml').stdout), '172.20.0.4');
+  assert.equal(clientAddress(readSample('curl/local-via-worker.yaml').stdout), '172.20.0.3');
   // --write-out appends its own line after the body.
-  assert.equal(clientAddress(readSample('curl/write-out-timing.yaml').stdout), '172.20.0.6');
+  assert.equal(clientAddress(readSample('curl/write-out-timing.yaml').stdout), '172.20.0.4');
   // Output captured with the final newline stripped (execa's default) reads the same.
-  assert.equal(clientAddress('client=10.244.2.1'), '10.244.2.1');
+  assert.equal(clientAddress('client=10.245.1.1'), '10.245.1.1');
 });
 
 test('clientAddress fails with what it looked for when curl got no answer', () => {
@@ -34,7 +34,7 @@ test('curlFailure reads curl --show-error lines: the timeout (28) and a refused 
 
   const refused = curlFailure(readSample('curl/refused.yaml').stderr);
   assert.equal(refused.code, 7);
-  assert.match(refused.message, /^Failed to connect to 172\.20\.0\.5 port 1 after \d+ ms: Couldn't connect to server$/);
+  assert.match(refused.message, /^Failed to connect to 172\.20\.0\.2 port 1 after \d+ ms: Couldn't connect to server$/);
   assert.equal(refused.code, readSample('curl/refused.yaml').exitCode);
 
   assert.throws(() => curlFailure(readSample('curl/cluster-via-worker.yaml').stderr), {

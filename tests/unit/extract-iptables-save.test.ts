@@ -4,15 +4,19 @@ import { findRule, findRules, optionValue, parseIptablesSave, splitRuleArgs } fr
 import { readLines, readSample } from '../fixtures/samples/read-sample.ts';
 
 const filterWorker2 = readSample('iptables/filter-worker2.yaml').stdout;
-const DROP_LOCAL = '-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 31862 -j DROP';
+const DROP_LOCAL = '-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 30187 -j DROP';
 
 test("parseIptablesSave reads worker2's filter table: chains with policies, rules with their exact lines", () => {
   const save = parseIptablesSave(filterWorker2);
   assert.deepEqual(save.tables.map((t) => t.name), ['filter']);
   const filter = save.tables[0]!;
-  assert.deepEqual(filter.chains.map((c) => `${c.name} ${c.policy}`), ['INPUT ACCEPT', 'FORWARD ACCEPT', 'OUTPUT ACCEPT', 'KUBE-EXTERNAL-SERVICES -', 'KUBE-NODEPORTS -']);
+  // kube-proxy v1.37's own chains, as iptables-save prints them.
+  assert.deepEqual(filter.chains.map((c) => `${c.name} ${c.policy}`), [
+    'INPUT ACCEPT', 'FORWARD ACCEPT', 'OUTPUT ACCEPT', 'KUBE-EXTERNAL-SERVICES -', 'KUBE-FIREWALL -', 'KUBE-FORWARD -',
+    'KUBE-NODEPORTS -', 'KUBE-PROXY-CANARY -', 'KUBE-PROXY-FIREWALL -', 'KUBE-SERVICES -',
+  ]);
   assert.equal(filter.chains[0]!.counters, '[0:0]');
-  assert.equal(filter.rules.length, 6);
+  assert.equal(filter.rules.length, filterWorker2.split('\n').filter((l) => l.startsWith('-A ')).length);
   const drop = filter.rules.find((r) => r.line === DROP_LOCAL)!;
   assert.equal(drop.chain, 'KUBE-EXTERNAL-SERVICES');
   assert.equal(drop.target, 'DROP');
@@ -20,15 +24,15 @@ test("parseIptablesSave reads worker2's filter table: chains with policies, rule
   assert.equal(filterWorker2.split('\n')[drop.lineNumber - 1], DROP_LOCAL);
   // The quoted comment is one argument, without its quotes.
   assert.equal(optionValue(drop.args, '--comment'), 'default/s-local has no local endpoints');
-  assert.equal(optionValue(drop.args, '--dport'), '31862');
+  assert.equal(optionValue(drop.args, '--dport'), '30187');
   assert.equal(optionValue(drop.args, '--sport'), undefined);
 });
 
 test('findRule returns the DROP rule for a NodePort exactly as iptables-save printed it', () => {
   const save = parseIptablesSave(filterWorker2);
-  assert.equal(findRule(save, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 31862 }).line, DROP_LOCAL);
-  assert.match(findRule(save, { table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: '30951' }).line, /"default\/s-lb has no local endpoints".* --dport 30951 -j DROP$/);
-  assert.equal(findRule(save, { chain: 'KUBE-NODEPORTS', target: 'ACCEPT' }).args.at(-3), '32105');
+  assert.equal(findRule(save, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 30187 }).line, DROP_LOCAL);
+  assert.match(findRule(save, { table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: '31317' }).line, /"default\/s-lb has no local endpoints".* --dport 31317 -j DROP$/);
+  assert.equal(findRule(save, { chain: 'KUBE-NODEPORTS', target: 'ACCEPT' }).args.at(-3), '31877');
 });
 
 test('findRule says what it looked for and what the chain holds when nothing matches', () => {
@@ -41,19 +45,20 @@ test('findRule says what it looked for and what the chain holds when nothing mat
   assert.throws(() => findRule(save, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP' }), /expected one rule with chain KUBE-EXTERNAL-SERVICES, target DROP, found 2: line \d+, line \d+/);
   // On worker (the node with the backend) kube-proxy writes no DROP rule.
   const worker = parseIptablesSave(readSample('iptables/worker-filter.yaml').stdout);
-  assert.throws(() => findRule(worker, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 31862 }), /found none \(chain KUBE-EXTERNAL-SERVICES has no rules\)/);
+  assert.throws(() => findRule(worker, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 30187 }), /found none \(chain KUBE-EXTERNAL-SERVICES has no rules\)/);
   assert.throws(() => findRule(save, { table: 'nat', target: 'DNAT' }), /found none \(tables present: filter\)/);
 });
 
 test('parseIptablesSave reads every table of a full iptables-save, nat rules included', () => {
   const save = parseIptablesSave(readSample('iptables/worker2-all.yaml').stdout);
-  assert.deepEqual(save.tables.map((t) => t.name).sort(), ['filter', 'nat']);
+  assert.deepEqual(save.tables.map((t) => t.name), ['mangle', 'filter', 'nat']);
   const nodePorts = findRules(save, { table: 'nat', chain: 'KUBE-NODEPORTS' });
-  assert.deepEqual(nodePorts.map((r) => optionValue(r.args, '--dport')), ['30417', '31862', '30951']);
+  // Two rules a NodePort (kube-proxy v1.37): each still jumps to the Service's KUBE-EXT chain.
+  assert.deepEqual(nodePorts.map((r) => optionValue(r.args, '--dport')), ['32083', '32083', '30187', '30187', '31317', '31317']);
   assert.ok(nodePorts.every((r) => r.target?.startsWith('KUBE-EXT-')));
+  // One endpoint a Service: the backend for the three, the API server for `kubernetes`.
   const dnat = findRules(save, { table: 'nat', target: 'DNAT' });
-  assert.equal(dnat.length, 3);
-  assert.ok(dnat.every((r) => optionValue(r.args, '--to-destination') === '10.244.2.9:80'));
+  assert.deepEqual(dnat.map((r) => optionValue(r.args, '--to-destination')).sort(), ['10.245.1.2:80', '10.245.1.2:80', '10.245.1.2:80', '172.20.0.3:6443']);
   // The same table read alone gives the same rules.
   const natOnly = parseIptablesSave(readSample('iptables/worker2-nat.yaml').stdout);
   assert.deepEqual(natOnly.tables[0]!.rules.map((r) => r.line), save.tables.find((t) => t.name === 'nat')!.rules.map((r) => r.line));
@@ -84,6 +89,6 @@ test('parseIptablesSave fails on cut-short or foreign output, naming the line', 
   assert.throws(() => parseIptablesSave(filterWorker2.replace(/COMMIT[\s\S]*$/, '')), /table "filter" has no COMMIT \(the output was cut short\)/);
   assert.throws(() => parseIptablesSave('-A INPUT -j ACCEPT\n'), /line 1: expected a "\*table" line first, got "-A INPUT -j ACCEPT"/);
   assert.throws(() => parseIptablesSave('*filter\n:INPUT\nCOMMIT\n'), /line 2: expected a chain line ":NAME POLICY \[packets:bytes\]", got ":INPUT"/);
-  assert.throws(() => parseIptablesSave('*filter\nclient=10.244.2.1\nCOMMIT\n'), /line 2: expected a rule line "-A CHAIN \.\.\.", got "client=10\.244\.2\.1"/);
+  assert.throws(() => parseIptablesSave('*filter\nclient=10.245.1.1\nCOMMIT\n'), /line 2: expected a rule line "-A CHAIN \.\.\.", got "client=10\.245\.1\.1"/);
   assert.deepEqual(parseIptablesSave('').tables, []);
 });

@@ -12,13 +12,13 @@ import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
 const run = load(readFileSync(join(SNAPSHOT_SAMPLE_DIR, 'run.yaml'), 'utf8')) as RunSnapshot;
 
 test('node IPs, pod IP, NodePorts and the health-check port come from run.yaml', () => {
-  assert.equal(nodeIP(run, 'control-plane'), '172.20.0.7');
-  assert.equal(nodeIP(run, 'worker'), '172.20.0.5');
-  assert.equal(nodeIP(run, 'worker2'), '172.20.0.6');
-  assert.equal(podIP(run, 'backend'), '10.244.2.9');
-  assert.equal(nodePort(run, 's-cluster'), '30417');
-  assert.equal(nodePort(run, 's-local'), '31862');
-  assert.equal(healthCheckNodePort(run, 's-lb'), '32105');
+  assert.equal(nodeIP(run, 'control-plane'), '172.20.0.3');
+  assert.equal(nodeIP(run, 'worker'), '172.20.0.2');
+  assert.equal(nodeIP(run, 'worker2'), '172.20.0.4');
+  assert.equal(podIP(run, 'backend'), '10.245.1.2');
+  assert.equal(nodePort(run, 's-cluster'), '32083');
+  assert.equal(nodePort(run, 's-local'), '30187');
+  assert.equal(healthCheckNodePort(run, 's-lb'), '31877');
   assert.throws(() => healthCheckNodePort(run, 's-local'), /service "s-local" has no healthCheckNodePort in run\.yaml \(only LoadBalancer \+ Local gets one\)/);
   assert.throws(() => nodeIP(run, 'worker3'), {
     name: 'ExtractError',
@@ -28,8 +28,8 @@ test('node IPs, pod IP, NodePorts and the health-check port come from run.yaml',
 });
 
 test("the pod gateway is the first address of the node's podCIDR", () => {
-  assert.equal(podGateway(run, 'worker'), '10.244.2.1');
-  assert.equal(podGateway(run, 'worker2'), '10.244.3.1');
+  assert.equal(podGateway(run, 'worker'), '10.245.1.1');
+  assert.equal(podGateway(run, 'worker2'), '10.245.2.1');
   // The recorded client address under Cluster via worker is that gateway (ptp puts it on the host veth).
   assert.equal(firstAddress('10.244.1.0/24'), '10.244.1.1');
   assert.equal(firstAddress('10.244.1.77/24'), '10.244.1.1');
@@ -43,7 +43,8 @@ test("the pod gateway is the first address of the node's podCIDR", () => {
 
 test('versions, date and driver', () => {
   assert.equal(version(run, 'iptables'), 'iptables v1.8.9 (nf_tables)');
-  assert.throws(() => version(run, 'kubernetes'), /looked for versions\.kubernetes in run\.yaml \(driver lab\), found only: kernel, /);
+  assert.equal(version(run, 'kube-proxy'), 'Kubernetes v1.37.2', 'the lab asks each component');
+  assert.throws(() => version(run, 'docker'), /looked for versions\.docker in run\.yaml \(driver lab\), found only: kernel, /);
   assert.match(runDate(run), /^\d{4}-\d{2}-\d{2}$/);
   assert.equal(runDate({ ...run, startedAt: '2026-12-31T23:30:00-08:00' }), '2026-12-31');
 });

@@ -12,9 +12,9 @@ import { durationSeconds } from '../../../src/evidence/extract/duration.ts';
 const NODES = ['control-plane', 'worker', 'worker2'];
 const SERVICES = ['s-cluster', 's-local', 's-lb'];
 
-/** Versions only one driver records: kind's tools for `kind`, the host's tools for `lab`. */
+/** Versions only one driver records: kind's tools for `kind`, the host's tools and the components' own answers for `lab`. */
 const DRIVER_VERSIONS: Array<[tool: string, recordedBy: string]> = [
-  ['kind', 'kind'], ['kubectl', 'kind'], ['kubernetes', 'kind'], ['docker', 'kind'], ['nodeImage', 'kind'],
+  ['kind', 'kind'], ['docker', 'kind'], ['nodeImage', 'kind'],
   ['iptables', 'lab'], ['conntrack', 'lab'], ['nginx', 'lab'], ['curl', 'lab'],
 ];
 
@@ -69,6 +69,9 @@ export const facts: FactDef[] = [
   runFact('run.seconds', (run) => durationSeconds(run.durationMs)),
   runFact('version.kernel', (run) => run.host.kernel),
   runFact('version.os', (run) => `${run.host.os} ${run.host.arch}`),
+  // Both drivers ask the API server and kubectl themselves (`kubectl version`).
+  runFact('version.kubernetes', (run) => version(run, 'kubernetes')),
+  runFact('version.kubectl', (run) => version(run, 'kubectl')),
   ...DRIVER_VERSIONS.map(([tool, recordedBy]) =>
     optional(runFact(`version.${tool}`, (run) => version(run, tool)), `only the ${recordedBy} driver records versions.${tool}`)),
 ];
