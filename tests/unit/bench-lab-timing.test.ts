@@ -51,3 +51,13 @@ test('timings refuse what cannot be: no steps, steps outside the process, a bad 
   assert.throws(() => labTimings({ startMs: late, endMs: late + 10_000 }, STEPS), /lie outside the process's run/);
   assert.throws(() => labTimings({ startMs: 0, endMs: 1 }, [{ ...STEPS[0]!, startedAt: 'yesterday' }]), /step "cluster-via-worker" startedAt: expected an ISO 8601 time, got "yesterday"/);
 });
+
+test("the lab's bring-up phases are read back from a real capture's progress lines", async () => {
+  const { readPhases, phaseLine } = await import('../../src/capture/lab/phases.ts');
+  const { readFileSync } = await import('node:fs');
+  const output = readFileSync(new URL('../fixtures/capture/lab-progress.txt', import.meta.url), 'utf8');
+  assert.deepEqual(readPhases(output), { network: 295, controlPlane: 2694, nodes: 6089, pods: 1546, up: 10632, down: 1289 });
+  // The driver prints what the bench reads: one format in one place.
+  assert.ok(output.includes(`· ${phaseLine('controlPlane', 2694)}\n`));
+  assert.deepEqual(readPhases('capture 074 ... with --driver kind\n'), {}, 'a capture without the lab has no phases');
+});
