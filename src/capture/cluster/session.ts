@@ -151,11 +151,10 @@ export class ClusterSession {
       await this.run(k.kubectlWaitPodReady(t, pod.namespace, pod.name), timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx);
     }
     ctx.log('reading nodes, pods and services from the API');
-    const [nodesJson, podsJson, servicesJson] = await Promise.all([
-      this.run(k.kubectlGetNodes(t), timeouts.kubectlMs, 'read the nodes', ctx),
-      this.run(k.kubectlGetPods(t), timeouts.kubectlMs, 'read the pods', ctx),
-      this.run(k.kubectlGetServices(t), timeouts.kubectlMs, 'read the services', ctx),
-    ]);
+    // One after the other, in the plan's order (a dry run lists them so).
+    const nodesJson = await this.run(k.kubectlGetNodes(t), timeouts.kubectlMs, 'read the nodes', ctx);
+    const podsJson = await this.run(k.kubectlGetPods(t), timeouts.kubectlMs, 'read the pods', ctx);
+    const servicesJson = await this.run(k.kubectlGetServices(t), timeouts.kubectlMs, 'read the services', ctx);
     let reading: ClusterReading;
     try {
       const nodes = parseNodeList(nodesJson.stdout);
