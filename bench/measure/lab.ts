@@ -25,9 +25,7 @@ const FIGURES = {
   nodes: { id: 'lab.nodes', group: 'lab' as const, unit: 's' as const, label: 'lab: nodes registered, podCIDRs, Ready' },
   pods: { id: 'lab.pods', group: 'lab' as const, unit: 's' as const, label: 'lab: manifests applied, pods Ready, kube-proxy synced' },
   down: { id: 'lab.down', group: 'lab' as const, unit: 's' as const, label: 'lab: teardown' },
-  floor: { id: 'lab.floor', group: 'lab' as const, unit: 's' as const, label: 'lab capture: floor (required waits)' },
   steps: { id: 'lab.steps', group: 'lab' as const, unit: 's' as const, label: 'lab capture: steps only' },
-  stepsRatio: { id: 'lab.stepsRatio', group: 'lab' as const, unit: 'x' as const, label: 'lab capture: steps only / floor' },
   setup: { id: 'lab.setup', group: 'lab' as const, unit: 's' as const, label: 'lab capture: setup' },
   teardown: { id: 'lab.teardown', group: 'lab' as const, unit: 's' as const, label: 'lab capture: teardown' },
 };
