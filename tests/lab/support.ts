@@ -55,10 +55,15 @@ export function runMounts(runId: string): string[] {
   return readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes(`${LAB_PREFIX}${runId}`));
 }
 
-/** The listening TCP sockets of the root namespace, as `ss` prints them (address:port). */
-export async function rootListeners(): Promise<string[]> {
-  const { stdout } = await execa('ss', ['-H', '-l', '-t', '-n']);
-  return stdout.split('\n').map((line) => line.trim().split(/\s+/)[3] ?? '').filter(Boolean).sort();
+/**
+ * The root namespace's listening sockets (TCP and UDP) whose owner is a
+ * process of the run, as `ss -p` names the owners: none may exist, since
+ * everything of the lab listens inside its own namespaces.
+ */
+export async function runListenersInRoot(runId: string): Promise<string[]> {
+  const { stdout } = await execa('ss', ['-H', '-l', '-t', '-u', '-n', '-p']);
+  const ours = new Set(runProcesses(runId));
+  return stdout.split('\n').filter((line) => [...line.matchAll(/pid=(\d+)/g)].some((m) => ours.has(Number(m[1]))));
 }
 
 export async function assertNothingLeft(runId: string): Promise<void> {
