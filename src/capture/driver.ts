@@ -50,8 +50,11 @@ export interface DriverEnvironment {
 export interface Driver {
   readonly name: 'kind' | 'lab';
   environment(): DriverEnvironment;
-  /** Fails at once with a PrerequisiteError naming what is missing and how to get it. */
-  preflight(): Promise<void>;
+  /**
+   * Fails at once with a PrerequisiteError naming what is missing and how to get it,
+   * also what `experiment` (a variant) needs that this driver or machine cannot give.
+   */
+  preflight(experiment?: Experiment): Promise<void>;
   /** Versions as the tools report them, keyed by tool. */
   versions(): Promise<Record<string, string>>;
   /** Cluster or lab up, manifests applied, backend ready; returns what it found. */
