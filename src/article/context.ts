@@ -3,6 +3,8 @@
 import type { ArticleEvidence } from './evidence.ts';
 import type { Fact } from '../evidence/facts.ts';
 import type { Lang } from '../evidence/template.ts';
+import type { VariantBinding } from './fact-html.ts';
+import { evidenceOfVariant } from './variants.ts';
 
 export interface ArticleContext {
   evidence: ArticleEvidence;
@@ -33,4 +35,24 @@ export function requireSteps(article: ArticleContext, steps: string | undefined)
   const unknown = ids.filter((id) => !known.includes(id));
   if (unknown.length) throw new Error(`${article.file}: <Measured steps="${steps}">: unknown step ${unknown.join(', ')}; the run has: ${known.join(', ')}`);
   return ids;
+}
+
+/**
+ * The article as a component bound to `variant` reads it: that variant's run, the
+ * binding its values carry (data-variant, data-run), and the variant its anchors
+ * are qualified by (none for the article's own run, whose places stay as they were).
+ */
+export function variantContext(article: ArticleContext, variant: string | undefined, component: string): {
+  article: ArticleContext;
+  binding: VariantBinding | undefined;
+  anchor: string | undefined;
+} {
+  if (variant === undefined) return { article, binding: undefined, anchor: undefined };
+  const evidence = evidenceOfVariant(article.evidence, variant, `${article.file}: <${component}>`);
+  const isDefault = article.evidence.variantRuns?.defaultVariant === variant;
+  return {
+    article: { ...article, evidence },
+    binding: { variant, run: evidence.snapshots.run.runId },
+    anchor: isDefault ? undefined : variant,
+  };
 }
