@@ -16,7 +16,10 @@ import { toYaml } from '../../src/capture/snapshot-writer.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
-import { facts as factDefs } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const factDefs = [...commonFacts074, ...variantFacts074.iptables!];
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));

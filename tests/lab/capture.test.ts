@@ -12,13 +12,16 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
-import { facts as factDefs } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
 import { CURL_TIMEOUT_SECONDS } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
 import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 import { registryDir } from '../../src/capture/run-registry.ts';
 import { existsSync, readFileSync } from 'node:fs';
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const factDefs = [...commonFacts074, ...variantFacts074.iptables!];
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));

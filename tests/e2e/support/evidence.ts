@@ -10,8 +10,11 @@ import { deriveFacts, type Fact } from '../../../src/evidence/facts.ts';
 import { provenanceFacts } from '../../../src/evidence/provenance.ts';
 import { renderLine, type Lang } from '../../../src/evidence/template.ts';
 import { choosePlurals } from '../../../src/article/plural.ts';
-import { facts as facts074 } from '../../../content/articles/074-external-traffic-policy/facts.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../../content/articles/074-external-traffic-policy/facts.ts';
 import { lines as lines074 } from '../../../content/articles/074-external-traffic-policy/lines.ts';
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const facts074 = [...commonFacts074, ...variantFacts074.iptables!];
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const SLUG = '074-external-traffic-policy';
