@@ -12,6 +12,8 @@ export interface ArticleContext {
   lang: Lang;
   /** The MDX file, for messages: content/articles/<slug>/<lang>.mdx */
   file: string;
+  /** Steps whose raw output the page shows through <Measured> (another variant's as `<variant>:<step>`); every step of the article's own run when absent. */
+  shownSteps?: ReadonlySet<string>;
 }
 
 export function currentArticle(locals: { shice?: ArticleContext }, component: string): ArticleContext {
