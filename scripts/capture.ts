@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
 import { articleDir, listArticleSlugs, loadExperiment } from '../src/capture/articles.ts';
 import { createDriver } from '../src/capture/drivers.ts';
-import { PrerequisiteError } from '../src/capture/driver.ts';
+import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts';
 import { CaptureAborted, runCapture, stepNode, type CaptureResult } from '../src/capture/runner.ts';
 import { defaultVariant, experimentForVariant, selectVariants, variantFolder, variantProblems } from '../src/experiment/variants.ts';
 import { createReporter, formatSummary } from '../src/capture/progress.ts';
@@ -169,15 +169,23 @@ async function main(): Promise<void> {
       for (const run of runs) printPlan(args, run.experiment, run.driver, run.variant);
       continue;
     }
-    // Every variant's prerequisites before any runs (ipvs on a kernel without IPVS fails here).
+    // Every variant's prerequisites before any runs. A variant this driver cannot run here (ipvs on a
+    // kernel without IPVS) fails the capture when named, and is left out with one line otherwise.
+    const runnable: typeof runs = [];
     for (const run of runs) {
       try {
         await run.driver.preflight(run.experiment);
+        runnable.push(run);
       } catch (error) {
+        if (error instanceof VariantUnsupported && !args.variants.length) {
+          process.stderr.write(`capture: ${slug} variant ${run.variant}: not captured, its snapshots stay as they are: ${error.message}\n`);
+          continue;
+        }
         if (error instanceof PrerequisiteError) fail(run.variant === null ? error.message : `variant ${run.variant}: ${error.message}`, 2);
         throw error;
       }
     }
+    runs.splice(0, runs.length, ...runnable);
     const defs = await loadArticleDefinitions(root, slug);
     const owner = currentOwner();
     running = true;

@@ -7,6 +7,15 @@ export class PrerequisiteError extends Error {
   override name = 'PrerequisiteError';
 }
 
+/**
+ * This driver, on this machine, cannot run a variant of the experiment at all (kube-proxy's
+ * ipvs mode on a kernel without IPVS). Named, the variant fails the capture; left to the
+ * default (every variant), it is skipped with this one line and the others run.
+ */
+export class VariantUnsupported extends PrerequisiteError {
+  override name = 'VariantUnsupported';
+}
+
 /** The environment failed (cluster creation, a namespace, a manifest): the run aborts. */
 export class DriverError extends Error {
   override name = 'DriverError';

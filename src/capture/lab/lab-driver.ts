@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Experiment, Topology } from '../../experiment/types.ts';
 import { ClusterSession, type ApiTimeouts } from '../cluster/session.ts';
 import type { DeclaredObjects } from '../cluster/manifest-objects.ts';
-import { DriverError, PrerequisiteError, type Driver, type DriverContext, type DriverEnvironment, type ExecOutcome } from '../driver.ts';
+import { DriverError, PrerequisiteError, VariantUnsupported, type Driver, type DriverContext, type DriverEnvironment, type ExecOutcome } from '../driver.ts';
 import {
   ADMIN_KUBECONFIG,
   apiserverArgv,
@@ -137,8 +137,8 @@ export class LabDriver implements Driver {
   async preflight(experiment?: Experiment): Promise<void> {
     preflightLab();
     if (experiment) {
-      const modeProblem = proxyModeProblem(experiment.cluster.kubeProxyMode, readIpvsFacts, (program) => findProgram(program, process.env.PATH));
-      if (modeProblem !== null) throw new PrerequisiteError(modeProblem);
+      const mode = proxyModeProblem(experiment.cluster.kubeProxyMode, readIpvsFacts, (program) => findProgram(program, process.env.PATH));
+      if (mode !== null) throw mode.unsupported ? new VariantUnsupported(mode.problem) : new PrerequisiteError(mode.problem);
     }
     const problem = kubeBinProblem(this.kubeBin, missingComponents(this.kubeBin.dir));
     if (problem !== null) throw new PrerequisiteError(problem);

@@ -73,17 +73,18 @@ export interface IpvsFacts {
  * The one-line reason the lab cannot run kube-proxy in `mode`, or null. ipvs needs
  * IPVS in the kernel; nftables needs `nft` (Debian package nftables) on PATH.
  */
-export function proxyModeProblem(mode: string, ipvs: () => IpvsFacts, find: (program: string) => string | null): string | null {
+export function proxyModeProblem(mode: string, ipvs: () => IpvsFacts, find: (program: string) => string | null): { problem: string; unsupported: boolean } | null {
   if (mode === 'ipvs') {
     const facts = ipvs();
     if (facts.procNetIpVs) return null;
     const why = facts.configLine === null ? '/proc/net/ip_vs is absent' : `/proc/config.gz: ${facts.configLine.replace(/^# /, '')}`;
-    return `the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS (${why}, and the lab loads no modules); capture the other variants with --variant, or ipvs with --driver kind on a kernel with IPVS`;
+    // Nothing to install: this machine cannot run it.
+    return { unsupported: true, problem: `the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS (${why}, and the lab loads no modules); capture ipvs with --driver kind on a kernel with IPVS` };
   }
   if (mode === 'nftables' && find('nft') === null) {
-    return 'kube-proxy in nftables mode needs nft on PATH (Debian package nftables): apt-get install nftables';
+    return { unsupported: false, problem: 'kube-proxy in nftables mode needs nft on PATH (Debian package nftables): apt-get install nftables' };
   }
-  if (mode !== 'iptables' && mode !== 'nftables') return `the lab runs kube-proxy in iptables or nftables mode, not ${JSON.stringify(mode)}`;
+  if (mode !== 'iptables' && mode !== 'nftables') return { unsupported: true, problem: `the lab runs kube-proxy in iptables or nftables mode, not ${JSON.stringify(mode)}` };
   return null;
 }
 
