@@ -42,6 +42,8 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
   try {
     const snapshots = join(work, 'runs', SLUG);
     cpSync(join(root, 'content/articles', SLUG, 'snapshots'), snapshots, { recursive: true });
+    // The article binds its nftables run too: SHICE_SNAPSHOT_ROOT holds it beside the default run, as committed.
+    cpSync(join(root, 'content/articles', SLUG, 'snapshots.nftables'), `${snapshots}.nftables`, { recursive: true });
     edit(join(snapshots, 'cluster-via-worker.yaml'), (step) => {
       const bytes = Buffer.concat([Buffer.from(step.stdout as string), Buffer.from([0xff, 0xfe]), Buffer.from(' trailing bytes\n')]);
       step.stdout = bytes.toString('base64');
