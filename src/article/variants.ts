@@ -63,7 +63,8 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
       ...(input.comparisonDefs ?? []).map((c) => `${claimsFile}: comparison "${c.id}": the experiment declares no variants to compare`),
     ];
     if (problems.length) throw new EvidenceError(problems);
-    return buildArticleEvidence({ ...input, snapshotsDir: input.snapshotsDir });
+    const { slug, snapshotsDir, factDefs, lines, linesFile, claimDefs } = input;
+    return buildArticleEvidence({ slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, claimsFile });
   }
   const declared = variantsOf(experiment) as string[];
   const byDefault = defaultVariant(experiment)!;
