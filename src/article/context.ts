@@ -3,6 +3,8 @@
 import type { ArticleEvidence } from './evidence.ts';
 import type { Fact } from '../evidence/facts.ts';
 import type { Lang } from '../evidence/template.ts';
+import type { VariantBinding } from './fact-html.ts';
+import { evidenceOfVariant } from './variants.ts';
 
 export interface ArticleContext {
   evidence: ArticleEvidence;
@@ -10,6 +12,8 @@ export interface ArticleContext {
   lang: Lang;
   /** The MDX file, for messages: content/articles/<slug>/<lang>.mdx */
   file: string;
+  /** Steps whose raw output the page shows through <Measured> (another variant's as `<variant>:<step>`); every step of the article's own run when absent. */
+  shownSteps?: ReadonlySet<string>;
 }
 
 export function currentArticle(locals: { shice?: ArticleContext }, component: string): ArticleContext {
@@ -33,4 +37,24 @@ export function requireSteps(article: ArticleContext, steps: string | undefined)
   const unknown = ids.filter((id) => !known.includes(id));
   if (unknown.length) throw new Error(`${article.file}: <Measured steps="${steps}">: unknown step ${unknown.join(', ')}; the run has: ${known.join(', ')}`);
   return ids;
+}
+
+/**
+ * The article as a component bound to `variant` reads it: that variant's run, the
+ * binding its values carry (data-variant, data-run), and the variant its anchors
+ * are qualified by (none for the article's own run, whose places stay as they were).
+ */
+export function variantContext(article: ArticleContext, variant: string | undefined, component: string): {
+  article: ArticleContext;
+  binding: VariantBinding | undefined;
+  anchor: string | undefined;
+} {
+  if (variant === undefined) return { article, binding: undefined, anchor: undefined };
+  const evidence = evidenceOfVariant(article.evidence, variant, `${article.file}: <${component}>`);
+  const isDefault = article.evidence.variantRuns?.defaultVariant === variant;
+  return {
+    article: { ...article, evidence },
+    binding: { variant, run: evidence.snapshots.run.runId },
+    anchor: isDefault ? undefined : variant,
+  };
 }

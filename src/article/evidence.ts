@@ -8,6 +8,7 @@ import { assertLineTemplates, type LineTemplates } from '../evidence/template.ts
 import { provenanceFacts } from '../evidence/provenance.ts';
 import { checkClaimDefs, evaluateClaims, type ClaimDef, type ClaimResult } from '../evidence/claims.ts';
 import { EvidenceError } from '../evidence/errors.ts';
+import type { VariantRuns } from './variants.ts';
 
 export interface ArticleEvidence {
   slug: string;
@@ -18,6 +19,10 @@ export interface ArticleEvidence {
   linesFile: string;
   /** Every claim of the article, evaluated against this run. */
   claims: ClaimResult[];
+  /** Which variant of the experiment this run is, when it declares variants. */
+  variant?: string;
+  /** The article's evidence only: every variant's run and the comparisons across them (variants.ts). */
+  variantRuns?: VariantRuns;
 }
 
 /**

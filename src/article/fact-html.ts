@@ -9,14 +9,28 @@ export function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 }
 
-/** `<span data-fact data-step [data-raw]>value</span>`; a value with spaces may wrap, others never break. */
-export function factHtml(fact: Fact): string {
+/** The run a value of one variant comes from: it carries `data-variant` and that run's `data-run`. */
+export interface VariantBinding {
+  variant: string;
+  run: string;
+}
+
+/** The attributes that name a variant's run (none for the article's own run). */
+export function variantAttributes(binding: VariantBinding | undefined): string {
+  return binding ? ` data-variant="${escapeHtml(binding.variant)}" data-run="${escapeHtml(binding.run)}"` : '';
+}
+
+/**
+ * `<span data-fact data-step [data-raw] [data-variant data-run]>value</span>`; a value
+ * with spaces may wrap, others never break.
+ */
+export function factHtml(fact: Fact, binding?: VariantBinding): string {
   const wraps = /\s/.test(fact.value) ? ' class="wraps"' : '';
   const raw = fact.raw === undefined ? '' : ` data-raw="${escapeHtml(fact.raw)}"`;
-  return `<span${wraps} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}>${escapeHtml(fact.value)}</span>`;
+  return `<span${wraps} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${variantAttributes(binding)}>${escapeHtml(fact.value)}</span>`;
 }
 
 /** A rendered template (a measured line, a walkthrough text): text escaped, facts bound. */
-export function segmentsHtml(segments: readonly RenderedSegment[]): string {
-  return segments.map((s) => (s.kind === 'text' ? escapeHtml(s.text) : factHtml(s.fact))).join('');
+export function segmentsHtml(segments: readonly RenderedSegment[], binding?: VariantBinding): string {
+  return segments.map((s) => (s.kind === 'text' ? escapeHtml(s.text) : factHtml(s.fact, binding))).join('');
 }

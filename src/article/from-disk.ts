@@ -7,6 +7,8 @@ import type { FactDef } from '../evidence/facts.ts';
 import type { LineTemplates } from '../evidence/template.ts';
 import type { ClaimDef } from '../evidence/claims.ts';
 import { buildArticleEvidence, type ArticleEvidence } from './evidence.ts';
+import { buildArticleRuns, linesOfVariant } from './variants.ts';
+import type { Experiment } from '../experiment/types.ts';
 
 export const ARTICLES = 'content/articles';
 
@@ -21,6 +23,15 @@ export interface ArticleDefinitions {
   factDefs: FactDef[];
   lines: LineTemplates;
   claimDefs: ClaimDef[];
+  /** facts.ts's `variantFacts`, claims.ts's `comparisons` and the experiment: for an article with variants. */
+  variantFactDefs?: Record<string, FactDef[]>;
+  comparisonDefs?: ClaimDef[];
+  experiment?: Experiment | null;
+}
+
+async function optionalExport<T>(file: string, name: string): Promise<T | undefined> {
+  if (!existsSync(file)) return undefined;
+  return ((await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>)[name] as T | undefined;
 }
 
 export async function loadArticleDefinitions(root: string, slug: string): Promise<ArticleDefinitions> {
@@ -29,17 +40,35 @@ export async function loadArticleDefinitions(root: string, slug: string): Promis
     factDefs: await moduleExport<FactDef[]>(join(dir, 'facts.ts'), 'facts'),
     lines: await moduleExport<LineTemplates>(join(dir, 'lines.ts'), 'lines'),
     claimDefs: existsSync(join(dir, 'claims.ts')) ? await moduleExport<ClaimDef[]>(join(dir, 'claims.ts'), 'claims') : [],
+    variantFactDefs: await optionalExport<Record<string, FactDef[]>>(join(dir, 'facts.ts'), 'variantFacts'),
+    comparisonDefs: await optionalExport<ClaimDef[]>(join(dir, 'claims.ts'), 'comparisons'),
+    experiment: (await optionalExport<Experiment>(join(dir, 'experiment.ts'), 'experiment')) ?? null,
   };
 }
 
-export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions): ArticleEvidence {
-  return buildArticleEvidence({
+/**
+ * The evidence of one snapshots folder: the default run's, with every variant
+ * beside it when `variants` is set (the build), or that folder's run alone (a
+ * capture's report of one variant).
+ */
+export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions, options: { variants?: boolean; variant?: string | null } = { variants: true }): ArticleEvidence {
+  const common = {
     slug,
     snapshotsDir,
-    factDefs: defs.factDefs,
     lines: defs.lines,
     linesFile: `${ARTICLES}/${slug}/lines.ts`,
-    claimDefs: defs.claimDefs,
     claimsFile: `${ARTICLES}/${slug}/claims.ts`,
+  };
+  const experiment = defs.experiment ?? null;
+  if (options.variants && experiment?.variants) {
+    return buildArticleRuns({ ...common, experiment, factDefs: defs.factDefs, variantFactDefs: defs.variantFactDefs, claimDefs: defs.claimDefs, comparisonDefs: defs.comparisonDefs });
+  }
+  // One run: the given variant's facts, lines and claims (the default variant's when none is given).
+  const variant = options.variant ?? (experiment?.variants ? experiment.variants.values[0]! : null);
+  return buildArticleEvidence({
+    ...common,
+    factDefs: [...defs.factDefs, ...(variant === null ? [] : defs.variantFactDefs?.[variant] ?? [])],
+    lines: variant === null || !experiment ? defs.lines : linesOfVariant(defs.lines, experiment, variant),
+    claimDefs: defs.claimDefs.filter((c) => variant === null || c.variants === undefined || c.variants.includes(variant)),
   });
 }

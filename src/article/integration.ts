@@ -5,9 +5,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AstroIntegration } from 'astro';
 import { EvidenceError } from '../evidence/errors.ts';
-import { formatBrokenClaims } from '../evidence/claims.ts';
 import { isDraft } from './draft.ts';
 import { snapshotsDir } from './evidence.ts';
+import { bindableIds, brokenClaims, evaluatedClaimCount } from './variants.ts';
 import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from './from-disk.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
@@ -31,14 +31,16 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
     for (const s of sources) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
       const evidence = evidenceFromDisk(slug, snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT), await loadArticleDefinitions(root, slug));
-      factCount += evidence.facts.size;
+      // With variants: every measured run's facts and steps as <variant>:<id>, and the claims of every run and across runs.
+      const bindable = bindableIds(evidence);
+      factCount += bindable.factIds.length;
       problems.push(...checkArticleSources(sources, {
-        factIds: evidence.facts.keys(),
-        stepIds: evidence.snapshots.run.steps,
-        claimIds: evidence.claims.map((c) => c.id),
+        factIds: bindable.factIds,
+        stepIds: bindable.stepIds,
+        claimIds: bindable.claims.map((c) => c.id),
       }));
-      const broken = formatBrokenClaims(evidence.claims);
-      claimCount += evidence.claims.length;
+      const broken = brokenClaims(evidence);
+      claimCount += evaluatedClaimCount(evidence);
       if (broken.length && isDraft(env)) drafts.push(...broken);
       else problems.push(...broken);
     } catch (error) {

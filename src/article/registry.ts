@@ -6,11 +6,14 @@ import type { FactDef } from '../evidence/facts.ts';
 import type { LineTemplates } from '../evidence/template.ts';
 import type { WalkthroughStop } from './walkthrough.ts';
 import type { ClaimDef } from '../evidence/claims.ts';
-import { buildArticleEvidence, snapshotsDir, type ArticleEvidence } from './evidence.ts';
+import { snapshotsDir, type ArticleEvidence } from './evidence.ts';
+import { buildArticleRuns, type ComparisonRow } from './variants.ts';
+import type { Experiment } from '../experiment/types.ts';
 
-const factModules = import.meta.glob<{ facts: FactDef[] }>('/content/articles/*/facts.ts', { eager: true });
+const factModules = import.meta.glob<{ facts: FactDef[]; variantFacts?: Record<string, FactDef[]>; comparisonRows?: ComparisonRow[] }>('/content/articles/*/facts.ts', { eager: true });
+const experimentModules = import.meta.glob<{ experiment?: Experiment }>('/content/articles/*/experiment.ts', { eager: true });
 const walkthroughModules = import.meta.glob<{ walkthrough: WalkthroughStop[] }>('/content/articles/*/walkthrough.ts', { eager: true });
-const claimModules = import.meta.glob<{ claims: ClaimDef[] }>('/content/articles/*/claims.ts', { eager: true });
+const claimModules = import.meta.glob<{ claims: ClaimDef[]; comparisons?: ClaimDef[] }>('/content/articles/*/claims.ts', { eager: true });
 const lineModules = import.meta.glob<{ lines: LineTemplates }>('/content/articles/*/lines.ts', { eager: true });
 
 const slugOf = (path: string) => path.split('/').at(-2)!;
@@ -19,6 +22,7 @@ const facts = bySlug(factModules);
 const lines = bySlug(lineModules);
 const walkthroughs = bySlug(walkthroughModules);
 const claims = bySlug(claimModules);
+const experiments = bySlug(experimentModules);
 const cache = new Map<string, ArticleEvidence>();
 
 /** The article's evidence, or an error naming the file that is missing. */
@@ -30,13 +34,17 @@ export function articleEvidence(slug: string): ArticleEvidence {
   if (!factDefs) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "facts" (the article binds measured values)`);
   const templates = lines.get(slug)?.lines;
   if (!templates) throw new Error(`content/articles/${slug}/lines.ts: expected an export named "lines" (the measured lines per step)`);
-  const evidence = buildArticleEvidence({
+  // With variants (experiment.ts), every variant's run beside the default one (variants.ts).
+  const evidence = buildArticleRuns({
     slug,
     snapshotsDir: snapshotsDir(articleDir, slug, process.env.SHICE_SNAPSHOT_ROOT),
+    experiment: experiments.get(slug)?.experiment ?? null,
     factDefs,
+    variantFactDefs: facts.get(slug)?.variantFacts,
     lines: templates,
     linesFile: `content/articles/${slug}/lines.ts`,
     claimDefs: claims.get(slug)?.claims ?? [],
+    comparisonDefs: claims.get(slug)?.comparisons,
     claimsFile: `content/articles/${slug}/claims.ts`,
   });
   cache.set(slug, evidence);
@@ -48,4 +56,11 @@ export function walkthroughOf(slug: string): WalkthroughStop[] {
   const stops = walkthroughs.get(slug)?.walkthrough;
   if (!stops) throw new Error(`content/articles/${slug}/walkthrough.ts: expected an export named "walkthrough" (the article uses <Walkthrough />)`);
   return stops;
+}
+
+/** The rows of the article's comparison across variants (facts.ts's `comparisonRows`); an article that uses <VariantComparison /> must declare them. */
+export function comparisonRowsOf(slug: string): ComparisonRow[] {
+  const rows = facts.get(slug)?.comparisonRows;
+  if (!rows) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "comparisonRows" (the article uses <VariantComparison />)`);
+  return rows;
 }

@@ -17,6 +17,8 @@ export interface CaptureArgs {
   loadImages: boolean;
   compare: string | null;
   kubeBin: string | null;
+  /** The variants to capture (--variant a,b); every variant of the experiment when empty. */
+  variants: string[];
   help: boolean;
 }
 
@@ -38,7 +40,13 @@ Options:
                               kernel (needs root, npm run lab:build, and Debian's iproute2,
                               iptables, conntrack, containernetworking-plugins, openssl,
                               nginx-light, curl)
-  --out DIR           write snapshots to DIR/<slug> instead of the article folder
+  --variant V[,V...]  capture only these variants of an experiment that declares
+                      variants (e.g. kube-proxy modes: iptables,nftables); default:
+                      every variant, each into its own snapshots folder (the default
+                      variant's snapshots/, the others' snapshots.<variant>/); the
+                      variants are swapped in together, only when every one has run
+  --out DIR           write snapshots to DIR/<slug> (DIR/<slug>.<variant>) instead of
+                      the article folder
   --keep              leave the cluster or lab up after the run
   --dry-run           print every command of the plan, one per line; run nothing
   --clean             recover captures and lab runs that were killed (kill -9): finish
@@ -77,6 +85,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
         'load-images': { type: 'boolean', default: false },
         compare: { type: 'string' },
         'kube-bin': { type: 'string' },
+        variant: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -105,13 +114,17 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     loadImages: v['load-images'],
     compare: v.compare ?? null,
     kubeBin: v['kube-bin'] ?? null,
+    variants: [...new Set((v.variant ?? []).flatMap((list) => list.split(',')).map((name) => name.trim()))],
     help: v.help,
   };
+  if ((v.variant ?? []).length && args.variants.some((name) => !/^[a-z0-9]+$/.test(name))) {
+    throw new UsageError(`--variant expects names of lowercase letters and digits separated by commas, got "${clip((v.variant ?? []).join(','))}"`);
+  }
   for (const [flag, on] of [['--reuse', args.reuse], ['--image', args.image !== null], ['--load-images', args.loadImages]] as const) {
     if (on && driver !== 'kind') throw new UsageError(`${flag} works with --driver kind only`);
   }
   if (args.kubeBin !== null && driver !== 'lab') throw new UsageError('--kube-bin works with --driver lab only');
-  if (args.compare && (args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image)) {
+  if (args.compare && (args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image || args.variants.length)) {
     throw new UsageError('--compare only compares two runs; it takes no capture options');
   }
   if (args.reuse && args.image) throw new UsageError('--reuse runs on an existing cluster: --image would not apply');

@@ -7,6 +7,15 @@ export class PrerequisiteError extends Error {
   override name = 'PrerequisiteError';
 }
 
+/**
+ * This driver, on this machine, cannot run a variant of the experiment at all (kube-proxy's
+ * ipvs mode on a kernel without IPVS). Named, the variant fails the capture; left to the
+ * default (every variant), it is skipped with this one line and the others run.
+ */
+export class VariantUnsupported extends PrerequisiteError {
+  override name = 'VariantUnsupported';
+}
+
 /** The environment failed (cluster creation, a namespace, a manifest): the run aborts. */
 export class DriverError extends Error {
   override name = 'DriverError';
@@ -50,8 +59,11 @@ export interface DriverEnvironment {
 export interface Driver {
   readonly name: 'kind' | 'lab';
   environment(): DriverEnvironment;
-  /** Fails at once with a PrerequisiteError naming what is missing and how to get it. */
-  preflight(): Promise<void>;
+  /**
+   * Fails at once with a PrerequisiteError naming what is missing and how to get it,
+   * also what `experiment` (a variant) needs that this driver or machine cannot give.
+   */
+  preflight(experiment?: Experiment): Promise<void>;
   /** Versions as the tools report them, keyed by tool. */
   versions(): Promise<Record<string, string>>;
   /** Cluster or lab up, manifests applied, backend ready; returns what it found. */

@@ -6,8 +6,9 @@ import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
 import type { Driver, DriverContext, ExecOutcome } from './driver.ts';
 import { streamFields } from '../evidence/raw-stream.ts';
-import { openStaging } from './snapshot-writer.ts';
+import { openStaging, type Staging } from './snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
+import { defaultVariant, experimentForVariant } from '../experiment/variants.ts';
 
 export interface CaptureReporter {
   /** A setup or teardown phase ("creating namespaces ..."). */
@@ -29,12 +30,19 @@ export interface CaptureInput {
   now?: () => Date;
   /** Asked right before the swap: whether the target is still what the capture may replace. */
   mayReplace?: () => boolean;
+  /**
+   * Leave the complete run staged and hand back its swap: a capture of several
+   * variants swaps them in only once every variant has run.
+   */
+  deferSwap?: boolean;
 }
 
 export interface CaptureResult {
   run: RunSnapshot;
   steps: StepSnapshot[];
   target: string;
+  /** With deferSwap: swaps the staged run in, or removes it (the target stays as it was). */
+  staged?: Pick<Staging, 'commit' | 'discard'>;
 }
 
 export class CaptureAborted extends Error {
@@ -51,7 +59,9 @@ export function stepNode(step: StepDef): string {
 }
 
 export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
-  const { experiment, driver, signal, reporter } = input;
+  const { driver, signal, reporter } = input;
+  // An experiment with variants that reaches here whole runs as its default variant.
+  const experiment = input.experiment.variants ? experimentForVariant(input.experiment, defaultVariant(input.experiment)) : input.experiment;
   const now = input.now ?? (() => new Date());
   const ctx: DriverContext = { signal, log: (line) => reporter.phase(line) };
   const startedAt = now();
@@ -78,9 +88,13 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
     }
 
     const finishedAt = now();
-    const run = runSnapshot(input, topology, versions, startedAt, finishedAt);
+    const run = runSnapshot({ ...input, experiment }, topology, versions, startedAt, finishedAt);
     await staging.writeRun(run);
     throwIfAborted(signal);
+    if (input.deferSwap) {
+      committed = true;
+      return { run, steps, target: input.target, staged: staging };
+    }
     await staging.commit();
     committed = true;
     return { run, steps, target: input.target };

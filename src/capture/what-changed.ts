@@ -12,10 +12,11 @@ export function runSide(evidence: ArticleEvidence): RunSide {
 }
 
 /** The evidence of a snapshots folder, or why it cannot be read (a folder that is not there is not an error). */
-export function tryEvidence(slug: string, dir: string, defs: ArticleDefinitions): { evidence?: ArticleEvidence; problem?: string } {
+export function tryEvidence(slug: string, dir: string, defs: ArticleDefinitions, variant: string | null = null): { evidence?: ArticleEvidence; problem?: string } {
   if (!existsSync(join(dir, 'run.yaml'))) return { problem: `${dir} holds no run` };
   try {
-    return { evidence: evidenceFromDisk(slug, dir, defs) };
+    // One folder, one run: that variant's facts and claims (the default's when none is named).
+    return { evidence: evidenceFromDisk(slug, dir, defs, { variants: false, variant }) };
   } catch (error) {
     return { problem: (error as Error).message };
   }

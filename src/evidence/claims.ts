@@ -11,6 +11,8 @@ export interface ClaimDef {
   /** The facts the claim reads; `holds` may read no other. */
   facts: string[];
   holds: (value: (factId: string) => string) => boolean;
+  /** For an experiment with variants: the variants whose runs the claim is about; every variant when absent. */
+  variants?: string[];
 }
 
 export interface ClaimValue {

@@ -9,6 +9,7 @@ import { durationSeconds } from './extract/duration.ts';
 import { jsonField, parseHttpResponse } from './extract/http.ts';
 import { findRule, optionValue, parseIptablesSave, type RuleQuery } from './extract/iptables-save.ts';
 import { flowEntriesShown, parseConntrackList, type ConntrackEntry } from './extract/conntrack.ts';
+import { findChain, findChainRule, findPortVerdict, findSet, parseNftTable } from './extract/nft.ts';
 
 const asValue = (v: string | FactValue): FactValue => (typeof v === 'string' ? { value: v } : v);
 
@@ -114,4 +115,44 @@ export function conntrackFacts(step: string): FactDef[] {
     }
   }
   return defs;
+}
+
+/**
+ * `nft list table`: the element of a verdict map for a port (`<prefix>.element`,
+ * `.port`, `.verdict`, `.comment`), found by map name, protocol and port.
+ */
+export function nftVerdictFacts(prefix: string, step: string, query: (run: RunSnapshot) => { map: string; protocol: string; port: string }): FactDef[] {
+  const element = (s: StepSnapshot, run: RunSnapshot) => {
+    const q = query(run);
+    return findPortVerdict(findSet(parseNftTable(s.stdout), q.map), q.protocol, q.port);
+  };
+  return [
+    stepFact(`${prefix}.element`, step, (s, run) => element(s, run).text),
+    stepFact(`${prefix}.port`, step, (s, run) => element(s, run).port),
+    stepFact(`${prefix}.verdict`, step, (s, run) => element(s, run).verdict),
+    stepFact(`${prefix}.comment`, step, (s, run) => {
+      const found = element(s, run);
+      if (found.comment === undefined) throw new ExtractError(`the element has no comment: ${found.text}`);
+      return found.comment;
+    }),
+  ];
+}
+
+/** `nft list table`: the one rule of `chain` that mentions `text`, as printed. */
+export function nftRuleFact(id: string, step: string, chain: string, text: string): FactDef {
+  return stepFact(id, step, (s) => findChainRule(parseNftTable(s.stdout), chain, text));
+}
+
+/** `nft list table`: a base chain's `type ... hook ...` line. */
+export function nftHookFact(id: string, step: string, chain: string): FactDef {
+  return stepFact(id, step, (s) => {
+    const hook = findChain(parseNftTable(s.stdout), chain).hook;
+    if (hook === undefined) throw new ExtractError(`chain "${chain}" is not a base chain (no hook)`);
+    return hook;
+  });
+}
+
+/** `nft list table`: a set's elements, joined by ", ". */
+export function nftSetFact(id: string, step: string, set: string): FactDef {
+  return stepFact(id, step, (s) => findSet(parseNftTable(s.stdout), set).elements.join(', '));
 }

@@ -44,13 +44,16 @@ export function findFactReferences(source: string): FactReference[] {
   for (const tag of scan.tags) {
     if (tag.closing) continue;
     const { line, column } = scan.position(tag.start);
+    // variant="x" binds run x of an experiment with variants: the reference is `x:<id>`.
+    const variant = attribute(tag, 'variant');
+    const qualified = (id: string) => (variant?.kind === 'string' && variant.value ? `${variant.value}:${id}` : id);
     if (tag.name === 'Fact') {
       const id = attribute(tag, 'id');
-      if (id?.kind === 'string' && id.value) refs.push({ kind: 'fact', id: id.value, line, column });
+      if (id?.kind === 'string' && id.value) refs.push({ kind: 'fact', id: qualified(id.value), line, column });
     } else if (tag.name === 'Measured') {
       const steps = attribute(tag, 'steps');
       if (steps?.kind === 'string') {
-        for (const step of steps.value!.split(/\s+/).filter(Boolean)) refs.push({ kind: 'step', id: step, line, column });
+        for (const step of steps.value!.split(/\s+/).filter(Boolean)) refs.push({ kind: 'step', id: qualified(step), line, column });
       }
     }
   }

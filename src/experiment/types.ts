@@ -16,7 +16,21 @@ export interface ClusterSpec {
   nodes: NodeSpec[];
   podSubnet: string;
   serviceSubnet: string;
-  kubeProxyMode: 'iptables';
+  kubeProxyMode: KubeProxyMode;
+}
+
+/** kube-proxy's modes on Linux (kind's `networking.kubeProxyMode`). */
+export const KUBE_PROXY_MODES = ['iptables', 'nftables', 'ipvs'] as const;
+export type KubeProxyMode = (typeof KUBE_PROXY_MODES)[number];
+
+/**
+ * Runs of one experiment along an axis (here: kube-proxy's mode). Each variant
+ * is a complete run with its own snapshots folder; the first is the default,
+ * the run the article's unqualified bindings read.
+ */
+export interface VariantAxis {
+  axis: 'kubeProxyMode';
+  values: KubeProxyMode[];
 }
 
 /** What a run found the cluster to be: read from the API (kind) or allocated (lab). */
@@ -80,6 +94,8 @@ export interface ExecStep {
   /** What the step shows, for progress output and provenance. */
   title: string;
   command: (t: TopologyView) => string[];
+  /** Only in these variants (e.g. `iptables-save` only where kube-proxy writes iptables); every variant when absent. */
+  variants?: string[];
 }
 
 /** Delete a pod and wait until kube-proxy's view of it is gone. */
@@ -93,6 +109,7 @@ export interface DeletePodStep {
   settleNode: string;
   /** Service whose healthCheckNodePort is polled to know the deletion has settled. */
   settleService: string;
+  variants?: string[];
 }
 
 export type StepDef = ExecStep | DeletePodStep;
@@ -105,4 +122,6 @@ export interface Experiment {
   /** Logical node that plays the client outside the cluster. */
   client: string;
   steps: StepDef[];
+  /** Several runs of this experiment, one per value of the axis; one run when absent. */
+  variants?: VariantAxis;
 }

@@ -47,6 +47,14 @@ const zh = {
   allLimits: '全部局限',
   tocLabel: '目录',
   headingAnchor: '本节链接',
+  variantRun: 'kube-proxy {variant} 模式的那次运行',
+  variantRunRecord: 'kube-proxy {variant} 模式那次运行的运行记录（每一步的节点、退出码、用时和命令行，以及工具版本）',
+  comparisonCaption: '同一组观察在各模式下的结果，每一格取自该模式那次运行的快照',
+  comparisonObservation: '观察',
+  comparisonRun: '运行 ',
+  modesMeasured: '实测的模式：',
+  modesNotMeasured: '没有实测的模式：',
+  listSeparator: '、',
 };
 
 const en: typeof zh = {
@@ -93,6 +101,14 @@ const en: typeof zh = {
   allLimits: 'All limits',
   tocLabel: 'Contents',
   headingAnchor: 'Link to this section',
+  variantRun: 'The run with kube-proxy in {variant} mode',
+  variantRunRecord: 'Run record of the run with kube-proxy in {variant} mode (each step’s node, exit code, duration and argv, and the tool versions)',
+  comparisonCaption: 'The same observations in each mode, each cell from the snapshots of that mode’s run',
+  comparisonObservation: 'Observation',
+  comparisonRun: 'run ',
+  modesMeasured: 'Modes measured: ',
+  modesNotMeasured: 'Modes not measured: ',
+  listSeparator: ', ',
 };
 
 export type EvidenceStrings = typeof zh;

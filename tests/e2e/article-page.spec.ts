@@ -34,7 +34,8 @@ for (const { lang, path } of PAGES) {
     test('each step\'s raw output is on the page exactly once; the walkthrough links to it', async ({ page }) => {
       await page.goto(path);
       for (const step of run.steps) {
-        await expect(page.locator(`.step-output[data-step="${step}"]`), `raw output of ${step}`).toHaveCount(1);
+        // The article's own run; another variant's outputs carry data-variant (variants.spec.ts).
+        await expect(page.locator(`.step-output[data-step="${step}"]:not([data-variant])`), `raw output of ${step}`).toHaveCount(1);
         await expect(page.locator(`#output-${step}`)).toHaveCount(1);
       }
       await expect(page.locator('.walkthrough .step-output')).toHaveCount(0);
@@ -54,7 +55,7 @@ for (const { lang, path } of PAGES) {
 
     test('one run record, folded, translated, one row per step', async ({ page }) => {
       await page.goto(path);
-      const record = page.locator('details.provenance');
+      const record = page.locator('details.provenance:not([data-variant])');
       await expect(record).toHaveCount(1);
       await expect(record).not.toHaveAttribute('open', /.*/);
       expect(await record.locator('tr[data-step]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-step')))).toEqual(run.steps);
@@ -162,9 +163,10 @@ for (const { lang, path } of PAGES) {
       expect(look.boxes).toBe(1);
     });
 
-    test('the article page is at most 90 KB of HTML', async ({ request }) => {
+    // Two runs since the nftables variant (its figure, table and own run record): the budget grew with them.
+    test('the article page is at most 140 KB of HTML', async ({ request }) => {
       const html = await (await request.get(path)).body();
-      expect(html.length).toBeLessThanOrEqual(90 * 1024);
+      expect(html.length).toBeLessThanOrEqual(140 * 1024);
     });
   });
 }

@@ -9,14 +9,14 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { load, dump } from 'js-yaml';
-import { committedSnapshots, deriveEvidence, numericTokens, ROOT, SLUG, type DerivedEvidence } from './support/evidence.ts';
+import { committedSnapshots, deriveEvidence, deriveRuns, numericTokens, ROOT, SLUG, variantDir, VARIANTS_074, type DerivedEvidence, type Variant074 } from './support/evidence.ts';
 
 const LANGS = [
   { lang: 'zh' as const, path: `/${SLUG}/` },
   { lang: 'en' as const, path: `/en/${SLUG}/` },
 ];
 
-interface BoundElement { id: string; step: string; text: string; raw: string | null }
+interface BoundElement { id: string; step: string; text: string; raw: string | null; variant: string | null; run: string | null }
 
 async function boundElements(page: Page): Promise<BoundElement[]> {
   return page.$$eval('[data-fact]', (els) => els.map((el) => ({
@@ -24,6 +24,8 @@ async function boundElements(page: Page): Promise<BoundElement[]> {
     step: el.getAttribute('data-step')!,
     text: el.textContent ?? '',
     raw: el.getAttribute('data-raw'),
+    variant: el.getAttribute('data-variant'),
+    run: el.getAttribute('data-variant') === null ? null : el.getAttribute('data-run'),
   })));
 }
 
@@ -44,12 +46,22 @@ async function strayDigits(page: Page): Promise<string[]> {
   });
 }
 
-async function checkPageAgainst(page: Page, evidence: DerivedEvidence, lang: 'zh' | 'en'): Promise<void> {
-  await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', evidence.runId);
+/** The run an element is bound to: its data-variant's (whose data-run it must carry), else the article's own. */
+function runOf(runs: Record<Variant074, DerivedEvidence>, variant: string | null, run: string | null, what: string): DerivedEvidence {
+  if (variant === null) return runs.iptables;
+  expect(VARIANTS_074 as readonly string[], `${what}: data-variant="${variant}" is a measured variant`).toContain(variant);
+  const evidence = runs[variant as Variant074];
+  expect(run, `${what}: data-run is the ${variant} run's id`).toBe(evidence.runId);
+  return evidence;
+}
+
+async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvidence>, lang: 'zh' | 'en'): Promise<void> {
+  await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', runs.iptables.runId);
 
   const elements = await boundElements(page);
   expect(elements.length, 'the article binds facts').toBeGreaterThan(20);
   for (const el of elements) {
+    const evidence = runOf(runs, el.variant, el.run, `data-fact="${el.id}"`);
     const fact = evidence.facts.get(el.id);
     expect(fact, `data-fact="${el.id}" is a fact of this run`).toBeTruthy();
     expect(el.step, `data-fact="${el.id}" names the step it came from`).toBe(fact!.step);
@@ -66,6 +78,8 @@ async function checkPageAgainst(page: Page, evidence: DerivedEvidence, lang: 'zh
   }
 
   const figures = await page.$$eval('figure[data-measured]', (els) => els.map((fig) => ({
+    variant: fig.getAttribute('data-variant'),
+    run: fig.getAttribute('data-variant') === null ? null : fig.getAttribute('data-run'),
     steps: fig.getAttribute('data-measured')!.split(' '),
     lines: [...fig.querySelectorAll(':scope > .measured-lines > li')].map((li) => ({
       step: li.getAttribute('data-step'),
@@ -76,6 +90,7 @@ async function checkPageAgainst(page: Page, evidence: DerivedEvidence, lang: 'zh
   })));
   expect(figures.length, 'the article has measured figures').toBeGreaterThan(3);
   for (const figure of figures) {
+    const evidence = runOf(runs, figure.variant, figure.run, `figure[data-measured="${figure.steps.join(' ')}"]`);
     expect(figure.heading).toBe(lang === 'zh' ? '实测 · 本机执行输出' : 'Measured · output of this run');
     expect(figure.lines.map((l) => l.step), 'one line per step, in order').toEqual(figure.steps);
     for (const line of figure.lines) {
@@ -88,11 +103,12 @@ async function checkPageAgainst(page: Page, evidence: DerivedEvidence, lang: 'zh
 }
 
 test.describe('the committed snapshots', () => {
-  const evidence = deriveEvidence(committedSnapshots);
+  const runs = deriveRuns(committedSnapshots);
+  const evidence = runs.iptables;
   for (const { lang, path } of LANGS) {
     test(`${lang}: every bound value, line and run id matches the snapshots`, async ({ page }) => {
       await page.goto(path);
-      await checkPageAgainst(page, evidence, lang);
+      await checkPageAgainst(page, runs, lang);
     });
   }
 
@@ -109,7 +125,8 @@ test.describe('the committed snapshots', () => {
 function buildFrom(mutate: (dir: string) => void, env: NodeJS.ProcessEnv = {}): { root: string; dist: string; snapshots: string } {
   const root = mkdtempSync(join(tmpdir(), 'shice-fixture-'));
   const snapshots = join(root, 'snapshots', SLUG);
-  cpSync(committedSnapshots, snapshots, { recursive: true });
+  // Every variant's run, as SHICE_SNAPSHOT_ROOT lays them out (<slug>, <slug>.nftables); `mutate` changes the default one.
+  for (const variant of VARIANTS_074) cpSync(variantDir(committedSnapshots, variant), variantDir(snapshots, variant), { recursive: true });
   mutate(snapshots);
   const dist = join(root, 'dist');
   const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', dist], {
@@ -165,11 +182,12 @@ test.describe.serial('builds from other snapshots', () => {
       editYaml(join(dir, 'health-worker.yaml'), (s) => { s['stdout'] = String(s['stdout']).replace(/^HTTP\/1\.1 200 OK/, 'HTTP/1.1 299 Odd'); });
     }, { SHICE_DRAFT: '1' }); // these values break claims: a draft build flags them instead of failing
     try {
-      const fixture = deriveEvidence(site.snapshots);
+      const fixtureRuns = deriveRuns(site.snapshots);
+      const fixture = fixtureRuns.iptables;
       expect(fixture.facts.get('cluster-via-worker2.client')!.value).toBe('192.0.2.77');
       for (const { lang, path } of LANGS) {
         await page.goto(pathToFileURL(join(site.dist, path.slice(1), 'index.html')).href);
-        await checkPageAgainst(page, fixture, lang);
+        await checkPageAgainst(page, fixtureRuns, lang);
         for (const id of ['cluster-via-worker2.client', 'local-via-worker2.rc', 'health-worker.status']) {
           const shown = await page.locator(`[data-fact="${id}"]`).first().textContent();
           expect(shown).toBe(fixture.facts.get(id)!.value);

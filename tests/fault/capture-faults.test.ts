@@ -92,10 +92,11 @@ function capture(args: string[], env: Record<string, string> = {}): Capture {
   };
 }
 
-const labCapture = (out: string, env: Record<string, string> = {}) => capture([SLUG, '--driver', 'lab', '--out', out], env);
+// One run (the default variant): the faults of a single swap; the variants' common swap is tested in tests/lab/capture.test.ts.
+const labCapture = (out: string, env: Record<string, string> = {}) => capture([SLUG, '--variant', 'iptables', '--driver', 'lab', '--out', out], env);
 
 function runIdOf(stderr: string): string {
-  const id = /capture \S+ \(run ([0-9A-Za-z-]+)\)/.exec(stderr)?.[1];
+  const id = /capture \S+(?: variant \S+)? \(run ([0-9A-Za-z-]+)\)/.exec(stderr)?.[1];
   assert.ok(id, `the capture names its run: ${stderr.slice(0, 300)}`);
   return id;
 }

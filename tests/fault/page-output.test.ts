@@ -16,7 +16,10 @@ import { toYaml } from '../../src/capture/snapshot-writer.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
-import { facts as factDefs } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const factDefs = [...commonFacts074, ...variantFacts074.iptables!];
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,6 +42,8 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
   try {
     const snapshots = join(work, 'runs', SLUG);
     cpSync(join(root, 'content/articles', SLUG, 'snapshots'), snapshots, { recursive: true });
+    // The article binds its nftables run too: SHICE_SNAPSHOT_ROOT holds it beside the default run, as committed.
+    cpSync(join(root, 'content/articles', SLUG, 'snapshots.nftables'), `${snapshots}.nftables`, { recursive: true });
     edit(join(snapshots, 'cluster-via-worker.yaml'), (step) => {
       const bytes = Buffer.concat([Buffer.from(step.stdout as string), Buffer.from([0xff, 0xfe]), Buffer.from(' trailing bytes\n')]);
       step.stdout = bytes.toString('base64');
@@ -60,16 +65,18 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
     assert.equal(build.status, 0, `${build.stdout.slice(-2000)}\n${build.stderr.slice(-2000)}`);
     const pages = htmlFiles(outDir).map((f) => readFileSync(f, 'utf8')).filter((html) => html.includes('data-stream-note'));
     assert.equal(pages.length, 2, 'the zh and the en page carry the notes');
-    const [zh, en] = [pages.find((p) => p.includes('非 UTF-8'))!, pages.find((p) => p.includes('not UTF-8'))!];
-    assert.ok(zh && en);
+    // The notes as a reader reads them: the prose pass keeps names like UTF-8 on one line with a span.
+    const text = (html: string) => html.replace(/<[^>]+>/g, '');
+    const [zh, en] = [pages.find((p) => text(p).includes('非 UTF-8')), pages.find((p) => text(p).includes('not UTF-8'))];
+    assert.ok(zh && en, 'a note in each language');
     for (const html of [zh, en]) {
       assert.ok(!html.includes('\uFFFD'), 'no replacement character on the page');
       assert.match(html, /\\xff/);
       assert.match(html, /\\xfe/);
       assert.match(html, /5000000/);
     }
-    assert.match(en, /The output was cut: the first 128 of 5000000 bytes are kept and shown/);
-    assert.match(zh, /仅保存并显示前 128 字节，共 5000000 字节/);
+    assert.match(text(en), /The output was cut: the first 128 of 5000000 bytes are kept and shown/);
+    assert.match(text(zh), /仅保存并显示前 128 字节，共 5000000 字节/);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -9,8 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
-import { facts as factDefs } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
 import { chooseKubeBinDir } from '../../src/capture/lab/kube-bin.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
@@ -20,6 +21,12 @@ import { deriveFacts } from '../../src/evidence/facts.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { makeHarness } from '../fixtures/fake-bin/harness.ts';
 import { assertNothingLeft, kernelTest, newRunId } from './support.ts';
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const factDefs = [...commonFacts074, ...variantFacts074.iptables!];
+
+/** Article 074's default run: kube-proxy in iptables mode. */
+const experiment = experimentForVariant(article074, 'iptables');
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
 

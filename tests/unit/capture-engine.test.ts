@@ -6,12 +6,16 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { CaptureAborted, runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { openStaging, swapPaths } from '../../src/capture/snapshot-writer.ts';
 import { settleSwap } from '../../src/capture/recover.ts';
 import { runSchema, stepSchema } from '../../src/evidence/schema.ts';
 import { scriptedDriver, sampleTopology } from '../fixtures/capture/scripted-driver.ts';
+
+/** Article 074's default run: kube-proxy in iptables mode. */
+const experiment = experimentForVariant(article074, 'iptables');
 
 const silent: CaptureReporter = { phase() {}, stepStarted() {}, stepFinished() {} };
 const base = {

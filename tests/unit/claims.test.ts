@@ -11,13 +11,25 @@ import { load, dump } from 'js-yaml';
 import { buildArticleEvidence } from '../../src/article/evidence.ts';
 import { checkArticles } from '../../src/article/integration.ts';
 import { checkClaimDefs, evaluateClaims, formatBrokenClaims, type ClaimDef } from '../../src/evidence/claims.ts';
-import { facts } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { lines } from '../../content/articles/074-external-traffic-policy/lines.ts';
-import { claims } from '../../content/articles/074-external-traffic-policy/claims.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { lines as allLines074 } from '../../content/articles/074-external-traffic-policy/lines.ts';
+import { linesOfVariant } from '../../src/article/variants.ts';
+import { experiment as experiment074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { claims as allClaims, comparisons } from '../../content/articles/074-external-traffic-policy/claims.ts';
+
+/** The measured lines of article 074's default run (iptables). */
+const lines = linesOfVariant(allLines074, experiment074, 'iptables');
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const facts = [...commonFacts074, ...variantFacts074.iptables!];
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const committed = join(root, 'content/articles', SLUG, 'snapshots');
+/** The claims about the default run (iptables); nftables-only claims and comparisons: variants.test.ts. */
+const claims = allClaims.filter((c) => c.variants === undefined || c.variants.includes('iptables'));
+/** Every claim the build evaluates: each run's, and those across runs. */
+const evaluatedClaims = claims.length + allClaims.filter((c) => c.variants === undefined || c.variants.includes('nftables')).length + comparisons.length;
 
 function evidenceOf(dir: string) {
   return buildArticleEvidence({ slug: SLUG, snapshotsDir: dir, factDefs: facts, lines, linesFile: 'lines.ts', claimDefs: claims, claimsFile: 'claims.ts' });
@@ -53,6 +65,8 @@ function mutatedRun(mutate: Mutation): { root: string; dir: string } {
   const tmp = mkdtempSync(join(tmpdir(), 'shice-claims-'));
   const dir = join(tmp, SLUG);
   cpSync(committed, dir, { recursive: true });
+  // The other variant's run, as committed: SHICE_SNAPSHOT_ROOT reads <root>/<slug>.nftables beside <root>/<slug>.
+  cpSync(`${committed}.nftables`, `${dir}.nftables`, { recursive: true });
   mutate(dir);
   return { root: tmp, dir };
 }
@@ -84,7 +98,7 @@ test('a broken claim fails the build check with its name, statement, values and 
   try {
     const strict = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: run.root });
     const message = strict.problems.join('\n');
-    assert.match(message, /claim "local-drops-without-backend" no longer holds: Under Local, a node without a local backend drops/);
+    assert.match(message, /iptables: claim "local-drops-without-backend" no longer holds: Under Local, a node without a local backend drops/);
     assert.match(message, /local-via-worker2\.rc = "7"  from .*local-via-worker2\.yaml/);
     assert.match(message, /service\.s-local\.nodePort = "\d+"  from .*run\.yaml/);
     const draft = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: run.root, SHICE_DRAFT: '1' });
@@ -98,7 +112,7 @@ test('a broken claim fails the build check with its name, statement, values and 
 test('the committed article passes the build check', async () => {
   const result = await checkArticles(root, {});
   assert.deepEqual(result.problems, []);
-  assert.match(result.summary, /8 claims checked/);
+  assert.match(result.summary, new RegExp(`${evaluatedClaims} claims checked`));
 });
 
 test('claim declarations are checked: ids, statements, facts that exist; undeclared reads are refused', () => {

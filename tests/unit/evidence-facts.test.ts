@@ -6,9 +6,16 @@ import { deriveFacts, deriveFactsWithSkips, type FactDef } from '../../src/evide
 import { optional, runFact, stepFact } from '../../src/evidence/fact-kit.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import type { StepSnapshot } from '../../src/evidence/schema.ts';
-import { facts as articleFacts } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const articleFacts = [...commonFacts074, ...variantFacts074.iptables!];
+
+/** Article 074's default run: kube-proxy in iptables mode. */
+const experiment = experimentForVariant(article074, 'iptables');
 
 const sample = loadSnapshots(SNAPSHOT_SAMPLE_DIR);
 const stepIds = experiment.steps.map((s) => s.id);

@@ -5,8 +5,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadSnapshots, parseStepSnapshot } from '../../src/evidence/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
+
+/** Article 074's default run: kube-proxy in iptables mode. */
+const experiment = experimentForVariant(article074, 'iptables');
 
 /** A private copy of the sample snapshots, changed by `edit`, removed after `check`. */
 function withCopy(edit: (dir: string) => void, check: (dir: string) => void): void {

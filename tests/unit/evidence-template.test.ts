@@ -3,10 +3,22 @@ import assert from 'node:assert/strict';
 import { checkLineTemplates, parseTemplate, renderLine, assertLineTemplates, type LineTemplates } from '../../src/evidence/template.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { facts as articleFacts } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { lines } from '../../content/articles/074-external-traffic-policy/lines.ts';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { lines as allLines074 } from '../../content/articles/074-external-traffic-policy/lines.ts';
+import { linesOfVariant } from '../../src/article/variants.ts';
+import { experiment as experiment074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
+
+/** The measured lines of article 074's default run (iptables). */
+const lines = linesOfVariant(allLines074, experiment074, 'iptables');
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const articleFacts = [...commonFacts074, ...variantFacts074.iptables!];
+
+/** Article 074's default run: kube-proxy in iptables mode. */
+const experiment = experimentForVariant(article074, 'iptables');
 
 const facts = deriveFacts(articleFacts, loadSnapshots(SNAPSHOT_SAMPLE_DIR));
 const stepIds = experiment.steps.map((s) => s.id);

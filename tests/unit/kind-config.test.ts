@@ -7,6 +7,7 @@ import { experiment } from '../../content/articles/074-external-traffic-policy/e
 import { checkNodeNaming, expectedNodeNames, ownerLabels, renderKindConfig } from '../../src/capture/kind/config.ts';
 import { declaredObjects } from '../../src/capture/cluster/manifest-objects.ts';
 import * as cmd from '../../src/capture/kind/commands.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
 
 const manifest = (name: string) => readFile(new URL(`../../content/articles/074-external-traffic-policy/manifests/${name}`, import.meta.url), 'utf8');
 
@@ -20,6 +21,13 @@ test('kind config: v1alpha4, one control-plane and two workers, iptables stated,
   for (const n of config.nodes) assert.deepEqual(n.labels, { 'shice/created-by': 'shice', 'shice/run-id': '20261202-110800-k7q2' });
   const other = load(renderKindConfig({ ...experiment.cluster, podSubnet: '10.32.0.0/16', serviceSubnet: '10.112.0.0/16' }, 'r')) as Record<string, any>;
   assert.deepEqual(other.networking, { kubeProxyMode: 'iptables', podSubnet: '10.32.0.0/16', serviceSubnet: '10.112.0.0/16' });
+});
+
+test("kind config: each variant's kube-proxy mode goes to kind's networking.kubeProxyMode, ipvs included", () => {
+  for (const mode of ['iptables', 'nftables', 'ipvs'] as const) {
+    const config = load(renderKindConfig(experimentForVariant(experiment, mode).cluster, 'r')) as { networking: { kubeProxyMode: string } };
+    assert.equal(config.networking.kubeProxyMode, mode);
+  }
 });
 
 test('kind config: exactly one control-plane; a run id that is no label value is left out', () => {

@@ -8,12 +8,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
-import { facts } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
 import { runCapture } from '../../src/capture/runner.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFactsWithSkips } from '../../src/evidence/facts.ts';
 import { makeHarness } from '../fixtures/fake-bin/harness.ts';
+
+/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
+const facts = [...commonFacts074, ...variantFacts074.iptables!];
+
+/** Article 074's default run: kube-proxy in iptables mode. */
+const experiment = experimentForVariant(article074, 'iptables');
 
 const committed = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/snapshots', import.meta.url));
 

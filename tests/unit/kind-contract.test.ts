@@ -10,13 +10,17 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
 import { DriverError, PrerequisiteError, type DriverContext } from '../../src/capture/driver.ts';
 import { nodeSchema, podSchema, serviceSchema, stepSchema } from '../../src/evidence/schema.ts';
 import { kindStatePaths } from '../../src/capture/kind/driver.ts';
 import { containersFor } from '../fixtures/fake-bin/fake-common.ts';
 import { ARTICLE_DIR, makeHarness, USER_KUBECONFIG_TEXT, type Harness, type RecordedCall } from '../fixtures/fake-bin/harness.ts';
+
+/** Article 074's default run: kube-proxy in iptables mode. */
+const experiment = experimentForVariant(article074, 'iptables');
 
 const FIXTURES = new URL('../fixtures/kind/', import.meta.url);
 const fixture = (name: string) => readFile(new URL(name, FIXTURES), 'utf8');
@@ -125,10 +129,15 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     const collapsed = upCalls.filter((c, i) => i === 0 || JSON.stringify(c.argv) !== JSON.stringify(upCalls[i - 1]!.argv));
     const plan = expectedPlan(h).setup;
     assert.equal(collapsed.length, plan.length, collapsed.map((c) => c.argv.join(' ')).join('\n'));
-    plan.forEach((argv, i) => {
-      const expected = argv.map((a) => a.replace('<s-lb.endpointNode.ip>', '172.19.0.2').replace('<s-lb.healthCheckNodePort>', '30666'));
-      assert.deepEqual(collapsed[i]!.argv, expected);
-    });
+    // The topology's three reads (get nodes, pods, services) run at once: their order among themselves is the scheduler's.
+    const concurrentRead = (argv: string[]) => argv.includes('get') && ['nodes', 'pods', 'services'].some((k) => argv.includes(k)) && argv.includes('json');
+    const inOrder = (argvs: string[][]) => {
+      const reads = argvs.filter(concurrentRead).map((a) => a.join(' ')).sort();
+      let next = 0;
+      return argvs.map((a) => (concurrentRead(a) ? reads[next++]! : a.join(' ')));
+    };
+    const expectedPlan074 = plan.map((argv) => argv.map((a) => a.replace('<s-lb.endpointNode.ip>', '172.19.0.2').replace('<s-lb.healthCheckNodePort>', '30666')));
+    assert.deepEqual(inOrder(collapsed.map((c) => c.argv)), inOrder(expectedPlan074));
     const settlePolls = upCalls.filter((c) => c.argv.includes('http://172.19.0.2:30666/'));
     assert.ok(settlePolls.length >= 2, 'up() polled the health check until kube-proxy reported the endpoint');
 

@@ -48,6 +48,14 @@ export const experiment: Experiment = {
       kind: 'exec', id: 'filter-worker2', node: 'worker2',
       title: "worker2's filter table",
       command: () => ['iptables-save', '-t', 'filter'],
+      variants: ['iptables'],
+    },
+    {
+      // In nftables mode kube-proxy keeps its rules in its own table: the drop lives there.
+      kind: 'exec', id: 'nft-worker2', node: 'worker2',
+      title: "kube-proxy's nftables table on worker2",
+      command: () => ['nft', 'list', 'table', 'ip', 'kube-proxy'],
+      variants: ['nftables'],
     },
     fromClient('health-worker', "s-lb's health check on worker",
       (t) => curlWithHeaders(`http://${t.ip('worker')}:${t.healthCheckNodePort('s-lb')}/`)),
@@ -62,4 +70,7 @@ export const experiment: Experiment = {
     fromClient('health-worker-after-delete', "s-lb's health check on worker after the delete",
       (t) => curlWithHeaders(`http://${t.ip('worker')}:${t.healthCheckNodePort('s-lb')}/`)),
   ],
+  // The same experiment under each of kube-proxy's modes; iptables (the first) is the default run.
+  // ipvs needs IPVS in the kernel: the lab refuses it, kind passes it to its cluster config.
+  variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables', 'ipvs'] },
 };

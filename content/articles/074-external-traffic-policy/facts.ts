@@ -2,12 +2,14 @@
 // Ids read as "<where>.<what>": a step id, or node./pod./service./cluster./run./version.
 import type { FactDef } from '../../../src/evidence/facts.ts';
 import {
-  conntrackFacts, curlFacts, healthCheckFacts, iptablesRuleFacts, optional, outcomeFacts, runFact,
+  conntrackFacts, curlFacts, healthCheckFacts, iptablesRuleFacts, nftHookFact, nftRuleFact, nftSetFact, nftVerdictFacts,
+  optional, outcomeFacts, runFact,
 } from '../../../src/evidence/fact-kit.ts';
 import {
   healthCheckNodePort, node, nodeIP, nodePort, pod, podGateway, runDate, service, version,
 } from '../../../src/evidence/extract/run.ts';
 import { durationSeconds } from '../../../src/evidence/extract/duration.ts';
+import type { ComparisonRow } from '../../../src/article/variants.ts';
 
 const NODES = ['control-plane', 'worker', 'worker2'];
 const SERVICES = ['s-cluster', 's-local', 's-lb'];
@@ -25,10 +27,6 @@ export const facts: FactDef[] = [
   // Local policy: the client's address survives; the node without a backend drops the packet.
   ...curlFacts('local-via-worker', 'answered'),
   ...curlFacts('local-via-worker2', 'failed'),
-  // The DROP rule kube-proxy wrote on worker2 for s-local's NodePort.
-  ...iptablesRuleFacts('filter-worker2.drop', 'filter-worker2', (run) => ({
-    table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local'),
-  })),
   // The extra hop under Cluster: DNAT to the pod, SNAT to worker2's address.
   ...conntrackFacts('conntrack-worker2'),
   // s-lb's health check on each node, and on worker once the backend is gone.
@@ -62,6 +60,8 @@ export const facts: FactDef[] = [
   runFact('cluster.podSubnet', (run) => run.cluster.podSubnet),
   runFact('cluster.serviceSubnet', (run) => run.cluster.serviceSubnet),
   runFact('cluster.kubeProxyMode', (run) => run.cluster.kubeProxyMode),
+  // kube-proxy's own answer on /proxyMode, as the lab records it (kind records the ConfigMap's).
+  runFact('run.kubeProxyMode', (run) => version(run, 'kube-proxy-mode')),
   runFact('run.id', (run) => run.runId),
   runFact('run.date', (run) => runDate(run)),
   runFact('run.driver', (run) => run.driver),
@@ -74,4 +74,36 @@ export const facts: FactDef[] = [
   runFact('version.kubectl', (run) => version(run, 'kubectl')),
   ...DRIVER_VERSIONS.map(([tool, recordedBy]) =>
     optional(runFact(`version.${tool}`, (run) => version(run, tool)), `only the ${recordedBy} driver records versions.${tool}`)),
+];
+
+/** Facts only one variant's run has: where each mode keeps the drop for s-local's NodePort on worker2. */
+export const variantFacts: Record<string, FactDef[]> = {
+  iptables: [
+    // The DROP rule kube-proxy wrote into worker2's filter table.
+    ...iptablesRuleFacts('filter-worker2.drop', 'filter-worker2', (run) => ({
+      table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local'),
+    })),
+  ],
+  nftables: [
+    // The verdict map element kube-proxy wrote into its own table, and the path a new connection takes to it.
+    ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', (run) => ({ map: 'no-endpoint-nodeports', protocol: 'tcp', port: nodePort(run, 's-local') })),
+    ...nftVerdictFacts('nft-worker2.lbDrop', 'nft-worker2', (run) => ({ map: 'no-endpoint-nodeports', protocol: 'tcp', port: nodePort(run, 's-lb') })),
+    nftRuleFact('nft-worker2.checkRule', 'nft-worker2', 'nodeport-endpoints-check', '@no-endpoint-nodeports'),
+    nftHookFact('nft-worker2.inputHook', 'nft-worker2', 'filter-input'),
+    nftRuleFact('nft-worker2.inputJump', 'nft-worker2', 'filter-input', 'jump nodeport-endpoints-check'),
+    nftSetFact('nft-worker2.nodePortIPs', 'nft-worker2', 'nodeport-ips'),
+  ],
+};
+
+/** The rows of <VariantComparison />: the key observations, each read in every measured mode's run. */
+export const comparisonRows: ComparisonRow[] = [
+  { fact: 'cluster-via-worker.client', label: { zh: 'Cluster，经有后端的 worker：后端看到的来源地址', en: 'Cluster via worker (has the backend): source address the backend saw' } },
+  { fact: 'cluster-via-worker2.client', label: { zh: 'Cluster，经没有后端的 worker2：后端看到的来源地址', en: 'Cluster via worker2 (no backend): source address the backend saw' } },
+  { fact: 'local-via-worker.client', label: { zh: 'Local，经有后端的 worker：后端看到的来源地址', en: 'Local via worker (has the backend): source address the backend saw' } },
+  { fact: 'local-via-worker2.rc', label: { zh: 'Local，经没有后端的 worker2：curl 的退出码', en: 'Local via worker2 (no backend): curl’s exit code' } },
+  { fact: 'local-via-worker2.seconds', label: { zh: 'Local，经没有后端的 worker2：curl 用时（秒）', en: 'Local via worker2 (no backend): curl’s time (s)' } },
+  { fact: 'health-worker.status', label: { zh: '健康检查，worker（有后端）', en: 'Health check on worker (has the backend)' } },
+  { fact: 'health-worker2.status', label: { zh: '健康检查，worker2（没有后端）', en: 'Health check on worker2 (no backend)' } },
+  { fact: 'health-worker-after-delete.status', label: { zh: '健康检查，删掉后端之后的 worker', en: 'Health check on worker after the delete' } },
+  { fact: 'run.kubeProxyMode', label: { zh: 'kube-proxy 自报的模式', en: 'The mode kube-proxy reports' } },
 ];

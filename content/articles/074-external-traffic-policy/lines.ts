@@ -27,6 +27,10 @@ export const lines: LineTemplates = {
     zh: 'worker2 的 filter 表中对应 s-local 的 NodePort {filter-worker2.dropPort} 的规则：{filter-worker2.dropRule}',
     en: "The rule in worker2's filter table for s-local's NodePort {filter-worker2.dropPort}: {filter-worker2.dropRule}",
   },
+  'nft-worker2': {
+    zh: 'worker2 上 kube-proxy 自己的 nftables 表：no-endpoint-nodeports 映射把 s-local 的 NodePort 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}），由 nodeport-endpoints-check 链查表，只对 nodeport-ips 中的 {nft-worker2.nodePortIPs} 生效',
+    en: "kube-proxy's own nftables table on worker2: the no-endpoint-nodeports map sends s-local's NodePort to {nft-worker2.drop.verdict} ({nft-worker2.drop.element}), looked up by the nodeport-endpoints-check chain, and only for {nft-worker2.nodePortIPs} in nodeport-ips",
+  },
   'health-worker': {
     zh: 'worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}（有本地后端）→ HTTP {health-worker.status}，localEndpoints={health-worker.localEndpoints}',
     en: 'Health check on worker, {node.worker.ip}:{service.s-lb.healthCheckNodePort} (a local backend): HTTP {health-worker.status} {health-worker.reason}, localEndpoints={health-worker.localEndpoints}',

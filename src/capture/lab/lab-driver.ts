@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Experiment, Topology } from '../../experiment/types.ts';
 import { ClusterSession, type ApiTimeouts } from '../cluster/session.ts';
 import type { DeclaredObjects } from '../cluster/manifest-objects.ts';
-import { DriverError, PrerequisiteError, type Driver, type DriverContext, type DriverEnvironment, type ExecOutcome } from '../driver.ts';
+import { DriverError, PrerequisiteError, VariantUnsupported, type Driver, type DriverContext, type DriverEnvironment, type ExecOutcome } from '../driver.ts';
 import {
   ADMIN_KUBECONFIG,
   apiserverArgv,
@@ -41,7 +41,7 @@ import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
 import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
 import { runTogether, settleAll } from './together.ts';
-import { CNI_BIN_DIR, labVersions, preflightLab } from './tools.ts';
+import { CNI_BIN_DIR, findProgram, labVersions, preflightLab, proxyModeProblem, readIpvsFacts } from './tools.ts';
 
 const KUBELET_SCRIPT = fileURLToPath(new URL('./kubelet/main.ts', import.meta.url));
 /** The API server needs several seconds on two cores; the rest follows it. */
@@ -134,8 +134,12 @@ export class LabDriver implements Driver {
     };
   }
 
-  async preflight(): Promise<void> {
+  async preflight(experiment?: Experiment): Promise<void> {
     preflightLab();
+    if (experiment) {
+      const mode = proxyModeProblem(experiment.cluster.kubeProxyMode, readIpvsFacts, (program) => findProgram(program, process.env.PATH));
+      if (mode !== null) throw mode.unsupported ? new VariantUnsupported(mode.problem) : new PrerequisiteError(mode.problem);
+    }
     const problem = kubeBinProblem(this.kubeBin, missingComponents(this.kubeBin.dir));
     if (problem !== null) throw new PrerequisiteError(problem);
   }
@@ -279,7 +283,9 @@ export class LabDriver implements Driver {
     for (const node of layout.nodes) await this.startKubelet(node, layout);
     await this.waitFile(join(this.folder, 'nodes', cp.name, 'registered'), `${cp.name}'s lab kubelet to register the node`, ctx.signal);
     const marked = session.run(session.labelArgv(cp.k8sName, CONTROL_PLANE_LABELS), LAB_API_TIMEOUTS.kubectlMs, `label ${cp.k8sName} as kubeadm marks a control-plane`, ctx);
-    const proxyConfig = this.writeKubeProxyConfig(layout, experiment.cluster.kubeProxyMode);
+    const mode = experiment.cluster.kubeProxyMode;
+    if (mode === 'ipvs') throw new DriverError('the lab cannot run kube-proxy in ipvs mode (see preflight)');
+    const proxyConfig = this.writeKubeProxyConfig(layout, mode);
     const stored = session.run(session.createConfigMapArgv(KUBE_PROXY_CONFIGMAP, proxyConfig), LAB_API_TIMEOUTS.kubectlMs, 'store kube-proxy\'s configuration as kubeadm does', ctx);
     for (const node of layout.nodes) await this.startComponent('kube-proxy', node, kubeProxyArgv(this.kubeBin.dir, proxyConfig, node.k8sName), 100 + this.started);
     await applied;

@@ -1,5 +1,7 @@
 // What the lab needs from the machine, and the versions its tools report.
+import { existsSync, readFileSync } from 'node:fs';
 import { release } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { delimiter, join } from 'node:path';
 import { DriverError, PrerequisiteError } from '../driver.ts';
 import { isExecutable, KUBE_COMPONENTS } from './kube-bin.ts';
@@ -58,6 +60,44 @@ export function missingPrerequisite(host: HostFacts, find: (program: string) => 
   if (missing.length === 0) return null;
   const packages = [...new Set(missing.map((t) => t.debianPackage))];
   return `the lab driver needs ${missing.map((t) => `${t.program} (Debian package ${t.debianPackage})`).join(', ')}: apt-get install ${packages.join(' ')}`;
+}
+
+/** What the kernel says about IPVS: /proc/net/ip_vs exists when IPVS is built in (or loaded), and /proc/config.gz's line if readable. */
+export interface IpvsFacts {
+  procNetIpVs: boolean;
+  /** The CONFIG_IP_VS line of /proc/config.gz ("# CONFIG_IP_VS is not set", "CONFIG_IP_VS=y"), or null when unreadable. */
+  configLine: string | null;
+}
+
+/**
+ * The one-line reason the lab cannot run kube-proxy in `mode`, or null. ipvs needs
+ * IPVS in the kernel; nftables needs `nft` (Debian package nftables) on PATH.
+ */
+export function proxyModeProblem(mode: string, ipvs: () => IpvsFacts, find: (program: string) => string | null): { problem: string; unsupported: boolean } | null {
+  if (mode === 'ipvs') {
+    const facts = ipvs();
+    if (facts.procNetIpVs) return null;
+    const why = facts.configLine === null ? '/proc/net/ip_vs is absent' : `/proc/config.gz: ${facts.configLine.replace(/^# /, '')}`;
+    // Nothing to install: this machine cannot run it.
+    return { unsupported: true, problem: `the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS (${why}, and the lab loads no modules); capture ipvs with --driver kind on a kernel with IPVS` };
+  }
+  if (mode === 'nftables' && find('nft') === null) {
+    return { unsupported: false, problem: 'kube-proxy in nftables mode needs nft on PATH (Debian package nftables): apt-get install nftables' };
+  }
+  if (mode !== 'iptables' && mode !== 'nftables') return { unsupported: true, problem: `the lab runs kube-proxy in iptables or nftables mode, not ${JSON.stringify(mode)}` };
+  return null;
+}
+
+/** Reads what proxyModeProblem needs about IPVS from /proc. */
+export function readIpvsFacts(): IpvsFacts {
+  let configLine: string | null = null;
+  try {
+    const config = gunzipSync(readFileSync('/proc/config.gz')).toString('utf8');
+    configLine = config.split('\n').find((l) => /^(# )?CONFIG_IP_VS[= ]/.test(l))?.trim() ?? null;
+  } catch {
+    configLine = null;
+  }
+  return { procNetIpVs: existsSync('/proc/net/ip_vs'), configLine };
 }
 
 export function preflightLab(): void {

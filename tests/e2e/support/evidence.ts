@@ -10,12 +10,20 @@ import { deriveFacts, type Fact } from '../../../src/evidence/facts.ts';
 import { provenanceFacts } from '../../../src/evidence/provenance.ts';
 import { renderLine, type Lang } from '../../../src/evidence/template.ts';
 import { choosePlurals } from '../../../src/article/plural.ts';
-import { facts as facts074 } from '../../../content/articles/074-external-traffic-policy/facts.ts';
-import { lines as lines074 } from '../../../content/articles/074-external-traffic-policy/lines.ts';
+import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../../content/articles/074-external-traffic-policy/facts.ts';
+import { lines as allLines074 } from '../../../content/articles/074-external-traffic-policy/lines.ts';
+import { experiment as experiment074 } from '../../../content/articles/074-external-traffic-policy/experiment.ts';
+import { linesOfVariant } from '../../../src/article/variants.ts';
+
+/** Article 074's runs: the default (iptables) in snapshots/, nftables beside it in snapshots.nftables/. */
+export const VARIANTS_074 = ['iptables', 'nftables'] as const;
+export type Variant074 = (typeof VARIANTS_074)[number];
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const SLUG = '074-external-traffic-policy';
 export const committedSnapshots = join(ROOT, 'content/articles', SLUG, 'snapshots');
+/** A variant's folder beside the default run's folder. */
+export const variantDir = (defaultDir: string, variant: Variant074): string => (variant === 'iptables' ? defaultDir : `${defaultDir}.${variant}`);
 
 export interface DerivedEvidence {
   runId: string;
@@ -25,7 +33,9 @@ export interface DerivedEvidence {
   expectedLine(step: string, lang: Lang): string;
 }
 
-export function deriveEvidence(snapshotsDir: string): DerivedEvidence {
+export function deriveEvidence(snapshotsDir: string, variant: Variant074 = 'iptables'): DerivedEvidence {
+  const facts074 = [...commonFacts074, ...variantFacts074[variant]!];
+  const lines074 = linesOfVariant(allLines074, experiment074, variant);
   const snapshots = loadSnapshots(snapshotsDir);
   const declared = new Set(facts074.map((d) => d.id));
   const defs = [...facts074, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
@@ -54,4 +64,9 @@ export function deriveEvidence(snapshotsDir: string): DerivedEvidence {
 /** The digit-bearing tokens of a shown value ("172.18.0.3", "28", "3187.77"). */
 export function numericTokens(text: string): string[] {
   return text.match(/\d+(?:[.:]\d+)*/g) ?? [];
+}
+
+/** Every run of article 074 from a default run's folder: the default's and each variant's beside it. */
+export function deriveRuns(defaultDir: string): Record<Variant074, DerivedEvidence> {
+  return Object.fromEntries(VARIANTS_074.map((v) => [v, deriveEvidence(variantDir(defaultDir, v), v)])) as Record<Variant074, DerivedEvidence>;
 }

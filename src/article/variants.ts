@@ -1,0 +1,214 @@
+// An article bound to several runs of one experiment (variants along an axis):
+// each measured variant's evidence built from its own snapshots folder, the
+// variants with no snapshots named as not measured, and the claims that compare
+// variants evaluated over facts named `<variant>:<fact id>`. Pure apart from
+// reading the snapshots folders (through buildArticleEvidence).
+import { existsSync } from 'node:fs';
+import type { Experiment } from '../experiment/types.ts';
+import { defaultVariant, qualify, variantFolder, variantsOf } from '../experiment/variants.ts';
+import type { Fact, FactDef } from '../evidence/facts.ts';
+import type { Lang, LineTemplates } from '../evidence/template.ts';
+import { checkClaimDefs, evaluateClaims, formatBrokenClaims, type ClaimDef, type ClaimResult } from '../evidence/claims.ts';
+import { EvidenceError } from '../evidence/errors.ts';
+import { buildArticleEvidence, type ArticleEvidence } from './evidence.ts';
+
+export interface VariantRuns {
+  /** What varies between the runs (kube-proxy's mode). */
+  axis: string;
+  defaultVariant: string;
+  /** Every declared variant, in the experiment's order. */
+  declared: string[];
+  /** The variants with snapshots, in the experiment's order. */
+  measured: string[];
+  /** Declared variants without snapshots: the page says they were not measured. */
+  notMeasured: string[];
+  runs: Map<string, ArticleEvidence>;
+  /** Every measured variant's facts as `<variant>:<fact id>`. */
+  facts: Map<string, Fact>;
+  /** The claims across variants, evaluated over `facts`. */
+  comparisons: ClaimResult[];
+}
+
+export interface ArticleRunsInput {
+  slug: string;
+  /** The default run's folder (`<article>/snapshots`, or SHICE_SNAPSHOT_ROOT/<slug>); other variants beside it. */
+  snapshotsDir: string;
+  /** The experiment, for its variants and which steps each variant has; null when the article has none to read. */
+  experiment: Experiment | null;
+  factDefs: FactDef[];
+  /** Facts only some variants' runs have, by variant. */
+  variantFactDefs?: Record<string, FactDef[]>;
+  lines: LineTemplates;
+  linesFile: string;
+  claimDefs?: ClaimDef[];
+  /** Claims across variants, over `<variant>:<fact id>` facts. */
+  comparisonDefs?: ClaimDef[];
+  claimsFile?: string;
+  /** Whether a folder exists (a test may pass its own). */
+  exists?: (path: string) => boolean;
+}
+
+/**
+ * The article's evidence: the default run's, carrying every variant's run
+ * (`variantRuns`) when the experiment declares variants.
+ */
+export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
+  const exists = input.exists ?? existsSync;
+  const experiment = input.experiment;
+  const variantFactDefs = input.variantFactDefs ?? {};
+  const claimsFile = input.claimsFile ?? 'claims.ts';
+  if (!experiment?.variants) {
+    const problems = [
+      ...Object.keys(variantFactDefs).filter((v) => variantFactDefs[v]!.length).map((v) => `${input.linesFile.replace(/lines\.ts$/, 'facts.ts')}: variantFacts names variant "${v}", but the experiment declares no variants`),
+      ...(input.comparisonDefs ?? []).map((c) => `${claimsFile}: comparison "${c.id}": the experiment declares no variants to compare`),
+    ];
+    if (problems.length) throw new EvidenceError(problems);
+    const { slug, snapshotsDir, factDefs, lines, linesFile, claimDefs } = input;
+    return buildArticleEvidence({ slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, claimsFile });
+  }
+  const declared = variantsOf(experiment) as string[];
+  const byDefault = defaultVariant(experiment)!;
+  const factsFile = input.linesFile.replace(/lines\.ts$/, 'facts.ts');
+  const unknown = Object.keys(variantFactDefs).filter((v) => !declared.includes(v));
+  if (unknown.length) throw new EvidenceError(`${factsFile}: variantFacts names ${unknown.map((v) => `"${v}"`).join(', ')}; the experiment's variants are ${declared.join(', ')}`);
+  const runs = new Map<string, ArticleEvidence>();
+  const notMeasured: string[] = [];
+  for (const variant of declared) {
+    const dir = variantFolder(input.snapshotsDir, variant, byDefault);
+    // The default run must be there (the build fails on it as before); another variant may not have run yet.
+    if (variant !== byDefault && !exists(dir)) {
+      notMeasured.push(variant);
+      continue;
+    }
+    const evidence = buildArticleEvidence({
+      slug: input.slug,
+      snapshotsDir: dir,
+      factDefs: [...input.factDefs, ...(variantFactDefs[variant] ?? [])],
+      lines: linesOfVariant(input.lines, experiment, variant),
+      linesFile: input.linesFile,
+      claimDefs: (input.claimDefs ?? []).filter((c) => c.variants === undefined || c.variants.includes(variant)),
+      claimsFile,
+    });
+    const mode = evidence.snapshots.run.cluster.kubeProxyMode;
+    if (mode !== variant) throw new EvidenceError(`${evidence.snapshots.files.run}: field "cluster.kubeProxyMode": expected "${variant}" (the variant this folder holds), got "${mode}"`);
+    runs.set(variant, { ...evidence, variant });
+  }
+  const claimProblems = (input.claimDefs ?? []).flatMap((c) => (c.variants ?? []).filter((v) => !declared.includes(v)).map((v) => `${claimsFile}: claim "${c.id}": field "variants": "${v}" is no variant of the experiment (${declared.join(', ')})`));
+  if (claimProblems.length) throw new EvidenceError(claimProblems);
+
+  const facts = new Map<string, Fact>();
+  for (const [variant, evidence] of runs) {
+    for (const [id, fact] of evidence.facts) facts.set(qualify(variant, id), { ...fact, id: qualify(variant, id), step: qualify(variant, fact.step) });
+  }
+  const comparisonDefs = input.comparisonDefs ?? [];
+  const problems = checkClaimDefs(comparisonDefs, facts.keys(), claimsFile);
+  if (problems.length) throw new EvidenceError(problems);
+  const fileOf = (qualified: string) => {
+    const [variant, step] = splitQualified(qualified);
+    const evidence = runs.get(variant);
+    if (!evidence || step === undefined) return qualified;
+    return step === 'run' ? evidence.snapshots.files.run : evidence.snapshots.files.steps.get(step) ?? step;
+  };
+  const comparisons = evaluateClaims(comparisonDefs, facts, fileOf);
+  const measured = declared.filter((v) => runs.has(v));
+  const variantRuns: VariantRuns = { axis: experiment.variants.axis, defaultVariant: byDefault, declared, measured, notMeasured, runs, facts, comparisons };
+  return { ...runs.get(byDefault)!, variantRuns };
+}
+
+/** `<variant>:<id>` split at its first colon; an unqualified id has no variant. */
+export function splitQualified(ref: string): [variant: string, id: string | undefined] {
+  const at = ref.indexOf(':');
+  return at < 0 ? [ref, undefined] : [ref.slice(0, at), ref.slice(at + 1)];
+}
+
+/** The measured lines a variant's run has: without the steps only other variants run. */
+export function linesOfVariant(lines: LineTemplates, experiment: Experiment, variant: string): LineTemplates {
+  const elsewhere = new Set(experiment.steps.filter((s) => s.variants !== undefined && !s.variants.includes(variant)).map((s) => s.id));
+  return Object.fromEntries(Object.entries(lines).filter(([step]) => !elsewhere.has(step)));
+}
+
+/**
+ * The evidence a component bound to `variant` reads: that variant's run, or
+ * the article's own when no variant is named. An unknown or unmeasured variant
+ * is an error naming the file and what exists.
+ */
+export function evidenceOfVariant(evidence: ArticleEvidence, variant: string | undefined, where: string): ArticleEvidence {
+  if (variant === undefined) return evidence;
+  const runs = evidence.variantRuns;
+  if (!runs) throw new Error(`${where}: variant="${variant}": the experiment of ${evidence.slug} declares no variants`);
+  const run = runs.runs.get(variant);
+  if (run) return run;
+  if (runs.notMeasured.includes(variant)) throw new Error(`${where}: variant="${variant}": that variant was not measured (no snapshots); measured: ${runs.measured.join(', ')}`);
+  throw new Error(`${where}: variant="${variant}": no such variant; the experiment has ${runs.declared.join(', ')}`);
+}
+
+/** Every fact id, step id and claim id the article's MDX may bind: the default run's, and `<variant>:<id>` of every measured run. */
+export function bindableIds(evidence: ArticleEvidence): { factIds: string[]; stepIds: string[]; claims: ClaimResult[] } {
+  const factIds = [...evidence.facts.keys()];
+  const stepIds = [...evidence.snapshots.run.steps];
+  const claims = [...evidence.claims];
+  const runs = evidence.variantRuns;
+  if (runs) {
+    factIds.push(...runs.facts.keys());
+    for (const [variant, run] of runs.runs) {
+      stepIds.push(...run.snapshots.run.steps.map((s) => qualify(variant, s)));
+      if (variant !== runs.defaultVariant) claims.push(...run.claims.filter((c) => !claims.some((k) => k.id === c.id)));
+    }
+    claims.push(...runs.comparisons);
+  }
+  return { factIds, stepIds, claims };
+}
+
+/** Every broken claim of every run (a variant's prefixed with its name) and across runs, one block each. */
+export function brokenClaims(evidence: ArticleEvidence): string[] {
+  const runs = evidence.variantRuns;
+  if (!runs) return formatBrokenClaims(evidence.claims);
+  return [
+    ...[...runs.runs].flatMap(([variant, run]) => formatBrokenClaims(run.claims).map((b) => `${variant}: ${b}`)),
+    ...formatBrokenClaims(runs.comparisons).map((b) => `across ${runs.measured.join(', ')}: ${b}`),
+  ];
+}
+
+/** A row of the comparison across variants: one fact, read in every measured run. */
+export interface ComparisonRow {
+  fact: string;
+  label: Record<Lang, string>;
+}
+
+export interface ComparisonTable {
+  columns: Array<{ variant: string; run: string }>;
+  rows: Array<{ fact: string; label: Record<Lang, string>; cells: Array<{ variant: string; run: string; fact: Fact }> }>;
+  notMeasured: string[];
+}
+
+/**
+ * The comparison table: a column per measured variant (its run id), a row per
+ * declared fact, each cell that variant's fact. A fact a run lacks is an error
+ * naming the file, the row and the variant.
+ */
+export function comparisonTable(rows: readonly ComparisonRow[], runs: VariantRuns, file: string): ComparisonTable {
+  if (!rows.length) throw new EvidenceError(`${file}: comparisonRows: expected at least one row`);
+  const columns = runs.measured.map((variant) => ({ variant, run: runs.runs.get(variant)!.snapshots.run.runId }));
+  const problems: string[] = [];
+  const table = rows.map((row) => ({
+    fact: row.fact,
+    label: row.label,
+    cells: columns.flatMap(({ variant, run }) => {
+      const fact = runs.runs.get(variant)!.facts.get(row.fact);
+      if (!fact) {
+        problems.push(`${file}: comparisonRows: fact "${row.fact}": the ${variant} run has no such fact`);
+        return [];
+      }
+      return [{ variant, run, fact }];
+    }),
+  }));
+  if (problems.length) throw new EvidenceError(problems);
+  return { columns, rows: table, notMeasured: runs.notMeasured };
+}
+
+/** How many claim evaluations the build makes: every run's claims and those across runs. */
+export function evaluatedClaimCount(evidence: ArticleEvidence): number {
+  const runs = evidence.variantRuns;
+  if (!runs) return evidence.claims.length;
+  return [...runs.runs.values()].reduce((n, run) => n + run.claims.length, 0) + runs.comparisons.length;
+}

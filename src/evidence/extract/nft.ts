@@ -1,0 +1,134 @@
+// `nft list table` text: a table of sets, maps and chains, one statement a line,
+// a set's or map's `elements = { ... }` possibly over several lines. Chains keep
+// their rules as printed, so a page can quote them verbatim. Pure.
+import { ExtractError } from '../errors.ts';
+
+export interface NftChain {
+  name: string;
+  /** The `type ... hook ... priority ...; policy ...;` line of a base chain, as printed. */
+  hook: string | undefined;
+  /** Rule lines as printed, trimmed, in order (comments of the chain itself excluded). */
+  rules: string[];
+}
+
+export interface NftSet {
+  kind: 'set' | 'map';
+  name: string;
+  type: string | undefined;
+  comment: string | undefined;
+  /** Each element as printed, e.g. `tcp . 30399 comment "default/s-local" : drop`. */
+  elements: string[];
+}
+
+export interface NftTable {
+  family: string;
+  name: string;
+  sets: NftSet[];
+  chains: NftChain[];
+}
+
+/** Splits `a, b, "c, d"` at the commas outside double quotes. */
+function splitElements(text: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (const ch of text) {
+    if (ch === '"') quoted = !quoted;
+    if (ch === ',' && !quoted) {
+      out.push(current.trim());
+      current = '';
+    } else current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
+}
+
+const unquote = (text: string) => text.replace(/^"(.*)"$/, '$1');
+
+export function parseNftTable(text: string): NftTable {
+  const lines = text.split('\n');
+  const head = /^table\s+(\S+)\s+(\S+)\s*\{$/.exec(lines[0]?.trim() ?? '');
+  if (!head) throw new ExtractError(`expected "table <family> <name> {" on the first line, got ${JSON.stringify((lines[0] ?? '').slice(0, 80))}`);
+  const table: NftTable = { family: head[1]!, name: head[2]!, sets: [], chains: [] };
+  let set: NftSet | null = null;
+  let chain: NftChain | null = null;
+  let elements: string | null = null;
+  for (const raw of lines.slice(1)) {
+    const line = raw.trim();
+    if (elements !== null) {
+      elements += ` ${line}`;
+      if (line.endsWith('}')) {
+        set!.elements = splitElements(elements.replace(/^\{/, '').replace(/\}$/, ''));
+        elements = null;
+      }
+      continue;
+    }
+    const opening = /^(set|map|chain)\s+(.+?)\s*\{$/.exec(line);
+    if (opening) {
+      if (opening[1] === 'chain') {
+        chain = { name: opening[2]!, hook: undefined, rules: [] };
+        table.chains.push(chain);
+      } else {
+        set = { kind: opening[1] as 'set' | 'map', name: opening[2]!, type: undefined, comment: undefined, elements: [] };
+        table.sets.push(set);
+      }
+      continue;
+    }
+    if (line === '}') {
+      set = null;
+      chain = null;
+      continue;
+    }
+    if (line === '') continue;
+    if (set) {
+      if (line.startsWith('type ')) set.type = line.slice(5);
+      else if (line.startsWith('comment ')) set.comment = unquote(line.slice(8));
+      else if (line.startsWith('elements = {')) {
+        const rest = line.slice('elements = '.length);
+        if (rest.endsWith('}')) set.elements = splitElements(rest.slice(1, -1));
+        else elements = rest;
+      }
+    } else if (chain) {
+      if (line.startsWith('type ') && line.includes(' hook ')) chain.hook = line;
+      else if (!line.startsWith('comment ')) chain.rules.push(line);
+    }
+  }
+  return table;
+}
+
+export function findSet(table: NftTable, name: string): NftSet {
+  const found = table.sets.find((s) => s.name === name);
+  if (!found) throw new ExtractError(`looked for set or map "${name}" in table ${table.family} ${table.name}; it has ${table.sets.map((s) => s.name).join(', ') || 'none'}`);
+  return found;
+}
+
+export function findChain(table: NftTable, name: string): NftChain {
+  const found = table.chains.find((c) => c.name === name);
+  if (!found) throw new ExtractError(`looked for chain "${name}" in table ${table.family} ${table.name}; it has ${table.chains.map((c) => c.name).join(', ') || 'none'}`);
+  return found;
+}
+
+/** The one rule of `chain` that mentions `text` (a jump target, a map's `@name`). */
+export function findChainRule(table: NftTable, chain: string, text: string): string {
+  const rules = findChain(table, chain).rules.filter((r) => r.includes(text));
+  if (rules.length !== 1) throw new ExtractError(`looked for one rule of chain "${chain}" with ${JSON.stringify(text)}, found ${rules.length}`);
+  return rules[0]!;
+}
+
+export interface VerdictElement {
+  /** The element as printed. */
+  text: string;
+  protocol: string;
+  port: string;
+  comment: string | undefined;
+  verdict: string;
+}
+
+/** A verdict map's element for `protocol . port` (`tcp . 30399 comment "default/s-local" : drop`). */
+export function findPortVerdict(set: NftSet, protocol: string, port: string): VerdictElement {
+  for (const text of set.elements) {
+    const m = /^(\S+)\s+\.\s+(\d+)(?:\s+comment\s+"([^"]*)")?\s+:\s+(.+)$/.exec(text);
+    if (m && m[1] === protocol && m[2] === port) return { text, protocol: m[1]!, port: m[2]!, comment: m[3], verdict: m[4]! };
+  }
+  throw new ExtractError(`looked for ${protocol} . ${port} in map "${set.name}"; it holds ${set.elements.length ? set.elements.join('; ') : 'no elements'}`);
+}

@@ -1,0 +1,87 @@
+// Article 074 bound to two runs: the comparison across kube-proxy's modes has a
+// column per measured run and every cell bound to, and equal to, its own run's
+// snapshot; the nftables run's output and record have places of their own.
+import { expect, test } from '@playwright/test';
+import { comparisonRows } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { committedSnapshots, deriveRuns, numericTokens, SLUG, VARIANTS_074, type Variant074 } from './support/evidence.ts';
+
+const LANGS = [
+  { lang: 'zh' as const, path: `/${SLUG}/` },
+  { lang: 'en' as const, path: `/en/${SLUG}/` },
+];
+
+const runs = deriveRuns(committedSnapshots);
+
+for (const { lang, path } of LANGS) {
+  test(`${lang}: every cell of the comparison is bound and equals its variant's snapshot`, async ({ page }) => {
+    await page.goto(path);
+    const figure = page.locator('figure.variant-comparison');
+    await expect(figure).toHaveCount(1);
+    await expect(figure).toHaveAttribute('data-comparison', VARIANTS_074.join(' '));
+
+    const header = await figure.locator('thead th[data-variant]').evaluateAll((ths) => ths.map((th) => ({ variant: th.getAttribute('data-variant'), run: th.getAttribute('data-run') })));
+    expect(header).toEqual(VARIANTS_074.map((variant) => ({ variant, run: runs[variant].runId })));
+
+    const rows = await figure.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+      row: tr.getAttribute('data-row'),
+      label: tr.querySelector('th')?.textContent ?? '',
+      cells: [...tr.querySelectorAll('td')].map((td) => ({
+        bound: [...td.querySelectorAll('[data-fact]')].map((el) => ({
+          id: el.getAttribute('data-fact'),
+          step: el.getAttribute('data-step'),
+          variant: el.getAttribute('data-variant'),
+          run: el.getAttribute('data-run'),
+          raw: el.getAttribute('data-raw'),
+          text: el.textContent ?? '',
+        })),
+        text: td.textContent ?? '',
+      })),
+    })));
+    expect(rows.map((r) => r.row)).toEqual(comparisonRows.map((r) => r.fact));
+    for (const [i, row] of rows.entries()) {
+      expect(row.label).toBe(comparisonRows[i]!.label[lang]);
+      expect(row.cells.length, `${row.row}: a cell per measured run`).toBe(VARIANTS_074.length);
+      for (const [j, cell] of row.cells.entries()) {
+        const variant = VARIANTS_074[j]! as Variant074;
+        const evidence = runs[variant];
+        expect(cell.bound.length, `${row.row} (${variant}): the cell is one bound value`).toBe(1);
+        const el = cell.bound[0]!;
+        expect(cell.text, `${row.row} (${variant}): nothing but the bound value`).toBe(el.text);
+        expect(el.id).toBe(row.row);
+        expect(el.variant).toBe(variant);
+        expect(el.run, `${row.row} (${variant}): the run id of its own run`).toBe(evidence.runId);
+        const fact = evidence.facts.get(el.id!)!;
+        expect(el.step).toBe(fact.step);
+        expect(el.text, `${row.row} (${variant}): the value of that run`).toBe(fact.value);
+        expect(el.raw).toBe(fact.raw ?? null);
+        // Independent of the extractors: the number is written in that run's own snapshot file.
+        const file = evidence.rawFiles.get(el.step!)!;
+        for (const token of numericTokens(el.raw ?? el.text)) expect(file, `${row.row} (${variant}): "${token}" in its snapshot`).toContain(token);
+      }
+    }
+
+    // Which modes were measured and which were not.
+    expect(await figure.locator('[data-variant-measured]').evaluateAll((els) => els.map((e) => e.textContent))).toEqual([...VARIANTS_074]);
+    expect(await figure.locator('[data-variant-not-measured]').evaluateAll((els) => els.map((e) => e.textContent))).toEqual(['ipvs']);
+  });
+
+  test(`${lang}: the nftables run's table, figure and record have their own places, bound to that run`, async ({ page }) => {
+    await page.goto(path);
+    const nft = runs.nftables;
+    const figure = page.locator('figure[data-measured="local-via-worker2 nft-worker2"][data-variant="nftables"]');
+    await expect(figure).toHaveAttribute('data-run', nft.runId);
+    const output = page.locator('#output-nftables-nft-worker2');
+    await expect(output).toHaveCount(1);
+    await expect(output).toContainText('map no-endpoint-nodeports');
+    await expect(output).toContainText(nft.facts.get('nft-worker2.drop.element')!.value);
+    // The article's own run keeps its places; the nftables run's are qualified.
+    await expect(page.locator('#output-local-via-worker2')).toHaveCount(1);
+    await expect(page.locator('#output-nftables-local-via-worker2')).toHaveCount(1);
+    await expect(page.locator('#provenance-nftables')).toHaveAttribute('data-run', nft.runId);
+    await expect(page.locator('#provenance-nftables [data-fact="run.id"]').first()).toHaveText(nft.runId);
+    await expect(page.locator('#run-step-nftables-nft-worker2')).toHaveCount(1);
+    for (const href of await page.locator('figure.variant-comparison thead a').evaluateAll((as) => as.map((a) => a.getAttribute('href')))) {
+      await expect(page.locator(href!)).toHaveCount(1);
+    }
+  });
+}
