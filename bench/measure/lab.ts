@@ -18,7 +18,8 @@ import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 export const LAB_TARGET_SECONDS = 30;
 
 const FIGURES = {
-  wall: { id: 'lab.wall', group: 'lab' as const, unit: 's' as const, label: 'lab capture: wall time', target: { op: '<=' as const, value: LAB_TARGET_SECONDS } },
+  perRun: { id: 'lab.perRun', group: 'lab' as const, unit: 's' as const, label: 'lab capture: wall time per run', target: { op: '<=' as const, value: LAB_TARGET_SECONDS } },
+  wall: { id: 'lab.wall', group: 'lab' as const, unit: 's' as const, label: 'lab capture: wall time, every run' },
   ratio: { id: 'lab.ratio', group: 'lab' as const, unit: 'x' as const, label: 'lab capture: wall time / floor' },
   network: { id: 'lab.network', group: 'lab' as const, unit: 's' as const, label: 'lab: namespaces, network and PKI' },
   controlPlane: { id: 'lab.controlPlane', group: 'lab' as const, unit: 's' as const, label: 'lab: etcd and API server up (readyz)' },
@@ -32,7 +33,7 @@ const FIGURES = {
 
 /** One line saying the lab was not measured, and why. */
 export function labNotMeasured(reason: string): Figure[] {
-  return [notMeasured(FIGURES.wall, reason)];
+  return [notMeasured(FIGURES.perRun, reason)];
 }
 
 /** Why the lab cannot run here, or null. */
@@ -84,7 +85,9 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
         ms === undefined ? notMeasured(figure, 'the capture printed no such phase') : measured(figure, s(ms));
       const waits = t.waits.map((w) => `${w.step} ${s(w.ms)} s`).join(', ');
       return [
-        measured(FIGURES.wall, s(t.wallMs), { note: `${slugs.length} article(s), ${steps.length} steps; process start to exit`, details: { articles: slugs, ...t, phases } }),
+        // One run per snapshot folder: an article with variants (kube-proxy modes) captures one run each.
+        measured(FIGURES.perRun, s(t.wallMs) / slugs.length, { note: `process start to exit over ${slugs.length} run(s); the phases below are the first run's` }),
+        measured(FIGURES.wall, s(t.wallMs), { note: `${slugs.length} run(s) (${slugs.join(', ')}), ${steps.length} steps; process start to exit`, details: { runs: slugs, ...t, phases } }),
         part(FIGURES.network, phases.network),
         part(FIGURES.controlPlane, phases.controlPlane),
         part(FIGURES.nodes, phases.nodes),
