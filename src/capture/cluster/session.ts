@@ -19,6 +19,7 @@ import {
   toNodeInfos,
   toPodInfos,
   toServiceInfos,
+  workloadPods,
   type KubeNode,
   type KubePod,
   type KubeService,
@@ -105,6 +106,7 @@ export class ClusterSession {
       ...experiment.manifests.map((m) => k.kubectlApply(t, resolve(this.options.articleDir, m))),
       k.kubectlWaitNodesReady(t),
       ...objects.pods.map((p) => k.kubectlWaitPodReady(t, p.namespace, p.name)),
+      ...objects.workloads.map((w) => k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name)),
       k.kubectlGetNodes(t),
       k.kubectlGetPods(t),
       k.kubectlGetServices(t),
@@ -150,6 +152,10 @@ export class ClusterSession {
       ctx.log(`waiting for pod ${pod.namespace}/${pod.name} to be Ready`);
       await this.run(k.kubectlWaitPodReady(t, pod.namespace, pod.name), timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx);
     }
+    for (const w of objects.workloads) {
+      ctx.log(`waiting for ${w.kind} ${w.namespace}/${w.name} to roll out`);
+      await this.run(k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name), timeouts.waitMs, `wait for ${w.kind} ${w.namespace}/${w.name} to roll out`, ctx);
+    }
     ctx.log('reading nodes, pods and services from the API');
     const [nodesJson, podsJson, servicesJson] = await Promise.all([
       this.run(k.kubectlGetNodes(t), timeouts.kubectlMs, 'read the nodes', ctx),
@@ -168,7 +174,7 @@ export class ClusterSession {
         services,
         topology: {
           nodes: toNodeInfos(nodes, experiment.cluster),
-          pods: toPodInfos(pods, objects.pods, this.options.cluster),
+          pods: toPodInfos(pods, [...objects.pods, ...objects.workloads.flatMap((w) => workloadPods(pods, w))], this.options.cluster),
           services: toServiceInfos(services, objects.services),
         },
       };
@@ -178,8 +184,8 @@ export class ClusterSession {
     }
     this.reading = reading;
     for (const wait of healthChecksToAwait(reading.pods, reading.services, objects.services, this.options.cluster)) {
-      ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s local endpoint`);
-      await this.pollHealthCheck(wait.node, wait.port, (n) => n >= 1, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
+      ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s ${wait.endpoints} local endpoint(s)`);
+      await this.pollHealthCheck(wait.node, wait.port, (n) => n >= wait.endpoints, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
     }
     return reading;
   }
