@@ -7,7 +7,7 @@ import { checkReferences, findFactReferences, findUnboundValues } from '../evide
 import type { Lang } from '../evidence/template.ts';
 
 /** Components that render only bound values (besides Fact, Measured, Provenance). */
-export const ARTICLE_BOUND_COMPONENTS = ['Walkthrough'];
+export const ARTICLE_BOUND_COMPONENTS = ['Walkthrough', 'Chart'];
 
 export interface ArticleSource {
   lang: Lang;

@@ -6,11 +6,13 @@ import type { FactDef } from '../evidence/facts.ts';
 import type { LineTemplates } from '../evidence/template.ts';
 import type { WalkthroughStop } from './walkthrough.ts';
 import type { ClaimDef } from '../evidence/claims.ts';
+import type { ChartDef } from './chart.ts';
 import { buildArticleEvidence, snapshotsDir, type ArticleEvidence } from './evidence.ts';
 
 const factModules = import.meta.glob<{ facts: FactDef[] }>('/content/articles/*/facts.ts', { eager: true });
 const walkthroughModules = import.meta.glob<{ walkthrough: WalkthroughStop[] }>('/content/articles/*/walkthrough.ts', { eager: true });
 const claimModules = import.meta.glob<{ claims: ClaimDef[] }>('/content/articles/*/claims.ts', { eager: true });
+const chartModules = import.meta.glob<{ charts: ChartDef[] }>('/content/articles/*/charts.ts', { eager: true });
 const lineModules = import.meta.glob<{ lines: LineTemplates }>('/content/articles/*/lines.ts', { eager: true });
 
 const slugOf = (path: string) => path.split('/').at(-2)!;
@@ -19,6 +21,7 @@ const facts = bySlug(factModules);
 const lines = bySlug(lineModules);
 const walkthroughs = bySlug(walkthroughModules);
 const claims = bySlug(claimModules);
+const charts = bySlug(chartModules);
 const cache = new Map<string, ArticleEvidence>();
 
 /** The article's evidence, or an error naming the file that is missing. */
@@ -48,4 +51,13 @@ export function walkthroughOf(slug: string): WalkthroughStop[] {
   const stops = walkthroughs.get(slug)?.walkthrough;
   if (!stops) throw new Error(`content/articles/${slug}/walkthrough.ts: expected an export named "walkthrough" (the article uses <Walkthrough />)`);
   return stops;
+}
+
+/** A chart the article declares in charts.ts (<Chart id="..." />). */
+export function chartOf(slug: string, id: string): ChartDef {
+  const defs = charts.get(slug)?.charts;
+  if (!defs) throw new Error(`content/articles/${slug}/charts.ts: expected an export named "charts" (the article uses <Chart id="${id}" />)`);
+  const def = defs.find((c) => c.id === id);
+  if (!def) throw new Error(`content/articles/${slug}/charts.ts: no chart "${id}"; it declares: ${defs.map((c) => c.id).join(', ') || 'none'}`);
+  return def;
 }
