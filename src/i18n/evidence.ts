@@ -46,6 +46,10 @@ const zh = {
   largestLimit: '最大的局限：',
   allLimits: '全部局限',
   tocLabel: '目录',
+  declaredMark: '声明',
+  declaredTitle: '实验清单里声明的值，不是测量结果：',
+  notMeasuredMark: '非实测',
+  notMeasuredTitle: '文中提到的数字，不是测量结果',
   headingAnchor: '本节链接',
 };
 
@@ -92,6 +96,10 @@ const en: typeof zh = {
   largestLimit: 'Largest limit: ',
   allLimits: 'All limits',
   tocLabel: 'Contents',
+  declaredMark: 'declared',
+  declaredTitle: 'A value the experiment declares, not a measurement: ',
+  notMeasuredMark: 'not measured',
+  notMeasuredTitle: 'A number named in passing, not a measurement',
   headingAnchor: 'Link to this section',
 };
 

@@ -18,7 +18,7 @@ const PAGES = [{ lang: 'zh', path: `/${SLUG}/` }, { lang: 'en', path: `/en/${SLU
 
 async function strayDigits(page: Page): Promise<string[]> {
   return page.$eval('article[data-run]', (article) => {
-    const allowed = '[data-fact], [data-measured], [data-ui], [data-source] pre, script, style';
+    const allowed = '[data-fact], [data-measured], [data-ui], [data-not-measured], [data-source] pre, script, style';
     const stray: string[] = [];
     const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -65,6 +65,23 @@ for (const { lang, path } of PAGES) {
     await expect(table.locator('caption')).toHaveText(await chart.locator('figcaption').innerText());
     expect(await table.locator('thead th').count()).toBe(6);
     expect(await table.locator('tbody tr th[scope="row"]').count()).toBe(6);
+  });
+}
+
+for (const { lang, path } of PAGES) {
+  test(`${lang}: declared values and numbers named in passing are marked as not measured`, async ({ page }) => {
+    await page.goto(path);
+    const declared = page.locator('[data-fact="declared.web.replicas"]').first();
+    await expect(declared).toHaveAttribute('data-declared', 'manifests/web.yaml');
+    await expect(declared).toHaveAttribute('data-step', 'declared');
+    await expect(declared).toHaveText(facts.get('declared.web.replicas')!.value);
+    const mark = await declared.evaluate((el) => getComputedStyle(el, '::after').content);
+    expect(mark).toBe(lang === 'zh' ? '"声明"' : '"declared"');
+    // Measured values carry no such mark.
+    expect(await page.locator('[data-fact="spread-local.count.lone"]').first().getAttribute('data-declared')).toBeNull();
+    const passing = page.locator('[data-not-measured]');
+    expect(await passing.count()).toBeGreaterThan(0);
+    expect(await passing.first().evaluate((el) => getComputedStyle(el, '::after').content)).toBe(lang === 'zh' ? '"非实测"' : '"not measured"');
   });
 }
 

@@ -4,7 +4,7 @@
 // and "shared-2" the two that share the other node (by name).
 import type { FactDef } from '../../../src/evidence/facts.ts';
 import type { RunSnapshot, StepSnapshot } from '../../../src/evidence/schema.ts';
-import { healthCheckFacts, optional, outcomeFacts, runFact, stepFact } from '../../../src/evidence/fact-kit.ts';
+import { declaredFact, healthCheckFacts, optional, outcomeFacts, runFact, stepFact } from '../../../src/evidence/fact-kit.ts';
 import { healthCheckNodePort, node, nodeIP, nodePort, runDate, service, version } from '../../../src/evidence/extract/run.ts';
 import { durationSeconds } from '../../../src/evidence/extract/duration.ts';
 import { maxTime } from '../../../src/evidence/extract/curl.ts';
@@ -76,7 +76,13 @@ function spreadFacts(policy: string): FactDef[] {
   ];
 }
 
+const HERE = '075-local-uneven-weights';
+
 export const facts: FactDef[] = [
+  // What the manifests declare: bound as declared values, not measurements.
+  declaredFact('declared.web.replicas', HERE, 'manifests/web.yaml', 'Deployment/web', 'spec.replicas'),
+  declaredFact('declared.web.maxSkew', HERE, 'manifests/web.yaml', 'Deployment/web', 'spec.template.spec.topologySpreadConstraints.0.maxSkew'),
+  declaredFact('declared.web.containerPort', HERE, 'manifests/web.yaml', 'Deployment/web', 'spec.template.spec.containers.0.ports.0.containerPort'),
   ...healthCheckFacts('health-worker'),
   ...healthCheckFacts('health-worker2'),
   ...POLICIES.flatMap(spreadFacts),
