@@ -26,7 +26,8 @@ export function factHtml(fact: Fact, declared?: DeclaredLabels): string {
   const decl = fact.declared === undefined
     ? ''
     : ` data-declared="${escapeHtml(fact.declared.file)}"${declared ? ` data-mark="${escapeHtml(declared.mark)}" title="${escapeHtml(declared.title + fact.declared.file)}"` : ''}`;
-  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}>${escapeHtml(fact.value)}</span>`;
+  const unmeasured = fact.unmeasured ? ' data-unmeasured' : '';
+  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}>${escapeHtml(fact.value)}</span>`;
 }
 
 /** A rendered template (a measured line, a walkthrough text): text escaped, facts bound. */

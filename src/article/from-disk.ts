@@ -32,7 +32,7 @@ export async function loadArticleDefinitions(root: string, slug: string): Promis
   };
 }
 
-export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions): ArticleEvidence {
+export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions, options: { draft?: boolean } = {}): ArticleEvidence {
   return buildArticleEvidence({
     slug,
     snapshotsDir,
@@ -41,5 +41,6 @@ export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: Artic
     linesFile: `${ARTICLES}/${slug}/lines.ts`,
     claimDefs: defs.claimDefs,
     claimsFile: `${ARTICLES}/${slug}/claims.ts`,
+    draft: options.draft ?? false,
   });
 }

@@ -7,6 +7,7 @@ import type { LineTemplates } from '../evidence/template.ts';
 import type { WalkthroughStop } from './walkthrough.ts';
 import type { ClaimDef } from '../evidence/claims.ts';
 import type { ChartDef } from './chart.ts';
+import { isDraft } from './draft.ts';
 import { buildArticleEvidence, snapshotsDir, type ArticleEvidence } from './evidence.ts';
 
 const factModules = import.meta.glob<{ facts: FactDef[] }>('/content/articles/*/facts.ts', { eager: true });
@@ -41,6 +42,7 @@ export function articleEvidence(slug: string): ArticleEvidence {
     linesFile: `content/articles/${slug}/lines.ts`,
     claimDefs: claims.get(slug)?.claims ?? [],
     claimsFile: `content/articles/${slug}/claims.ts`,
+    draft: isDraft(),
   });
   cache.set(slug, evidence);
   return evidence;

@@ -40,6 +40,8 @@ export interface Fact {
   raw?: string;
   /** The experiment file that declares the value; absent on measured values. */
   declared?: { file: string };
+  /** A placeholder in a draft of an article that has not been captured yet. */
+  unmeasured?: true;
 }
 
 export interface SkippedFact {

@@ -49,6 +49,7 @@ const zh = {
   declaredMark: '声明',
   declaredTitle: '实验清单里声明的值，不是测量结果：',
   notMeasuredMark: '非实测',
+  notYetMeasured: '草稿：尚未实测。这篇文章还没有运行过，数值都以“尚未实测”代替；运行 npm run capture 之后才能正式构建。',
   notMeasuredTitle: '文中提到的数字，不是测量结果',
   headingAnchor: '本节链接',
 };
@@ -99,6 +100,7 @@ const en: typeof zh = {
   declaredMark: 'declared',
   declaredTitle: 'A value the experiment declares, not a measurement: ',
   notMeasuredMark: 'not measured',
+  notYetMeasured: 'Draft, not yet measured: this article has not been run, and every value stands in as such. A normal build needs npm run capture first.',
   notMeasuredTitle: 'A number named in passing, not a measurement',
   headingAnchor: 'Link to this section',
 };
