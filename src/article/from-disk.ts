@@ -10,9 +10,12 @@ import { buildArticleEvidence, type ArticleEvidence } from './evidence.ts';
 
 export const ARTICLES = 'content/articles';
 
-async function moduleExport<T>(file: string, name: string): Promise<T> {
+/** `fresh` (a token) imports the file anew, past Node's module cache: dev re-checks after an edit. */
+async function moduleExport<T>(file: string, name: string, fresh?: string): Promise<T> {
   if (!existsSync(file)) throw new Error(`${file}: missing (expected an export named "${name}")`);
-  const module = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+  const url = pathToFileURL(resolve(file));
+  if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
+  const module = (await import(url.href)) as Record<string, unknown>;
   if (!(name in module)) throw new Error(`${file}: expected an export named "${name}"`);
   return module[name] as T;
 }
@@ -23,12 +26,12 @@ export interface ArticleDefinitions {
   claimDefs: ClaimDef[];
 }
 
-export async function loadArticleDefinitions(root: string, slug: string): Promise<ArticleDefinitions> {
+export async function loadArticleDefinitions(root: string, slug: string, fresh?: string): Promise<ArticleDefinitions> {
   const dir = join(root, ARTICLES, slug);
   return {
-    factDefs: await moduleExport<FactDef[]>(join(dir, 'facts.ts'), 'facts'),
-    lines: await moduleExport<LineTemplates>(join(dir, 'lines.ts'), 'lines'),
-    claimDefs: existsSync(join(dir, 'claims.ts')) ? await moduleExport<ClaimDef[]>(join(dir, 'claims.ts'), 'claims') : [],
+    factDefs: await moduleExport<FactDef[]>(join(dir, 'facts.ts'), 'facts', fresh),
+    lines: await moduleExport<LineTemplates>(join(dir, 'lines.ts'), 'lines', fresh),
+    claimDefs: existsSync(join(dir, 'claims.ts')) ? await moduleExport<ClaimDef[]>(join(dir, 'claims.ts'), 'claims', fresh) : [],
   };
 }
 

@@ -28,7 +28,8 @@ const cache = new Map<string, ArticleEvidence>();
 /** The article's evidence, or an error naming the file that is missing. */
 export function articleEvidence(slug: string): ArticleEvidence {
   const cached = cache.get(slug);
-  if (cached) return cached;
+  // In dev, snapshots and facts may change under the server: derive afresh on every page.
+  if (cached && !import.meta.env.DEV) return cached;
   const articleDir = resolve('content/articles', slug);
   const factDefs = facts.get(slug)?.facts;
   if (!factDefs) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "facts" (the article binds measured values)`);
