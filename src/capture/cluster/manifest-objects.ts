@@ -85,7 +85,9 @@ export function declaredObjects(files: { file: string; text: string }[]): Declar
         }
         result.workloads.push({ kind: doc.kind as DeclaredWorkload['kind'], name, namespace, selector: matchLabels as Record<string, string> });
       }
-      if (doc.kind === 'Service') {
+      // Services reached from outside (NodePort, LoadBalancer) are read back into the topology; a ClusterIP or
+      // ExternalName Service is applied like any other object and left to the API server.
+      if (doc.kind === 'Service' && (doc.spec?.type === 'NodePort' || doc.spec?.type === 'LoadBalancer')) {
         const healthCheck = doc.spec?.type === 'LoadBalancer' && doc.spec?.externalTrafficPolicy === 'Local';
         result.services.push({ name, namespace, healthCheck });
       }
