@@ -66,6 +66,9 @@ export interface ClusterReading {
   services: KubeService[];
 }
 
+/** Twice kube-proxy's minSyncPeriod. */
+const WORKLOAD_SETTLE_MS = 2000;
+
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
 
@@ -183,6 +186,17 @@ export class ClusterSession {
       throw new DriverError((error as Error).message);
     }
     this.reading = reading;
+    // A health check counts only its own Service's endpoints; the other Services' rules follow within
+    // kube-proxy's minSyncPeriod (1 s, kind's and the lab's) of the EndpointSlices, which the controller
+    // writes as the workload's Pods become ready. Wait that long twice before any step measures them.
+    if (objects.workloads.length > 0) {
+      ctx.log(`letting kube-proxy sync every Service's endpoints (${seconds(WORKLOAD_SETTLE_MS)})`);
+      try {
+        await sleep(WORKLOAD_SETTLE_MS, ctx.signal);
+      } catch {
+        throw new DriverError('interrupted while waiting for kube-proxy to sync');
+      }
+    }
     for (const wait of healthChecksToAwait(reading.pods, reading.services, objects.services, this.options.cluster)) {
       ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s ${wait.endpoints} local endpoint(s)`);
       await this.pollHealthCheck(wait.node, wait.port, (n) => n >= wait.endpoints, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
