@@ -55,10 +55,12 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
 
     // Allocated by the control plane: the control-plane registered first and got the first podCIDR.
     const node = (name: string) => topology.nodes.find((n) => n.name === name)!;
-    assert.deepEqual(topology.nodes.map((n) => n.podCIDR), ['10.244.0.0/24', '10.244.1.0/24', '10.244.2.0/24']);
+    // The two workers join together: which of them the node IPAM controller sees first is a race.
+    assert.equal(node('control-plane').podCIDR, '10.244.0.0/24');
+    assert.deepEqual(topology.nodes.map((n) => n.podCIDR).slice(1).sort(), ['10.244.1.0/24', '10.244.2.0/24']);
     const backend = topology.pods.find((p) => p.name === 'backend')!;
     assert.equal(backend.node, 'worker', 'the scheduler followed the nodeSelector');
-    assert.ok(backend.ip.startsWith('10.244.1.'), `host-local gave an address of worker's podCIDR: ${backend.ip}`);
+    assert.ok(backend.ip.startsWith(node('worker').podCIDR.replace(/0\/24$/, '')), `host-local gave an address of worker's podCIDR: ${backend.ip}`);
     assert.match(backend.image, /^nginx-light [\d.]+ \(Debian package, \/usr\/sbin\/nginx\)$/, 'the pod status names what really ran');
     for (const service of topology.services) {
       assert.ok(service.nodePort >= 30000 && service.nodePort <= 32767, `${service.name} nodePort ${service.nodePort}`);
