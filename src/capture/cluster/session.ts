@@ -188,14 +188,13 @@ export class ClusterSession {
     this.reading = reading;
     // A health check counts only its own Service's endpoints; the other Services' rules follow within
     // kube-proxy's minSyncPeriod (1 s, kind's and the lab's) of the EndpointSlices, which the controller
-    // writes as the workload's Pods become ready. Wait that long twice before any step measures them.
-    if (objects.workloads.length > 0) {
-      ctx.log(`letting kube-proxy sync every Service's endpoints (${seconds(WORKLOAD_SETTLE_MS)})`);
-      try {
-        await sleep(WORKLOAD_SETTLE_MS, ctx.signal);
-      } catch {
-        throw new DriverError('interrupted while waiting for kube-proxy to sync');
-      }
+    // writes as the Pods become ready. Wait that long twice before any step measures them (074's lab
+    // test caught worker2 without s-cluster's rules, 075's capture s-cluster without one of its pods).
+    ctx.log(`letting kube-proxy sync every Service's endpoints (${seconds(WORKLOAD_SETTLE_MS)})`);
+    try {
+      await sleep(WORKLOAD_SETTLE_MS, ctx.signal);
+    } catch {
+      throw new DriverError('interrupted while waiting for kube-proxy to sync');
     }
     for (const wait of healthChecksToAwait(reading.pods, reading.services, objects.services, this.options.cluster)) {
       ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s ${wait.endpoints} local endpoint(s)`);
