@@ -6,8 +6,11 @@ import { load } from 'js-yaml';
 import { checkReferences, findFactReferences, findUnboundValues } from '../evidence/mdx-check.ts';
 import type { Lang } from '../evidence/template.ts';
 
-/** Components that render only bound values (besides Fact, Measured, Provenance). */
-export const ARTICLE_BOUND_COMPONENTS = ['Walkthrough', 'VariantComparison'];
+/**
+ * Components whose digits are accounted for (besides Fact, Measured, Provenance): those that
+ * render only bound values, and NotMeasured, the explicit, visibly marked "this number is not a measurement".
+ */
+export const ARTICLE_BOUND_COMPONENTS = ['Walkthrough', 'VariantComparison', 'Chart', 'NotMeasured'];
 
 export interface ArticleSource {
   lang: Lang;

@@ -1,6 +1,7 @@
 // An article's evidence as the pages use it: the snapshots, the facts derived
 // from them, and the measured-line templates, checked against each other.
 // Pure apart from reading the snapshots folder.
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadSnapshots, type Snapshots } from '../evidence/load.ts';
 import { deriveFactsWithSkips, type Fact, type FactDef, type SkippedFact } from '../evidence/facts.ts';
@@ -9,6 +10,8 @@ import { provenanceFacts } from '../evidence/provenance.ts';
 import { checkClaimDefs, evaluateClaims, type ClaimDef, type ClaimResult } from '../evidence/claims.ts';
 import { EvidenceError } from '../evidence/errors.ts';
 import type { VariantRuns } from './variants.ts';
+import { DECLARED_STEP } from '../evidence/facts.ts';
+import { notYetMeasuredError, unmeasuredFacts, unmeasuredSnapshots } from './unmeasured.ts';
 
 export interface ArticleEvidence {
   slug: string;
@@ -23,6 +26,8 @@ export interface ArticleEvidence {
   variant?: string;
   /** The article's evidence only: every variant's run and the comparisons across them (variants.ts). */
   variantRuns?: VariantRuns;
+  /** Set in a draft build of an article that has no snapshots yet: its facts are placeholders. */
+  unmeasured?: boolean;
 }
 
 /**
@@ -42,16 +47,29 @@ export function buildArticleEvidence(input: {
   linesFile: string;
   claimDefs?: ClaimDef[];
   claimsFile?: string;
+  /** A draft build: an article without snapshots builds, its facts shown as not yet measured. */
+  draft?: boolean;
 }): ArticleEvidence {
-  const snapshots = loadSnapshots(input.snapshotsDir);
+  // Never captured (no run.yaml and no folder left by a half-done capture): refused, or in a draft, placeholders.
+  const unmeasured = !existsSync(join(input.snapshotsDir, 'run.yaml')) && !existsSync(input.snapshotsDir);
+  if (unmeasured && !input.draft) throw notYetMeasuredError(input.slug);
+  const snapshots = unmeasured ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines)) : loadSnapshots(input.snapshotsDir);
   const declared = new Set(input.factDefs.map((d) => d.id));
   const defs = [...input.factDefs, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
-  const { facts, skipped } = deriveFactsWithSkips(defs, snapshots);
+  const { facts, skipped } = unmeasured
+    ? (() => {
+      // What the manifests declare needs no run: those facts are real even now.
+      const placeholders = unmeasuredFacts(defs);
+      const real = deriveFactsWithSkips(input.factDefs.filter((d) => d.step === DECLARED_STEP), snapshots).facts;
+      for (const [id, fact] of real) placeholders.set(id, fact);
+      return { facts: placeholders, skipped: [] };
+    })()
+    : deriveFactsWithSkips(defs, snapshots);
   assertLineTemplates(input.lines, { file: input.linesFile, factIds: facts.keys(), stepIds: snapshots.run.steps });
   const claimDefs = input.claimDefs ?? [];
   const claimProblems = checkClaimDefs(claimDefs, defs.map((d) => d.id), input.claimsFile ?? 'claims.ts');
   if (claimProblems.length) throw new EvidenceError(claimProblems);
   const fileOfStep = (step: string) => (step === 'run' ? snapshots.files.run : snapshots.files.steps.get(step) ?? step);
   const claims = evaluateClaims(claimDefs, facts, fileOfStep);
-  return { slug: input.slug, snapshots, facts, skipped, lines: input.lines, linesFile: input.linesFile, claims };
+  return { slug: input.slug, snapshots, facts, skipped, lines: input.lines, linesFile: input.linesFile, claims, ...(unmeasured ? { unmeasured } : {}) };
 }

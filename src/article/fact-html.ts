@@ -20,14 +20,26 @@ export function variantAttributes(binding: VariantBinding | undefined): string {
   return binding ? ` data-variant="${escapeHtml(binding.variant)}" data-run="${escapeHtml(binding.run)}"` : '';
 }
 
+/** How a declared value is marked in the page's language: a short mark and a tooltip that names the file. */
+export interface DeclaredLabels {
+  mark: string;
+  title: string;
+}
+
 /**
- * `<span data-fact data-step [data-raw] [data-variant data-run]>value</span>`; a value
- * with spaces may wrap, others never break.
+ * `<span data-fact data-step [data-raw] [data-variant data-run]>value</span>`; a value with
+ * spaces may wrap, others never break. A declared value also carries `data-declared="<file>"`
+ * and, with labels, its mark and tooltip.
  */
-export function factHtml(fact: Fact, binding?: VariantBinding): string {
-  const wraps = /\s/.test(fact.value) ? ' class="wraps"' : '';
+export function factHtml(fact: Fact, binding?: VariantBinding, declared?: DeclaredLabels): string {
+  const classes = [/\s/.test(fact.value) ? 'wraps' : '', fact.declared ? 'declared' : ''].filter(Boolean).join(' ');
+  const cls = classes ? ` class="${classes}"` : '';
   const raw = fact.raw === undefined ? '' : ` data-raw="${escapeHtml(fact.raw)}"`;
-  return `<span${wraps} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${variantAttributes(binding)}>${escapeHtml(fact.value)}</span>`;
+  const decl = fact.declared === undefined
+    ? ''
+    : ` data-declared="${escapeHtml(fact.declared.file)}"${declared ? ` data-mark="${escapeHtml(declared.mark)}" title="${escapeHtml(declared.title + fact.declared.file)}"` : ''}`;
+  const unmeasured = fact.unmeasured ? ' data-unmeasured' : '';
+  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}${variantAttributes(binding)}>${escapeHtml(fact.value)}</span>`;
 }
 
 /** A rendered template (a measured line, a walkthrough text): text escaped, facts bound. */

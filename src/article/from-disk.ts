@@ -12,9 +12,12 @@ import type { Experiment } from '../experiment/types.ts';
 
 export const ARTICLES = 'content/articles';
 
-async function moduleExport<T>(file: string, name: string): Promise<T> {
+/** `fresh` (a token) imports the file anew, past Node's module cache: dev re-checks after an edit. */
+async function moduleExport<T>(file: string, name: string, fresh?: string): Promise<T> {
   if (!existsSync(file)) throw new Error(`${file}: missing (expected an export named "${name}")`);
-  const module = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+  const url = pathToFileURL(resolve(file));
+  if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
+  const module = (await import(url.href)) as Record<string, unknown>;
   if (!(name in module)) throw new Error(`${file}: expected an export named "${name}"`);
   return module[name] as T;
 }
@@ -34,12 +37,12 @@ async function optionalExport<T>(file: string, name: string): Promise<T | undefi
   return ((await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>)[name] as T | undefined;
 }
 
-export async function loadArticleDefinitions(root: string, slug: string): Promise<ArticleDefinitions> {
+export async function loadArticleDefinitions(root: string, slug: string, fresh?: string): Promise<ArticleDefinitions> {
   const dir = join(root, ARTICLES, slug);
   return {
-    factDefs: await moduleExport<FactDef[]>(join(dir, 'facts.ts'), 'facts'),
-    lines: await moduleExport<LineTemplates>(join(dir, 'lines.ts'), 'lines'),
-    claimDefs: existsSync(join(dir, 'claims.ts')) ? await moduleExport<ClaimDef[]>(join(dir, 'claims.ts'), 'claims') : [],
+    factDefs: await moduleExport<FactDef[]>(join(dir, 'facts.ts'), 'facts', fresh),
+    lines: await moduleExport<LineTemplates>(join(dir, 'lines.ts'), 'lines', fresh),
+    claimDefs: existsSync(join(dir, 'claims.ts')) ? await moduleExport<ClaimDef[]>(join(dir, 'claims.ts'), 'claims', fresh) : [],
     variantFactDefs: await optionalExport<Record<string, FactDef[]>>(join(dir, 'facts.ts'), 'variantFacts'),
     comparisonDefs: await optionalExport<ClaimDef[]>(join(dir, 'claims.ts'), 'comparisons'),
     experiment: (await optionalExport<Experiment>(join(dir, 'experiment.ts'), 'experiment')) ?? null,
@@ -51,7 +54,7 @@ export async function loadArticleDefinitions(root: string, slug: string): Promis
  * beside it when `variants` is set (the build), or that folder's run alone (a
  * capture's report of one variant).
  */
-export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions, options: { variants?: boolean; variant?: string | null } = { variants: true }): ArticleEvidence {
+export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions, options: { variants?: boolean; variant?: string | null; draft?: boolean } = { variants: true }): ArticleEvidence {
   const common = {
     slug,
     snapshotsDir,
@@ -61,7 +64,7 @@ export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: Artic
   };
   const experiment = defs.experiment ?? null;
   if (options.variants && experiment?.variants) {
-    return buildArticleRuns({ ...common, experiment, factDefs: defs.factDefs, variantFactDefs: defs.variantFactDefs, claimDefs: defs.claimDefs, comparisonDefs: defs.comparisonDefs });
+    return buildArticleRuns({ ...common, experiment, factDefs: defs.factDefs, variantFactDefs: defs.variantFactDefs, claimDefs: defs.claimDefs, comparisonDefs: defs.comparisonDefs, draft: options.draft ?? false });
   }
   // One run: the given variant's facts, lines and claims (the default variant's when none is given).
   const variant = options.variant ?? (experiment?.variants ? experiment.variants.values[0]! : null);
@@ -70,5 +73,6 @@ export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: Artic
     factDefs: [...defs.factDefs, ...(variant === null ? [] : defs.variantFactDefs?.[variant] ?? [])],
     lines: variant === null || !experiment ? defs.lines : linesOfVariant(defs.lines, experiment, variant),
     claimDefs: defs.claimDefs.filter((c) => variant === null || c.variants === undefined || c.variants.includes(variant)),
+    draft: options.draft ?? false,
   });
 }

@@ -2,7 +2,7 @@
 // build (or dev, or check) starts, so a broken binding stops the build with
 // every problem listed by file, instead of failing somewhere inside a render.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import type { AstroIntegration } from 'astro';
 import { EvidenceError } from '../evidence/errors.ts';
 import { isDraft } from './draft.ts';
@@ -11,11 +11,12 @@ import { bindableIds, brokenClaims, evaluatedClaimCount } from './variants.ts';
 import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from './from-disk.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
+import { setDevProblems } from './dev-problems.ts';
 import { placeholderWarning } from '../site-address.ts';
 import { SITE_ADDRESS } from '../site.config.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
-export async function checkArticles(root: string, env: NodeJS.ProcessEnv = process.env): Promise<{ problems: string[]; drafts: string[]; summary: string }> {
+export async function checkArticles(root: string, env: NodeJS.ProcessEnv = process.env, fresh?: string): Promise<{ problems: string[]; drafts: string[]; summary: string }> {
   const problems: string[] = [];
   let factCount = 0;
   let claimCount = 0;
@@ -30,7 +31,7 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
     // Chinese copywriting: full-width punctuation and spacing, over the prose only.
     for (const s of sources) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
-      const evidence = evidenceFromDisk(slug, snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT), await loadArticleDefinitions(root, slug));
+      const evidence = evidenceFromDisk(slug, snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT), await loadArticleDefinitions(root, slug, fresh), { variants: true, draft: isDraft(env) });
       // With variants: every measured run's facts and steps as <variant>:<id>, and the claims of every run and across runs.
       const bindable = bindableIds(evidence);
       factCount += bindable.factIds.length;
@@ -41,7 +42,8 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
       }));
       const broken = brokenClaims(evidence);
       claimCount += evaluatedClaimCount(evidence);
-      if (broken.length && isDraft(env)) drafts.push(...broken);
+      if (evidence.unmeasured) drafts.push(`content/articles/${slug}: not yet measured; every fact shows as such (capture it: npm run capture -- ${slug})`);
+      else if (broken.length && isDraft(env)) drafts.push(...broken);
       else problems.push(...broken);
     } catch (error) {
       if (error instanceof EvidenceError) problems.push(...error.problems);
@@ -52,20 +54,60 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
   return { problems, drafts, summary };
 }
 
+const problemsMessage = (problems: readonly string[]): string =>
+  `the articles do not match their snapshots (${problems.length} problem(s)):\n${problems.map((p) => `  ${p}`).join('\n')}`;
+
+/**
+ * Files whose change can change what an article binds: its prose, facts,
+ * lines, claims, charts, experiment and manifests, and its snapshots. Pure.
+ */
+export function isEvidenceSource(root: string, file: string): boolean {
+  const rel = relative(root, file).split(sep).join('/');
+  const m = /^content\/articles\/[^/]+\/(.+)$/.exec(rel);
+  if (!m) return false;
+  return /^(zh|en)\.mdx$/.test(m[1]!) || /^(facts|lines|claims|charts|experiment|walkthrough)\.ts$/.test(m[1]!)
+    || /^snapshots\/[^/]+\.yaml$/.test(m[1]!) || /^manifests\/[^/]+\.ya?ml$/.test(m[1]!);
+}
+
+
 export function shiceEvidence(): AstroIntegration {
+  let root = '';
   return {
     name: 'shice-evidence',
     hooks: {
       'astro:config:setup': async ({ config, logger, command }) => {
         const placeholder = placeholderWarning(SITE_ADDRESS);
         if (command === 'build' && placeholder) logger.warn(placeholder);
-        const root = resolve(new URL('.', config.root).pathname);
+        root = resolve(new URL('.', config.root).pathname);
         const { problems, drafts, summary } = await checkArticles(root);
-        if (problems.length) {
-          throw new Error(`the articles do not match their snapshots (${problems.length} problem(s)):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+        // The dev server starts anyway: it shows the problems in the terminal and on the pages, until they are fixed.
+        if (command === 'dev') {
+          setDevProblems(problems);
+          if (problems.length) logger.error(problemsMessage(problems));
+        } else if (problems.length) {
+          throw new Error(problemsMessage(problems));
         }
         for (const draft of drafts) logger.warn(`draft build (SHICE_DRAFT): ${draft}`);
         logger.info(summary);
+      },
+      // `npm run dev`: every change to an article's prose, facts, claims or snapshots runs the checks again.
+      'astro:server:setup': ({ server, logger }) => {
+        let running: Promise<void> = Promise.resolve();
+        let generation = 0;
+        const recheck = (file: string) => {
+          if (!isEvidenceSource(root, file)) return;
+          const mine = ++generation;
+          running = running.then(async () => {
+            if (mine !== generation) return; // a later change will check again
+            const { problems, summary } = await checkArticles(root, process.env, `${Date.now()}-${mine}`);
+            setDevProblems(problems);
+            if (problems.length) logger.error(`after a change to ${relative(root, file)}: ${problemsMessage(problems)}`);
+            else logger.info(`after a change to ${relative(root, file)}: ${summary}, no problem`);
+            server.ws.send({ type: 'full-reload' });
+          }).catch((error: unknown) => logger.error(`the evidence check failed: ${(error as Error).message}`));
+        };
+        server.watcher.add(join(root, ARTICLES));
+        for (const event of ['add', 'change', 'unlink'] as const) server.watcher.on(event, recheck);
       },
     },
   };

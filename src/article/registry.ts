@@ -9,11 +9,14 @@ import type { ClaimDef } from '../evidence/claims.ts';
 import { snapshotsDir, type ArticleEvidence } from './evidence.ts';
 import { buildArticleRuns, type ComparisonRow } from './variants.ts';
 import type { Experiment } from '../experiment/types.ts';
+import type { ChartDef } from './chart.ts';
+import { isDraft } from './draft.ts';
 
 const factModules = import.meta.glob<{ facts: FactDef[]; variantFacts?: Record<string, FactDef[]>; comparisonRows?: ComparisonRow[] }>('/content/articles/*/facts.ts', { eager: true });
 const experimentModules = import.meta.glob<{ experiment?: Experiment }>('/content/articles/*/experiment.ts', { eager: true });
 const walkthroughModules = import.meta.glob<{ walkthrough: WalkthroughStop[] }>('/content/articles/*/walkthrough.ts', { eager: true });
 const claimModules = import.meta.glob<{ claims: ClaimDef[]; comparisons?: ClaimDef[] }>('/content/articles/*/claims.ts', { eager: true });
+const chartModules = import.meta.glob<{ charts: ChartDef[] }>('/content/articles/*/charts.ts', { eager: true });
 const lineModules = import.meta.glob<{ lines: LineTemplates }>('/content/articles/*/lines.ts', { eager: true });
 
 const slugOf = (path: string) => path.split('/').at(-2)!;
@@ -23,12 +26,14 @@ const lines = bySlug(lineModules);
 const walkthroughs = bySlug(walkthroughModules);
 const claims = bySlug(claimModules);
 const experiments = bySlug(experimentModules);
+const charts = bySlug(chartModules);
 const cache = new Map<string, ArticleEvidence>();
 
 /** The article's evidence, or an error naming the file that is missing. */
 export function articleEvidence(slug: string): ArticleEvidence {
   const cached = cache.get(slug);
-  if (cached) return cached;
+  // In dev, snapshots and facts may change under the server: derive afresh on every page.
+  if (cached && !import.meta.env.DEV) return cached;
   const articleDir = resolve('content/articles', slug);
   const factDefs = facts.get(slug)?.facts;
   if (!factDefs) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "facts" (the article binds measured values)`);
@@ -46,6 +51,7 @@ export function articleEvidence(slug: string): ArticleEvidence {
     claimDefs: claims.get(slug)?.claims ?? [],
     comparisonDefs: claims.get(slug)?.comparisons,
     claimsFile: `content/articles/${slug}/claims.ts`,
+    draft: isDraft(),
   });
   cache.set(slug, evidence);
   return evidence;
@@ -63,4 +69,13 @@ export function comparisonRowsOf(slug: string): ComparisonRow[] {
   const rows = facts.get(slug)?.comparisonRows;
   if (!rows) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "comparisonRows" (the article uses <VariantComparison />)`);
   return rows;
+}
+
+/** A chart the article declares in charts.ts (<Chart id="..." />). */
+export function chartOf(slug: string, id: string): ChartDef {
+  const defs = charts.get(slug)?.charts;
+  if (!defs) throw new Error(`content/articles/${slug}/charts.ts: expected an export named "charts" (the article uses <Chart id="${id}" />)`);
+  const def = defs.find((c) => c.id === id);
+  if (!def) throw new Error(`content/articles/${slug}/charts.ts: no chart "${id}"; it declares: ${defs.map((c) => c.id).join(', ') || 'none'}`);
+  return def;
 }

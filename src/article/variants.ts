@@ -46,6 +46,8 @@ export interface ArticleRunsInput {
   claimsFile?: string;
   /** Whether a folder exists (a test may pass its own). */
   exists?: (path: string) => boolean;
+  /** A draft build: an article never captured builds with its facts shown as not yet measured. */
+  draft?: boolean;
 }
 
 /**
@@ -64,7 +66,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
     ];
     if (problems.length) throw new EvidenceError(problems);
     const { slug, snapshotsDir, factDefs, lines, linesFile, claimDefs } = input;
-    return buildArticleEvidence({ slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, claimsFile });
+    return buildArticleEvidence({ slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, claimsFile, draft: input.draft ?? false });
   }
   const declared = variantsOf(experiment) as string[];
   const byDefault = defaultVariant(experiment)!;

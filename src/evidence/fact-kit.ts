@@ -2,7 +2,10 @@
 // so an article declares what it binds and not how each tool prints it.
 import type { FactDef, FactInput, FactValue } from './facts.ts';
 import type { RunSnapshot, StepSnapshot } from './schema.ts';
-import { RUN_STEP } from './facts.ts';
+import { DECLARED_STEP, RUN_STEP } from './facts.ts';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { manifestValue } from './extract/manifest.ts';
 import { ExtractError } from './errors.ts';
 import { clientAddress, curlFailure, maxTime } from './extract/curl.ts';
 import { durationSeconds } from './extract/duration.ts';
@@ -26,6 +29,29 @@ export function stepFact(id: string, step: string, derive: (step: StepSnapshot, 
 /** A fact read from run.yaml. */
 export function runFact(id: string, derive: (run: RunSnapshot) => string | FactValue): FactDef {
   return { id, step: RUN_STEP, derive: (input) => asValue(derive(input.run)) };
+}
+
+/**
+ * A value the experiment declares in a manifest (a replica count, a port): it
+ * binds as declared, not measured. `file` is the manifest relative to the
+ * article's folder, content/articles/<slug>/ under the working directory (as
+ * the build and the capture run), read when the fact is derived.
+ */
+export function declaredFact(id: string, slug: string, file: string, object: string, path: string): FactDef {
+  return {
+    id,
+    step: DECLARED_STEP,
+    declared: { file },
+    derive: () => {
+      let text: string;
+      try {
+        text = readFileSync(resolve('content/articles', slug, file), 'utf8');
+      } catch (error) {
+        throw new ExtractError(`cannot read the manifest ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+      return { value: manifestValue(text, object, path) };
+    },
+  };
 }
 
 /** The same def, skipped (not failed) by runs that do not have the value. */

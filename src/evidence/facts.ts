@@ -29,6 +29,8 @@ export interface FactDef {
    * records): a run without it skips the fact instead of failing. Say why.
    */
   optional?: { reason: string };
+  /** Set on values the experiment declares (a manifest's replica count), which bind as declared, not measured. */
+  declared?: { file: string };
 }
 
 export interface Fact {
@@ -36,6 +38,10 @@ export interface Fact {
   step: string;
   value: string;
   raw?: string;
+  /** The experiment file that declares the value; absent on measured values. */
+  declared?: { file: string };
+  /** A placeholder in a draft of an article that has not been captured yet. */
+  unmeasured?: true;
 }
 
 export interface SkippedFact {
@@ -50,6 +56,8 @@ export interface SkippedFact {
 export const FACT_ID = /^[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9][A-Za-z0-9-]*)*$/;
 
 export const RUN_STEP = 'run';
+/** The step of a declared fact: it comes from the experiment's files, not from a snapshot. */
+export const DECLARED_STEP = 'declared';
 
 function checkDefs(defs: readonly FactDef[]): void {
   const problems: string[] = [];
@@ -72,8 +80,8 @@ export function deriveFactsWithSkips(
   const skipped: SkippedFact[] = [];
   const problems: string[] = [];
   for (const def of defs) {
-    const isRun = def.step === RUN_STEP;
-    const file = isRun ? snapshots.files.run : (snapshots.files.steps.get(def.step) ?? displayPath(join(snapshots.dir, `${def.step}.yaml`)));
+    const isRun = def.step === RUN_STEP || def.step === DECLARED_STEP;
+    const file = def.declared?.file ?? (isRun ? snapshots.files.run : (snapshots.files.steps.get(def.step) ?? displayPath(join(snapshots.dir, `${def.step}.yaml`))));
     const step = isRun ? undefined : snapshots.steps.get(def.step);
     try {
       if (!isRun && !step) {
@@ -83,7 +91,11 @@ export function deriveFactsWithSkips(
       if (typeof derived.value !== 'string' || derived.value === '') {
         throw new ExtractError(`the derived value is empty`);
       }
-      facts.set(def.id, { id: def.id, step: def.step, value: derived.value, ...(derived.raw === undefined ? {} : { raw: derived.raw }) });
+      facts.set(def.id, {
+        id: def.id, step: def.step, value: derived.value,
+        ...(derived.raw === undefined ? {} : { raw: derived.raw }),
+        ...(def.declared === undefined ? {} : { declared: def.declared }),
+      });
     } catch (error) {
       if (!(error instanceof ExtractError)) throw error;
       if (def.optional) {

@@ -2,7 +2,7 @@
 // no stray digit in the prose, the run id; snapshot text cannot inject markup;
 // and a build from other snapshots shows the other values (the page is bound,
 // not typed).
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -127,6 +127,10 @@ function buildFrom(mutate: (dir: string) => void, env: NodeJS.ProcessEnv = {}): 
   const snapshots = join(root, 'snapshots', SLUG);
   // Every variant's run, as SHICE_SNAPSHOT_ROOT lays them out (<slug>, <slug>.nftables); `mutate` changes the default one.
   for (const variant of VARIANTS_074) cpSync(variantDir(committedSnapshots, variant), variantDir(snapshots, variant), { recursive: true });
+  // The other articles build from their committed runs.
+  for (const other of readdirSync(join(ROOT, 'content/articles'))) {
+    if (other !== SLUG && existsSync(join(ROOT, 'content/articles', other, 'snapshots'))) cpSync(join(ROOT, 'content/articles', other, 'snapshots'), join(root, 'snapshots', other), { recursive: true });
+  }
   mutate(snapshots);
   const dist = join(root, 'dist');
   const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', dist], {

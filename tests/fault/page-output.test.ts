@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,10 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
     cpSync(join(root, 'content/articles', SLUG, 'snapshots'), snapshots, { recursive: true });
     // The article binds its nftables run too: SHICE_SNAPSHOT_ROOT holds it beside the default run, as committed.
     cpSync(join(root, 'content/articles', SLUG, 'snapshots.nftables'), `${snapshots}.nftables`, { recursive: true });
+    // The other articles build from their committed runs.
+    for (const other of readdirSync(join(root, 'content/articles'))) {
+      if (other !== SLUG && existsSync(join(root, 'content/articles', other, 'snapshots'))) cpSync(join(root, 'content/articles', other, 'snapshots'), join(work, 'runs', other), { recursive: true });
+    }
     edit(join(snapshots, 'cluster-via-worker.yaml'), (step) => {
       const bytes = Buffer.concat([Buffer.from(step.stdout as string), Buffer.from([0xff, 0xfe]), Buffer.from(' trailing bytes\n')]);
       step.stdout = bytes.toString('base64');

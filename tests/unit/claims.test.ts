@@ -3,7 +3,7 @@
 // name, statement, values and files, unless the build is a draft.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,7 @@ const lines = linesOfVariant(allLines074, experiment074, 'iptables');
 
 /** The facts of article 074's default run (iptables): the common ones and that variant's own. */
 const facts = [...commonFacts074, ...variantFacts074.iptables!];
+import { claims as claims075 } from '../../content/articles/075-local-uneven-weights/claims.ts';
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -67,6 +68,10 @@ function mutatedRun(mutate: Mutation): { root: string; dir: string } {
   cpSync(committed, dir, { recursive: true });
   // The other variant's run, as committed: SHICE_SNAPSHOT_ROOT reads <root>/<slug>.nftables beside <root>/<slug>.
   cpSync(`${committed}.nftables`, `${dir}.nftables`, { recursive: true });
+  // The other articles' committed runs, so that a build from this root sees every article.
+  for (const other of readdirSync(join(root, 'content/articles'))) {
+    if (other !== SLUG && existsSync(join(root, 'content/articles', other, 'snapshots'))) cpSync(join(root, 'content/articles', other, 'snapshots'), join(tmp, other), { recursive: true });
+  }
   mutate(dir);
   return { root: tmp, dir };
 }
@@ -112,7 +117,7 @@ test('a broken claim fails the build check with its name, statement, values and 
 test('the committed article passes the build check', async () => {
   const result = await checkArticles(root, {});
   assert.deepEqual(result.problems, []);
-  assert.match(result.summary, new RegExp(`${evaluatedClaims} claims checked`));
+  assert.match(result.summary, new RegExp(`${evaluatedClaims + claims075.length} claims checked`));
 });
 
 test('claim declarations are checked: ids, statements, facts that exist; undeclared reads are refused', () => {

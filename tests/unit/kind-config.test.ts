@@ -59,8 +59,14 @@ test('manifests: declared pods, services (which get a health check) and images',
 });
 
 test('manifests: workload images are found; broken documents name the file and field', () => {
-  const deployment = 'kind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      initContainers: [{name: i, image: busybox:1.37}]\n      containers: [{name: c, image: nginx:1.27-alpine}]\n---\n';
-  assert.deepEqual(declaredObjects([{ file: 'd.yaml', text: deployment }]), { pods: [], services: [], images: ['busybox:1.37', 'nginx:1.27-alpine'] });
+  const deployment = 'kind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    spec:\n      initContainers: [{name: i, image: busybox:1.37}]\n      containers: [{name: c, image: nginx:1.27-alpine}]\n---\n';
+  assert.deepEqual(declaredObjects([{ file: 'd.yaml', text: deployment }]), {
+    pods: [], workloads: [{ kind: 'Deployment', name: 'web', namespace: 'default', selector: { app: 'web' } }], services: [], images: ['busybox:1.37', 'nginx:1.27-alpine'],
+  });
+  assert.throws(() => declaredObjects([{ file: 'd.yaml', text: 'kind: Deployment\nmetadata: {name: web}\nspec: {}\n' }]), /d\.yaml \(document 1\): field spec\.selector\.matchLabels: expected the labels of the Deployment's Pods/);
+  assert.deepEqual(declaredObjects([{ file: 'r.yaml', text: 'kind: NetworkPolicy\nmetadata: {name: n}\nspec: {}\n' }]).workloads, [], 'other kinds are the API server\'s to judge');
+  const internal = 'kind: Service\nmetadata: {name: db}\nspec: {selector: {app: db}, ports: [{port: 5432}]}\n---\nkind: Service\nmetadata: {name: ext}\nspec: {type: ExternalName, externalName: example.org}\n';
+  assert.deepEqual(declaredObjects([{ file: 's.yaml', text: internal }]).services, [], 'ClusterIP and ExternalName Services are applied, not read back as NodePorts');
   assert.throws(() => declaredObjects([{ file: 'x.yaml', text: 'kind: Pod\nmetadata: {}\n' }]), /x\.yaml \(document 1\): field metadata\.name: expected a string/);
   assert.throws(() => declaredObjects([{ file: 'x.yaml', text: 'kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n' }]), /x\.yaml \(document 1\): field spec\.containers\[0\]\.image: expected an image name/);
   assert.throws(() => declaredObjects([{ file: 'x.yaml', text: 'kind: [\n' }]), /x\.yaml: not valid YAML/);

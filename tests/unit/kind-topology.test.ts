@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import {
   healthChecksToAwait,
+  workloadPods,
   logicalNodeName,
   nodesWithoutLabel,
   parseNodeList,
@@ -75,11 +76,20 @@ test('services: ports, NodePorts and healthCheckNodePort as allocated', async ()
 test('health checks to await: nodes running ready pods selected by a Service with a healthCheckNodePort', async () => {
   const pods = parsePodList(await fixture('pods.json'));
   const list = parseServiceList(await fixture('services.json'));
-  assert.deepEqual(healthChecksToAwait(pods, list, services, 'kx-main'), [{ service: 's-lb', node: 'worker', port: 30666 }]);
+  assert.deepEqual(healthChecksToAwait(pods, list, services, 'kx-main'), [{ service: 's-lb', node: 'worker', port: 30666, endpoints: 1 }]);
   const notReady = pods.map((p) => ({ ...p, ready: false }));
   assert.deepEqual(healthChecksToAwait(notReady, list, services, 'kx-main'), []);
   const otherApp = pods.map((p) => ({ ...p, labels: { app: 'frontend' } }));
   assert.deepEqual(healthChecksToAwait(otherApp, list, services, 'kx-main'), []);
+});
+
+test("a workload's pods: its namespace and selector, not being deleted, by name; the health check waits for all of a node's", async () => {
+  const base = parsePodList(await fixture('pods.json'))[0]!;
+  const pod = (name: string, nodeName: string, extra: Partial<typeof base> = {}) => ({ ...base, name, nodeName, labels: { app: 'web' }, ready: true, terminating: false, ...extra });
+  const pods = [pod('web-b', 'kx-main-worker'), pod('web-a', 'kx-main-worker2'), pod('web-c', 'kx-main-worker'), pod('web-old', 'kx-main-worker', { terminating: true }), pod('db-a', 'kx-main-worker', { labels: { app: 'db' } })];
+  assert.deepEqual(workloadPods(pods, { kind: 'Deployment', name: 'web', namespace: 'default', selector: { app: 'web' } }).map((p) => p.name), ['web-a', 'web-b', 'web-c']);
+  const svc = { ...parseServiceList(await fixture('services.json')).find((s) => s.healthCheckNodePort !== null)!, selector: { app: 'web' } };
+  assert.deepEqual(healthChecksToAwait(pods, [svc], [{ name: svc.name, namespace: svc.namespace }], 'kx-main').map((w) => [w.node, w.endpoints]), [['worker', 2], ['worker2', 1]]);
 });
 
 test('logical node names strip the cluster prefix and nothing else', () => {

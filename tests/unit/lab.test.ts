@@ -2,6 +2,7 @@
 // flags, the Kubernetes binaries' build stamp, the lab kubelet's API objects,
 // and the dry-run plan. Nothing here touches the kernel (tests/lab/ does).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ import { LabDriver } from '../../src/capture/lab/index.ts';
 import { batchArgv, batchFailure, batchInput, ipArgv } from '../../src/capture/lab/ip-batch.ts';
 import { buildStamp, chooseKubeBinDir, kubeBinProblem, KUBE_BIN_ENV, missingComponents, versionLdflags } from '../../src/capture/lab/kube-bin.ts';
 import {
-  configMapFiles, kindnetConflist, labCanRun, leaseObject, microTime, nodeObject, nodeStatusPatch, pluginInput, podIPFromResult, podStatus,
+  configMapFiles, containerArgv, kindnetConflist, podHostname, labCanRun, leaseObject, microTime, nodeObject, nodeStatusPatch, pluginInput, podIPFromResult, podStatus,
 } from '../../src/capture/lab/kubelet/objects.ts';
 import { buildLabLayout, LabLayoutError } from '../../src/capture/lab/layout.ts';
 import { LAB_PREFIX, runFolder, runIdOfNamespace } from '../../src/capture/lab/names.ts';
@@ -192,6 +193,21 @@ test("the lab kubelet's pods: kindnet's CNI chain, the address from the CNI resu
   assert.equal(status.status.conditions.find((c) => c.type === 'Ready')?.status, 'True');
   assert.equal(status.status.containerStatuses[0]?.image, 'nginx-light 1.22.1 (Debian package, /usr/sbin/nginx)', 'the image that really ran');
   assert.equal(status.status.containerStatuses[0]?.containerID, 'shice-lab://42');
+});
+
+test("the lab kubelet's containers: a UTS namespace whose hostname is the pod's, the pod's data never in a script", () => {
+  assert.equal(podHostname({ metadata: { name: 'web-7c9d8-x2k4p' }, spec: {} }), 'web-7c9d8-x2k4p');
+  assert.equal(podHostname({ metadata: { name: 'web-x' }, spec: { hostname: 'alpha' } }), 'alpha', "spec.hostname wins, as kubelet has it");
+  assert.equal(podHostname({ metadata: { name: `${'a'.repeat(62)}-b` }, spec: {} }), 'a'.repeat(62), 'cut to a DNS label, no trailing dash');
+  const argv = containerArgv('ns1', 'web-x', ['/usr/sbin/nginx', '-c', 'a b;c']);
+  assert.deepEqual(argv.slice(0, 6), ['ip', 'netns', 'exec', 'ns1', 'unshare', '--uts']);
+  assert.deepEqual(argv.slice(-4), ['web-x', '/usr/sbin/nginx', '-c', 'a b;c'], 'hostname and argv are positional arguments');
+  assert.throws(() => containerArgv('ns1', '$(reboot)', ['x']), /hostname "\$\(reboot\)": expected a DNS name/);
+  // Real output: the same argv without the network namespace, under unshare on this kernel (root only).
+  if (process.getuid?.() === 0) {
+    const run = spawnSync(argv[4]!, [...argv.slice(5, -3), 'hostname'], { encoding: 'utf8' });
+    assert.equal(run.stdout, 'web-x\n', run.stderr);
+  }
 });
 
 test("a batch refuses words ip's batch reader would split or cut, and a failure names the command it stopped at", () => {

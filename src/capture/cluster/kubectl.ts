@@ -25,6 +25,9 @@ export const kubectlWaitNodesReady = (t: KubectlTarget): string[] =>
   kubectl(t, 'wait', '--for=condition=Ready', 'node', '--all', `--timeout=${READY_TIMEOUT}`);
 export const kubectlWaitPodReady = (t: KubectlTarget, namespace: string, pod: string): string[] =>
   kubectl(t, 'wait', '--for=condition=Ready', `pod/${pod}`, '--namespace', namespace, `--timeout=${READY_TIMEOUT}`);
+/** Waits until a Deployment, StatefulSet or DaemonSet has all its Pods updated and available. */
+export const kubectlRolloutStatus = (t: KubectlTarget, kind: string, namespace: string, name: string): string[] =>
+  kubectl(t, 'rollout', 'status', `${kind.toLowerCase()}/${name}`, '--namespace', namespace, `--timeout=${READY_TIMEOUT}`);
 export const kubectlGetNodes = (t: KubectlTarget): string[] => kubectl(t, 'get', 'nodes', '-o', 'json');
 export const kubectlGetPods = (t: KubectlTarget): string[] => kubectl(t, 'get', 'pods', '--all-namespaces', '-o', 'json');
 export const kubectlGetServiceAccount = (t: KubectlTarget, namespace: string, name: string): string[] =>

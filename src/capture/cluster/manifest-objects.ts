@@ -13,8 +13,18 @@ export interface DeclaredService extends ObjectRef {
   healthCheck: boolean;
 }
 
+/** A controller whose Pods the API names: the capture waits for its rollout and reads the Pods its selector matches. */
+export interface DeclaredWorkload extends ObjectRef {
+  kind: 'Deployment' | 'StatefulSet' | 'DaemonSet';
+  /** spec.selector.matchLabels */
+  selector: Record<string, string>;
+}
+
+export const WORKLOAD_KINDS: DeclaredWorkload['kind'][] = ['Deployment', 'StatefulSet', 'DaemonSet'];
+
 export interface DeclaredObjects {
   pods: ObjectRef[];
+  workloads: DeclaredWorkload[];
   services: DeclaredService[];
   /** Container images, each once, in the order they first appear. */
   images: string[];
@@ -51,7 +61,7 @@ function imagesOf(podSpec: Record<string, unknown>, where: string): string[] {
 }
 
 export function declaredObjects(files: { file: string; text: string }[]): DeclaredObjects {
-  const result: DeclaredObjects = { pods: [], services: [], images: [] };
+  const result: DeclaredObjects = { pods: [], workloads: [], services: [], images: [] };
   for (const { file, text } of files) {
     let docs: unknown[];
     try {
@@ -68,7 +78,16 @@ export function declaredObjects(files: { file: string; text: string }[]): Declar
       if (typeof name !== 'string' || name === '') throw new Error(`${where}: field metadata.name: expected a string`);
       const namespace = typeof doc.metadata?.namespace === 'string' ? doc.metadata.namespace : 'default';
       if (doc.kind === 'Pod') result.pods.push({ name, namespace });
-      if (doc.kind === 'Service') {
+      if ((WORKLOAD_KINDS as string[]).includes(doc.kind)) {
+        const matchLabels = (doc.spec?.selector as { matchLabels?: unknown } | undefined)?.matchLabels;
+        if (matchLabels === null || typeof matchLabels !== 'object' || Object.keys(matchLabels).length === 0) {
+          throw new Error(`${where}: field spec.selector.matchLabels: expected the labels of the ${doc.kind}'s Pods`);
+        }
+        result.workloads.push({ kind: doc.kind as DeclaredWorkload['kind'], name, namespace, selector: matchLabels as Record<string, string> });
+      }
+      // Services reached from outside (NodePort, LoadBalancer) are read back into the topology; a ClusterIP or
+      // ExternalName Service is applied like any other object and left to the API server.
+      if (doc.kind === 'Service' && (doc.spec?.type === 'NodePort' || doc.spec?.type === 'LoadBalancer')) {
         const healthCheck = doc.spec?.type === 'LoadBalancer' && doc.spec?.externalTrafficPolicy === 'Local';
         result.services.push({ name, namespace, healthCheck });
       }

@@ -19,6 +19,7 @@ import {
   toNodeInfos,
   toPodInfos,
   toServiceInfos,
+  workloadPods,
   type KubeNode,
   type KubePod,
   type KubeService,
@@ -65,6 +66,9 @@ export interface ClusterReading {
   services: KubeService[];
 }
 
+/** Twice kube-proxy's minSyncPeriod. */
+const WORKLOAD_SETTLE_MS = 2000;
+
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
 
@@ -105,6 +109,7 @@ export class ClusterSession {
       ...experiment.manifests.map((m) => k.kubectlApply(t, resolve(this.options.articleDir, m))),
       k.kubectlWaitNodesReady(t),
       ...objects.pods.map((p) => k.kubectlWaitPodReady(t, p.namespace, p.name)),
+      ...objects.workloads.map((w) => k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name)),
       k.kubectlGetNodes(t),
       k.kubectlGetPods(t),
       k.kubectlGetServices(t),
@@ -150,6 +155,10 @@ export class ClusterSession {
       ctx.log(`waiting for pod ${pod.namespace}/${pod.name} to be Ready`);
       await this.run(k.kubectlWaitPodReady(t, pod.namespace, pod.name), timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx);
     }
+    for (const w of objects.workloads) {
+      ctx.log(`waiting for ${w.kind} ${w.namespace}/${w.name} to roll out`);
+      await this.run(k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name), timeouts.waitMs, `wait for ${w.kind} ${w.namespace}/${w.name} to roll out`, ctx);
+    }
     ctx.log('reading nodes, pods and services from the API');
     // One after the other, in the plan's order (a dry run lists them so).
     const nodesJson = await this.run(k.kubectlGetNodes(t), timeouts.kubectlMs, 'read the nodes', ctx);
@@ -167,7 +176,7 @@ export class ClusterSession {
         services,
         topology: {
           nodes: toNodeInfos(nodes, experiment.cluster),
-          pods: toPodInfos(pods, objects.pods, this.options.cluster),
+          pods: toPodInfos(pods, [...objects.pods, ...objects.workloads.flatMap((w) => workloadPods(pods, w))], this.options.cluster),
           services: toServiceInfos(services, objects.services),
         },
       };
@@ -176,9 +185,19 @@ export class ClusterSession {
       throw new DriverError((error as Error).message);
     }
     this.reading = reading;
+    // A health check counts only its own Service's endpoints; the other Services' rules follow within
+    // kube-proxy's minSyncPeriod (1 s, kind's and the lab's) of the EndpointSlices, which the controller
+    // writes as the Pods become ready. Wait that long twice before any step measures them (074's lab
+    // test caught worker2 without s-cluster's rules, 075's capture s-cluster without one of its pods).
+    ctx.log(`letting kube-proxy sync every Service's endpoints (${seconds(WORKLOAD_SETTLE_MS)})`);
+    try {
+      await sleep(WORKLOAD_SETTLE_MS, ctx.signal);
+    } catch {
+      throw new DriverError('interrupted while waiting for kube-proxy to sync');
+    }
     for (const wait of healthChecksToAwait(reading.pods, reading.services, objects.services, this.options.cluster)) {
-      ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s local endpoint`);
-      await this.pollHealthCheck(wait.node, wait.port, (n) => n >= 1, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
+      ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s ${wait.endpoints} local endpoint(s)`);
+      await this.pollHealthCheck(wait.node, wait.port, (n) => n >= wait.endpoints, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
     }
     return reading;
   }

@@ -28,6 +28,8 @@ export interface KubePod {
   image: string;
   labels: Record<string, string>;
   ready: boolean;
+  /** metadata.deletionTimestamp is set. */
+  terminating: boolean;
 }
 
 export interface KubeService {
@@ -119,6 +121,7 @@ export function parsePodList(stdout: string): KubePod[] {
       image: typeof ran === 'string' && ran !== '' ? ran : str(item, 'spec.containers.0.image', where),
       labels: stringMap(item, 'metadata.labels'),
       ready,
+      terminating: typeof at(item, 'metadata.deletionTimestamp') === 'string',
     };
   });
 }
@@ -204,6 +207,18 @@ export function toPodInfos(pods: KubePod[], wanted: ObjectRef[], clusterName: st
   });
 }
 
+/**
+ * The Pods a workload's controller created, as the API reports them: in its
+ * namespace, matching its selector, scheduled, running and not being deleted;
+ * ordered by name. How many there are, and where, is the scheduler's answer.
+ */
+export function workloadPods(pods: KubePod[], workload: ObjectRef & { kind: string; selector: Record<string, string> }): ObjectRef[] {
+  return pods
+    .filter((p) => p.namespace === workload.namespace && !p.terminating && selects(workload.selector, p.labels))
+    .map((p) => ({ name: p.name, namespace: p.namespace }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 const SERVICE_TYPES: ServiceType[] = ['ClusterIP', 'NodePort', 'LoadBalancer'];
 
 export function toServiceInfos(services: KubeService[], wanted: ObjectRef[]): ServiceInfo[] {
@@ -243,6 +258,8 @@ export interface HealthCheckWait {
   /** Logical node whose kube-proxy must report the local endpoint. */
   node: string;
   port: number;
+  /** How many ready Pods of the Service run on that node: kube-proxy has synced when it reports them all. */
+  endpoints: number;
 }
 
 const selects = (selector: Record<string, string>, labels: Record<string, string>): boolean =>
@@ -263,12 +280,12 @@ export function healthChecksToAwait(
   for (const ref of wanted) {
     const svc = services.find((s) => s.name === ref.name && s.namespace === ref.namespace);
     if (!svc || svc.healthCheckNodePort === null) continue;
-    const nodes = new Set(
-      pods
-        .filter((p) => p.namespace === svc.namespace && p.ready && p.nodeName && selects(svc.selector, p.labels))
-        .map((p) => logicalNodeName(p.nodeName!, clusterName, `kubectl get pods -o json pod ${p.namespace}/${p.name}`)),
-    );
-    for (const node of nodes) waits.push({ service: svc.name, node, port: svc.healthCheckNodePort });
+    const perNode = new Map<string, number>();
+    for (const p of pods.filter((p) => p.namespace === svc.namespace && p.ready && !p.terminating && p.nodeName && selects(svc.selector, p.labels))) {
+      const node = logicalNodeName(p.nodeName!, clusterName, `kubectl get pods -o json pod ${p.namespace}/${p.name}`);
+      perNode.set(node, (perNode.get(node) ?? 0) + 1);
+    }
+    for (const [node, endpoints] of perNode) waits.push({ service: svc.name, node, port: svc.healthCheckNodePort, endpoints });
   }
   return waits;
 }

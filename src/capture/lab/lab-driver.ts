@@ -385,7 +385,7 @@ export class LabDriver implements Driver {
     for (const node of layout.nodes) setup.push(this.kubeletArgv(node, layout));
     for (const node of layout.nodes) setup.push(netnsExec(node.netns, kubeProxyArgv(this.kubeBin.dir, this.kubeProxyConfigFile(), node.k8sName)));
     // The manifests' objects are read when the plan is printed: a dry run reads files, nothing more.
-    const objects: DeclaredObjects = { pods: [], services: [], images: [] };
+    const objects: DeclaredObjects = { pods: [], workloads: [], services: [], images: [] };
     setup.push(...session.planApply(experiment, objects));
     const teardown: string[][] = [
       ...layout.nodes.flatMap((n) => [['kill', '-TERM', `<pid of kube-proxy on ${n.name}>`], ['kill', '-TERM', `<pid of the lab kubelet on ${n.name}>`]]),

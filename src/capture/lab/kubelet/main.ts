@@ -25,6 +25,8 @@ import { ApiClient, ApiError, readKubeconfig, type WatchEvent } from './api.ts';
 import {
   configMapFiles,
   configMapNames,
+  containerArgv,
+  podHostname,
   kindnetConflist,
   labCanRun,
   leaseObject,
@@ -298,7 +300,9 @@ async function startPod(object: Json): Promise<void> {
   }
   writeFileSync(paths.config, nginxMainConfig(paths));
   const logFd = openSync(join(paths.root, 'container.log'), 'a');
-  const child = spawn('ip', ['netns', 'exec', pod.netns, NGINX_BINARY, '-p', paths.root, '-c', paths.config, '-e', paths.errorLog], {
+  // Its own UTS namespace named after the pod, as a runtime gives it: nginx's $hostname is the pod's name.
+  const [command, ...commandArgs] = containerArgv(pod.netns, podHostname(object), [NGINX_BINARY, '-p', paths.root, '-c', paths.config, '-e', paths.errorLog]);
+  const child = spawn(command as string, commandArgs, {
     stdio: ['ignore', logFd, logFd],
   });
   pod.pid = child.pid ?? null;
@@ -355,7 +359,7 @@ async function stopPod(object: Json | null, pod: RunningPod): Promise<void> {
   const graceS = Number((object?.metadata as Json | undefined)?.deletionGracePeriodSeconds ?? DEFAULT_GRACE_S);
   const startedAt = pod.startedAt;
   if (pod.pid !== null && pod.exited !== null) {
-    // The pid is `ip netns exec`'s, which execs nginx: the same process.
+    // The pid is `ip netns exec`'s, which execs unshare, sh and then nginx: the same process.
     try {
       process.kill(pod.pid, 'SIGQUIT');
     } catch {}

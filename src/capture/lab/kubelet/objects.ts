@@ -179,6 +179,29 @@ export function configMapNames(pod: Json): string[] {
   return volumes.map((v) => (v.configMap as { name?: string } | undefined)?.name).filter((n): n is string => typeof n === 'string');
 }
 
+/**
+ * The hostname a container sees, as kubelet sets it: the pod's spec.hostname,
+ * else its name, cut to 63 characters (a DNS label) without a trailing dash or dot.
+ */
+export function podHostname(pod: Json): string {
+  const spec = (pod.spec ?? {}) as Json;
+  const meta = (pod.metadata ?? {}) as Json;
+  const wanted = typeof spec.hostname === 'string' && spec.hostname !== '' ? spec.hostname : String(meta.name ?? '');
+  if (wanted === '') throw new Error('pod: field metadata.name: expected a name to use as the hostname');
+  return wanted.slice(0, 63).replace(/[-.]+$/, '');
+}
+
+/**
+ * The argv that runs a container's process as a runtime would, as far as the
+ * lab goes: in the pod's network namespace and in a UTS namespace of its own
+ * whose hostname is the pod's. `sh` runs a fixed script; the hostname and the
+ * process's argv are its positional arguments, never part of the script.
+ */
+export function containerArgv(netns: string, hostname: string, argv: readonly string[]): string[] {
+  if (!/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(hostname)) throw new Error(`hostname ${JSON.stringify(hostname)}: expected a DNS name`);
+  return ['ip', 'netns', 'exec', netns, 'unshare', '--uts', '--', 'sh', '-c', 'hostname "$1" && shift && exec "$@"', 'sh', hostname, ...argv];
+}
+
 /** The images the lab can run: nginx's, served by Debian's nginx. */
 export function labCanRun(image: string): boolean {
   const name = image.split('@')[0]!.replace(/:[^/]*$/, '');

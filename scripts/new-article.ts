@@ -1,0 +1,33 @@
+// `npm run new -- <slug>`: scaffolds content/articles/<slug>/ with every file an
+// article needs, each commented with what it is for. The edge: argv in, files
+// out; the files themselves come from src/article/scaffold.ts.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scaffoldFiles, slugProblem } from '../src/article/scaffold.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+if (args.length > 1) {
+  process.stderr.write(`new: expected one slug, got ${args.length} arguments\n`);
+  process.exit(2);
+}
+const slug = args[0];
+const problem = slugProblem(slug);
+if (problem) {
+  process.stderr.write(`new: ${problem}\n`);
+  process.exit(2);
+}
+const dir = join(root, 'content/articles', slug!);
+if (existsSync(dir)) {
+  process.stderr.write(`new: content/articles/${slug} exists already; choose another slug\n`);
+  process.exit(2);
+}
+const today = new Date().toISOString().slice(0, 10);
+for (const file of scaffoldFiles(slug!, today)) {
+  const target = join(dir, file.path);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, file.content, { flag: 'wx' });
+  process.stdout.write(`created content/articles/${slug}/${file.path}\n`);
+}
+process.stdout.write(`\nnext: npm run build:draft (its values show as not yet measured), then npm run capture -- ${slug} --driver lab, then npm run build\nsee docs/authoring.md\n`);

@@ -1,0 +1,256 @@
+// `npm run new -- <slug>`: the files of a new article, each saying what it is
+// for. Pure: the script writes what this returns. The article builds at once in
+// a draft (`npm run build:draft`), its facts shown as not yet measured; a normal
+// build asks for a capture first.
+
+export interface ScaffoldFile {
+  /** Relative to the article's folder. */
+  path: string;
+  content: string;
+}
+
+export const SLUG_PATTERN = /^(\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** The problem with a slug in one line, or null. */
+export function slugProblem(slug: string | undefined): string | null {
+  if (!slug) return 'usage: npm run new -- <slug>   (e.g. 076-service-session-affinity: the series number, then words in lowercase and dashes)';
+  if (!SLUG_PATTERN.test(slug)) return `slug "${slug}": expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity)`;
+  return null;
+}
+
+export function scaffoldFiles(slug: string, today: string): ScaffoldFile[] {
+  const number = Number(SLUG_PATTERN.exec(slug)![1]);
+  const files: ScaffoldFile[] = [];
+  const add = (path: string, content: string) => files.push({ path, content: `${content.trim()}\n` });
+
+  add('experiment.ts', `
+// What to run (both drivers read this file): the cluster, the manifests applied
+// with kubectl, and the steps, argv arrays run in order on named nodes. Values the
+// run allocates (node addresses, NodePorts) come through the TopologyView \`t\`.
+// Capture it with: npm run capture -- ${slug} --driver lab
+import type { Experiment } from '../../../src/experiment/types.ts';
+
+export const experiment: Experiment = {
+  slug: '${slug}',
+  cluster: {
+    name: 'kx-main',
+    nodes: [
+      { name: 'control-plane', role: 'control-plane' },
+      { name: 'worker', role: 'worker' },
+      { name: 'worker2', role: 'worker' },
+    ],
+    podSubnet: '10.244.0.0/16',
+    serviceSubnet: '10.96.0.0/16',
+    kubeProxyMode: 'iptables',
+  },
+  // Anything the API server accepts; the lab runs the pods the scheduler binds (nginx images only).
+  manifests: ['manifests/app.yaml'],
+  // The node that plays the client outside the cluster.
+  client: 'control-plane',
+  steps: [
+    {
+      kind: 'exec', id: 'request', node: 'control-plane', title: 'one request to the NodePort on worker',
+      command: (t) => ['curl', '--silent', '--show-error', '--max-time', '3', \`http://\${t.ip('worker')}:\${t.nodePort('app')}/\`],
+    },
+  ],
+};
+`);
+
+  add('manifests/app.yaml', `
+# The objects of the experiment, applied in order by kubectl. A number written
+# here can be bound in the prose as a declared fact (facts.ts, declaredFact).
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app-nginx
+  namespace: default
+data:
+  default.conf: |
+    server {
+      listen 80;
+      location / {
+        default_type text/plain;
+        return 200 "$hostname\\n";
+      }
+    }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+  namespace: default
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: app
+  template:
+    metadata:
+      labels:
+        app: app
+    spec:
+      containers:
+        - name: nginx
+          image: nginx:1.27-alpine
+          ports:
+            - containerPort: 80
+          readinessProbe:
+            httpGet:
+              path: /
+              port: 80
+            periodSeconds: 1
+          volumeMounts:
+            - name: conf
+              mountPath: /etc/nginx/conf.d
+      volumes:
+        - name: conf
+          configMap:
+            name: app-nginx
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: app
+  namespace: default
+spec:
+  type: NodePort
+  externalTrafficPolicy: Cluster
+  selector:
+    app: app
+  ports:
+    - port: 80
+      targetPort: 80
+`);
+
+  add('facts.ts', `
+// Every value the prose binds, derived by pure functions from the snapshots
+// (src/evidence/fact-kit.ts and src/evidence/extract/ have the helpers). Ids read
+// "<step>.<what>" or "node./pod./service./run.". Every step also gets
+// <step>.rc, .seconds, .node, .argv, .command and .startedAt for free.
+import type { FactDef } from '../../../src/evidence/facts.ts';
+import { declaredFact, outcomeFacts, runFact, stepFact } from '../../../src/evidence/fact-kit.ts';
+import { nodeIP, nodePort } from '../../../src/evidence/extract/run.ts';
+
+export const facts: FactDef[] = [
+  ...outcomeFacts('request'),
+  // What the pod answered: its own name (the container's hostname).
+  stepFact('request.answer', 'request', (s) => s.stdout.trim()),
+  runFact('node.worker.ip', (run) => nodeIP(run, 'worker')),
+  runFact('service.app.nodePort', (run) => nodePort(run, 'app')),
+  runFact('run.id', (run) => run.runId),
+  // Declared, not measured: read from the manifest, marked as such on the page.
+  declaredFact('declared.app.replicas', '${slug}', 'manifests/app.yaml', 'Deployment/app', 'spec.replicas'),
+];
+`);
+
+  add('lines.ts', `
+// One line per step, in both languages, for the 实测 figure (<Measured steps="...">).
+// Values only as {fact.id} placeholders: a digit typed in here is refused.
+import type { LineTemplates } from '../../../src/evidence/template.ts';
+
+export const lines: LineTemplates = {
+  request: {
+    zh: '控制面 → worker {node.worker.ip}:{service.app.nodePort}：回答 {request.answer}，rc={request.rc}，用时 {request.seconds} 秒',
+    en: 'Control-plane to worker at {node.worker.ip}:{service.app.nodePort}: answered {request.answer}; curl exited {request.rc} after {request.seconds} s',
+  },
+};
+`);
+
+  add('claims.ts', `
+// What the prose asserts, as checks over facts. A passage names the claims it
+// rests on (<Claim ids="...">); a capture that breaks one fails the build
+// (npm run build:draft builds anyway and flags the passage).
+import type { ClaimDef } from '../../../src/evidence/claims.ts';
+
+export const claims: ClaimDef[] = [
+  {
+    id: 'request-answered',
+    statement: {
+      zh: '经 worker 的 NodePort 发出的请求得到了回答',
+      en: 'The request through worker\\'s NodePort was answered',
+    },
+    facts: ['request.rc'],
+    holds: (v) => v('request.rc') === '0',
+  },
+];
+`);
+
+  const frontmatter = (lang: 'zh' | 'en', title: string, summary: string) => `---
+title: ${title}
+summary: ${summary}
+date: ${today}
+lang: ${lang}
+series:
+  name: Kubernetes
+  number: ${number}
+---`;
+
+  add('zh.mdx', `
+${frontmatter('zh', '新文章（标题待定）', '一句话说明这篇文章测了什么、发现了什么。')}
+
+{/* 正文。测得的值用 <Fact id="..." /> 绑定；清单里声明的值用声明事实（facts.ts 的 declaredFact）；
+    其他不是测量结果的数字（标准编号、序数、顺带提到的版本）放进 <NotMeasured>…</NotMeasured>。
+    直接写进正文的数字会让构建失败。 */}
+
+这里写引子：问题是什么，实验怎么回答它。实验里的 Deployment 声明了 <Fact id="declared.app.replicas" /> 个副本。
+
+## 实测
+
+<Measured steps="request" />
+
+<Claim ids="request-answered">
+
+经 worker 的 NodePort（<Fact id="service.app.nodePort" />）发出的请求，得到的回答是 <Fact id="request.answer" />。
+
+</Claim>
+
+## 本文用到的工具与边界
+
+本文的每个数字都来自运行 <Fact id="run.id" />：
+
+<RunEnvironment />
+
+<Provenance />
+
+<RunLimits>
+
+- 这里列出本文没有验证的内容。
+
+</RunLimits>
+`);
+
+  add('en.mdx', `
+${frontmatter('en', 'A new article (title to come)', 'One sentence on what this article measured and what it found.')}
+
+{/* The prose. Measured values are bound with <Fact id="..." />; values the manifests declare are declared
+    facts (declaredFact in facts.ts); any other number that is not a measurement (a standard, an ordinal,
+    a version named in passing) goes inside <NotMeasured>…</NotMeasured>. A digit typed into the prose fails the build. */}
+
+The introduction goes here: the question, and how the experiment answers it. The experiment's Deployment declares <Fact id="declared.app.replicas" /> replicas.
+
+## Measured
+
+<Measured steps="request" />
+
+<Claim ids="request-answered">
+
+A request through worker's NodePort (<Fact id="service.app.nodePort" />) was answered by <Fact id="request.answer" />.
+
+</Claim>
+
+## Tools and limits
+
+Every number in this article comes from run <Fact id="run.id" />:
+
+<RunEnvironment />
+
+<Provenance />
+
+<RunLimits>
+
+- What this article did not verify goes here.
+
+</RunLimits>
+`);
+  return files;
+}

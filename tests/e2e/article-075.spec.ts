@@ -1,0 +1,101 @@
+// Article 075 in the browser: every bound value is the one derived from its
+// committed snapshots, no digit stands outside a bound element, the chart's
+// bars are bound and drawn to their length, the table behind it holds the same
+// values for screen readers, and the chart follows light and dark.
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { loadSnapshots } from '../../src/evidence/load.ts';
+import { deriveFacts } from '../../src/evidence/facts.ts';
+import { provenanceFacts } from '../../src/evidence/provenance.ts';
+import { facts as factDefs, POLICIES, ROLES } from '../../content/articles/075-local-uneven-weights/facts.ts';
+import { ROOT } from './support/evidence.ts';
+
+const SLUG = '075-local-uneven-weights';
+const snapshots = loadSnapshots(join(ROOT, 'content/articles', SLUG, 'snapshots'));
+const declared = new Set(factDefs.map((d) => d.id));
+const facts = deriveFacts([...factDefs.filter((d) => !d.optional), ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))], snapshots);
+const PAGES = [{ lang: 'zh', path: `/${SLUG}/` }, { lang: 'en', path: `/en/${SLUG}/` }] as const;
+
+async function strayDigits(page: Page): Promise<string[]> {
+  return page.$eval('article[data-run]', (article) => {
+    const allowed = '[data-fact], [data-measured], [data-ui], [data-not-measured], [data-source] pre, script, style';
+    const stray: string[] = [];
+    const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      if (!/(?<![\p{L}_-])\d/u.test(text)) continue;
+      if (node.parentElement?.closest(allowed)) continue;
+      stray.push(text.trim().slice(0, 80));
+    }
+    return stray;
+  });
+}
+
+for (const { lang, path } of PAGES) {
+  test(`${lang}: article 075 binds every value to its run, the chart included`, async ({ page }) => {
+    await page.goto(path);
+    await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', snapshots.run.runId);
+    const bound = await page.$$eval('[data-fact]', (els) => els.map((el) => ({ id: el.getAttribute('data-fact')!, step: el.getAttribute('data-step'), text: el.textContent, raw: el.getAttribute('data-raw') })));
+    expect(bound.length).toBeGreaterThan(50);
+    for (const el of bound) {
+      const fact = facts.get(el.id);
+      expect(fact, `data-fact="${el.id}" is a fact of this run`).toBeTruthy();
+      expect([el.step, el.text, el.raw], el.id).toEqual([fact!.step, fact!.value, fact!.raw ?? null]);
+    }
+    expect(await strayDigits(page)).toEqual([]);
+
+    const chart = page.locator('figure[data-chart="shares"]');
+    await expect(chart).toHaveCount(1);
+    await expect(chart.locator('svg')).toHaveAttribute('aria-hidden', 'true');
+    for (const policy of POLICIES) {
+      for (const role of ROLES) {
+        const id = `spread-${policy}.share.${role}`;
+        await expect(chart.locator(`svg text[data-fact="${id}"]`)).toHaveText(facts.get(id)!.value);
+        await expect(chart.locator(`table td [data-fact="${id}"]`)).toHaveText(facts.get(id)!.value);
+      }
+    }
+    // Bars are drawn to their share: the lone pod's bar under Local is twice a shared pod's, near enough.
+    const width = (i: number) => chart.locator('rect.chart-bar').nth(i).evaluate((r) => Number(r.getAttribute('width')));
+    const bars = await Promise.all([0, 1, 2, 3, 4, 5].map(width));
+    const ratio = bars[3]! / ((bars[4]! + bars[5]!) / 2);
+    const expected = Number(facts.get('spread-local.share.lone')!.raw) / ((Number(facts.get('spread-local.share.shared-1')!.raw) + Number(facts.get('spread-local.share.shared-2')!.raw)) / 2);
+    expect(Math.abs(ratio - expected)).toBeLessThan(0.01);
+    // The table is there for a screen reader, with a caption and column headers.
+    const table = chart.locator('table');
+    await expect(table.locator('caption')).toHaveText(await chart.locator('figcaption').innerText());
+    expect(await table.locator('thead th').count()).toBe(6);
+    expect(await table.locator('tbody tr th[scope="row"]').count()).toBe(6);
+  });
+}
+
+for (const { lang, path } of PAGES) {
+  test(`${lang}: declared values and numbers named in passing are marked as not measured`, async ({ page }) => {
+    await page.goto(path);
+    const declared = page.locator('[data-fact="declared.web.replicas"]').first();
+    await expect(declared).toHaveAttribute('data-declared', 'manifests/web.yaml');
+    await expect(declared).toHaveAttribute('data-step', 'declared');
+    await expect(declared).toHaveText(facts.get('declared.web.replicas')!.value);
+    const mark = await declared.evaluate((el) => getComputedStyle(el, '::after').content);
+    expect(mark).toBe(lang === 'zh' ? '"声明"' : '"declared"');
+    // Measured values carry no such mark.
+    expect(await page.locator('[data-fact="spread-local.count.lone"]').first().getAttribute('data-declared')).toBeNull();
+    const passing = page.locator('[data-not-measured]');
+    expect(await passing.count()).toBeGreaterThan(0);
+    expect(await passing.first().evaluate((el) => getComputedStyle(el, '::after').content)).toBe(lang === 'zh' ? '"非实测"' : '"not measured"');
+  });
+}
+
+test('the chart follows the colour scheme: its text is the page text colour in light and dark', async ({ page }) => {
+  const colours: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto(PAGES[1].path);
+    const [text, body] = await Promise.all([
+      page.locator('svg text.chart-value').first().evaluate((el) => getComputedStyle(el).fill),
+      page.locator('body').evaluate((el) => getComputedStyle(el).color),
+    ]);
+    expect(text).toBe(body);
+    colours.push(text);
+  }
+  expect(colours[0]).not.toBe(colours[1]);
+});

@@ -1,0 +1,62 @@
+// Article 075 captured for real on this kernel: a Deployment the scheduler
+// spreads two and one, pods answering with their own names (the lab kubelet's
+// UTS namespaces), and every claim of the article holding on the new run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { loadSnapshots } from '../../src/evidence/load.ts';
+import { deriveFacts } from '../../src/evidence/facts.ts';
+import { evaluateClaims, formatBrokenClaims } from '../../src/evidence/claims.ts';
+import { facts as factDefs, podsByRole } from '../../content/articles/075-local-uneven-weights/facts.ts';
+import { claims } from '../../content/articles/075-local-uneven-weights/claims.ts';
+import { REQUESTS_PER_NODE } from '../../content/articles/075-local-uneven-weights/experiment.ts';
+import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
+import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
+import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
+
+const SLUG = '075-local-uneven-weights';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+const missing =
+  missingPrerequisite(
+    { platform: process.platform, uid: process.getuid?.() ?? null, pathVariable: process.env.PATH },
+    (program) => findProgram(program, process.env.PATH),
+  ) ?? kubeBinProblem(chooseKubeBinDir(null, process.env), missingComponents(chooseKubeBinDir(null, process.env).dir));
+// In CI the lab must run: a missing prerequisite is a failure there, never a silent pass.
+const skip = missing && process.env.CI !== 'true' ? `lab capture not run: ${missing}` : false;
+
+test('the lab capture of article 075: two and one pods, each answering with its name, every claim holding', { skip, timeout: 180_000 }, async () => {
+  assert.equal(missing, null, `prerequisites: ${missing}`);
+  const out = await mkdtemp(join(tmpdir(), 'shice-lab-075-'));
+  try {
+    const result = await execa(process.execPath, [join(root, 'scripts/capture.ts'), SLUG, '--driver', 'lab', '--out', out], { cwd: root, reject: false });
+    assert.equal(result.exitCode, 0, result.stderr);
+    assert.match(result.stderr, /\[4\/4\] spread-local on control-plane: exit 0/);
+    assert.match(result.stderr, /waiting for Deployment default\/web to roll out/);
+
+    const snapshots = loadSnapshots(join(out, SLUG));
+    const roles = podsByRole(snapshots.run);
+    assert.ok(Object.values(roles).every((p) => /^web-[a-z0-9]+-[a-z0-9]+$/.test(p.name)), 'the API named the pods');
+    // The answers are the pods' own names: every line starts with one of the three.
+    const names = new Set(Object.values(roles).map((p) => p.name));
+    for (const step of ['spread-cluster', 'spread-local']) {
+      const lines = snapshots.steps.get(step)!.stdout.trim().split('\n');
+      assert.equal(lines.length, 2 * REQUESTS_PER_NODE);
+      for (const line of lines) assert.ok(names.has(line.split(' ')[0]!), `${step}: "${line}" names one of the pods`);
+    }
+    const facts = deriveFacts(factDefs.filter((d) => !d.optional), snapshots);
+    const results = evaluateClaims(claims, facts, (s) => s);
+    assert.deepEqual(formatBrokenClaims(results.filter((r) => r.status === 'broken')), []);
+
+    const runId = /\(run ([0-9A-Za-z-]+)\)/.exec(result.stderr)?.[1];
+    assert.ok(runId);
+    const netns = await execa('ip', ['netns', 'list'], { reject: false });
+    assert.deepEqual(netns.stdout.split('\n').filter((l) => l.startsWith(`${LAB_PREFIX}${runId}`)), [], 'nothing of the lab is left');
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});

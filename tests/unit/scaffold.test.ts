@@ -1,0 +1,60 @@
+// `npm run new`: the files of a new article, and what a build makes of an
+// article that was never captured (a draft shows "not yet measured", a normal
+// build refuses it with one line).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { scaffoldFiles, slugProblem } from '../../src/article/scaffold.ts';
+import { buildArticleEvidence } from '../../src/article/evidence.ts';
+import { checkArticleSources } from '../../src/article/check-article.ts';
+import { checkChineseMdx } from '../../src/article/zh-copy.ts';
+import { NOT_YET_MEASURED, PLACEHOLDER } from '../../src/article/unmeasured.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+test('slugs: the series number, then lowercase words; anything else is one line saying what is expected', () => {
+  assert.equal(slugProblem('076-session-affinity'), null);
+  assert.match(slugProblem(undefined)!, /^usage: npm run new -- <slug>/);
+  assert.match(slugProblem('Session Affinity')!, /^slug "Session Affinity": expected the three-digit series number/);
+  assert.match(slugProblem('76-x')!, /expected the three-digit series number/);
+});
+
+test('the scaffold: every file an article needs, commented, series number from the slug, prose that passes the Chinese copy check', () => {
+  const files = scaffoldFiles('076-session-affinity', '2026-12-03');
+  assert.deepEqual(files.map((f) => f.path).sort(), ['claims.ts', 'en.mdx', 'experiment.ts', 'facts.ts', 'lines.ts', 'manifests/app.yaml', 'zh.mdx']);
+  for (const f of files.filter((f) => f.path.endsWith('.ts'))) assert.match(f.content, /^\/\/ /, `${f.path} starts by saying what it is for`);
+  const zh = files.find((f) => f.path === 'zh.mdx')!.content;
+  assert.match(zh, /number: 76\n/);
+  assert.match(zh, /date: 2026-12-03\n/);
+  assert.deepEqual(checkChineseMdx('zh.mdx', zh), []);
+});
+
+test("a never-captured article: a draft binds placeholders (declared values stay real), a normal build is refused in one line", async () => {
+  const slug = '099-scaffold-unit';
+  const dir = join(root, 'content/articles', slug);
+  try {
+    const made = spawnSync(process.execPath, [join(root, 'scripts/new-article.ts'), slug], { cwd: root, encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const again = spawnSync(process.execPath, [join(root, 'scripts/new-article.ts'), slug], { cwd: root, encoding: 'utf8' });
+    assert.equal(again.status, 2);
+    assert.equal(again.stderr, `new: content/articles/${slug} exists already; choose another slug\n`);
+    const { facts } = await import(join(dir, 'facts.ts'));
+    const { lines } = await import(join(dir, 'lines.ts'));
+    const { claims } = await import(join(dir, 'claims.ts'));
+    const input = { slug, snapshotsDir: join(dir, 'snapshots'), factDefs: facts, lines, linesFile: 'lines.ts', claimDefs: claims, claimsFile: 'claims.ts' };
+    assert.throws(() => buildArticleEvidence(input), new RegExp(`^EvidenceError: content/articles/${slug}: not yet measured \\(no snapshots\\): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\`$`));
+    const draft = buildArticleEvidence({ ...input, draft: true });
+    assert.equal(draft.unmeasured, true);
+    assert.equal(draft.snapshots.run.runId, NOT_YET_MEASURED);
+    assert.deepEqual(draft.facts.get('request.answer'), { id: 'request.answer', step: 'request', value: PLACEHOLDER, unmeasured: true });
+    assert.equal(draft.facts.get('declared.app.replicas')!.value, '2', 'a declared value needs no run');
+    const sources = (['zh', 'en'] as const).map((lang) => ({ lang, file: `${lang}.mdx`, source: readFileSync(join(dir, `${lang}.mdx`), 'utf8') }));
+    assert.deepEqual(checkArticleSources(sources, { factIds: draft.facts.keys(), stepIds: draft.snapshots.run.steps, claimIds: draft.claims.map((c) => c.id) }), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
