@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
-import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
+import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { readPhases } from '../../src/capture/lab/phases.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { labTimings, type TimedStep } from '../lab-timing.ts';
@@ -37,15 +36,7 @@ export function labNotMeasured(reason: string): Figure[] {
 }
 
 /** Why the lab cannot run here, or null. */
-export function labUnavailable(): string | null {
-  const bin = chooseKubeBinDir(null, process.env);
-  return (
-    missingPrerequisite(
-      { platform: process.platform, uid: process.getuid?.() ?? null, pathVariable: process.env.PATH },
-      (program) => findProgram(program, process.env.PATH),
-    ) ?? kubeBinProblem(bin, missingComponents(bin.dir))
-  );
-}
+export { labUnavailable };
 
 export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
   if (ctx.args.skipLab) return labNotMeasured('skipped (--skip-lab)');

@@ -20,7 +20,7 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { readableStep, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
 import { outputBlocks, streamNoteText } from '../../src/article/raw-output.ts';
-import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
+import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { listNamespaces, namespaceProcesses } from '../../src/capture/lab/leftovers.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
@@ -34,10 +34,7 @@ const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const COMMITTED = join(root, 'content/articles', SLUG, 'snapshots');
 
-const missing = missingPrerequisite(
-  { platform: process.platform, uid: process.getuid?.() ?? null, pathVariable: process.env.PATH },
-  (program) => findProgram(program, process.env.PATH),
-);
+const missing = labUnavailable();
 const skip = missing && process.env.CI !== 'true' ? `fault suite not run: ${missing}` : false;
 
 /**

@@ -14,18 +14,13 @@ import { evaluateClaims, formatBrokenClaims } from '../../src/evidence/claims.ts
 import { facts as factDefs, podsByRole } from '../../content/articles/075-local-uneven-weights/facts.ts';
 import { claims } from '../../content/articles/075-local-uneven-weights/claims.ts';
 import { REQUESTS_PER_NODE } from '../../content/articles/075-local-uneven-weights/experiment.ts';
-import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
-import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
+import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 
 const SLUG = '075-local-uneven-weights';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-const missing =
-  missingPrerequisite(
-    { platform: process.platform, uid: process.getuid?.() ?? null, pathVariable: process.env.PATH },
-    (program) => findProgram(program, process.env.PATH),
-  ) ?? kubeBinProblem(chooseKubeBinDir(null, process.env), missingComponents(chooseKubeBinDir(null, process.env).dir));
+const missing = labUnavailable();
 // In CI the lab must run: a missing prerequisite is a failure there, never a silent pass.
 const skip = missing && process.env.CI !== 'true' ? `lab capture not run: ${missing}` : false;
 

@@ -14,8 +14,7 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
 import { CURL_TIMEOUT_SECONDS } from '../../content/articles/074-external-traffic-policy/experiment.ts';
-import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
-import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
+import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 import { registryDir } from '../../src/capture/run-registry.ts';
 import { existsSync, readFileSync } from 'node:fs';
@@ -27,11 +26,7 @@ const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const captureScript = join(root, 'scripts/capture.ts');
 
-const missing =
-  missingPrerequisite(
-    { platform: process.platform, uid: process.getuid?.() ?? null, pathVariable: process.env.PATH },
-    (program) => findProgram(program, process.env.PATH),
-  ) ?? kubeBinProblem(chooseKubeBinDir(null, process.env), missingComponents(chooseKubeBinDir(null, process.env).dir));
+const missing = labUnavailable();
 // In CI the lab must run: a missing prerequisite is a failure there, never a silent pass.
 const skip = missing && process.env.CI !== 'true' ? `lab capture not run: ${missing}` : false;
 

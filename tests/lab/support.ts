@@ -5,16 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
 import { execa } from 'execa';
-import { chooseKubeBinDir, kubeBinProblem, missingComponents } from '../../src/capture/lab/kube-bin.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { isAlive } from '../../src/capture/lab/processes.ts';
-import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
+import { labUnavailable } from '../../src/capture/lab/tools.ts';
 
-export const unavailable =
-  missingPrerequisite(
-    { platform: process.platform, uid: typeof process.getuid === 'function' ? process.getuid() : null, pathVariable: process.env.PATH },
-    (program) => findProgram(program, process.env.PATH),
-  ) ?? kubeBinProblem(chooseKubeBinDir(null, process.env), missingComponents(chooseKubeBinDir(null, process.env).dir));
+export const unavailable = labUnavailable();
 const onCI = process.env.CI === 'true';
 
 export function kernelTest(name: string, body: (t: TestContext) => Promise<void>): void {

@@ -4,7 +4,7 @@ import { release } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { delimiter, join } from 'node:path';
 import { DriverError, PrerequisiteError } from '../driver.ts';
-import { isExecutable, KUBE_COMPONENTS } from './kube-bin.ts';
+import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from './kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
 import { runCommand } from './processes.ts';
 
@@ -100,14 +100,24 @@ export function readIpvsFacts(): IpvsFacts {
   return { procNetIpVs: existsSync('/proc/net/ip_vs'), configLine };
 }
 
+function thisHost(): HostFacts {
+  return { platform: process.platform, uid: typeof process.getuid === 'function' ? process.getuid() : null, pathVariable: process.env.PATH };
+}
+
 export function preflightLab(): void {
-  const host: HostFacts = {
-    platform: process.platform,
-    uid: typeof process.getuid === 'function' ? process.getuid() : null,
-    pathVariable: process.env.PATH,
-  };
+  const host = thisHost();
   const problem = missingPrerequisite(host, (program) => findProgram(program, host.pathVariable));
   if (problem !== null) throw new PrerequisiteError(problem);
+}
+
+/**
+ * Why the lab cannot run on this machine (its tools, or the Kubernetes binaries
+ * in the folder the lab would use), or null: what tests and the bench ask.
+ */
+export function labUnavailable(env: NodeJS.ProcessEnv = process.env): string | null {
+  const host = thisHost();
+  const bin = chooseKubeBinDir(null, env);
+  return missingPrerequisite(host, (program) => findProgram(program, host.pathVariable)) ?? kubeBinProblem(bin, missingComponents(bin.dir));
 }
 
 /** The first non-empty line a tool printed (some print their version on stderr). */
