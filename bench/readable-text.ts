@@ -70,6 +70,20 @@ function stripMarkdown(line: string): string {
 }
 
 /**
+ * A JavaScript string literal written as an MDX expression (`{"{\n  "}`, the way
+ * MDX puts braces and newlines into a <pre>) is text on the page: its value.
+ */
+function expandStringExpressions(text: string): string {
+  return text.replace(/\{\s*("(?:[^"\\\n]|\\.)*")\s*\}/g, (whole, literal: string) => {
+    try {
+      return JSON.parse(literal) as string;
+    } catch {
+      return whole;
+    }
+  });
+}
+
+/**
  * The author's prose out of an MDX file, in pieces that must each appear in the
  * page: text between components and tags, one line at a time. Pieces without
  * at least two letters (a lone "/" between two facts) say nothing and are left out.
@@ -78,7 +92,7 @@ export function proseFragments(mdx: string): string[] {
   const scan = scanMdx(mdx);
   const fragments: string[] = [];
   for (const span of scan.prose) {
-    for (const line of mdx.slice(span.start, span.end).split('\n')) {
+    for (const line of expandStringExpressions(mdx.slice(span.start, span.end)).split('\n')) {
       const text = stripMarkdown(line).trim();
       if ((text.match(/\p{L}/gu) ?? []).length >= 2) fragments.push(text);
     }

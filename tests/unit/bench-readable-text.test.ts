@@ -72,3 +72,10 @@ test('matching ignores whitespace and typography, not words', () => {
   assert.equal(normalizeForMatch('“a”  — it’s...\n b'), normalizeForMatch('"a" -- it\'s… b'));
   assert.notEqual(normalizeForMatch('client=10.244.1.1'), normalizeForMatch('client=10.244.1.2'));
 });
+
+test('a string written as an MDX expression counts as the text it stands for (article 074 puts braces into a <pre> that way)', () => {
+  const mdx = '---\ntitle: t\n---\n\n<pre><code>chain filter-input {"{\\n  "}<Fact id="a" />{"\\n}"}</code></pre>\n';
+  assert.deepEqual(proseFragments(mdx), ['chain filter-input {']);
+  assert.deepEqual(missingFragments(proseFragments(mdx), visibleText('<pre><code>chain filter-input {\n  <span>x</span>\n}</code></pre>')), []);
+  assert.deepEqual(missingFragments(proseFragments(mdx), visibleText('<pre><code>chain filter-output {</code></pre>')), ['chain filter-input {']);
+});
