@@ -56,9 +56,18 @@ export interface DriverEnvironment {
   limits: Localized[];
 }
 
+/** What a run found out about itself that its description names (from the versions the tools reported). */
+export interface RunIdentity {
+  /** kube-proxy's mode as kube-proxy reported it (the experiment's when it could not be asked). */
+  kubeProxyMode: string;
+  /** The version the API server reported ("v1.37.2"), or null when it was not asked. */
+  kubernetesVersion: string | null;
+}
+
 export interface Driver {
   readonly name: 'kind' | 'lab';
-  environment(): DriverEnvironment;
+  /** The run's description of itself, in both languages; never a mode or version it did not report. */
+  environment(run: RunIdentity): DriverEnvironment;
   /**
    * Fails at once with a PrerequisiteError naming what is missing and how to get it,
    * also what `experiment` (a variant) needs that this driver or machine cannot give.

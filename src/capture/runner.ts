@@ -4,7 +4,7 @@
 import type { Experiment, StepDef, Topology } from '../experiment/types.ts';
 import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
-import type { Driver, DriverContext, ExecOutcome } from './driver.ts';
+import type { Driver, DriverContext, ExecOutcome, RunIdentity } from './driver.ts';
 import { streamFields } from '../evidence/raw-stream.ts';
 import { openStaging, type Staging } from './snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
@@ -130,6 +130,14 @@ export function snapshotOutcome(outcome: ExecOutcome): Omit<StepSnapshot, 'id' |
   return { ...rest, ...streamFields(stdoutBytes ?? Buffer.from(stdout, 'utf8'), stderrBytes ?? Buffer.from(stderr, 'utf8')) };
 }
 
+/** The mode and version a run's description names: what kube-proxy and the API server reported. */
+export function runIdentity(experiment: Experiment, versions: Readonly<Record<string, string>>): RunIdentity {
+  return {
+    kubeProxyMode: versions['kube-proxy-mode'] ?? experiment.cluster.kubeProxyMode,
+    kubernetesVersion: versions['kubernetes'] ?? null,
+  };
+}
+
 function runSnapshot(
   input: CaptureInput,
   topology: Topology,
@@ -143,7 +151,7 @@ function runSnapshot(
     slug: experiment.slug,
     runId: input.runId,
     driver: driver.name,
-    environment: driver.environment(),
+    environment: driver.environment(runIdentity(experiment, versions)),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - startedAt.getTime(),

@@ -15,6 +15,7 @@ import {
   type DriverContext,
   type DriverEnvironment,
   type ExecOutcome,
+  type RunIdentity,
 } from '../driver.ts';
 import { declaredObjects } from '../cluster/manifest-objects.ts';
 import { ClusterSession, outcome, runJudged, runOrThrow } from '../cluster/session.ts';
@@ -134,11 +135,12 @@ export class KindDriver implements Driver {
     this.childEnv = { ...(options.env ?? process.env), KUBECONFIG: this.kubeconfig };
   }
 
-  environment(): DriverEnvironment {
+  environment(run: RunIdentity): DriverEnvironment {
+    const version = run.kubernetesVersion ? `Kubernetes ${run.kubernetesVersion}` : 'Kubernetes';
     return {
       summary: {
-        en: 'A real three-node kind cluster (Kubernetes nodes as Docker containers on one host), kube-proxy in iptables mode, kindnet as the CNI.',
-        zh: '一个真实的三节点 kind 集群（Kubernetes 节点是同一台主机上的 Docker 容器），kube-proxy 为 iptables 模式，CNI 是 kindnet。',
+        en: `A real three-node kind cluster (${version}, nodes as Docker containers on one host), kube-proxy in ${run.kubeProxyMode} mode, kindnet as the CNI.`,
+        zh: `一个真实的三节点 kind 集群（${version}，节点是同一台主机上的 Docker 容器），kube-proxy 为 ${run.kubeProxyMode} 模式，CNI 是 kindnet。`,
       },
       standsFor: {
         en: 'A multi-node Kubernetes cluster.',

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Experiment, Topology } from '../../experiment/types.ts';
 import { ClusterSession, type ApiTimeouts } from '../cluster/session.ts';
 import type { DeclaredObjects } from '../cluster/manifest-objects.ts';
-import { DriverError, PrerequisiteError, VariantUnsupported, type Driver, type DriverContext, type DriverEnvironment, type ExecOutcome } from '../driver.ts';
+import { DriverError, PrerequisiteError, VariantUnsupported, type Driver, type DriverContext, type DriverEnvironment, type ExecOutcome, type RunIdentity } from '../driver.ts';
 import {
   ADMIN_KUBECONFIG,
   apiserverArgv,
@@ -107,11 +107,16 @@ export class LabDriver implements Driver {
     this.kubeBin = chooseKubeBinDir(options.kubeBin ?? null, process.env);
   }
 
-  environment(): DriverEnvironment {
+  environment(run: RunIdentity): DriverEnvironment {
+    // Built here from the official Go modules, or whatever binaries the author named (--kube-bin, SHICE_KUBE_BIN).
+    const built = this.kubeBin.from === 'built'
+      ? { en: 'built from the official Go modules', zh: '都由官方 Go 模块构建' }
+      : { en: 'from the binaries the capture was pointed at (--kube-bin)', zh: '来自采集时指定的二进制文件（--kube-bin）' };
+    const version = run.kubernetesVersion ? ` ${run.kubernetesVersion}` : '';
     return {
       summary: {
-        en: 'Real Kubernetes v1.37 on one Linux kernel: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kube-proxy in iptables mode, built from the official Go modules, with network namespaces as the nodes and pods, wired like kind and kindnet.',
-        zh: '在一个 Linux 内核上运行真实的 Kubernetes v1.37：etcd、kube-apiserver、kube-controller-manager、kube-scheduler 和 iptables 模式的 kube-proxy 都由官方 Go 模块构建，节点和 Pod 是网络命名空间，按 kind 和 kindnet 的方式连接。',
+        en: `Real Kubernetes${version} on one Linux kernel: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kube-proxy in ${run.kubeProxyMode} mode, ${built.en}, with network namespaces as the nodes and pods, wired like kind and kindnet.`,
+        zh: `在一个 Linux 内核上运行真实的 Kubernetes${version}：etcd、kube-apiserver、kube-controller-manager、kube-scheduler 和 ${run.kubeProxyMode} 模式的 kube-proxy ${built.zh}，节点和 Pod 是网络命名空间，按 kind 和 kindnet 的方式连接。`,
       },
       standsFor: {
         en: "It stands in for a 3-node kind cluster. Only kubelet, the container runtime and kindnetd are replaced, by shice's lab kubelet: it registers the nodes, sets up each pod's network with the real CNI plugins (ptp, host-local, portmap) and runs the pod's process.",
