@@ -37,6 +37,8 @@ const port = (server.address() as { port: number }).port;
 const PAGES = [
   { name: 'zh-article', path: '/074-external-traffic-policy/' },
   { name: 'en-article', path: '/en/074-external-traffic-policy/' },
+  { name: 'zh-run-record', path: '/074-external-traffic-policy/run/' },
+  { name: 'en-run-record-nftables', path: '/en/074-external-traffic-policy/run/nftables/' },
   { name: 'zh-home', path: '/' },
   { name: 'en-home', path: '/en/' },
 ];

@@ -6,7 +6,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copySlug, renameExperimentSlug, renameRunSlug, renumberSeries } from './copies.ts';
-import { ARTICLE_BODY_PATH, BENCH_CONFIG, PLAIN_ARTICLE_BODY, benchConfig, type Variant } from './variant-files.ts';
+import { ARTICLE_BODY_PATH, BENCH_CONFIG, PLAIN_ARTICLE_BODY, RUN_RECORD_ROUTES, benchConfig, type Variant } from './variant-files.ts';
 
 /** Project files a build reads, besides content/ and node_modules/. */
 const PROJECT_FILES = ['src', 'public', 'astro.config.mjs', 'tsconfig.json', 'package.json'];
@@ -37,7 +37,10 @@ export async function createProjectCopy(root: string, variant: Variant, label: s
     await linkNodeModules(root, dir);
     for (const file of PROJECT_FILES) await cp(join(root, file), join(dir, file), { recursive: true });
     await writeFile(join(dir, BENCH_CONFIG), benchConfig(variant));
-    if (variant === 'plain') await writeFile(join(dir, ARTICLE_BODY_PATH), PLAIN_ARTICLE_BODY);
+    if (variant === 'plain') {
+      await writeFile(join(dir, ARTICLE_BODY_PATH), PLAIN_ARTICLE_BODY);
+      for (const route of RUN_RECORD_ROUTES) await rm(join(dir, route), { recursive: true, force: true });
+    }
     await mkdir(join(dir, ARTICLES_DIR), { recursive: true });
   } catch (error) {
     await remove();

@@ -48,3 +48,9 @@ const { Content } = await render(entry);
 `;
 
 export const ARTICLE_BODY_PATH = 'src/components/evidence/ArticleBody.astro';
+
+/**
+ * The routes of the run records, taken out of the plain copy: a run record is
+ * made of nothing but bound values, so plain MDX has no counterpart to it.
+ */
+export const RUN_RECORD_ROUTES = ['src/pages/[slug]/run', 'src/pages/en/[slug]/run'];

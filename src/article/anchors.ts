@@ -1,5 +1,5 @@
-// Ids of the places a page links to: one home per step's raw output and per
-// step's row in the run record, so every other mention is a link, not a copy.
+// Ids of the places a page links to: one home per step's raw output on a page
+// and per step's row in its run's record, so every other mention is a link, not a copy.
 
 /**
  * Where a step's command and raw output are rendered (once per page); a step of
@@ -9,12 +9,12 @@ export function stepOutputId(step: string, variant?: string): string {
   return variant ? `output-${variant}-${step}` : `output-${step}`;
 }
 
-/** The step's row in the run record. */
-export function runStepId(step: string, variant?: string): string {
-  return variant ? `run-step-${variant}-${step}` : `run-step-${step}`;
+/** The step's row in its run's record (a page per run, so no variant in the id). */
+export function runStepId(step: string): string {
+  return `run-step-${step}`;
 }
 
-/** The run record of a variant's run (the article's own: `provenance`). */
+/** The note in an article that names a run and links to its record (the article's own run: `provenance`). */
 export function provenanceId(variant?: string): string {
   return variant ? `provenance-${variant}` : 'provenance';
 }

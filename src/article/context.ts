@@ -5,6 +5,7 @@ import type { Fact } from '../evidence/facts.ts';
 import type { Lang } from '../evidence/template.ts';
 import type { VariantBinding } from './fact-html.ts';
 import { evidenceOfVariant } from './variants.ts';
+import { runStepId } from './anchors.ts';
 
 export interface ArticleContext {
   evidence: ArticleEvidence;
@@ -12,8 +13,19 @@ export interface ArticleContext {
   lang: Lang;
   /** The MDX file, for messages: content/articles/<slug>/<lang>.mdx */
   file: string;
-  /** Steps whose raw output the page shows through <Measured> (another variant's as `<variant>:<step>`); every step of the article's own run when absent. */
-  shownSteps?: ReadonlySet<string>;
+  /**
+   * Where the run records are: each on its own page, which an article links to
+   * (`href` of a run, by variant), or `this-page` on a run record's own page,
+   * whose places are its own and need no variant in their ids.
+   */
+  runRecords: { href: (variant: string | undefined) => string } | 'this-page';
+}
+
+/** The link to a step's row in its run's record, from wherever the step is shown. */
+export function runStepHref(article: ArticleContext, step: string, variant: string | undefined): string {
+  const isDefault = variant === undefined || article.evidence.variantRuns?.defaultVariant === variant;
+  const fragment = `#${runStepId(step)}`;
+  return article.runRecords === 'this-page' ? fragment : `${article.runRecords.href(isDefault ? undefined : variant)}${fragment}`;
 }
 
 export function currentArticle(locals: { shice?: ArticleContext }, component: string): ArticleContext {
@@ -55,6 +67,6 @@ export function variantContext(article: ArticleContext, variant: string | undefi
   return {
     article: { ...article, evidence },
     binding: { variant, run: evidence.snapshots.run.runId },
-    anchor: isDefault ? undefined : variant,
+    anchor: isDefault || article.runRecords === 'this-page' ? undefined : variant,
   };
 }

@@ -24,6 +24,7 @@ export function provenanceFacts(run: RunSnapshot): FactDef[] {
     runFact('run.id', (run) => run.runId),
     runFact('run.driver', (run) => run.driver),
     runFact('run.startedAt', (run) => run.startedAt),
+    runFact('run.finishedAt', (run) => run.finishedAt),
     // The driver's words about the run, in each language: a page binds its reader's.
     ...LANGS.flatMap((lang) => [
       runFact(`run.environment.summary.${lang}`, (r) => r.environment.summary[lang]),

@@ -45,6 +45,17 @@ export function articlePath(lang: Lang, slug: string): string {
   return `${prefix(lang)}/${slug}/`;
 }
 
+/**
+ * The record of one run of an article's experiment: `/<slug>/run/` for the run
+ * the article is built from, `/<slug>/run/<variant>/` for another variant's run.
+ */
+export function runRecordPath(lang: Lang, slug: string, variant?: string): string {
+  const article = articlePath(lang, slug);
+  if (variant === undefined) return `${article}run/`;
+  if (!SLUG.test(variant)) throw new Error(`runRecordPath: variant "${variant}" is not lowercase letters and digits joined by single dashes`);
+  return `${article}run/${variant}/`;
+}
+
 export function rssPath(lang: Lang): string {
   return `${prefix(lang)}/rss.xml`;
 }

@@ -1,5 +1,5 @@
 // The article page as an editor would publish it: each raw output once and every
-// link to it working, one folded run record, the run described in the reader's
+// link to it working, each run's record on a page of its own, the run described in the reader's
 // language, a table of contents, headings in order, tokens never broken, code
 // blocks that scroll and say what they show, a light page; and the site's
 // publishing: /en/ 404s in English, URLs without their slash, a base path.
@@ -18,6 +18,7 @@ const PAGES = [
 
 interface Localized { zh: string; en: string }
 const run = load(readFileSync(join(committedSnapshots, 'run.yaml'), 'utf8')) as {
+  runId: string;
   steps: string[];
   environment: { summary: Localized; standsFor: Localized; limits: Localized[] };
 };
@@ -43,24 +44,41 @@ for (const { lang, path } of PAGES) {
       expect(await brokenFragmentLinks(page)).toEqual([]);
     });
 
-    test('a link to a raw output or a run-record row opens the folded block that holds it', async ({ page }) => {
+    test('a link to a raw output opens the folded block that holds it; its "run record" link leads to the step\'s row on the run\'s own page', async ({ page }) => {
       await page.goto(path);
       const step = run.steps[0]!;
       await expect(page.locator(`#output-${step}`)).toBeHidden();
       await page.goto(`${path}#output-${step}`);
       await expect(page.locator(`#output-${step}`)).toBeVisible();
-      await page.locator(`#output-${step} a[href="#run-step-${step}"]`).click();
+      await page.locator(`#output-${step} a[href="${path}run/#run-step-${step}"]`).click();
+      await page.waitForURL(`**${path}run/#run-step-${step}`);
       await expect(page.locator(`#run-step-${step}`)).toBeVisible();
+      await expect(page.locator(`#run-step-${step}`)).toHaveAttribute('data-step', step);
     });
 
-    test('one run record, folded, translated, one row per step', async ({ page }) => {
+    test('the run record is a page of its own: the article names the run and links there, with nothing of the record on the page', async ({ page }) => {
       await page.goto(path);
-      const record = page.locator('details.provenance:not([data-variant])');
-      await expect(record).toHaveCount(1);
-      await expect(record).not.toHaveAttribute('open', /.*/);
+      const note = page.locator('section.provenance:not([data-variant])');
+      await expect(note).toHaveCount(1);
+      await expect(note.locator('[data-fact="run.id"]')).toHaveText(run.runId);
+      await expect(note.locator(`a[href="${path}run/"]`)).toHaveCount(1);
+      await expect(page.locator('article table.run-steps, article table.run-versions, article [data-fact$=".argv"]')).toHaveCount(0);
+    });
+
+    test('the run record page: one row per step, each step\'s argv and raw output once, translated', async ({ page }) => {
+      await page.goto(`${path}run/`);
+      const record = page.locator('.run-record');
+      await expect(record).toHaveAttribute('data-run', run.runId);
       expect(await record.locator('tr[data-step]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-step')))).toEqual(run.steps);
-      const labels = (await record.locator('summary, caption, th[scope="col"], dt, .argv-label').allTextContents()).join(' ');
-      if (lang === 'zh') expect(labels, 'no English words in the Chinese record\'s labels').not.toMatch(/capture|argv|Run|Step/);
+      for (const step of run.steps) {
+        await expect(page.locator(`#output-${step}`), `raw output of ${step}`).toHaveCount(1);
+        await expect(page.locator(`#output-${step} [data-fact="${step}.argv"]`)).toHaveCount(1);
+        await expect(page.locator(`tr#run-step-${step} a[href="#output-${step}"]`)).toHaveCount(1);
+      }
+      expect(await brokenFragmentLinks(page)).toEqual([]);
+      await expect(page.locator(`.run-record-of a[href="${path}"]`)).toHaveCount(1);
+      const labels = (await page.locator('h1, h2, th[scope="col"], dt, .code-label').allTextContents()).join(' ');
+      if (lang === 'zh') expect(labels, 'no English words in the Chinese record\'s labels').not.toMatch(/capture|argv|Run|Step|stdout|stderr/);
       else expect(labels).not.toMatch(/\p{Script=Han}/u);
     });
 
@@ -163,10 +181,10 @@ for (const { lang, path } of PAGES) {
       expect(look.boxes).toBe(1);
     });
 
-    // Two runs since the nftables variant (its figure, table and own run record): the budget grew with them.
-    test('the article page is at most 140 KB of HTML', async ({ request }) => {
+    // The run records are pages of their own, and each raw output is on the page once.
+    test('the article page is at most 90 KB of HTML', async ({ request }) => {
       const html = await (await request.get(path)).body();
-      expect(html.length).toBeLessThanOrEqual(140 * 1024);
+      expect(html.length).toBeLessThanOrEqual(90 * 1024);
     });
   });
 }

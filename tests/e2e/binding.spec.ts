@@ -55,11 +55,8 @@ function runOf(runs: Record<Variant074, DerivedEvidence>, variant: string | null
   return evidence;
 }
 
-async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvidence>, lang: 'zh' | 'en'): Promise<void> {
-  await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', runs.iptables.runId);
-
-  const elements = await boundElements(page);
-  expect(elements.length, 'the article binds facts').toBeGreaterThan(20);
+/** Each bound element shows its run's derived value, names its step, and every number it shows is written in that step's snapshot. */
+function expectBoundValues(elements: readonly BoundElement[], runs: Record<Variant074, DerivedEvidence>): void {
   for (const el of elements) {
     const evidence = runOf(runs, el.variant, el.run, `data-fact="${el.id}"`);
     const fact = evidence.facts.get(el.id);
@@ -76,6 +73,14 @@ async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvid
       expect(file, `${el.id}: "${token}" appears in ${el.step}'s snapshot`).toContain(token);
     }
   }
+}
+
+async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvidence>, lang: 'zh' | 'en'): Promise<void> {
+  await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', runs.iptables.runId);
+
+  const elements = await boundElements(page);
+  expect(elements.length, 'the article binds facts').toBeGreaterThan(20);
+  expectBoundValues(elements, runs);
 
   const figures = await page.$$eval('figure[data-measured]', (els) => els.map((fig) => ({
     variant: fig.getAttribute('data-variant'),
@@ -110,6 +115,22 @@ test.describe('the committed snapshots', () => {
       await page.goto(path);
       await checkPageAgainst(page, runs, lang);
     });
+  }
+
+  for (const { lang, path } of LANGS) {
+    for (const variant of VARIANTS_074) {
+      const record = variant === 'iptables' ? `${path}run/` : `${path}run/${variant}/`;
+      test(`${lang}: the ${variant} run's record ${record} binds every value to that run`, async ({ page }) => {
+        await page.goto(record);
+        await expect(page.locator('.run-record')).toHaveAttribute('data-run', runs[variant].runId);
+        const elements = await boundElements(page);
+        // Five values a step, at least, besides the run's own.
+        expect(elements.length).toBeGreaterThan(5 * runs[variant].rawFiles.size);
+        // The default run's values carry no variant; another run's carry theirs (runOf checks data-run).
+        for (const el of elements) expect(el.variant).toBe(variant === 'iptables' ? null : variant);
+        expectBoundValues(elements, runs);
+      });
+    }
   }
 
   test('the article names the headline observations with bound values', async ({ page }) => {

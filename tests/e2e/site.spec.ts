@@ -4,7 +4,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import {
-  HTML_LANG, LANGS, articlePathOf, articleSlugs, homePathOf, isWritten, otherLang, writtenArticles,
+  HTML_LANG, LANGS, articlePathOf, articleSlugs, homePathOf, isWritten, otherLang, runRecordPathsOf, writtenArticles,
   type Lang, type WrittenArticle,
 } from './support/articles.ts';
 import { crawlSite } from './support/crawl.ts';
@@ -34,6 +34,8 @@ function articlePages(): ArticlePage[] {
 
 const pages = articlePages();
 const homes = LANGS.map((lang) => ({ lang, path: homePathOf(lang) }));
+/** Every run's record, in every language. */
+const records = slugs.flatMap((slug) => LANGS.flatMap((lang) => runRecordPathsOf(lang, slug).map((path) => ({ slug, lang, path }))));
 
 test('the content folder has at least one article to check', () => {
   expect(written.length, 'content/articles/*/{zh,en}.mdx').toBeGreaterThan(0);
@@ -243,7 +245,7 @@ test('every internal link and asset resolves, crawling from both home pages', as
     return null;
   });
   expect(result.problems).toEqual([]);
-  for (const p of pages) expect(result.pages, `${p.path} is reachable by links`).toContain(p.path);
+  for (const p of [...pages, ...records]) expect(result.pages, `${p.path} is reachable by links`).toContain(p.path);
   expect(result.assets.some((asset) => asset.endsWith('.css')), 'a stylesheet was found and fetched').toBe(true);
 });
 
@@ -251,6 +253,7 @@ test.describe('narrow and wide screens', () => {
   const targets = [
     ...homes.map((h) => ({ name: `home-${h.lang}`, path: h.path })),
     ...pages.map((p) => ({ name: `${p.slug}-${p.lang}`, path: p.path })),
+    ...records.map((r) => ({ name: `${r.slug}-${r.lang}-${r.path.split('/run/')[1]!.replace(/\/$/, '') || 'run'}-record`, path: r.path })),
   ];
   for (const width of [375, 1280]) {
     for (const target of targets) {
@@ -271,7 +274,7 @@ test.describe('narrow and wide screens', () => {
 });
 
 test.describe('accessibility (axe)', () => {
-  const targets = [...homes.map((h) => h.path), ...pages.map((p) => p.path)];
+  const targets = [...homes.map((h) => h.path), ...pages.map((p) => p.path), ...records.map((r) => r.path)];
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const path of targets) {
       test(`${path} (${colorScheme}) has no axe violation`, async ({ page }) => {
@@ -316,7 +319,8 @@ test.describe('feeds and sitemap', () => {
   test('the sitemap parses and lists every written page with its language alternates', async ({ page, request }) => {
     const urls = await readSitemap(page, request, localPathOf);
     const listed = urls.map((u) => localPathOf(u.loc)).sort();
-    const expected = [...homes.map((h) => h.path), ...pages.filter((p) => p.written).map((p) => p.path)].sort();
+    // Run records are written in every language: their words are the run's own and the site's.
+    const expected = [...homes.map((h) => h.path), ...pages.filter((p) => p.written).map((p) => p.path), ...records.map((r) => r.path)].sort();
     expect(listed).toEqual(expected);
     for (const slug of slugs) {
       const translations = LANGS.filter((l) => isWritten(slug, l));

@@ -70,16 +70,27 @@ for (const { lang, path } of LANGS) {
     const nft = runs.nftables;
     const figure = page.locator('figure[data-measured="local-via-worker2 nft-worker2"][data-variant="nftables"]');
     await expect(figure).toHaveAttribute('data-run', nft.runId);
-    const output = page.locator('#output-nftables-nft-worker2');
-    await expect(output).toHaveCount(1);
-    await expect(output).toContainText('map no-endpoint-nodeports');
-    await expect(output).toContainText(nft.facts.get('nft-worker2.drop.element')!.value);
-    // The article's own run keeps its places; the nftables run's are qualified.
+    // The nftables run's raw output is on its own record, where the figure links; the article's own run keeps its places here.
+    const record = `${path}run/nftables/`;
+    await expect(figure.locator(`.measured-links a[href="${record}#output-nft-worker2"]`)).toHaveCount(1);
+    await expect(page.locator('#output-nftables-nft-worker2')).toHaveCount(0);
     await expect(page.locator('#output-local-via-worker2')).toHaveCount(1);
-    await expect(page.locator('#output-nftables-local-via-worker2')).toHaveCount(1);
     await expect(page.locator('#provenance-nftables')).toHaveAttribute('data-run', nft.runId);
     await expect(page.locator('#provenance-nftables [data-fact="run.id"]').first()).toHaveText(nft.runId);
-    await expect(page.locator('#run-step-nftables-nft-worker2')).toHaveCount(1);
+    await expect(page.locator(`#provenance-nftables a[href="${record}"]`)).toHaveCount(1);
+
+    await page.goto(`${record}#output-nft-worker2`);
+    await expect(page.locator('.run-record')).toHaveAttribute('data-run', nft.runId);
+    const output = page.locator('#output-nft-worker2');
+    await expect(output).toBeVisible();
+    await expect(output).toContainText('map no-endpoint-nodeports');
+    await expect(output).toContainText(nft.facts.get('nft-worker2.drop.element')!.value);
+    await expect(page.locator('#run-step-nft-worker2')).toHaveCount(1);
+    // Every value on the nftables record is bound to that run.
+    for (const el of await page.$$eval('[data-fact]', (els) => els.map((e) => ({ variant: e.getAttribute('data-variant'), run: e.getAttribute('data-run') })))) {
+      expect(el).toEqual({ variant: 'nftables', run: nft.runId });
+    }
+    await page.goto(path);
     for (const href of await page.locator('figure.variant-comparison thead a').evaluateAll((as) => as.map((a) => a.getAttribute('href')))) {
       await expect(page.locator(href!)).toHaveCount(1);
     }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  absoluteUrl, articleOfPath, articlePath, homePath, isLang, localizePath, notFoundPath, otherLang, rssPath,
+  absoluteUrl, articleOfPath, articlePath, homePath, isLang, localizePath, notFoundPath, otherLang, rssPath, runRecordPath,
   slugProblem, splitLangPath,
 } from '../../src/i18n/urls.ts';
 
@@ -65,4 +65,14 @@ test('absoluteUrl puts a path on the public origin', () => {
   assert.equal(absoluteUrl(`/en/${SLUG}/`, 'https://shice.example'), `https://shice.example/en/${SLUG}/`);
   assert.equal(absoluteUrl('/', 'https://shice.example/'), 'https://shice.example/');
   assert.throws(() => absoluteUrl('en/', 'https://shice.example'), /expected a path starting with "\/"/);
+});
+
+test('a run record lives under its article, one page per run, in each language', () => {
+  assert.equal(runRecordPath('zh', SLUG), `/${SLUG}/run/`);
+  assert.equal(runRecordPath('en', SLUG), `/en/${SLUG}/run/`);
+  assert.equal(runRecordPath('zh', SLUG, 'nftables'), `/${SLUG}/run/nftables/`);
+  assert.equal(localizePath(runRecordPath('zh', SLUG, 'nftables'), 'en'), `/en/${SLUG}/run/nftables/`);
+  // A run record is not an article page.
+  assert.equal(articleOfPath(runRecordPath('en', SLUG)), null);
+  assert.throws(() => runRecordPath('zh', SLUG, '../x'), /runRecordPath: variant "\.\.\/x" is not lowercase/);
 });

@@ -68,3 +68,16 @@ export function homePathOf(lang: Lang): string {
 export function articlePathOf(lang: Lang, slug: string): string {
   return lang === 'zh' ? `/${slug}/` : `/en/${slug}/`;
 }
+
+/**
+ * The record pages an article's runs should have, in one language: one for the
+ * run in snapshots/, one for each variant's run in snapshots.<variant>/.
+ */
+export function runRecordPathsOf(lang: Lang, slug: string): string[] {
+  const variants = readdirSync(`${ARTICLES_DIR}${slug}`, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && /^snapshots\.[a-z0-9-]+$/.test(d.name) && existsSync(`${ARTICLES_DIR}${slug}/${d.name}/run.yaml`))
+    .map((d) => d.name.slice('snapshots.'.length))
+    .sort();
+  const record = `${articlePathOf(lang, slug)}run/`;
+  return [record, ...variants.map((variant) => `${record}${variant}/`)];
+}
