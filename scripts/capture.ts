@@ -95,6 +95,10 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // The source every run of this capture comes from, read once before any snapshot is swapped
+  // in: the snapshots this capture writes do not make the next article's run "dirty".
+  const git = await gitInfo(root);
+
   // Each article's experiment and the variants to capture, checked before any work.
   const plans: Array<{ slug: string; experiment: Experiment; variants: Array<string | null>; defaultVariant: string | null }> = [];
   for (const slug of slugs) {
@@ -239,7 +243,7 @@ async function main(): Promise<void> {
           experiment, driver, target, runId,
           signal: controller.signal,
           reporter,
-          git: await gitInfo(root),
+          git,
           host: hostInfo(),
           // Several variants are swapped in together, once every one has run.
           deferSwap: runs.length > 1,
