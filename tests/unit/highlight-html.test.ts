@@ -1,6 +1,7 @@
 // blockHtml (src/article/highlight.ts) writes a code block's HTML straight from
-// shiki's tokens. It must write exactly what shiki's codeToHtml wrote with the
-// transformers the site used before (kept below as the reference): the same
+// the tokens of the site's highlighter (JavaScript RegExp engine). It must write
+// exactly what shiki's codeToHtml wrote with the default engine (Oniguruma) and
+// the transformers the site used before (kept below as the reference): the same
 // markup, the same escaping, the same colour classes learnt in the same order.
 // Compared on every output, command and manifest of the committed articles, with
 // and without highlighted lines, and on text made to hit the edge cases.
@@ -11,12 +12,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { createHighlighter, type ShikiTransformer } from 'shiki';
-import { blockHtml, colourKey, StyleClasses } from '../../src/article/highlight.ts';
+import { blockHtml, colourKey, createSiteHighlighter, StyleClasses } from '../../src/article/highlight.ts';
 import { CODE_THEMES } from '../../src/site.config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LANGS = ['shellsession', 'json', 'http', 'yaml'] as const;
+/** The reference: shiki as the site used it, with its default engine (Oniguruma, WebAssembly). */
 const shiki = await createHighlighter({ themes: Object.values(CODE_THEMES), langs: [...LANGS] });
+/** The site's highlighter now (JavaScript RegExp engine). */
+const site = await createSiteHighlighter();
 
 type HastNode = { type: string; tagName?: string; properties?: Record<string, unknown>; children?: HastNode[]; value?: string };
 
@@ -73,7 +77,7 @@ function reference(code: string, lang: string, marked: readonly number[], classe
 }
 
 function fast(code: string, lang: string, marked: readonly number[], classes: StyleClasses): string {
-  return blockHtml(shiki.codeToTokens(code, { lang: lang as 'yaml', themes: CODE_THEMES, defaultColor: 'light' }), lang, marked, classes);
+  return blockHtml(site.codeToTokens(code, { lang: lang as 'yaml', themes: CODE_THEMES, defaultColor: 'light' }), lang, marked, classes);
 }
 
 /** Every block the committed articles can show: stdout and stderr of every step, every command line, every manifest. */
@@ -121,6 +125,11 @@ const EDGE_CASES: Array<{ code: string; lang: string }> = [
   { code: '$ echo "a & b" | grep -E \'<[a-z]+>\' > /dev/null && echo $((1 + 2)) # comment\nroot@node# ls -la ~/.kube\noutput line <not a prompt>', lang: 'shellsession' },
   { code: '   leading spaces\ntrailing spaces   \n \u00a0 \u3000 wide space', lang: 'plaintext' },
   { code: 'apiVersion: v1\nkind: ConfigMap\ndata:\n  conf: |\n    server { listen 80; return 200 "a&b<c>"; }\n  list:\n    - "x"   # note\n    - 0x1F', lang: 'yaml' },
+  // Constructs the grammars treat specially, for the engine comparison.
+  { code: '---\nanchor: &a {k: v, "q k": [1, 2.0, -3e4, .inf, ~, null, true, no]}\nref: *a\nmerge:\n  <<: *a\nfolded: >-\n  text\n  more\nliteral: |+\n  keep\n\n? complex key\n: value\ndate: 2026-12-02T20:21:36Z\nsingle: \'it\'\'s\'\n...\n--- !!map\ntagged: !custom x\n# end', lang: 'yaml' },
+  { code: '$ cat <<\'EOF\' > /tmp/x.conf\nline $HOME ${PATH:-/bin} `date` $(uname -r)\nEOF\n$ for i in 1 2 3; do echo "$i" 2>&1 | tee -a log; done\n$ if [[ -n "$X" && $Y -eq 0 ]]; then exit 1; fi\n$ kubectl get svc -o jsonpath=\'{.items[*].spec.ports[0].nodePort}\' # ports\n$ echo \\$escaped "a\\"b" \'c\\d\'; arr=(a b); echo ${arr[@]} $((i++)) ~user/*.{yaml,json}', lang: 'shellsession' },
+  { code: '{\n  "a": {"b": [true, false, null, -0.5e-7, 12345678901234567890]},\n  "esc": "\\"\\\\\\/\\b\\f\\n\\r\\t\\u4e2d",\n  "empty": {}, "list": [], "k": "v"\n}', lang: 'json' },
+  { code: 'GET /healthz?x=1&y=%20 HTTP/1.1\nHost: 172.18.0.3:32154\nAccept: */*\n\nHTTP/1.1 503 Service Unavailable\nContent-Type: application/json\nX-Content-Type-Options: nosniff\nDate: Wed, 02 Dec 2026 19:42:38 GMT\nContent-Length: 102', lang: 'http' },
 ];
 
 const MARKS: number[][] = [[], [1], [2, 3], [1, 4, 40]];
