@@ -29,7 +29,13 @@ export const HIGHLIGHT_LANGS = ['shellsession', 'json', 'http', 'yaml'] as const
 export function createSiteHighlighter(): Promise<Highlighter> {
   return createHighlighter({ themes: Object.values(CODE_THEMES), langs: [...HIGHLIGHT_LANGS], engine: createJavaScriptRegexEngine() });
 }
-const cache = new Map<string, string>();
+
+/**
+ * scope -> language and marked lines -> code -> HTML. Keyed by the code string
+ * itself rather than a JSON key built from it: a page looks its blocks up again,
+ * and a string used as a key keeps its hash.
+ */
+const cache = new Map<string, Map<string, Map<string, string>>>();
 
 /** Inline style -> class name, in the order styles are first met (the set is small and fixed by the themes). */
 export class StyleClasses {
@@ -155,8 +161,12 @@ function escapeCode(text: string): string {
 }
 
 export async function highlight(scope: string, code: string, lang: HighlightLang, lines: readonly number[] = []): Promise<string> {
-  const key = JSON.stringify([scope, lang, lines, code]);
-  const cached = cache.get(key);
+  let byKind = cache.get(scope);
+  if (!byKind) cache.set(scope, (byKind = new Map()));
+  const kind = `${lang} ${lines.join(',')}`;
+  let byCode = byKind.get(kind);
+  if (!byCode) byKind.set(kind, (byCode = new Map()));
+  const cached = byCode.get(code);
   if (cached !== undefined) return cached;
   highlighter ??= createSiteHighlighter();
   const shiki = await highlighter;
@@ -172,6 +182,6 @@ export async function highlight(scope: string, code: string, lang: HighlightLang
   } else {
     html = render(text, lang === 'text' ? 'plaintext' : lang, lines);
   }
-  cache.set(key, html);
+  byCode.set(code, html);
   return html;
 }
