@@ -3,7 +3,8 @@
 // typed into the prose, and the two languages bind the same evidence.
 // Pure: callers pass the sources and the evidence.
 import { load } from 'js-yaml';
-import { checkReferences, findFactReferences, findUnboundValues } from '../evidence/mdx-check.ts';
+import { checkReferences, findFactReferences, findUnboundValues, type FactReference } from '../evidence/mdx-check.ts';
+import { scanMdx, type MdxScan } from '../evidence/mdx-scan.ts';
 import type { Lang } from '../evidence/template.ts';
 
 /**
@@ -36,22 +37,39 @@ export function findClaimReferences(source: string): { id: string; line: number 
   return refs;
 }
 
-function bindings(source: ArticleSource): { facts: Set<string>; steps: Set<string>; claims: Set<string> } {
-  const refs = findFactReferences(source.source);
+/** What the checks read from one MDX file, read once: its scan, its references and its frontmatter's declarations. */
+interface ReadSource {
+  source: ArticleSource;
+  scan: MdxScan;
+  refs: FactReference[];
+  claims: { id: string; line: number }[];
+  specific: Map<string, string>;
+}
+
+function readSource(source: ArticleSource): ReadSource {
+  const scan = scanMdx(source.source);
+  return { source, scan, refs: findFactReferences(source.source, scan), claims: findClaimReferences(source.source), specific: languageSpecificFacts(source) };
+}
+
+function bindings(read: ReadSource): { facts: Set<string>; steps: Set<string>; claims: Set<string> } {
   return {
-    facts: new Set(refs.filter((r) => r.kind === 'fact').map((r) => r.id)),
-    steps: new Set(refs.filter((r) => r.kind === 'step').map((r) => r.id)),
-    claims: new Set(findClaimReferences(source.source).map((r) => r.id)),
+    facts: new Set(read.refs.filter((r) => r.kind === 'fact').map((r) => r.id)),
+    steps: new Set(read.refs.filter((r) => r.kind === 'step').map((r) => r.id)),
+    claims: new Set(read.claims.map((r) => r.id)),
   };
 }
 
 /** A fact or Measured step bound in one language and not the other, unless declared language-specific. */
 export function checkParity(sources: readonly ArticleSource[]): string[] {
-  if (sources.length < 2) return [];
+  return parityProblems(sources.length < 2 ? [] : sources.map(readSource));
+}
+
+function parityProblems(reads: readonly ReadSource[]): string[] {
+  if (reads.length < 2) return [];
   const problems: string[] = [];
   const declared = new Map<string, string>();
-  for (const s of sources) for (const [id, reason] of languageSpecificFacts(s)) declared.set(id, reason);
-  const bound = sources.map((s) => ({ source: s, ...bindings(s) }));
+  for (const r of reads) for (const [id, reason] of r.specific) declared.set(id, reason);
+  const bound = reads.map((r) => ({ source: r.source, ...bindings(r) }));
   for (const a of bound) {
     for (const b of bound) {
       if (a === b) continue;
@@ -79,16 +97,18 @@ export function checkArticleSources(
   const factIds = [...evidence.factIds];
   const stepIds = [...evidence.stepIds];
   const problems: string[] = [];
-  for (const s of sources) {
-    problems.push(...checkReferences(s.file, s.source, factIds, stepIds).map((p) => p.message));
-    problems.push(...findUnboundValues(s.file, s.source, { boundComponents: ARTICLE_BOUND_COMPONENTS }).map((p) => p.message));
-    for (const ref of findClaimReferences(s.source)) {
+  // Each file is scanned once; every check below reads that one scan.
+  const reads = sources.map(readSource);
+  for (const { source: s, scan, claims, specific } of reads) {
+    problems.push(...checkReferences(s.file, s.source, factIds, stepIds, scan).map((p) => p.message));
+    problems.push(...findUnboundValues(s.file, s.source, { boundComponents: ARTICLE_BOUND_COMPONENTS }, scan).map((p) => p.message));
+    for (const ref of claims) {
       if (!claimIds.has(ref.id)) problems.push(`${s.file}:${ref.line}: <Claim ids="…${ref.id}…">: unknown claim "${ref.id}"; the article declares: ${[...claimIds].join(', ') || 'none'}`);
     }
-    for (const id of languageSpecificFacts(s).keys()) {
+    for (const id of specific.keys()) {
       if (!factIds.includes(id)) problems.push(`${s.file}: languageSpecificFacts names "${id}", which is no fact of this article`);
     }
   }
-  problems.push(...checkParity(sources));
+  problems.push(...parityProblems(reads));
   return problems;
 }

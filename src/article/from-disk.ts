@@ -63,7 +63,8 @@ export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: Artic
     claimsFile: `${ARTICLES}/${slug}/claims.ts`,
   };
   const experiment = defs.experiment ?? null;
-  if (options.variants && experiment?.variants) {
+  // As the pages derive it (registry.ts), so that the build's check and the pages see one evidence.
+  if (options.variants) {
     return buildArticleRuns({ ...common, experiment, factDefs: defs.factDefs, variantFactDefs: defs.variantFactDefs, claimDefs: defs.claimDefs, comparisonDefs: defs.comparisonDefs, draft: options.draft ?? false });
   }
   // One run: the given variant's facts, lines and claims (the default variant's when none is given).

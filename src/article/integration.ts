@@ -11,6 +11,7 @@ import { bindableIds, brokenClaims, evaluatedClaimCount } from './variants.ts';
 import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from './from-disk.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
+import { evidenceMemo, type MemoTarget } from './evidence-memo.ts';
 import { setDevProblems } from './dev-problems.ts';
 import { placeholderWarning } from '../site-address.ts';
 import { SITE_ADDRESS } from '../site.config.ts';
@@ -21,6 +22,7 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
   let factCount = 0;
   let claimCount = 0;
   const drafts: string[] = [];
+  const memo = evidenceMemo();
   const slugs = readdirSync(join(root, ARTICLES), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   for (const slug of slugs) {
     const dir = join(root, ARTICLES, slug);
@@ -31,7 +33,12 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
     // Chinese copywriting: full-width punctuation and spacing, over the prose only.
     for (const s of sources) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
-      const evidence = evidenceFromDisk(slug, snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT), await loadArticleDefinitions(root, slug, fresh), { variants: true, draft: isDraft(env) });
+      const target: MemoTarget = { slug, articleDir: resolve(dir), snapshotsDir: resolve(snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT)), draft: isDraft(env) };
+      // Stamped before deriving: a file that changes meanwhile is not served from the memo.
+      const stamps = fresh === undefined ? memo.stamps(target) : null;
+      const evidence = evidenceFromDisk(slug, target.snapshotsDir, await loadArticleDefinitions(root, slug, fresh), { variants: true, draft: target.draft });
+      // The pages take it from the memo instead of deriving it again (evidence-memo.ts); dev pages derive afresh.
+      if (stamps !== null) memo.remember(target, stamps, evidence);
       // With variants: every measured run's facts and steps as <variant>:<id>, and the claims of every run and across runs.
       const bindable = bindableIds(evidence);
       factCount += bindable.factIds.length;

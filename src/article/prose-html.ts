@@ -2,16 +2,43 @@
 // section heading, and hyphenated names and flags kept on one line (browsers
 // break "s-cluster" and "--max-time" after a hyphen). Pure: HTML in, HTML out.
 // Code blocks, inline code and scripts are left as they are.
-import { unbreakableRuns } from './unbreakable.ts';
+// (Written with indexOf rather than one regular expression per rule: this runs
+// over every article page's whole HTML. Each function gives exactly what the
+// regular expression in its comment gives; the unit tests compare them.)
+import { UNBREAKABLE_TOKEN } from './unbreakable.ts';
 
+/** Each name or flag in `text` wrapped to stay on one line (the runs unbreakableRuns marks whole). */
 function keepTokensWhole(text: string): string {
-  return unbreakableRuns(text).map((r) => (r.whole ? `<span class="nobr">${r.text}</span>` : r.text)).join('');
+  return text.replace(UNBREAKABLE_TOKEN, '<span class="nobr">$&</span>');
 }
 
-/** `<h2 id="x">Title</h2>` -> the same with a trailing `#` link to itself; h2 and h3 of the prose. */
+/**
+ * `<h2 id="x">Title</h2>` -> the same with a trailing `#` link to itself; h2 and h3 of the prose.
+ * As html.replace(/<h([23]) id="([^"]+)">([^]*?)<\/h\1>/g, ...).
+ */
 export function addHeadingAnchors(html: string, label: string): string {
-  return html.replace(/<h([23]) id="([^"]+)">([^]*?)<\/h\1>/g, (_m, level: string, id: string, inner: string) =>
-    `<h${level} id="${id}">${inner}<a class="heading-anchor" href="#${id}" aria-label="${label}">#</a></h${level}>`);
+  let out = '';
+  let last = 0;
+  let at = html.indexOf('<h');
+  while (at >= 0) {
+    const level = html[at + 2];
+    if ((level === '2' || level === '3') && html.startsWith(' id="', at + 3)) {
+      const idStart = at + 8;
+      const quote = html.indexOf('"', idStart);
+      if (quote > idStart && html[quote + 1] === '>') {
+        const close = html.indexOf(`</h${level}>`, quote + 2);
+        if (close >= 0) {
+          const id = html.slice(idStart, quote);
+          out += `${html.slice(last, at)}<h${level} id="${id}">${html.slice(quote + 2, close)}<a class="heading-anchor" href="#${id}" aria-label="${label}">#</a></h${level}>`;
+          last = close + 5;
+          at = html.indexOf('<h', last);
+          continue;
+        }
+      }
+    }
+    at = html.indexOf('<h', at + 1);
+  }
+  return last === 0 ? html : out + html.slice(last);
 }
 
 /** Opening or closing tag of an element whose text is left alone. */
@@ -34,11 +61,40 @@ export function keepNamesWhole(html: string): string {
   return out + (depth === 0 ? wholeNamesInText(rest) : rest);
 }
 
-/** In HTML without skipped elements: each text node holding a hyphen gets its names wrapped. */
+/**
+ * In HTML without skipped elements: each text node holding a hyphen gets its names wrapped.
+ * As html.replace(/(^|>)([^<]*-[^<]*)(?=<|$)/g, ...): a text runs from the segment's start,
+ * or from just after any `>`, to the next `<`; the first one holding a hyphen is wrapped,
+ * and the search goes on from its end.
+ */
 function wholeNamesInText(html: string): string {
   if (!html.includes('-')) return html;
-  // Text after a tag, or at the start of the segment (right after a skipped element closed).
-  return html.replace(/(^|>)([^<]*-[^<]*)(?=<|$)/g, (_m, before: string, text: string) => `${before}${keepTokensWhole(text)}`);
+  let out = '';
+  let last = 0;
+  // The segment's start first (the `^` alternative), then just after each `>`.
+  let start = 0;
+  // The next hyphen at or after `start`, found again only once passed (so the text is searched once).
+  let dash = html.indexOf('-');
+  while (start <= html.length) {
+    const lt = html.indexOf('<', start);
+    const end = lt < 0 ? html.length : lt;
+    if (dash >= 0 && dash < start) dash = html.indexOf('-', start);
+    if (dash < 0) break;
+    if (dash < end) {
+      out += html.slice(last, start) + keepTokensWhole(html.slice(start, end));
+      last = end;
+      if (lt < 0) break;
+      const gt = html.indexOf('>', end);
+      if (gt < 0) break;
+      start = gt + 1;
+    } else {
+      const gt = html.indexOf('>', start);
+      if (gt < 0) break;
+      // A `>` inside the text just tried starts a text that is a tail of it, without a hyphen either.
+      start = gt + 1;
+    }
+  }
+  return last === 0 ? html : out + html.slice(last);
 }
 
 export function polishProseHtml(html: string, anchorLabel: string): string {

@@ -23,7 +23,19 @@ function isJson(text: string): boolean {
   }
 }
 
-export function outputBlocks(snapshot: Streams): OutputBlock[] {
+/** The blocks of each snapshot, cut once: every page of the article shows the same step's output (a step snapshot never changes once loaded). */
+const blocksOf = new WeakMap<Streams, readonly OutputBlock[]>();
+
+export function outputBlocks(snapshot: Streams): readonly OutputBlock[] {
+  let blocks = blocksOf.get(snapshot);
+  if (!blocks) {
+    blocks = cutOutput(snapshot);
+    blocksOf.set(snapshot, blocks);
+  }
+  return blocks;
+}
+
+function cutOutput(snapshot: Streams): OutputBlock[] {
   // Bytes that are not UTF-8 show as \xNN escapes (the snapshot keeps them in base64).
   const step = { stdout: streamText(snapshot, 'stdout'), stderr: streamText(snapshot, 'stderr') };
   const blocks: OutputBlock[] = [];

@@ -11,6 +11,7 @@ import { buildArticleRuns, type ComparisonRow } from './variants.ts';
 import type { Experiment } from '../experiment/types.ts';
 import type { ChartDef } from './chart.ts';
 import { isDraft } from './draft.ts';
+import { evidenceMemo, type MemoTarget } from './evidence-memo.ts';
 
 const factModules = import.meta.glob<{ facts: FactDef[]; variantFacts?: Record<string, FactDef[]>; comparisonRows?: ComparisonRow[] }>('/content/articles/*/facts.ts', { eager: true });
 const experimentModules = import.meta.glob<{ experiment?: Experiment }>('/content/articles/*/experiment.ts', { eager: true });
@@ -35,6 +36,13 @@ export function articleEvidence(slug: string): ArticleEvidence {
   // In dev, snapshots and facts may change under the server: derive afresh on every page.
   if (cached && !import.meta.env.DEV) return cached;
   const articleDir = resolve('content/articles', slug);
+  const target: MemoTarget = { slug, articleDir, snapshotsDir: resolve(snapshotsDir(articleDir, slug, process.env.SHICE_SNAPSHOT_ROOT)), draft: isDraft() };
+  // Derived once already by the build's check (integration.ts), from these very files: take it.
+  const remembered = import.meta.env.DEV ? undefined : evidenceMemo().recall(target);
+  if (remembered) {
+    cache.set(slug, remembered);
+    return remembered;
+  }
   const factDefs = facts.get(slug)?.facts;
   if (!factDefs) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "facts" (the article binds measured values)`);
   const templates = lines.get(slug)?.lines;
@@ -42,7 +50,7 @@ export function articleEvidence(slug: string): ArticleEvidence {
   // With variants (experiment.ts), every variant's run beside the default one (variants.ts).
   const evidence = buildArticleRuns({
     slug,
-    snapshotsDir: snapshotsDir(articleDir, slug, process.env.SHICE_SNAPSHOT_ROOT),
+    snapshotsDir: target.snapshotsDir,
     experiment: experiments.get(slug)?.experiment ?? null,
     factDefs,
     variantFactDefs: facts.get(slug)?.variantFacts,
@@ -51,7 +59,7 @@ export function articleEvidence(slug: string): ArticleEvidence {
     claimDefs: claims.get(slug)?.claims ?? [],
     comparisonDefs: claims.get(slug)?.comparisons,
     claimsFile: `content/articles/${slug}/claims.ts`,
-    draft: isDraft(),
+    draft: target.draft,
   });
   cache.set(slug, evidence);
   return evidence;

@@ -3,7 +3,7 @@
 // after a hyphen. Pure: the components and the MDX rehype step both use it.
 
 /** A run of Latin letters, digits, dots, slashes, colons or equals signs with an inner hyphen, or a --flag. */
-const TOKEN = /(?:--?)?[A-Za-z0-9_.:/=]+(?:-+[A-Za-z0-9_.:/=]+)+|--[A-Za-z0-9][A-Za-z0-9_]*/g;
+export const UNBREAKABLE_TOKEN = /(?:--?)?[A-Za-z0-9_.:/=]+(?:-+[A-Za-z0-9_.:/=]+)+|--[A-Za-z0-9][A-Za-z0-9_]*/g;
 
 export interface TextRun {
   text: string;
@@ -15,7 +15,7 @@ export function unbreakableRuns(text: string): TextRun[] {
   if (!text.includes('-')) return [{ text, whole: false }];
   const runs: TextRun[] = [];
   let last = 0;
-  for (const match of text.matchAll(TOKEN)) {
+  for (const match of text.matchAll(UNBREAKABLE_TOKEN)) {
     if (match.index > last) runs.push({ text: text.slice(last, match.index), whole: false });
     runs.push({ text: match[0], whole: true });
     last = match.index + match[0].length;

@@ -144,8 +144,20 @@ export function evidenceOfVariant(evidence: ArticleEvidence, variant: string | u
   throw new Error(`${where}: variant="${variant}": no such variant; the experiment has ${runs.declared.join(', ')}`);
 }
 
+/** bindableIds per evidence object: a page's <Claim>s ask for them again and again, and an evidence never changes once built. */
+const bindable = new WeakMap<ArticleEvidence, { factIds: string[]; stepIds: string[]; claims: ClaimResult[] }>();
+
 /** Every fact id, step id and claim id the article's MDX may bind: the default run's, and `<variant>:<id>` of every measured run. */
-export function bindableIds(evidence: ArticleEvidence): { factIds: string[]; stepIds: string[]; claims: ClaimResult[] } {
+export function bindableIds(evidence: ArticleEvidence): { factIds: readonly string[]; stepIds: readonly string[]; claims: readonly ClaimResult[] } {
+  let ids = bindable.get(evidence);
+  if (!ids) {
+    ids = collectBindableIds(evidence);
+    bindable.set(evidence, ids);
+  }
+  return ids;
+}
+
+function collectBindableIds(evidence: ArticleEvidence): { factIds: string[]; stepIds: string[]; claims: ClaimResult[] } {
   const factIds = [...evidence.facts.keys()];
   const stepIds = [...evidence.snapshots.run.steps];
   const claims = [...evidence.claims];

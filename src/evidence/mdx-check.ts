@@ -1,7 +1,7 @@
 // The binding checks over an MDX file's source: every <Fact id> and <Measured
 // steps> names something that exists, and no digit stands in prose outside a
 // bound element. Pure: the build and the tests pass the text and its path.
-import { scanMdx, type MdxTag } from './mdx-scan.ts';
+import { scanMdx, type MdxScan, type MdxTag } from './mdx-scan.ts';
 import { KIND_LABELS, findNumericTokens, type ValueKind } from './numbers.ts';
 
 /** Components that render bound values themselves: digits inside them are theirs to prove. */
@@ -37,9 +37,8 @@ const WORD_CHAR = /[A-Za-z0-9_.:/-]/;
 
 const attribute = (tag: MdxTag, name: string) => tag.attributes.find((a) => a.name === name);
 
-/** Every `<Fact id="...">` and every step id of `<Measured steps="a b">`, with its position. */
-export function findFactReferences(source: string): FactReference[] {
-  const scan = scanMdx(source);
+/** Every `<Fact id="...">` and every step id of `<Measured steps="a b">`, with its position. `scan`: the source's scanMdx, when the caller has it. */
+export function findFactReferences(source: string, scan: MdxScan = scanMdx(source)): FactReference[] {
   const refs: FactReference[] = [];
   for (const tag of scan.tags) {
     if (tag.closing) continue;
@@ -88,6 +87,7 @@ export function checkReferences(
   source: string,
   factIds: Iterable<string>,
   stepIds: Iterable<string>,
+  scan: MdxScan = scanMdx(source),
 ): BindingProblem[] {
   const facts = new Set(factIds);
   const steps = new Set(stepIds);
@@ -95,7 +95,7 @@ export function checkReferences(
   const report = (line: number, column: number, text: string) =>
     problems.push({ file, line, column, message: `${file}:${line}:${column}: ${text}` });
 
-  for (const ref of findFactReferences(source)) {
+  for (const ref of findFactReferences(source, scan)) {
     const known = ref.kind === 'fact' ? facts : steps;
     if (known.has(ref.id)) continue;
     const suggestion = closest(ref.id, known);
@@ -103,7 +103,6 @@ export function checkReferences(
     if (ref.kind === 'fact') report(ref.line, ref.column, `<Fact id="${ref.id}">: unknown fact id "${ref.id}"${hint}`);
     else report(ref.line, ref.column, `<Measured steps="...">: unknown step id "${ref.id}"${hint}`);
   }
-  const scan = scanMdx(source);
   for (const tag of scan.tags) {
     if (tag.closing) continue;
     const { line, column } = scan.position(tag.start);
@@ -167,9 +166,8 @@ export interface UnboundOptions {
 }
 
 /** Every number in prose outside bound elements, classified, with the text around it. */
-export function findUnboundValues(file: string, source: string, options: UnboundOptions = {}): UnboundValue[] {
+export function findUnboundValues(file: string, source: string, options: UnboundOptions = {}, scan: MdxScan = scanMdx(source)): UnboundValue[] {
   const components = new Set([...BOUND_COMPONENTS, ...(options.boundComponents ?? [])]);
-  const scan = scanMdx(source);
   const regions = boundRegions(scan.tags, source.length, components);
   const inBound = (offset: number) => regions.some(([start, end]) => offset >= start && offset < end);
   const lines = source.split('\n');

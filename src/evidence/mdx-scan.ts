@@ -38,7 +38,10 @@ const NAME = /[A-Za-z][\w.:-]*/y;
 const ATTRIBUTE_NAME = /[A-Za-z_:][\w:.-]*/y;
 const FENCE = /^\s*(`{3,}|~{3,})/;
 const ENTITY = /&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/y;
-const LIST_MARKER = /^[ \t]*\d+[.)](?=[ \t])/;
+/** An ordered-list marker at a line start (sticky: tried at the offset, never past its line). */
+const LIST_MARKER = /[ \t]*\d+[.)](?=[ \t])/y;
+/** Where the lexer has something to look at: a character that may start markup, or the end of a line. */
+const INTERESTING = /[\\`<{\]&\n]/g;
 
 /** The offset just after the `}` that closes the `{` at `open`, skipping strings; -1 when unbalanced. */
 export function matchBrace(source: string, open: number, limit = source.length): number {
@@ -141,6 +144,20 @@ function blockRegions(lines: string[]): boolean[] {
   return excluded;
 }
 
+/**
+ * The first offset from `from` on where the lexer could do anything but step
+ * over a character: a character that may start markup, or a line's start (a
+ * list marker); `limit` when there is none before it.
+ */
+function nextInteresting(source: string, from: number, limit: number): number {
+  if (from >= limit || source[from - 1] === '\n') return Math.min(from, limit);
+  INTERESTING.lastIndex = from;
+  const match = INTERESTING.exec(source);
+  if (!match) return limit;
+  const at = match[0] === '\n' ? match.index + 1 : match.index;
+  return Math.min(at, limit);
+}
+
 export function scanMdx(source: string): MdxScan {
   const lines = source.split('\n');
   const starts: number[] = [];
@@ -171,7 +188,8 @@ export function scanMdx(source: string): MdxScan {
       const c = source[pos]!;
       const atLineStart = pos === regionStart || source[pos - 1] === '\n';
       if (atLineStart) {
-        const marker = LIST_MARKER.exec(source.slice(pos, regionEnd));
+        LIST_MARKER.lastIndex = pos;
+        const marker = LIST_MARKER.exec(source);
         if (marker) {
           skip(pos, pos + marker[0].length);
           continue;
@@ -212,7 +230,7 @@ export function scanMdx(source: string): MdxScan {
       } else if (c === '&' && matchAt(ENTITY, source, pos)) {
         skip(pos, pos + matchAt(ENTITY, source, pos)!.length);
       } else {
-        pos++;
+        pos = nextInteresting(source, pos + 1, regionEnd);
       }
     }
     addProse(textStart, regionEnd);

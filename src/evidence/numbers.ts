@@ -49,9 +49,10 @@ export function classifyNumber(text: string, before: string, after: string): Val
  * is the same claim as `等了 3.02 秒`.
  */
 export function foldDigits(text: string): string {
+  // ASCII digits stay as they are: only other scripts' digits are rewritten (most prose has none).
   return text
     .replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
-    .replace(/\p{Nd}/gu, (c) => (/[0-9]/.test(c) ? c : '0'.repeat(c.length)));
+    .replace(/(?![0-9])\p{Nd}/gu, (c) => '0'.repeat(c.length));
 }
 
 /** Every number in `text` outside names, classified by how it looks and what surrounds it (any script's digits). */

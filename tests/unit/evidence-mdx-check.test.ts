@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BOUND_COMPONENTS, checkReferences, findFactReferences, findUnboundValues } from '../../src/evidence/mdx-check.ts';
 import { findNumericTokens } from '../../src/evidence/numbers.ts';
+import { scanMdx } from '../../src/evidence/mdx-scan.ts';
 
 const FILE = 'content/articles/074-external-traffic-policy/zh.mdx';
 
@@ -153,4 +154,16 @@ test('findNumericTokens skips digits inside names and classifies by context', ()
   assert.deepEqual(findNumericTokens('10.244.0.0/16 via 172.18.0.2:30080, NodePort 31000, 退出码 0, 状态码 503, 120 ms').map((t) => `${t.text}:${t.kind}`), [
     '10.244.0.0/16:ip', '172.18.0.2:30080:ip', '31000:port', '0:exit-code', '503:http-status', '120:duration',
   ]);
+});
+
+test('the lexer reads the same whichever way it reaches a place: list markers on every line of a long region, tags after long text, digits folded only where they are not ASCII', () => {
+  const lines = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? `${i}. item <Fact id="f${i}" /> text` : `plain text ${'x'.repeat(i % 50)} &amp; more`));
+  const source = lines.join('\n');
+  const refs = findFactReferences(source);
+  assert.deepEqual(refs.map((r) => r.line), lines.map((_, i) => i + 1).filter((l) => (l - 1) % 3 === 0));
+  // The list markers are not prose, the digits in the ids are bound: nothing unbound.
+  assert.deepEqual(findUnboundValues('f.mdx', source), []);
+  // A scan handed in gives what the function's own scan gives.
+  assert.deepEqual(findFactReferences(source, scanMdx(source)), refs);
+  assert.deepEqual(findNumericTokens('等了 ３.０２ 秒, then ٣ and 12').map((t) => t.text), ['３.０２', '٣', '12']);
 });
