@@ -67,8 +67,10 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
       cwd: root, encoding: 'utf8', env: { ...process.env, SHICE_SNAPSHOT_ROOT: join(work, 'runs') }, timeout: 170_000,
     });
     assert.equal(build.status, 0, `${build.stdout.slice(-2000)}\n${build.stderr.slice(-2000)}`);
-    const pages = htmlFiles(outDir).map((f) => readFileSync(f, 'utf8')).filter((html) => html.includes('data-stream-note'));
-    assert.equal(pages.length, 2, 'the zh and the en page carry the notes');
+    const noted = htmlFiles(outDir).filter((f) => readFileSync(f, 'utf8').includes('data-stream-note')).map((f) => f.slice(outDir.length)).sort();
+    // The article in each language, and the record of the run in each language, where every step's output is.
+    assert.deepEqual(noted, [`/${SLUG}/index.html`, `/${SLUG}/run/index.html`, `/en/${SLUG}/index.html`, `/en/${SLUG}/run/index.html`]);
+    const pages = noted.filter((f) => !f.includes('/run/')).map((f) => readFileSync(join(outDir, f), 'utf8'));
     // The notes as a reader reads them: the prose pass keeps names like UTF-8 on one line with a span.
     const text = (html: string) => html.replace(/<[^>]+>/g, '');
     const [zh, en] = [pages.find((p) => text(p).includes('非 UTF-8')), pages.find((p) => text(p).includes('not UTF-8'))];
