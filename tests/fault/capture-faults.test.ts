@@ -25,6 +25,7 @@ import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { listNamespaces, namespaceProcesses } from '../../src/capture/lab/leftovers.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
 import { processStartTime } from '../../src/capture/process-identity.ts';
+import { waitUntil } from '../../src/capture/lab/processes.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
 import { runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
@@ -109,14 +110,26 @@ function prepareOut(): { out: string; target: string; digest: () => Record<strin
 
 interface RunTrace {
   runId: string;
-  /** Every process inside the run's namespaces when it was killed, with its start time. */
-  processes: Array<{ pid: number; startTime: string | null }>;
+  /** Every process inside the run's namespaces when it was killed, with its start time and process group. */
+  processes: Array<{ pid: number; startTime: string | null; group?: number | null }>;
 }
+
+/** The process group of `pid` (/proc/<pid>/stat field 5), or null when it has gone. */
+function processGroup(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return null;
+  }
+}
+
+const alive = (p: { pid: number; startTime: string | null }) => p.startTime !== null && processStartTime(p.pid) === p.startTime;
 
 /** What a run has on the machine right now: its namespaces, processes inside them, its temp folder. */
 async function traceRun(runId: string): Promise<RunTrace & { namespaces: string[] }> {
   const namespaces = (await listNamespaces()).filter((ns) => ns.startsWith(`${LAB_PREFIX}${runId}.`));
-  const processes = [...namespaceProcesses(namespaces).values()].flat().map((pid) => ({ pid, startTime: processStartTime(pid) }));
+  const processes = [...namespaceProcesses(namespaces).values()].flat().map((pid) => ({ pid, startTime: processStartTime(pid), group: processGroup(pid) }));
   return { runId, namespaces, processes };
 }
 
@@ -125,7 +138,7 @@ async function leftovers(trace: RunTrace, out: string): Promise<string[]> {
   const { runId } = trace;
   const left: string[] = [];
   for (const ns of await listNamespaces()) if (ns.startsWith(`${LAB_PREFIX}${runId}.`)) left.push(`namespace ${ns}`);
-  for (const p of trace.processes) if (p.startTime !== null && processStartTime(p.pid) === p.startTime) left.push(`process ${p.pid}`);
+  for (const p of trace.processes) if (alive(p)) left.push(`process ${p.pid}`);
   for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     let cmdline = '';
     try {
@@ -166,7 +179,9 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
   const { out, target, digest } = prepareOut();
   const before = digest();
   try {
-    const trace = await killAt(labCapture(out), IN_SETUP, true);
+    const run = labCapture(out);
+    const killed = processGroup(run.child.pid!);
+    const trace = await killAt(run, IN_SETUP, true);
     assert.doesNotMatch(trace.progress, /^\[ ?1\//m, 'killed during setup, before the first step');
     assert.ok(trace.namespaces.length > 0, 'the killed run had created namespaces');
     assert.ok(trace.processes.length > 0, 'processes of the killed run were running inside them');
@@ -175,11 +190,19 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
     assert.ok(dirty.some((l) => l.includes('.staging-')), 'the kill left the staging folder');
     assert.ok(dirty.some((l) => l.startsWith('record ')), 'the kill left the records');
 
+    // The components are daemons, each in a process group of its own; what shares the killed
+    // capture's group is a command it had in flight (the readiness probe, curl --max-time 2),
+    // which --clean removes if it still runs and which otherwise ends by itself.
+    const daemons = trace.processes.filter((p) => p.group !== killed);
+    const inFlight = trace.processes.filter((p) => p.group === killed);
+    assert.ok(daemons.length > 0, `daemons of the killed run were running: ${JSON.stringify(trace.processes)}`);
     const clean = capture(['--clean']);
     const result = await clean.done;
     assert.equal(result.code, 0, result.stderr);
     for (const ns of trace.namespaces) assert.match(result.stderr, new RegExp(`dead lab run ${trace.runId}: removed namespace ${ns.replaceAll('.', '\\.')}`));
-    for (const p of trace.processes) assert.match(result.stderr, new RegExp(`dead lab run ${trace.runId}: removed process ${p.pid} `));
+    for (const p of daemons) assert.match(result.stderr, new RegExp(`dead lab run ${trace.runId}: removed process ${p.pid} `));
+    const ended = await waitUntil(() => !inFlight.some(alive), 10_000, 50);
+    assert.ok(ended, `the killed capture's in-flight commands ended: ${inFlight.filter(alive).map((p) => p.pid).join(', ')}`);
     assert.match(result.stderr, new RegExp(`dead capture ${trace.runId} of ${SLUG}: removed the staging folder`));
     assert.match(result.stderr, new RegExp(`dead capture ${trace.runId} of ${SLUG}: removed the lock`));
     assert.deepEqual(await leftovers(trace, out), [], 'nothing of the killed run is left');
