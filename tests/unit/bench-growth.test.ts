@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { buildCost, childCpuSeconds, describeBuild, wasBusy } from '../../bench/site/cpu.ts';
 import { interleavedOrder } from '../../bench/stats.ts';
-import { growthFigures, MARGINAL_TARGET_MS } from '../../bench/measure/growth.ts';
+import { growthFigures, MARGINAL_TARGET_MS, OVER_FLOOR_TARGET } from '../../bench/measure/growth.ts';
 import type { BuildResult } from '../../bench/site/astro-build.ts';
 
 // /proc/<pid>/stat of a node process, as Linux 6.18 wrote it (cutime 1234, cstime 56).
@@ -65,4 +65,42 @@ test('a size that failed is not measured and the slopes come from the others', (
   assert.match(byId.get('growth.marginal')!.note!, /from 2 of 3 sizes/);
   assert.equal(byId.has('growth.marginalCpu'), false, 'no CPU time anywhere: no CPU figure, not a failed one');
   assert.match(byId.get('growth.marginal')!.note!, /CPU time unknown here/);
+});
+
+test('the floor: Astro\'s slope for the same prose, and the evidence site\'s over it, over wall and CPU time', () => {
+  const evidence = [
+    { n: 1, builds: [build(4.02, 5.03)], failure: null },
+    { n: 50, builds: [build(5.0, 6.4)], failure: null },
+    { n: 200, builds: [build(8.0, 10.6)], failure: null },
+  ];
+  // The floor grows 4 ms a page of wall time and 7 ms of CPU time.
+  const floor = [
+    { n: 1, builds: [build(3.008, 4.014)], failure: null },
+    { n: 50, builds: [build(3.4, 4.7), build(3.5, 4.8)], failure: null },
+    { n: 200, builds: [build(4.6, 6.8)], failure: null },
+  ];
+  const byId = new Map(growthFigures(evidence, floor).map((f) => [f.id, f]));
+  assert.equal(Math.round(byId.get('growth.floor')!.value as number), 4);
+  assert.match(byId.get('growth.floor')!.note!, /CPU 7\.0 ms\/page/);
+  const over = byId.get('growth.overFloor')!;
+  assert.equal((over.value as number).toFixed(2), '2.50');
+  assert.equal(over.target!.value, OVER_FLOOR_TARGET);
+  assert.equal(over.meets, false);
+  assert.match(over.note!, /10\.0 \/ 4\.0 ms\/page wall; over CPU time 2\.00x/);
+  assert.match(byId.get('growth.50')!.note!, /its floor: 3\.4 s wall, 4\.7 s CPU, load 0\.5→0\.5; 3\.5 s wall/);
+});
+
+test('a floor that could not be built is not measured, and says why; the evidence figures stand', () => {
+  const evidence = [
+    { n: 1, builds: [build(4, 5)], failure: null },
+    { n: 50, builds: [build(5, 6.4)], failure: null },
+  ];
+  const floor = [
+    { n: 1, builds: [], failure: 'content/articles/x: no zh.mdx or en.mdx to take the floor\'s prose from' },
+    { n: 50, builds: [], failure: 'content/articles/x: no zh.mdx or en.mdx to take the floor\'s prose from' },
+  ];
+  const byId = new Map(growthFigures(evidence, floor).map((f) => [f.id, f]));
+  assert.equal(byId.get('growth.floor')!.status, 'not measured');
+  assert.match(byId.get('growth.overFloor')!.reason!, /got 0 \(content\/articles\/x: no zh\.mdx/);
+  assert.equal(byId.get('growth.marginal')!.status, 'measured');
 });
