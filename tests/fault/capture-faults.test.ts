@@ -157,13 +157,16 @@ async function leftovers(trace: RunTrace, out: string): Promise<string[]> {
 
 /**
  * Kills the capture with SIGKILL once `mark` shows in its progress and, with
- * `withProcesses`, once processes run inside its namespaces (watched, not
- * waited for by the clock); returns what the run had on the machine then.
+ * `withDaemons`, once a component of the lab runs inside its namespaces (a
+ * process in a group of its own: the capture's in-flight commands share its
+ * group) (watched, not waited for by the clock); returns what the run had on
+ * the machine then, and the capture's process group.
  */
-async function killAt(run: Capture, mark: RegExp, withProcesses = false): Promise<RunTrace & { namespaces: string[]; progress: string }> {
+async function killAt(run: Capture, mark: RegExp, withDaemons = false): Promise<RunTrace & { namespaces: string[]; progress: string; captureGroup: number | null }> {
+  const captureGroup = processGroup(run.child.pid!);
   await run.reached(mark);
   let trace = await traceRun(runIdOf(run.stderr()));
-  while (withProcesses && trace.processes.length === 0 && !/^\[ ?1\//m.test(run.stderr())) {
+  while (withDaemons && !trace.processes.some((p) => p.group !== captureGroup) && !/^\[ ?1\//m.test(run.stderr())) {
     await new Promise((resolve) => setImmediate(resolve));
     trace = await traceRun(trace.runId);
   }
@@ -171,7 +174,7 @@ async function killAt(run: Capture, mark: RegExp, withProcesses = false): Promis
   run.child.kill('SIGKILL');
   const ended = await run.done;
   assert.equal(ended.signal, 'SIGKILL');
-  return { ...trace, progress };
+  return { ...trace, progress, captureGroup };
 }
 
 test('kill -9 during setup leaves the lab behind; --clean finds it by its records and removes all of it', { skip, timeout: 120_000 }, async () => {
@@ -179,9 +182,7 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
   const { out, target, digest } = prepareOut();
   const before = digest();
   try {
-    const run = labCapture(out);
-    const killed = processGroup(run.child.pid!);
-    const trace = await killAt(run, IN_SETUP, true);
+    const trace = await killAt(labCapture(out), IN_SETUP, true);
     assert.doesNotMatch(trace.progress, /^\[ ?1\//m, 'killed during setup, before the first step');
     assert.ok(trace.namespaces.length > 0, 'the killed run had created namespaces');
     assert.ok(trace.processes.length > 0, 'processes of the killed run were running inside them');
@@ -193,8 +194,8 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
     // The components are daemons, each in a process group of its own; what shares the killed
     // capture's group is a command it had in flight (the readiness probe, curl --max-time 2),
     // which --clean removes if it still runs and which otherwise ends by itself.
-    const daemons = trace.processes.filter((p) => p.group !== killed);
-    const inFlight = trace.processes.filter((p) => p.group === killed);
+    const daemons = trace.processes.filter((p) => p.group !== trace.captureGroup);
+    const inFlight = trace.processes.filter((p) => p.group === trace.captureGroup);
     assert.ok(daemons.length > 0, `daemons of the killed run were running: ${JSON.stringify(trace.processes)}`);
     const clean = capture(['--clean']);
     const result = await clean.done;
