@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { processStartTime } from './process-identity.ts';
+import { processStartTime, stillRunning } from './process-identity.ts';
 
 export function registryDir(): string {
   return process.env.SHICE_RUN_REGISTRY || fileURLToPath(new URL('../../.shice/runs', import.meta.url));
@@ -77,7 +77,7 @@ export function currentOwner(): Owner {
 
 /** Whether the owner still runs: the same pid with the same start time (a reused pid is another process). */
 export function ownerAlive(o: Owner): boolean {
-  return processStartTime(o.pid) === o.startTime;
+  return stillRunning(o);
 }
 
 function fileOf(kind: AnyRecord['kind'], id: string, dir: string): string {

@@ -24,7 +24,7 @@ import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { listNamespaces, namespaceProcesses } from '../../src/capture/lab/leftovers.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
-import { processStartTime } from '../../src/capture/process-identity.ts';
+import { processGroup, processStartTime, stillRunning } from '../../src/capture/process-identity.ts';
 import { waitUntil } from '../../src/capture/lab/processes.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
 import { runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
@@ -114,17 +114,6 @@ interface RunTrace {
   processes: Array<{ pid: number; startTime: string | null; group?: number | null }>;
 }
 
-/** The process group of `pid` (/proc/<pid>/stat field 5), or null when it has gone. */
-function processGroup(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-  } catch {
-    return null;
-  }
-}
-
-const alive = (p: { pid: number; startTime: string | null }) => p.startTime !== null && processStartTime(p.pid) === p.startTime;
 
 /** What a run has on the machine right now: its namespaces, processes inside them, its temp folder. */
 async function traceRun(runId: string): Promise<RunTrace & { namespaces: string[] }> {
@@ -138,7 +127,7 @@ async function leftovers(trace: RunTrace, out: string): Promise<string[]> {
   const { runId } = trace;
   const left: string[] = [];
   for (const ns of await listNamespaces()) if (ns.startsWith(`${LAB_PREFIX}${runId}.`)) left.push(`namespace ${ns}`);
-  for (const p of trace.processes) if (alive(p)) left.push(`process ${p.pid}`);
+  for (const p of trace.processes) if (stillRunning(p)) left.push(`process ${p.pid}`);
   for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     let cmdline = '';
     try {
@@ -202,8 +191,8 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
     assert.equal(result.code, 0, result.stderr);
     for (const ns of trace.namespaces) assert.match(result.stderr, new RegExp(`dead lab run ${trace.runId}: removed namespace ${ns.replaceAll('.', '\\.')}`));
     for (const p of daemons) assert.match(result.stderr, new RegExp(`dead lab run ${trace.runId}: removed process ${p.pid} `));
-    const ended = await waitUntil(() => !inFlight.some(alive), 10_000, 50);
-    assert.ok(ended, `the killed capture's in-flight commands ended: ${inFlight.filter(alive).map((p) => p.pid).join(', ')}`);
+    const ended = await waitUntil(() => !inFlight.some(stillRunning), 10_000, 50);
+    assert.ok(ended, `the killed capture's in-flight commands ended: ${inFlight.filter(stillRunning).map((p) => p.pid).join(', ')}`);
     assert.match(result.stderr, new RegExp(`dead capture ${trace.runId} of ${SLUG}: removed the staging folder`));
     assert.match(result.stderr, new RegExp(`dead capture ${trace.runId} of ${SLUG}: removed the lock`));
     assert.deepEqual(await leftovers(trace, out), [], 'nothing of the killed run is left');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock, LockHeld, type LockInfo } from '../../src/capture/lock.ts';
 import { currentOwner, forgetRecord, ownerAlive, readRecords, recordCapture, recordRun } from '../../src/capture/run-registry.ts';
-import { processStartTime } from '../../src/capture/process-identity.ts';
+import { processGroup, processStartTime, stillRunning } from '../../src/capture/process-identity.ts';
 import { clip } from '../../src/capture/clip.ts';
 
 const temp = () => mkdtempSync(join(tmpdir(), 'shice-lock-'));
@@ -93,4 +93,13 @@ test('records: written before use, read back validated, a bad file named and nev
 test('clip keeps short values and cuts long ones, saying how long they were', () => {
   assert.equal(clip('short'), 'short');
   assert.equal(clip('x'.repeat(100_000), 10), 'xxxxxxxxxx… (100000 characters)');
+});
+
+test('a process is known by pid and start time: this one runs, a changed start time or no start time is another', () => {
+  const me = { pid: process.pid, startTime: processStartTime(process.pid) };
+  assert.equal(stillRunning(me), true);
+  assert.equal(stillRunning({ ...me, startTime: `${me.startTime}0` }), false);
+  assert.equal(stillRunning({ ...me, startTime: null }), false);
+  assert.equal(processGroup(process.pid), Number(spawnSync('ps', ['-o', 'pgid=', '-p', String(process.pid)], { encoding: 'utf8' }).stdout.trim()), 'as ps reports it');
+  assert.equal(processGroup(2 ** 22 + 1), null, 'beyond pid_max: no such process');
 });

@@ -8,7 +8,7 @@ import { DriverError } from '../driver.ts';
 import { runIpBatch } from './ip-batch.ts';
 import { runNamespacePrefix } from './names.ts';
 import { stopProcess } from './processes.ts';
-import { processStartTime } from '../process-identity.ts';
+import { processStartTime, stillRunning } from '../process-identity.ts';
 import type { RunRecord } from '../run-registry.ts';
 
 import { NETNS_RUN_DIR } from './network.ts';
@@ -126,7 +126,7 @@ export async function removeLabRun(record: RunRecord): Promise<string[]> {
   const made = prefix === null ? [] : listed.filter((ns) => ns.startsWith(prefix));
   const namespaces = [...new Set([...record.namespaces.filter((ns) => present.has(ns)), ...made])].sort((a, b) => rank(a) - rank(b));
   removed.push(...(await stopNamespaceProcesses(namespaces)));
-  const recorded = record.processes.filter((p) => p.startTime !== null && processStartTime(p.pid) === p.startTime);
+  const recorded = record.processes.filter(stillRunning);
   await Promise.all(recorded.map((p) => stopProcess(p.pid, 'SIGTERM', 2000)));
   removed.push(...recorded.map((p) => `process ${p.pid} (${p.label})`));
   removed.push(...(await deleteNamespaces(namespaces)).map((ns) => `namespace ${ns}`));
