@@ -10,16 +10,13 @@
 // site counts, since other work only ever adds time. Each build's CPU time and
 // the load average are reported beside its wall time, and the slope is also
 // taken over CPU time: a busy machine cannot pass for a slow build.
-import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { LANGS } from '../../src/site.config.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { growthShape, interleavedOrder, leastSquares, type LineFit, type Point } from '../stats.ts';
 import { proseFloorMdx } from '../plain/prose-floor.ts';
 import { astroBuild, BuildTimeout, type BuildResult } from '../site/astro-build.ts';
 import { describeBuild, wasBusy } from '../site/cpu.ts';
-import { ARTICLES_DIR, createProjectCopy, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
+import { createProjectCopy, readArticleMdx, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
 import { BENCH_CONFIG } from '../site/variant-files.ts';
 import { errorMessage, type BenchContext } from './context.ts';
 
@@ -43,13 +40,8 @@ interface SizeRun {
 
 /** The floor's MDX: the article's own files, each reduced to its prose (file name -> text). */
 async function floorSources(root: string, slug: string): Promise<Map<string, string>> {
-  const sources = new Map<string, string>();
-  for (const lang of LANGS) {
-    const file = join(root, ARTICLES_DIR, slug, `${lang}.mdx`);
-    if (existsSync(file)) sources.set(`${lang}.mdx`, proseFloorMdx(`${ARTICLES_DIR}/${slug}/${lang}.mdx`, await readFile(file, 'utf8')));
-  }
-  if (sources.size === 0) throw new Error(`${ARTICLES_DIR}/${slug}: no zh.mdx or en.mdx to take the floor's prose from`);
-  return sources;
+  const sources = await readArticleMdx(root, slug, 'to take the floor\'s prose from');
+  return new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.file, mdx.text)]));
 }
 
 export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {

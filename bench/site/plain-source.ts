@@ -1,14 +1,12 @@
 // The plain variant's MDX for one article: one untimed probe build shows what
 // every component of the article renders to, and plainMdx writes that back
 // into the author's MDX as static markup.
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LANGS } from '../../src/site.config.ts';
 import { articlePath } from '../../src/i18n/urls.ts';
 import { plainMdx, probeMdx } from '../plain/plain-mdx.ts';
 import { astroBuild } from './astro-build.ts';
-import { ARTICLES_DIR, createProjectCopy, writeArticleWithMdx } from './temp-project.ts';
+import { createProjectCopy, readArticleMdx, writeArticleWithMdx } from './temp-project.ts';
 import { BENCH_CONFIG } from './variant-files.ts';
 
 export interface PlainSources {
@@ -19,13 +17,8 @@ export interface PlainSources {
 }
 
 export async function plainSources(root: string, slug: string, options: { timeoutMs: number; cancelSignal?: AbortSignal }): Promise<PlainSources> {
-  const sources = new Map<string, { file: string; text: string; page: string }>();
-  for (const lang of LANGS) {
-    const file = `${ARTICLES_DIR}/${slug}/${lang}.mdx`;
-    if (!existsSync(join(root, file))) continue;
-    sources.set(`${lang}.mdx`, { file, text: await readFile(join(root, file), 'utf8'), page: `dist${articlePath(lang, slug)}index.html` });
-  }
-  if (sources.size === 0) throw new Error(`${ARTICLES_DIR}/${slug}: no zh.mdx or en.mdx to write a plain variant of`);
+  const sources = new Map([...await readArticleMdx(root, slug, 'to write a plain variant of')]
+    .map(([name, mdx]) => [name, { ...mdx, page: `dist${articlePath(mdx.lang, slug)}index.html` }]));
 
   const probe = await createProjectCopy(root, 'probe', slug);
   try {

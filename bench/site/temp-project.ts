@@ -3,8 +3,10 @@
 // symlinks to the project's packages, so the caches Astro and Vite write
 // (node_modules/.astro, node_modules/.vite) stay inside the copy.
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LANGS, type Lang } from '../../src/site.config.ts';
 import { copySlug, renameExperimentSlug, renameRunSlug, renumberSeries } from './copies.ts';
 import { ARTICLE_BODY_PATH, BENCH_CONFIG, PLAIN_ARTICLE_BODY, RUN_RECORD_ROUTES, benchConfig, type Variant } from './variant-files.ts';
 
@@ -27,6 +29,24 @@ async function linkNodeModules(root: string, dir: string): Promise<void> {
   for (const entry of await readdir(source)) {
     if (!OWN_CACHES.has(entry)) await symlink(join(source, entry), join(target, entry));
   }
+}
+
+export interface ArticleMdx {
+  lang: Lang;
+  /** The file relative to the project, for messages. */
+  file: string;
+  text: string;
+}
+
+/** The article's MDX files by name (zh.mdx, en.mdx); throws naming the folder when it has none. `purpose` ends the message. */
+export async function readArticleMdx(root: string, slug: string, purpose: string): Promise<Map<string, ArticleMdx>> {
+  const sources = new Map<string, ArticleMdx>();
+  for (const lang of LANGS) {
+    const file = `${ARTICLES_DIR}/${slug}/${lang}.mdx`;
+    if (existsSync(join(root, file))) sources.set(`${lang}.mdx`, { lang, file, text: await readFile(join(root, file), 'utf8') });
+  }
+  if (sources.size === 0) throw new Error(`${ARTICLES_DIR}/${slug}: no zh.mdx or en.mdx ${purpose}`);
+  return sources;
 }
 
 /** A copy of the project, without articles, set up as `variant`. */

@@ -2,7 +2,10 @@
 // same prose without the components the evidence pipeline renders.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readArticleMdx } from '../../bench/site/temp-project.ts';
 import { FLOOR_VALUE, proseFloorMdx } from '../../bench/plain/prose-floor.ts';
 import { scanMdx } from '../../src/evidence/mdx-scan.ts';
 
@@ -50,4 +53,18 @@ test('a block component is unwrapped, one alone on its line dropped, one inside 
 test('fenced code and inline code are not read as components', () => {
   const source = '```\n<Fact id="x" />\n```\n\nUse `<Claim>` here.\n';
   assert.equal(proseFloorMdx('t.mdx', source), source);
+});
+
+test('the floor reads the article\'s own MDX files; an article without any is one line naming its folder', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'shice-floor-'));
+  try {
+    mkdirSync(join(root, 'content/articles/x'), { recursive: true });
+    await assert.rejects(readArticleMdx(root, 'x', 'to take the floor\'s prose from'),
+      { message: 'content/articles/x: no zh.mdx or en.mdx to take the floor\'s prose from' });
+    writeFileSync(join(root, 'content/articles/x/en.mdx'), '# Only English\n');
+    const found = await readArticleMdx(root, 'x', 'to take the floor\'s prose from');
+    assert.deepEqual([...found], [['en.mdx', { lang: 'en', file: 'content/articles/x/en.mdx', text: '# Only English\n' }]]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
