@@ -41,7 +41,7 @@ interface SizeRun {
 /** The floor's MDX: the article's own files, each reduced to its prose (file name -> text). */
 async function floorSources(root: string, slug: string): Promise<Map<string, string>> {
   const sources = await readArticleMdx(root, slug, 'to take the floor\'s prose from');
-  return new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.file, mdx.text)]));
+  return new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.text)]));
 }
 
 export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {

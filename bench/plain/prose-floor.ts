@@ -12,7 +12,7 @@ export const FLOOR_VALUE = '0.0.0.0';
 
 const isComponent = (tag: MdxTag) => /^[A-Z]/.test(tag.name);
 
-export function proseFloorMdx(file: string, source: string): string {
+export function proseFloorMdx(source: string): string {
   const tags = scanMdx(source).tags.filter(isComponent);
   let out = '';
   let from = 0;
@@ -21,7 +21,6 @@ export function proseFloorMdx(file: string, source: string): string {
     const lineEnd = source.indexOf('\n', tag.end);
     const end = lineEnd < 0 ? source.length : lineEnd;
     const alone = /^[ \t]*$/.test(source.slice(lineStart, tag.start)) && /^[ \t]*$/.test(source.slice(tag.end, end));
-    if (tag.start < from) throw new Error(`${file}: component tags overlap at offset ${tag.start}; expected one tag after another`);
     if (alone) {
       // The whole line goes, with its line break: no blank line is left where a block stood.
       out += source.slice(from, lineStart);

@@ -14,7 +14,7 @@ const ARTICLE = 'content/articles/074-external-traffic-policy';
 for (const lang of ['zh', 'en']) {
   test(`the floor of ${lang}.mdx keeps every heading and sentence and no component`, () => {
     const source = readFileSync(`${ARTICLE}/${lang}.mdx`, 'utf8');
-    const floor = proseFloorMdx(`${ARTICLE}/${lang}.mdx`, source);
+    const floor = proseFloorMdx(source);
     assert.deepEqual(scanMdx(floor).tags.filter((t) => /^[A-Z]/.test(t.name)), [], 'no component left');
     const headings = (text: string) => text.split('\n').filter((l) => /^#{1,6} /.test(l));
     assert.deepEqual(headings(floor), headings(source));
@@ -39,7 +39,7 @@ test('a block component is unwrapped, one alone on its line dropped, one inside 
     '<div class="kept">html stays</div>',
     'End.',
   ].join('\n');
-  assert.equal(proseFloorMdx('t.mdx', source), [
+  assert.equal(proseFloorMdx(source), [
     `Before ${FLOOR_VALUE} after.`,
     '',
     `The caption, ${FLOOR_VALUE}.`,
@@ -52,7 +52,7 @@ test('a block component is unwrapped, one alone on its line dropped, one inside 
 
 test('fenced code and inline code are not read as components', () => {
   const source = '```\n<Fact id="x" />\n```\n\nUse `<Claim>` here.\n';
-  assert.equal(proseFloorMdx('t.mdx', source), source);
+  assert.equal(proseFloorMdx(source), source);
 });
 
 test('the floor reads the article\'s own MDX files; an article without any is one line naming its folder', async () => {
