@@ -1,6 +1,8 @@
 // Command kube is one multi-call binary holding the real Kubernetes components
-// the lab runs, built from the official Go modules (k8s.io/kubernetes and its
-// staging modules at one release) and etcd's own server module.
+// that the lab runs and that the local kind node image carries (kubelet and
+// kubeadm besides the lab's), built from the official Go modules
+// (k8s.io/kubernetes and its staging modules at one release) and etcd's own
+// server module.
 //
 // The component is chosen by the name the binary is called by (a link named
 // kube-proxy behaves as kube-proxy) or, failing that, by the first argument
@@ -9,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +30,9 @@ import (
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	kubeadm "k8s.io/kubernetes/cmd/kubeadm/app"
+	kubeadmerrors "k8s.io/kubernetes/cmd/kubeadm/app/util/errors"
+	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 
 	_ "k8s.io/client-go/plugin/pkg/client/auth" // kubectl's client auth plugins, as upstream's kubectl
 )
@@ -39,6 +45,14 @@ var components = map[string]func() int{
 	"kube-proxy":              func() int { return cli.Run(proxy.NewProxyCommand()) },
 	"kubectl":                 runKubectl,
 	"etcd":                    runEtcd,
+	// kind's node image runs these two on every node (kubeadm init/join, then kubelet).
+	"kubelet": func() int { return cli.Run(kubelet.NewKubeletCommand(context.Background())) },
+	"kubeadm": runKubeadm,
+}
+
+func runKubeadm() int {
+	kubeadmerrors.HandleError(kubeadm.Run()) // prints and exits non-zero on error, as upstream's kubeadm
+	return 0
 }
 
 func runKubectl() int {

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import {
   BUILT_KUBE_BIN_DIR,
   buildStamp,
-  KUBE_COMPONENTS,
+  KUBE_BINARY_NAMES,
   KUBE_MODULE_DIR,
   KUBE_MODULE_FILES,
   KUBERNETES_VERSION,
@@ -33,7 +33,7 @@ if (goVersion.error || goVersion.status !== 0) {
 const go = goVersion.stdout.trim();
 const files = Object.fromEntries(KUBE_MODULE_FILES.map((f) => [f, readFileSync(join(KUBE_MODULE_DIR, f), 'utf8')]));
 const stamp = buildStamp(files, go);
-const linked = KUBE_COMPONENTS.every((name) => existsSync(join(BUILT_KUBE_BIN_DIR, name)));
+const linked = KUBE_BINARY_NAMES.every((name) => existsSync(join(BUILT_KUBE_BIN_DIR, name)));
 if (existsSync(binary) && linked && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === stamp) {
   if (!quiet) process.stdout.write(`lab:build: ${BUILT_KUBE_BIN_DIR} is up to date (Kubernetes ${KUBERNETES_VERSION}, ${go})\n`);
   process.exit(0);
@@ -41,7 +41,7 @@ if (existsSync(binary) && linked && existsSync(stampFile) && readFileSync(stampF
 
 const started = performance.now();
 const elapsed = () => `${Math.round((performance.now() - started) / 1000)} s`;
-process.stdout.write(`lab:build: building Kubernetes ${KUBERNETES_VERSION} (${KUBE_COMPONENTS.join(', ')}) with ${go}; a cold build takes minutes\n`);
+process.stdout.write(`lab:build: building Kubernetes ${KUBERNETES_VERSION} (${KUBE_BINARY_NAMES.join(', ')}) with ${go}; a cold build takes minutes\n`);
 
 /** Runs go with progress lines; resolves with its exit code. */
 function runGo(args: string[], onLine: (line: string) => void): Promise<number> {
@@ -90,11 +90,11 @@ if (code !== 0) {
 }
 // Renamed into place only when whole: an interrupted build never leaves a broken binary behind.
 renameSync(partial, binary);
-for (const name of KUBE_COMPONENTS) {
+for (const name of KUBE_BINARY_NAMES) {
   const link = join(BUILT_KUBE_BIN_DIR, name);
   rmSync(link, { force: true });
   symlinkSync('kube', link);
 }
 mkdirSync(dirname(stampFile), { recursive: true });
 writeFileSync(stampFile, `${stamp}\n`);
-process.stdout.write(`lab:build: ${binary} built in ${elapsed()} (${compiled === 0 ? "every package from Go's build cache" : `${compiled} packages compiled`}), linked as ${KUBE_COMPONENTS.join(', ')}\n`);
+process.stdout.write(`lab:build: ${binary} built in ${elapsed()} (${compiled === 0 ? "every package from Go's build cache" : `${compiled} packages compiled`}), linked as ${KUBE_BINARY_NAMES.join(', ')}\n`);

@@ -4,6 +4,7 @@ import type { Driver } from './driver.ts';
 import type { CaptureArgs } from './cli-args.ts';
 import { KindDriver } from './kind/index.ts';
 import { LabDriver } from './lab/index.ts';
+import { registryReachable } from './kind/registry.ts';
 
 /** The kind driver's kubeconfig, kind config and ownership marker live here (gitignored). */
 export const KIND_STATE_DIR = '.shice/kind';
@@ -19,5 +20,6 @@ export function createDriver(args: CaptureArgs, run: { runId: string; articleDir
     loadImages: args.loadImages,
     stateDir: join(run.root, KIND_STATE_DIR),
     cwd: run.root,
+    host: { root: run.root, registryReachable: () => registryReachable() },
   });
 }

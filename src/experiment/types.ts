@@ -114,6 +114,19 @@ export interface DeletePodStep {
 
 export type StepDef = ExecStep | DeletePodStep;
 
+/**
+ * An image the manifests name and a local build that runs in its place where no
+ * registry can provide it (kind:prepare builds the recipe). The run records both
+ * names; the page says what ran, in both languages.
+ */
+export interface ImageSubstitute {
+  image: string;
+  /** A recipe of kind:prepare's (src/capture/kind/image/build.ts BACKEND_RECIPES). */
+  recipe: 'debian-nginx-light';
+  /** What the substitute changes for this experiment, and why it does not change what is measured. */
+  note: { zh: string; en: string };
+}
+
 export interface Experiment {
   slug: string;
   cluster: ClusterSpec;
@@ -124,4 +137,6 @@ export interface Experiment {
   steps: StepDef[];
   /** Several runs of this experiment, one per value of the axis; one run when absent. */
   variants?: VariantAxis;
+  /** Local images that may run in place of the manifests' where no registry answers. */
+  imageSubstitutes?: ImageSubstitute[];
 }

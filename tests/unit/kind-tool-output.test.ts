@@ -12,11 +12,14 @@ import {
   parseIptablesVersion,
   parseKindClusters,
   parseKindVersion,
+  parseContainerdVersion,
   parseKubectlVersion,
-  parseKubeProxyMode,
+  parseKubeletVersion,
   parseLocalEndpoints,
+  parseRuncVersion,
   ToolOutputError,
 } from '../../src/capture/kind/tool-output.ts';
+import { agreedValue, parseProxyMode } from '../../src/capture/cluster/api-output.ts';
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
 
@@ -64,13 +67,20 @@ test('iptables --version inside a node: version and backend', async () => {
   assert.throws(() => parseIptablesVersion('sh: iptables: not found\n'), /iptables --version: expected/);
 });
 
-test('kube-proxy mode from the kube-proxy ConfigMap', async () => {
-  assert.equal(parseKubeProxyMode(await fixture('kube-proxy-configmap.json')), 'iptables');
-  const withMode = (mode: string) => JSON.stringify({ data: { 'config.conf': `kind: KubeProxyConfiguration\nmode: ${mode}\n` } });
-  assert.equal(parseKubeProxyMode(withMode('nftables')), 'nftables');
-  assert.equal(parseKubeProxyMode(withMode('""')), 'iptables (default)');
-  assert.throws(() => parseKubeProxyMode(JSON.stringify({ data: { 'config.conf': 'kind: KubeletConfiguration\n' } })), /expected a KubeProxyConfiguration/);
-  assert.throws(() => parseKubeProxyMode(JSON.stringify({ data: {} })), /field data\.config\.conf: expected a non-empty string/);
+test('versions read inside a real kind node: kubelet, containerd, runc; anything else is an error', async () => {
+  assert.equal(parseKubeletVersion(await fixture('exec/kubelet-version.stdout')), 'v1.37.2');
+  assert.equal(parseContainerdVersion(await fixture('exec/containerd-version.stdout')), '1.6.20~ds1 1.6.20~ds1-1+deb12u3');
+  assert.equal(parseRuncVersion(await fixture('exec/runc-version.stdout')), '1.1.5+ds1');
+  assert.throws(() => parseKubeletVersion('sh: kubelet: not found\n'), /kubelet --version: expected "Kubernetes vX\.Y\.Z", got "sh: kubelet: not found"/);
+  assert.throws(() => parseRuncVersion(''), /runc --version: expected/);
+});
+
+test("kube-proxy's /proxyMode from a real kind node, one word; anything else is an error", async () => {
+  assert.equal(parseProxyMode(await fixture('exec/proxy-mode-iptables.stdout'), '/proxyMode'), 'iptables');
+  assert.equal(parseProxyMode(await fixture('exec/proxy-mode-nftables.stdout'), '/proxyMode'), 'nftables');
+  assert.throws(() => parseProxyMode('404 page not found\n', 'worker: /proxyMode'), /worker: \/proxyMode: expected kube-proxy's mode/);
+  assert.equal(agreedValue([['worker', 'iptables'], ['worker2', 'iptables']]), 'iptables');
+  assert.equal(agreedValue([['worker', 'iptables'], ['worker2', 'nftables']]), 'worker=iptables worker2=nftables');
 });
 
 test('health-check answers: localEndpoints from the body, null when there is no body', async () => {

@@ -1,5 +1,6 @@
 // Article 074's experiment: what runs, where, in what order. Both drivers read
 // this file; the facts the article binds are derived in facts.ts.
+import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
 import type { Experiment, ExecStep, TopologyView } from '../../../src/experiment/types.ts';
 
 /** curl gives up after this many seconds; the DROP under Local shows up as curl's exit code 28. */
@@ -28,6 +29,8 @@ export const experiment: Experiment = {
     serviceSubnet: '10.96.0.0/16',
     kubeProxyMode: 'iptables',
   },
+  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
+  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
   manifests: ['manifests/backend.yaml', 'manifests/services.yaml'],
   client: 'control-plane',
   steps: [

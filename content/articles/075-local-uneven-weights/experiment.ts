@@ -2,6 +2,7 @@
 // one on the other (the scheduler's choice under the manifest's constraints),
 // and the same number of requests sent to each worker's NodePort, once per
 // traffic policy. Both drivers read this file; facts.ts derives the counts.
+import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
 import type { Experiment, ExecStep, TopologyView } from '../../../src/experiment/types.ts';
 
 /** How many requests each worker receives per policy, as an external load balancer with equal weights would send them. */
@@ -44,6 +45,8 @@ export const experiment: Experiment = {
     serviceSubnet: '10.96.0.0/16',
     kubeProxyMode: 'iptables',
   },
+  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
+  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
   manifests: ['manifests/web.yaml', 'manifests/services.yaml'],
   client: 'control-plane',
   steps: [

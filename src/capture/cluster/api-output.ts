@@ -52,3 +52,16 @@ export function parseLocalEndpoints(body: string): number | null {
     return null;
   }
 }
+
+/** kube-proxy's answer on its metrics server's /proxyMode: the mode it runs in, as one word. */
+export function parseProxyMode(stdout: string, source: string): string {
+  const mode = stdout.trim();
+  if (!/^[a-z]+$/.test(mode)) throw new ToolOutputError(`${source}: expected kube-proxy's mode (iptables, nftables, ipvs), got ${JSON.stringify(mode.slice(0, 60))}`);
+  return mode;
+}
+
+/** One value when every node reported the same, else `node=value` for each, as run.yaml records a per-node reading. */
+export function agreedValue(perNode: readonly (readonly [string, string])[]): string {
+  const distinct = new Set(perNode.map(([, v]) => v));
+  return distinct.size === 1 ? perNode[0]![1] : perNode.map(([node, v]) => `${node}=${v}`).join(' ');
+}

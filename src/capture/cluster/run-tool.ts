@@ -23,6 +23,8 @@ export interface RunOptions {
   cwd?: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Text for the child's stdin (a file's content for `docker exec -i ... tee FILE`); stdin is closed otherwise. */
+  input?: string;
 }
 
 export async function runTool(argv: string[], options: RunOptions): Promise<ToolRun> {
@@ -36,7 +38,7 @@ export async function runTool(argv: string[], options: RunOptions): Promise<Tool
     // The environment is built whole by the driver (KUBECONFIG pinned to the capture's file).
     extendEnv: false,
     reject: false,
-    stdin: 'ignore',
+    ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
     // Raw output, as the tool printed it: the snapshots keep it byte for byte.
     stripFinalNewline: false,
     timeout: options.timeoutMs,

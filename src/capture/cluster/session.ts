@@ -56,6 +56,8 @@ export interface ClusterSessionOptions {
   clientNode: string;
   /** Tells the node runner's own failure from the command's (docker's "No such container"). */
   isRunnerFailure?: (stderr: string) => boolean;
+  /** The file `kubectl apply` reads for a manifest of the experiment (a copy with images substituted); the article's own by default. */
+  manifestFile?: (manifest: string) => string;
 }
 
 /** What the API reported once everything was ready, kept for later reads. */
@@ -101,12 +103,16 @@ export class ClusterSession {
     }
   }
 
+  private manifestFile(manifest: string): string {
+    return this.options.manifestFile?.(manifest) ?? resolve(this.options.articleDir, manifest);
+  }
+
   /** The argvs of apply-and-read, for --dry-run. */
   planApply(experiment: Experiment, objects: DeclaredObjects): string[][] {
     const t = this.target;
     return [
       k.kubectlGetServiceAccount(t, 'default', 'default'),
-      ...experiment.manifests.map((m) => k.kubectlApply(t, resolve(this.options.articleDir, m))),
+      ...experiment.manifests.map((m) => k.kubectlApply(t, this.manifestFile(m))),
       k.kubectlWaitNodesReady(t),
       ...objects.pods.map((p) => k.kubectlWaitPodReady(t, p.namespace, p.name)),
       ...objects.workloads.map((w) => k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name)),
@@ -132,7 +138,7 @@ export class ClusterSession {
     );
     for (const manifest of experiment.manifests) {
       ctx.log(`applying ${manifest}`);
-      await this.run(k.kubectlApply(this.target, resolve(this.options.articleDir, manifest)), this.options.timeouts.kubectlMs, `apply ${manifest}`, ctx);
+      await this.run(k.kubectlApply(this.target, this.manifestFile(manifest)), this.options.timeouts.kubectlMs, `apply ${manifest}`, ctx);
     }
   }
 
@@ -302,14 +308,22 @@ export class ClusterSession {
 
 interface ToolPlace {
   env: NodeJS.ProcessEnv;
-  cwd: string;
+  cwd?: string;
   timeoutMs: number;
+  /** Text for the child's stdin. */
+  input?: string;
 }
 
 /** Runs a command whose exit code is the caller's to judge; missing tools, timeouts and interrupts are DriverErrors. */
 export async function runJudged(argv: string[], place: ToolPlace, what: string, ctx?: DriverContext): Promise<ToolRun> {
   if (ctx?.signal.aborted) throw new DriverError(`interrupted before: ${what}`);
-  const run = await runTool(argv, { env: place.env, cwd: place.cwd, timeoutMs: place.timeoutMs, ...(ctx ? { signal: ctx.signal } : {}) });
+  const run = await runTool(argv, {
+    env: place.env,
+    timeoutMs: place.timeoutMs,
+    ...(place.cwd !== undefined ? { cwd: place.cwd } : {}),
+    ...(place.input !== undefined ? { input: place.input } : {}),
+    ...(ctx ? { signal: ctx.signal } : {}),
+  });
   if (run.missing) throw new DriverError(`could not ${what}: \`${argv[0]}\` is not on PATH`);
   if (run.canceled) throw new DriverError(`interrupted while: ${what}`);
   if (run.timedOut) throw new DriverError(`could not ${what}: \`${argv.join(' ')}\` did not finish within ${seconds(place.timeoutMs)}`);

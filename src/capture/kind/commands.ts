@@ -25,13 +25,14 @@ export const nodeContainer = (cluster: string, node: string): string => `${clust
 export const kindVersion = (): string[] => ['kind', 'version'];
 export const kindGetClusters = (): string[] => ['kind', 'get', 'clusters'];
 
-export function kindCreateCluster(t: KindTarget, configFile: string, image?: string): string[] {
+/** `wait: false` where the nodes cannot be Ready when kind finishes (no CNI yet: the kindnetd stand-in comes after). */
+export function kindCreateCluster(t: KindTarget, configFile: string, image?: string, wait = true): string[] {
   return [
     'kind', 'create', 'cluster',
     '--name', t.cluster,
     '--config', configFile,
     '--kubeconfig', t.kubeconfig,
-    '--wait', CREATE_WAIT,
+    ...(wait ? ['--wait', CREATE_WAIT] : []),
     ...(image ? ['--image', image] : []),
   ];
 }
@@ -54,5 +55,15 @@ export const dockerNodeImage = (container: string): string[] => [
 export const dockerImageInspect = (image: string): string[] => ['docker', 'image', 'inspect', '--format', '{{.Id}}', image];
 export const dockerPull = (image: string): string[] => ['docker', 'pull', image];
 export const dockerExec = (container: string, command: string[]): string[] => ['docker', 'exec', container, ...command];
+/** docker exec with the child's stdin open, for a file's content (`tee FILE`). */
+export const dockerExecWithInput = (container: string, command: string[]): string[] => ['docker', 'exec', '--interactive', container, ...command];
+export const dockerContainerImageId = (container: string): string[] => ['docker', 'container', 'inspect', '--format', '{{.Image}}', container];
+export const dockerCgroupVersion = (): string[] => ['docker', 'info', '--format', '{{.CgroupVersion}}'];
+/** The docker network kind puts every cluster's nodes on (KIND_EXPERIMENTAL_DOCKER_NETWORK aside). */
+export const KIND_NETWORK = 'kind';
+export const dockerNetworkInspect = (name: string): string[] => ['docker', 'network', 'inspect', '--format', '{{.Id}} {{len .Containers}}', name];
+export const dockerNetworkRemove = (name: string): string[] => ['docker', 'network', 'rm', name];
+/** kube-proxy's own word on its mode, from its metrics server on the node's loopback (kube-proxy runs in the host network). */
+export const proxyModeCommand = (): string[] => ['curl', '--silent', '--show-error', '--max-time', '5', 'http://127.0.0.1:10249/proxyMode'];
 
 export const iptablesVersionCommand = (): string[] => ['iptables', '--version'];

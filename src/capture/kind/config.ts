@@ -16,10 +16,38 @@ export function ownerLabels(runId: string): Record<string, string> {
 }
 
 /**
- * kind.x-k8s.io/v1alpha4 Cluster: the experiment's nodes in order, kube-proxy's
- * mode stated explicitly (kind's default could change), the experiment's subnets.
+ * What the node image and the Docker host make the cluster differ from kind's
+ * defaults; every field is said in the run's provenance. All false: kind's own.
  */
-export function renderKindConfig(cluster: ClusterSpec, runId: string): string {
+export interface NodeSetup {
+  /** The node image has no kindnetd: kind installs no CNI, and shice's stand-in writes kindnetd's part. */
+  cniStandIn: boolean;
+  /** The node image has no CoreDNS image: kubeadm's CoreDNS addon is skipped, deliberately, not left to ImagePullBackOff. */
+  withoutCoreDNS: boolean;
+  /** The Docker host runs cgroup v1: kubelet 1.37 must be allowed it, with the cgroupfs driver (containerd too). */
+  cgroupV1: boolean;
+}
+
+export const KIND_DEFAULT_SETUP: NodeSetup = { cniStandIn: false, withoutCoreDNS: false, cgroupV1: false };
+
+/** kind's kubeadm InitConfiguration skips these already (pkg/cluster/internal/kubeadm/config.go); a patch replaces the list. */
+const KIND_INIT_SKIP_PHASES = ['preflight'];
+
+function kubeadmPatches(setup: NodeSetup): string[] {
+  const patches: string[] = [];
+  if (setup.withoutCoreDNS) {
+    patches.push(dump({ kind: 'InitConfiguration', skipPhases: [...KIND_INIT_SKIP_PHASES, 'addon/coredns'] }, { lineWidth: -1 }));
+  }
+  if (setup.cgroupV1) patches.push(dump({ kind: 'KubeletConfiguration', cgroupDriver: 'cgroupfs', failCgroupV1: false }, { lineWidth: -1 }));
+  return patches;
+}
+
+/**
+ * kind.x-k8s.io/v1alpha4 Cluster: the experiment's nodes in order, kube-proxy's
+ * mode stated explicitly (kind's default could change), the experiment's subnets,
+ * and what `setup` asks of kind's defaults.
+ */
+export function renderKindConfig(cluster: ClusterSpec, runId: string, setup: NodeSetup = KIND_DEFAULT_SETUP): string {
   const controlPlanes = cluster.nodes.filter((n) => n.role === 'control-plane');
   if (controlPlanes.length !== 1) {
     throw new Error(
@@ -27,6 +55,7 @@ export function renderKindConfig(cluster: ClusterSpec, runId: string): string {
     );
   }
   const labels = ownerLabels(runId);
+  const patches = kubeadmPatches(setup);
   const config = {
     kind: 'Cluster',
     apiVersion: 'kind.x-k8s.io/v1alpha4',
@@ -35,8 +64,13 @@ export function renderKindConfig(cluster: ClusterSpec, runId: string): string {
       kubeProxyMode: cluster.kubeProxyMode,
       podSubnet: cluster.podSubnet,
       serviceSubnet: cluster.serviceSubnet,
+      ...(setup.cniStandIn ? { disableDefaultCNI: true } : {}),
     },
     nodes: cluster.nodes.map((n) => ({ role: n.role, labels })),
+    ...(patches.length ? { kubeadmConfigPatches: patches } : {}),
+    ...(setup.cgroupV1
+      ? { containerdConfigPatches: ['[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n  SystemdCgroup = false\n'] }
+      : {}),
   };
   return `# Written by shice's capture (kind driver); the cluster it creates is the capture's own.\n${dump(config, { lineWidth: -1 })}`;
 }

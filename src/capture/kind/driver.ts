@@ -4,36 +4,50 @@
 // (and KUBECONFIG points at it), and only a cluster this capture created is ever
 // reused or deleted.
 import { readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { load } from 'js-yaml';
 import { arch, release, type as osType } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Experiment, Topology } from '../../experiment/types.ts';
 import {
   DriverError,
   PrerequisiteError,
+  VariantUnsupported,
   type Driver,
   type DriverContext,
   type DriverEnvironment,
   type ExecOutcome,
+  type Localized,
   type RunIdentity,
 } from '../driver.ts';
 import { declaredObjects } from '../cluster/manifest-objects.ts';
 import { ClusterSession, outcome, runJudged, runOrThrow } from '../cluster/session.ts';
 import { runTool, type ToolRun } from '../cluster/run-tool.ts';
 import { nodesWithoutLabel, type KubeNode } from '../cluster/topology.ts';
+import { agreedValue, parseProxyMode } from '../cluster/api-output.ts';
+import { readIpvsFacts } from '../host.ts';
 import * as cmd from './commands.ts';
-import { checkNodeNaming, OWNER_LABEL, OWNER_VALUE, renderKindConfig } from './config.ts';
+import { checkNodeNaming, KIND_DEFAULT_SETUP, OWNER_LABEL, OWNER_VALUE, renderKindConfig, type NodeSetup } from './config.ts';
+import { ownEngineRecord, type EngineRecord } from './engine/engine.ts';
+import { readImagesRecord, type LocalImage } from './image/build.ts';
+import { standInForKindnetd } from './kindnet-stand-in.ts';
+import { projectToolDirs } from './prepare.ts';
+import { substituteImages, type Substitution } from './substitutes.ts';
+import { parseNodeList as parseNodes } from '../cluster/topology.ts';
+import { sleep } from '../cluster/run-tool.ts';
 import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
 import {
   firstLine,
   isDockerFailure,
+  parseContainerdVersion,
   parseContainerList,
   parseDockerVersion,
   parseIptablesVersion,
   parseKindClusters,
   parseKindVersion,
   parseKubectlVersion,
-  parseKubeProxyMode,
+  parseKubeletVersion,
+  parseRuncVersion,
 } from './tool-output.ts';
 
 /** Upper bounds for each kind of call, in milliseconds. */
@@ -88,6 +102,26 @@ export interface KindDriverOptions {
   /** The environment children start from (tests put fake tools first on PATH); KUBECONFIG is always overridden. */
   env?: NodeJS.ProcessEnv;
   timeouts?: Partial<KindTimeouts>;
+  /**
+   * This machine as kind:prepare left it: shice's own Docker engine, the tools and the
+   * local images it built. Without it the driver uses kind's defaults only (the contract
+   * tests, with fake tools).
+   */
+  host?: {
+    /** The project root, where .shice/ lives. */
+    root: string;
+    /** Whether a registry answers: then kind's official node image and the manifests' own images. */
+    registryReachable: () => Promise<boolean>;
+  };
+}
+
+/** Which node image a run uses, and why. */
+export interface NodeImageChoice {
+  /** null: kind's own default (kindest/node). */
+  name: string | null;
+  source: 'option' | 'official' | 'local';
+  /** What kind:prepare recorded of a local image. */
+  local: LocalImage | null;
 }
 
 /** What the kind driver writes into its state folder. */
@@ -102,6 +136,12 @@ export function kindStatePaths(stateDir: string, cluster: string): { kubeconfig:
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
+/** What went into a local node image, in one line for run.yaml. */
+export function localImageInputs(inputs: Record<string, string>): string {
+  const keys = ['debian', 'kind', 'kubernetes', 'containerd', 'runc', 'containernetworking-plugins', 'crictl', 'etcd', 'pause', 'coredns'];
+  return keys.filter((k) => inputs[k]).map((k) => `${k} ${inputs[k]}`).join('; ');
+}
+
 export class KindDriver implements Driver {
   readonly name = 'kind' as const;
   private readonly options: KindDriverOptions;
@@ -109,7 +149,16 @@ export class KindDriver implements Driver {
   private readonly stateDir: string;
   private readonly kubeconfig: string;
   private readonly cwd: string;
-  private readonly childEnv: NodeJS.ProcessEnv;
+  private childEnv: NodeJS.ProcessEnv;
+  /** shice's own Docker engine, when the run uses it. */
+  private engine: EngineRecord | null = null;
+  private nodeImage: NodeImageChoice = { name: null, source: 'official', local: null };
+  private setup: NodeSetup = KIND_DEFAULT_SETUP;
+  private substitutions: Substitution[] = [];
+  /** Manifest -> the copy with substituted images that kubectl applies. */
+  private manifestCopies = new Map<string, string>();
+  /** Whether docker's network `kind` was there before this capture created a cluster (null: it created none). */
+  private kindNetworkExisted: boolean | null = null;
 
   private experiment: Experiment | null = null;
   /** The path to the API both drivers share. */
@@ -133,33 +182,55 @@ export class KindDriver implements Driver {
     this.kubeconfig = inside.startsWith('..') || isAbsolute(inside) ? kubeconfig : inside;
     // Belt and braces: even a call that forgot --kubeconfig could not reach the user's file.
     this.childEnv = { ...(options.env ?? process.env), KUBECONFIG: this.kubeconfig };
+    if (options.host) this.useHost(options.host.root);
   }
 
   environment(run: RunIdentity): DriverEnvironment {
     const version = run.kubernetesVersion ? `Kubernetes ${run.kubernetesVersion}` : 'Kubernetes';
-    return {
-      summary: {
-        en: `A real three-node kind cluster (${version}, nodes as Docker containers on one host), kube-proxy in ${run.kubeProxyMode} mode, kindnet as the CNI.`,
-        zh: `一个真实的三节点 kind 集群（${version}，节点是同一台主机上的 Docker 容器），kube-proxy 为 ${run.kubeProxyMode} 模式，CNI 是 kindnet。`,
+    const standIn = this.setup.cniStandIn;
+    const limits: Localized[] = [];
+    if (standIn) {
+      limits.push({
+        en: "kindnetd did not run: its part, the CNI config on each node and the routes between the nodes' pod CIDRs, was written by shice's stand-in; its masquerade rules for pod traffic leaving the cluster were not (no step sends any).",
+        zh: 'kindnetd 没有运行：它负责的部分，即每个节点上的 CNI 配置和节点之间到 Pod 网段的路由，由 shice 的替身写入；它为离开集群的 Pod 流量设置的伪装规则没有写（没有哪一步发出这样的流量）。',
+      });
+    }
+    if (this.nodeImage.source === 'local') {
+      limits.push({
+        en: "No registry could be reached: the node image was built on this machine from Debian's packages (containerd, runc, the CNI plugins), kind's own base files and the Kubernetes binaries built from the official modules, not kind's published kindest/node; CoreDNS was left out.",
+        zh: '这里连不上任何镜像仓库：节点镜像是在本机构建的，用的是 Debian 的软件包（containerd、runc、CNI 插件）、kind 自己的基础文件和从官方模块构建的 Kubernetes 程序，而不是 kind 发布的 kindest/node；CoreDNS 没有安装。',
+      });
+    }
+    for (const sub of this.substitutions) limits.push({ en: `${sub.note.en} (${sub.image} -> ${sub.ranInstead})`, zh: `${sub.note.zh}（${sub.image} -> ${sub.ranInstead}）` });
+    limits.push(
+      {
+        en: 'It has no cloud load balancer: a LoadBalancer Service stays pending; only its NodePorts and health-check port are served.',
+        zh: '没有云负载均衡器：LoadBalancer 类型的 Service 一直处于 pending 状态，只有它的 NodePort 和健康检查端口在工作。',
       },
+      {
+        en: 'All nodes share one host kernel and one Docker network.',
+        zh: '所有节点共用主机的同一个内核和同一个 Docker 网络。',
+      },
+    );
+    return {
+      summary: standIn
+        ? {
+            en: `A real three-node kind cluster (${version}, nodes as Docker containers on one host), kube-proxy in ${run.kubeProxyMode} mode; kindnetd's part written by shice's stand-in.`,
+            zh: `一个真实的三节点 kind 集群（${version}，节点是同一台主机上的 Docker 容器），kube-proxy 为 ${run.kubeProxyMode} 模式；kindnetd 的部分由 shice 的替身写入。`,
+          }
+        : {
+            en: `A real three-node kind cluster (${version}, nodes as Docker containers on one host), kube-proxy in ${run.kubeProxyMode} mode, kindnet as the CNI.`,
+            zh: `一个真实的三节点 kind 集群（${version}，节点是同一台主机上的 Docker 容器），kube-proxy 为 ${run.kubeProxyMode} 模式，CNI 是 kindnet。`,
+          },
       standsFor: {
         en: 'A multi-node Kubernetes cluster.',
         zh: '它代表一个多节点的 Kubernetes 集群。',
       },
-      limits: [
-        {
-          en: 'It has no cloud load balancer: a LoadBalancer Service stays pending; only its NodePorts and health-check port are served.',
-          zh: '没有云负载均衡器：LoadBalancer 类型的 Service 一直处于 pending 状态，只有它的 NodePort 和健康检查端口在工作。',
-        },
-        {
-          en: 'All nodes share one host kernel and one Docker network.',
-          zh: '所有节点共用主机的同一个内核和同一个 Docker 网络。',
-        },
-      ],
+      limits,
     };
   }
 
-  async preflight(): Promise<void> {
+  async preflight(experiment?: Experiment): Promise<void> {
     const quick = { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs };
     const [docker, kind, kubectl] = await Promise.all([
       runTool(cmd.dockerVersion(), quick),
@@ -177,7 +248,62 @@ export class KindDriver implements Driver {
     if (kubectl.missing) problems.push('kubectl is not installed (no `kubectl` on PATH): https://kubernetes.io/docs/tasks/tools/');
     else if (kubectl.exitCode !== 0) problems.push(`\`kubectl version --client\` failed: ${firstLine(kubectl.stderr)}`);
     if (problems.length > 0) {
-      throw new PrerequisiteError(`kind driver: ${problems.join('; ')}; on Linux, --driver lab runs the experiment without Docker`);
+      const prepare = this.options.host && process.platform === 'linux' ? 'npm run kind:prepare sets up all of it on Linux; ' : '';
+      throw new PrerequisiteError(`kind driver: ${problems.join('; ')}; ${prepare}on Linux, --driver lab runs the experiment without Docker`);
+    }
+    if (experiment?.cluster.kubeProxyMode === 'ipvs' && this.engine !== null) {
+      // shice's own engine runs on this machine: the nodes run on this kernel, so its IPVS decides.
+      const ipvs = readIpvsFacts();
+      if (!ipvs.procNetIpVs) {
+        const why = ipvs.configLine === null ? '/proc/net/ip_vs is absent' : `/proc/config.gz: ${ipvs.configLine.replace(/^# /, '')}`;
+        throw new VariantUnsupported(`the kind nodes run on this machine's kernel, which has no IPVS (${why}): kube-proxy cannot run in ipvs mode here`);
+      }
+    }
+    if (this.options.host) await this.chooseNodeImage(this.options.host, experiment);
+  }
+
+  /** Set by chooseNodeImage: preflight() and up() may run on different instances of the driver. */
+  private chosen = false;
+
+  /** shice's own engine (when kind:prepare started one) and kind:prepare's tools, ahead of the user's. */
+  private useHost(root: string): void {
+    this.engine = ownEngineRecord(root);
+    const path = [...projectToolDirs(root), this.childEnv.PATH ?? ''].filter(Boolean).join(':');
+    this.childEnv = { ...this.childEnv, PATH: path, ...(this.engine ? { DOCKER_HOST: `unix://${this.engine.socket}` } : {}) };
+  }
+
+  /**
+   * --image when given; kind's official image where a registry answers; else the node image
+   * kind:prepare built, whose lack of kindnetd and CoreDNS the cluster config then accounts for.
+   */
+  private async chooseNodeImage(host: NonNullable<KindDriverOptions['host']>, experiment?: Experiment): Promise<void> {
+    this.chosen = true;
+    const record = readImagesRecord(host.root);
+    const quick = { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs };
+    const present = async (image: string) => (await runTool(cmd.dockerImageInspect(image), quick)).exitCode === 0;
+    if (this.options.image) {
+      const local = record?.node.name === this.options.image ? record.node : null;
+      this.nodeImage = { name: this.options.image, source: 'option', local };
+    } else if (await host.registryReachable()) {
+      this.nodeImage = { name: null, source: 'official', local: null };
+    } else if (record && (await present(record.node.name))) {
+      this.nodeImage = { name: record.node.name, source: 'local', local: record.node };
+    } else {
+      throw new PrerequisiteError('kind driver: no container registry answers and there is no local node image: run npm run kind:prepare (it builds one), or pass --image');
+    }
+    const cgroup = await runTool(cmd.dockerCgroupVersion(), quick);
+    const local = this.nodeImage.local !== null;
+    this.setup = { cniStandIn: local, withoutCoreDNS: local, cgroupV1: cgroup.exitCode === 0 && cgroup.stdout.trim() === '1' };
+    this.substitutions = [];
+    if (local && experiment?.imageSubstitutes) {
+      for (const sub of experiment.imageSubstitutes) {
+        const built = record?.backends[sub.recipe];
+        if (!built || !(await present(built.name))) {
+          throw new PrerequisiteError(`kind driver: experiment.ts imageSubstitutes: ${sub.image} is to run as kind:prepare's ${sub.recipe}, which is not built: run npm run kind:prepare`);
+        }
+        const what = Object.entries(built.inputs).filter(([k]) => k !== 'debian').map(([k, v]) => `${k} ${v}`).join(', ');
+        this.substitutions.push({ image: sub.image, ranInstead: built.name, what: `Debian ${built.inputs.debian ?? ''} ${what}`.replace(/\s+/g, ' ').trim(), note: sub.note });
+      }
     }
   }
 
@@ -221,32 +347,64 @@ export class KindDriver implements Driver {
     const out: Record<string, string> = {};
     const controlPlane = cmd.nodeContainer(t.cluster, experiment.cluster.nodes.find((n) => n.role === 'control-plane')!.name);
     out['node-image'] = (await this.quick(cmd.dockerNodeImage(controlPlane), 'read the node image')).stdout.trim();
-    const proxy = await this.run(cmd.kubectlGetKubeProxyConfig(t), this.timeouts.kubectlMs, 'read kube-proxy\'s configuration');
-    out['kube-proxy-mode'] = parseKubeProxyMode(proxy.stdout);
+    if (this.options.host) {
+      out['node-image-id'] = (await this.quick(cmd.dockerContainerImageId(controlPlane), 'read the node image\'s id')).stdout.trim();
+      out['node-image-source'] = {
+        option: 'chosen with --image',
+        official: "kind's official node image (a registry answered)",
+        local: 'built on this machine by npm run kind:prepare (no registry answered)',
+      }[this.nodeImage.source];
+      if (this.nodeImage.local) out['node-image-inputs'] = localImageInputs(this.nodeImage.local.inputs);
+    }
     const runtime = this.kubeNodes.find((n) => n.k8sName === controlPlane)?.containerRuntime;
     if (runtime) out['container-runtime'] = runtime;
 
-    // The iptables backend is chosen per node at boot: record it for every node, once if they agree.
-    const perNode: [string, { version: string; backend: string }][] = [];
-    for (const node of experiment.cluster.nodes) {
-      const argv = cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), cmd.iptablesVersionCommand());
-      perNode.push([node.name, parseIptablesVersion((await this.quick(argv, `read iptables' version on ${node.name}`)).stdout)]);
-    }
-    const distinct = new Set(perNode.map(([, v]) => `${v.version} ${v.backend}`));
-    if (distinct.size === 1) {
-      out.iptables = perNode[0]![1].version;
-      out['iptables-backend'] = perNode[0]![1].backend;
-    } else {
-      for (const [node, v] of perNode) {
-        out[`iptables@${node}`] = v.version;
-        out[`iptables-backend@${node}`] = v.backend;
+    // Read on the nodes themselves: each tool's own word, once when all nodes agree.
+    const perNode = async (argv: string[], what: string, parse: (stdout: string) => string): Promise<[string, string][]> => {
+      const found: [string, string][] = [];
+      for (const node of experiment.cluster.nodes) {
+        found.push([node.name, parse((await this.quick(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), argv), `read ${what} on ${node.name}`)).stdout)]);
       }
+      return found;
+    };
+    // kube-proxy's own answer, as the lab asks it (its metrics server's /proxyMode).
+    out['kube-proxy-mode'] = agreedValue(await perNode(cmd.proxyModeCommand(), "kube-proxy's mode", (s) => parseProxyMode(s, '/proxyMode')));
+    if (this.options.host) {
+      out.kubelet = agreedValue(await perNode(['kubelet', '--version'], "kubelet's version", parseKubeletVersion));
+      out.containerd = agreedValue(await perNode(['containerd', '--version'], "containerd's version", parseContainerdVersion));
+      out.runc = agreedValue(await perNode(['runc', '--version'], "runc's version", parseRuncVersion));
+    }
+    const iptables = await perNode(cmd.iptablesVersionCommand(), "iptables' version", (s) => {
+      const v = parseIptablesVersion(s);
+      return `${v.version} ${v.backend}`;
+    });
+    if (new Set(iptables.map(([, v]) => v)).size === 1) {
+      const [version, backend] = iptables[0]![1].split(' ');
+      out.iptables = version!;
+      out['iptables-backend'] = backend!;
+    } else {
+      for (const [node, v] of iptables) {
+        const [version, backend] = v.split(' ');
+        out[`iptables@${node}`] = version!;
+        out[`iptables-backend@${node}`] = backend!;
+      }
+    }
+    if (this.options.host) {
+      out.cni = this.setup.cniStandIn
+        ? "shice's kindnetd stand-in (src/capture/kind/kindnet-stand-in.ts): 10-kindnet.conflist (ptp, host-local, portmap) and routes to the other nodes' pod CIDRs; no masquerade agent"
+        : "kindnetd (kind's default CNI)";
+      if (this.setup.withoutCoreDNS) out.coredns = "left out: kubeadm's CoreDNS addon skipped (no CoreDNS image without a registry)";
+      if (this.setup.cgroupV1) out['kubelet-cgroups'] = 'cgroup v1 host: kubelet with cgroupDriver cgroupfs and failCgroupV1: false, containerd with SystemdCgroup = false';
+      out['docker-engine'] = this.engine ? "shice's own dockerd (npm run kind:prepare): its own data root, no iptables rules in the host's root namespace" : "the host's Docker daemon";
+      out['runtime-adaptation'] = this.engine?.adaptation?.summary ?? 'none';
+      if (this.substitutions.length > 0) out['image-substitutes'] = this.substitutions.map((sub) => `${sub.image} -> ${sub.ranInstead} (${sub.what})`).join('; ');
     }
     return out;
   }
 
   async up(experiment: Experiment, ctx: DriverContext): Promise<Topology> {
     const t = this.bind(experiment);
+    if (this.options.host && !this.chosen) await this.chooseNodeImage(this.options.host, experiment);
     const paths = kindStatePaths(this.stateDir, t.cluster);
     await mkdir(this.stateDir, { recursive: true });
     const objects = await this.requireSession().declared(experiment);
@@ -275,6 +433,8 @@ export class KindDriver implements Driver {
       ctx.log(`no kind cluster "${t.cluster}" to reuse: creating one`);
     }
     if (decision.action === 'create' || decision.action === 'recreate') await this.createCluster(experiment, ctx);
+    if (this.setup.cniStandIn) await this.standInForKindnetd(experiment, ctx);
+    if (this.substitutions.length > 0) await this.substitute(experiment, ctx);
 
     if (this.options.loadImages) await this.loadImages(objects.images, ctx);
 
@@ -300,20 +460,76 @@ export class KindDriver implements Driver {
   private async createCluster(experiment: Experiment, ctx: DriverContext): Promise<void> {
     const t = this.requireTarget();
     const paths = kindStatePaths(this.stateDir, t.cluster);
-    await writeFile(paths.config, renderKindConfig(experiment.cluster, this.options.runId));
+    if (this.options.host) {
+      // kind leaves its network behind; the capture removes it afterwards only if it was not there before.
+      this.kindNetworkExisted = (await runTool(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs })).exitCode === 0;
+    }
+    await writeFile(paths.config, renderKindConfig(experiment.cluster, this.options.runId, this.setup));
     // The marker exists before kind starts, so an interrupted create is still ours to clean up.
     await writeMarker(this.stateDir, {
       createdBy: 'shice', cluster: t.cluster, runId: this.options.runId, createdAt: new Date().toISOString(), containers: [],
     });
     this.createStarted = true;
     this.owns = true;
-    ctx.log(`creating kind cluster "${t.cluster}" (3 nodes; this takes a minute or two)`);
-    await this.run(cmd.kindCreateCluster(t, paths.config, this.options.image), this.timeouts.createMs, `create kind cluster "${t.cluster}"`, ctx);
+    ctx.log(`creating kind cluster "${t.cluster}" (3 nodes, ${this.nodeImage.name ?? "kind's default node image"}; this takes a minute or two)`);
+    await this.run(cmd.kindCreateCluster(t, paths.config, this.nodeImage.name ?? this.options.image, !this.setup.cniStandIn), this.timeouts.createMs, `create kind cluster "${t.cluster}"`, ctx);
     const live = await this.liveContainers(t.cluster, ctx);
     if (live.length === 0) throw new DriverError(`kind create cluster reported success, but docker lists no containers labelled ${cmd.KIND_CLUSTER_LABEL}=${t.cluster}`);
     await writeMarker(this.stateDir, {
       createdBy: 'shice', cluster: t.cluster, runId: this.options.runId, createdAt: new Date().toISOString(), containers: live,
     });
+  }
+
+  /** Once every node has its podCIDR, what kindnetd would write and program on each (kindnet-stand-in.ts). */
+  private async standInForKindnetd(experiment: Experiment, ctx: DriverContext): Promise<void> {
+    const t = this.requireTarget();
+    ctx.log('waiting for every node to be given its podCIDR, then writing kindnetd\'s part on each (the stand-in)');
+    const deadline = performance.now() + this.timeouts.waitMs;
+    let nodes: KubeNode[] = [];
+    for (;;) {
+      const listed = await this.runRaw(cmd.kubectlGetNodes(t), this.timeouts.kubectlMs, 'read the nodes', ctx);
+      try {
+        if (listed.exitCode === 0) nodes = parseNodes(listed.stdout);
+      } catch {
+        nodes = []; // a node without its podCIDR yet
+      }
+      if (nodes.length === experiment.cluster.nodes.length) break;
+      if (performance.now() > deadline) throw new DriverError(`the nodes of "${t.cluster}" were not all given a podCIDR within ${seconds(this.timeouts.waitMs)}`);
+      try {
+        await sleep(this.timeouts.settlePollMs, ctx.signal);
+      } catch {
+        throw new DriverError('interrupted while waiting for the nodes\' podCIDRs');
+      }
+    }
+    await standInForKindnetd(
+      nodes.map((n) => ({ container: n.k8sName, internalIP: n.internalIP, podCIDR: n.podCIDR })),
+      async (container, argv, what, input) => {
+        const run = input === undefined
+          ? await this.run(cmd.dockerExec(container, argv), this.timeouts.execMs, what, ctx)
+          : await runOrThrow(cmd.dockerExecWithInput(container, argv), { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.execMs, input }, what, ctx);
+        return run.stdout;
+      },
+    );
+  }
+
+  /** Loads each declared substitute into the nodes and writes the manifests' copies that name it. */
+  private async substitute(experiment: Experiment, ctx: DriverContext): Promise<void> {
+    const t = this.requireTarget();
+    const map = new Map(this.substitutions.map((s) => [s.image, s.ranInstead]));
+    for (const sub of this.substitutions) {
+      ctx.log(`loading ${sub.ranInstead} into the nodes of "${t.cluster}", to run in place of ${sub.image} (no registry answers)`);
+      await this.run(cmd.kindLoadImage(t, sub.ranInstead), this.timeouts.loadMs, `load ${sub.ranInstead} into the nodes`, ctx);
+    }
+    const dir = join(this.stateDir, `${t.cluster}.manifests`);
+    await mkdir(dir, { recursive: true });
+    for (const manifest of experiment.manifests) {
+      const text = await readFile(resolve(this.options.articleDir, manifest), 'utf8');
+      const copy = substituteImages(text, map, manifest);
+      if (copy.replaced === 0) continue;
+      const file = join(dir, manifest.replace(/[\\/]/g, '_'));
+      await writeFile(file, copy.text);
+      this.manifestCopies.set(manifest, file);
+    }
   }
 
   private async loadImages(images: string[], ctx: DriverContext): Promise<void> {
@@ -386,7 +602,41 @@ export class KindDriver implements Driver {
       await this.run(cmd.kindDeleteCluster(t), this.timeouts.deleteMs, `delete kind cluster "${t.cluster}"`);
     }
     await removeMarker(this.stateDir, t.cluster);
+    await this.removeStateFiles(t.cluster);
+    if (this.kindNetworkExisted === false) await this.removeKindNetwork(ctx);
     this.downDone = true;
+  }
+
+  /**
+   * The kind config and manifest copies of a deleted cluster, and the capture's kubeconfig
+   * once kind's delete has pruned the last cluster from it: a capture leaves no kubeconfig behind.
+   */
+  private async removeStateFiles(cluster: string): Promise<void> {
+    const paths = kindStatePaths(this.stateDir, cluster);
+    await rm(paths.config, { force: true });
+    await rm(join(this.stateDir, `${cluster}.manifests`), { recursive: true, force: true });
+    let text: string;
+    try {
+      text = await readFile(paths.kubeconfig, 'utf8');
+    } catch {
+      return;
+    }
+    const parsed = load(text) as { clusters?: unknown[] | null } | null;
+    if (!parsed || !Array.isArray(parsed.clusters) || parsed.clusters.length === 0) await rm(paths.kubeconfig, { force: true });
+  }
+
+  /** kind's network, which this capture's create made: removed once no container is on it. */
+  private async removeKindNetwork(ctx: { log: (line: string) => void }): Promise<void> {
+    const place = { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs };
+    const inspect = await runTool(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), place);
+    if (inspect.exitCode !== 0) return;
+    const attached = Number(inspect.stdout.trim().split(' ')[1]);
+    if (attached > 0) {
+      ctx.log(`leaving docker network "${cmd.KIND_NETWORK}": ${attached} container(s) still use it`);
+      return;
+    }
+    ctx.log(`removing docker network "${cmd.KIND_NETWORK}", which this capture's cluster created`);
+    await this.run(cmd.dockerNetworkRemove(cmd.KIND_NETWORK), this.timeouts.quickMs, `remove docker network "${cmd.KIND_NETWORK}"`);
   }
 
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] } {
@@ -425,6 +675,7 @@ export class KindDriver implements Driver {
       execArgv: (node, command) => this.execArgv(node, command),
       clientNode: experiment.client,
       isRunnerFailure: isDockerFailure,
+      manifestFile: (manifest) => this.manifestCopies.get(manifest) ?? resolve(this.options.articleDir, manifest),
     });
     return this.target;
   }

@@ -13,5 +13,5 @@ export {
 } from '../cluster/topology.ts';
 export {
   parseContainerList, parseDockerVersion, parseIptablesVersion, parseKindClusters, parseKindVersion, parseKubectlVersion,
-  parseKubeProxyMode, parseLocalEndpoints, ToolOutputError,
+  parseLocalEndpoints, ToolOutputError,
 } from './tool-output.ts';

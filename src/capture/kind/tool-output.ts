@@ -1,6 +1,5 @@
 // Parsers for what kind, kubectl and docker print. Pure: each takes the text a
 // tool printed and says which command it came from when the text is not as expected.
-import { load } from 'js-yaml';
 import type { ContainerRef } from './ownership.ts';
 import { parseJson, stringAt, ToolOutputError } from '../cluster/api-output.ts';
 
@@ -60,26 +59,30 @@ export function parseIptablesVersion(stdout: string): { version: string; backend
   return { version: match[1]!, backend: match[2]! };
 }
 
-/** The `mode` of kube-proxy's KubeProxyConfiguration in the kube-system/kube-proxy ConfigMap. */
-export function parseKubeProxyMode(stdout: string): string {
-  const source = 'kubectl get configmap kube-proxy --namespace kube-system -o json';
-  const data = parseJson(stdout, source);
-  const conf = stringAt(data, ['data', 'config.conf'], source);
-  const parsed = load(conf) as { kind?: unknown; mode?: unknown } | null;
-  if (!parsed || parsed.kind !== 'KubeProxyConfiguration') {
-    throw new ToolOutputError(`${source}: field data.config.conf: expected a KubeProxyConfiguration`);
-  }
-  if (parsed.mode === undefined || parsed.mode === null || parsed.mode === '') {
-    // kube-proxy's own default on Linux.
-    return 'iptables (default)';
-  }
-  if (typeof parsed.mode !== 'string') throw new ToolOutputError(`${source}: field data.config.conf mode: expected a string`);
-  return parsed.mode;
-}
-
 /** Docker's own failures (as opposed to the command inside the node failing). */
 export function isDockerFailure(stderr: string): boolean {
   return /^(Error response from daemon:|Cannot connect to the Docker daemon|OCI runtime exec failed|Error: No such container)/m.test(stderr);
 }
 
 export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
+
+/** `kubelet --version` inside a node: "Kubernetes v1.37.2" -> "v1.37.2". */
+export function parseKubeletVersion(stdout: string): string {
+  const m = /^Kubernetes (v\d+\.\d+\.\d+\S*)$/m.exec(stdout.trim());
+  if (!m) throw new ToolOutputError(`kubelet --version: expected "Kubernetes vX.Y.Z", got ${JSON.stringify(firstLine(stdout))}`);
+  return m[1]!;
+}
+
+/** `containerd --version`: "containerd <module> <version> <revision>" -> "<version> <revision>". */
+export function parseContainerdVersion(stdout: string): string {
+  const m = /^containerd \S+ (\S+(?: \S+)?)$/m.exec(stdout.trim());
+  if (!m) throw new ToolOutputError(`containerd --version: expected "containerd <module> <version> <revision>", got ${JSON.stringify(firstLine(stdout))}`);
+  return m[1]!;
+}
+
+/** `runc --version`'s first line: "runc version 1.1.5+ds1" -> "1.1.5+ds1". */
+export function parseRuncVersion(stdout: string): string {
+  const m = /^runc version (\S+)$/m.exec(stdout);
+  if (!m) throw new ToolOutputError(`runc --version: expected "runc version X", got ${JSON.stringify(firstLine(stdout))}`);
+  return m[1]!;
+}

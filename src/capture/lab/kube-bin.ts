@@ -18,6 +18,9 @@ export const KUBE_COMPONENTS = [
 ] as const;
 export type KubeComponent = (typeof KUBE_COMPONENTS)[number];
 
+/** What the multi-call binary holds: the lab's components, and kubelet and kubeadm for the kind node image. */
+export const KUBE_BINARY_NAMES = [...KUBE_COMPONENTS, 'kubelet', 'kubeadm'] as const;
+
 /** The Kubernetes release the kube/ module builds; its go.mod requires the same. */
 export const KUBERNETES_VERSION = 'v1.37.2';
 

@@ -37,11 +37,13 @@ import { forgetRun, recordRun } from '../run-registry.ts';
 import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
 import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, nsenterNet, teardownCommands } from './network.ts';
 import { phaseLine, type LabPhase } from './phases.ts';
+import { agreedValue, parseProxyMode } from '../cluster/api-output.ts';
 import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
 import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
 import { runTogether, settleAll } from './together.ts';
-import { CNI_BIN_DIR, findProgram, labVersions, preflightLab, proxyModeProblem, readIpvsFacts } from './tools.ts';
+import { CNI_BIN_DIR, findProgram, labVersions, preflightLab, proxyModeProblem } from './tools.ts';
+import { readIpvsFacts } from '../host.ts';
 
 const KUBELET_SCRIPT = fileURLToPath(new URL('./kubelet/main.ts', import.meta.url));
 /** The API server needs several seconds on two cores; the rest follows it. */
@@ -166,14 +168,16 @@ export class LabDriver implements Driver {
     const version = await this.session.run(this.session.versionArgv(), LAB_API_TIMEOUTS.quickMs, 'read the kubectl and Kubernetes versions');
     const parsed = JSON.parse(version.stdout) as { clientVersion?: { gitVersion?: string }; serverVersion?: { gitVersion?: string } };
     const modes = await Promise.all(
-      this.layout.nodes.map(async (node) => (await runChecked(netnsExec(node.netns, ['curl', '--silent', '--max-time', '2', 'http://127.0.0.1:10249/proxyMode']))).stdout.trim()),
+      this.layout.nodes.map(async (node) => [
+        node.name,
+        parseProxyMode((await runChecked(netnsExec(node.netns, ['curl', '--silent', '--max-time', '2', 'http://127.0.0.1:10249/proxyMode']))).stdout, `${node.name}: /proxyMode`),
+      ] as const),
     );
-    const distinct = [...new Set(modes)];
     return {
       ...host,
       kubectl: parsed.clientVersion?.gitVersion ?? 'unknown',
       kubernetes: parsed.serverVersion?.gitVersion ?? 'unknown',
-      'kube-proxy-mode': distinct.length === 1 ? (distinct[0] as string) : modes.map((m, i) => `${this.layout!.nodes[i]!.name}=${m}`).join(' '),
+      'kube-proxy-mode': agreedValue(modes),
     };
   }
 

@@ -1,12 +1,11 @@
 // What the lab needs from the machine, and the versions its tools report.
-import { existsSync, readFileSync } from 'node:fs';
 import { release } from 'node:os';
-import { gunzipSync } from 'node:zlib';
 import { delimiter, join } from 'node:path';
 import { DriverError, PrerequisiteError } from '../driver.ts';
 import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from './kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
 import { runCommand } from './processes.ts';
+import type { IpvsFacts } from '../host.ts';
 
 /** Where Debian's containernetworking-plugins puts the CNI plugins. */
 export const CNI_BIN_DIR = '/usr/lib/cni';
@@ -62,13 +61,6 @@ export function missingPrerequisite(host: HostFacts, find: (program: string) => 
   return `the lab driver needs ${missing.map((t) => `${t.program} (Debian package ${t.debianPackage})`).join(', ')}: apt-get install ${packages.join(' ')}`;
 }
 
-/** What the kernel says about IPVS: /proc/net/ip_vs exists when IPVS is built in (or loaded), and /proc/config.gz's line if readable. */
-export interface IpvsFacts {
-  procNetIpVs: boolean;
-  /** The CONFIG_IP_VS line of /proc/config.gz ("# CONFIG_IP_VS is not set", "CONFIG_IP_VS=y"), or null when unreadable. */
-  configLine: string | null;
-}
-
 /**
  * The one-line reason the lab cannot run kube-proxy in `mode`, or null. ipvs needs
  * IPVS in the kernel; nftables needs `nft` (Debian package nftables) on PATH.
@@ -88,17 +80,6 @@ export function proxyModeProblem(mode: string, ipvs: () => IpvsFacts, find: (pro
   return null;
 }
 
-/** Reads what proxyModeProblem needs about IPVS from /proc. */
-export function readIpvsFacts(): IpvsFacts {
-  let configLine: string | null = null;
-  try {
-    const config = gunzipSync(readFileSync('/proc/config.gz')).toString('utf8');
-    configLine = config.split('\n').find((l) => /^(# )?CONFIG_IP_VS[= ]/.test(l))?.trim() ?? null;
-  } catch {
-    configLine = null;
-  }
-  return { procNetIpVs: existsSync('/proc/net/ip_vs'), configLine };
-}
 
 function thisHost(): HostFacts {
   return { platform: process.platform, uid: typeof process.getuid === 'function' ? process.getuid() : null, pathVariable: process.env.PATH };

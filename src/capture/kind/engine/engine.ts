@@ -1,0 +1,256 @@
+// The Docker engine the kind driver talks to. A daemon that already answers is
+// used as it is and never stopped or reconfigured. Where none answers (a Linux
+// machine with Debian's docker.io installed but no daemon running), shice
+// starts one of its own: its own data root, exec root, socket, pid file and log
+// under .shice/docker/, so it can never collide with a system daemon, and it
+// writes no iptables rules into the host's root namespace. Only that daemon is
+// ever stopped, and stopping it removes what it added to the host.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readdirSync, rmdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PrerequisiteError } from '../../driver.ts';
+import { processStartTime, stillRunning } from '../../process-identity.ts';
+import { runTool, sleep } from '../../cluster/run-tool.ts';
+import { parseDockerVersion } from '../tool-output.ts';
+
+/** Where shice's own daemon keeps everything, relative to the project root. */
+export const ENGINE_DIR = '.shice/docker';
+
+/** The runtime dockerd is given where the host cannot grant CAP_SYS_RESOURCE. */
+export const ADAPTED_RUNTIME = 'shice-runc';
+export const RUNTIME_WRAPPER = fileURLToPath(new URL('./runc-without-sys-resource.sh', import.meta.url));
+
+/** CAP_SYS_RESOURCE's bit in the capability sets (linux/capability.h). */
+const CAP_SYS_RESOURCE = 24n;
+
+export interface EnginePaths {
+  dir: string;
+  dataRoot: string;
+  execRoot: string;
+  socket: string;
+  pidFile: string;
+  log: string;
+  record: string;
+}
+
+export function enginePaths(root: string): EnginePaths {
+  const dir = resolve(root, ENGINE_DIR);
+  return {
+    dir,
+    dataRoot: join(dir, 'data'),
+    execRoot: join(dir, 'run'),
+    socket: join(dir, 'docker.sock'),
+    pidFile: join(dir, 'dockerd.pid'),
+    log: join(dir, 'dockerd.log'),
+    record: join(dir, 'engine.json'),
+  };
+}
+
+/** How the host's privileged containers had to be adapted, said in provenance; null when they need nothing. */
+export interface RuntimeAdaptation {
+  /** The capability the host's bounding set lacks. */
+  missingCapability: 'CAP_SYS_RESOURCE';
+  /** One line for logs and run.yaml. */
+  summary: string;
+}
+
+/** Reads CapBnd from /proc/self/status text: the adaptation this host needs, or null. */
+export function runtimeAdaptation(procStatus: string): RuntimeAdaptation | null {
+  const match = /^CapBnd:\s*([0-9a-f]+)$/m.exec(procStatus);
+  if (match === null) return null;
+  const bounding = BigInt(`0x${match[1]}`);
+  if ((bounding >> CAP_SYS_RESOURCE) & 1n) return null;
+  return {
+    missingCapability: 'CAP_SYS_RESOURCE',
+    summary:
+      "the host's capability bounding set lacks CAP_SYS_RESOURCE, so dockerd runs privileged containers through shice's runc wrapper, which removes that one capability from them; inside the nodes containerd restricts oom_score_adj",
+  };
+}
+
+/** What shice recorded about the daemon it started. */
+export interface EngineRecord {
+  pid: number;
+  startTime: string | null;
+  socket: string;
+  startedAt: string;
+  adaptation: RuntimeAdaptation | null;
+  /** Host state before the daemon ran, so that stopping it removes exactly what it added. */
+  before: { docker0: boolean; libModules: boolean };
+}
+
+export function dockerdArgv(paths: EnginePaths, adaptation: RuntimeAdaptation | null): string[] {
+  return [
+    'dockerd',
+    '--data-root', paths.dataRoot,
+    '--exec-root', paths.execRoot,
+    '--pidfile', paths.pidFile,
+    '--host', `unix://${paths.socket}`,
+    // No rules in the host's root namespace: the kind nodes share one bridge and need no NAT from the host.
+    '--iptables=false',
+    '--ip6tables=false',
+    ...(adaptation ? ['--add-runtime', `${ADAPTED_RUNTIME}=${RUNTIME_WRAPPER}`, '--default-runtime', ADAPTED_RUNTIME] : []),
+  ];
+}
+
+/** The engine a capture uses: shice's own (with its record) or one that already answered. */
+export interface Engine {
+  own: boolean;
+  /** DOCKER_HOST for every docker and kind call; null keeps the caller's environment's choice. */
+  dockerHost: string | null;
+  serverVersion: string;
+  record: EngineRecord | null;
+}
+
+/** The environment docker and kind must run with to reach `engine`. */
+export function engineEnv(engine: Engine, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return engine.dockerHost === null ? env : { ...env, DOCKER_HOST: engine.dockerHost };
+}
+
+function readRecord(paths: EnginePaths): EngineRecord | null {
+  if (!existsSync(paths.record)) return null;
+  try {
+    const record = JSON.parse(readFileSync(paths.record, 'utf8')) as EngineRecord;
+    if (typeof record.pid !== 'number' || typeof record.socket !== 'string') throw new Error('pid and socket expected');
+    return record;
+  } catch (error) {
+    throw new PrerequisiteError(`${paths.record}: not a record of shice's Docker engine (${(error as Error).message}); remove it after stopping that dockerd by hand`);
+  }
+}
+
+async function serverVersion(env: NodeJS.ProcessEnv): Promise<string | null> {
+  const run = await runTool(['docker', 'version', '--format', '{{json .}}'], { env, timeoutMs: 20_000 });
+  if (run.missing || run.exitCode !== 0) return null;
+  try {
+    return parseDockerVersion(run.stdout).server?.version ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The record of shice's own daemon when that daemon still runs; null otherwise. */
+export function ownEngineRecord(root: string): EngineRecord | null {
+  const record = readRecord(enginePaths(root));
+  return record !== null && stillRunning(record) ? record : null;
+}
+
+/** shice's own daemon if it runs, else a daemon the environment already reaches, else null. */
+export async function findEngine(root: string, env: NodeJS.ProcessEnv = process.env): Promise<Engine | null> {
+  const record = ownEngineRecord(root);
+  if (record !== null) {
+    const dockerHost = `unix://${record.socket}`;
+    const version = await serverVersion({ ...env, DOCKER_HOST: dockerHost });
+    if (version !== null) return { own: true, dockerHost, serverVersion: version, record };
+  }
+  const version = await serverVersion(env);
+  return version === null ? null : { own: false, dockerHost: null, serverVersion: version, record: null };
+}
+
+const linkExists = (name: string): boolean => existsSync(`/sys/class/net/${name}`);
+
+/**
+ * Starts shice's own dockerd and waits until it answers. Called only when no daemon
+ * answers; refuses when a record says an earlier one of ours still runs.
+ */
+export async function startEngine(root: string, log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<Engine> {
+  const paths = enginePaths(root);
+  if (process.platform !== 'linux') throw new PrerequisiteError(`shice starts a Docker engine only on Linux; on ${process.platform} start Docker Desktop`);
+  if (process.getuid?.() !== 0) throw new PrerequisiteError('no Docker daemon answers, and starting one needs root: run as root, or start Docker yourself');
+  const old = readRecord(paths);
+  if (old !== null && stillRunning(old)) {
+    throw new PrerequisiteError(`shice's dockerd (pid ${old.pid}) runs but does not answer on ${old.socket}: see ${paths.log}, then npm run kind:prepare -- --stop`);
+  }
+  if (Buffer.byteLength(paths.socket) > 100) {
+    throw new PrerequisiteError(`the engine's socket path ${paths.socket} is longer than a unix socket allows (about 100 bytes): clone the project to a shorter path`);
+  }
+  const probe = await runTool(['dockerd', '--version'], { env, timeoutMs: 20_000 });
+  if (probe.missing) throw new PrerequisiteError('no Docker daemon answers and dockerd is not installed: apt-get install docker.io containerd runc (or install Docker Engine)');
+  const adaptation = runtimeAdaptation(readFileSync('/proc/self/status', 'utf8'));
+  if (adaptation) {
+    const jq = await runTool(['jq', '--version'], { env, timeoutMs: 20_000 });
+    if (jq.missing) throw new PrerequisiteError('this host lacks CAP_SYS_RESOURCE and the runtime wrapper that adapts to it needs jq: apt-get install jq');
+  }
+  mkdirSync(paths.dir, { recursive: true });
+  rmSync(paths.socket, { force: true });
+  const before = { docker0: linkExists('docker0'), libModules: existsSync('/lib/modules') };
+  const argv = dockerdArgv(paths, adaptation);
+  const out = openSync(paths.log, 'a');
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', out, out], env });
+  closeSync(out);
+  const pid = child.pid;
+  if (pid === undefined) throw new PrerequisiteError(`dockerd did not start: see ${paths.log}`);
+  let exited: string | null = null;
+  child.on('exit', (code, signal) => { exited = signal ?? `exit ${code}`; });
+  child.unref();
+  const record: EngineRecord = { pid, startTime: processStartTime(pid), socket: paths.socket, startedAt: new Date().toISOString(), adaptation, before };
+  writeJsonAtomically(paths.record, record);
+  log(`kind:prepare: started shice's own dockerd (pid ${pid}, data root ${paths.dataRoot}, log ${paths.log})`);
+  if (adaptation) log(`kind:prepare: runtime adapted: ${adaptation.summary}`);
+
+  const dockerHost = `unix://${paths.socket}`;
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    const version = await serverVersion({ ...env, DOCKER_HOST: dockerHost });
+    if (version !== null) return { own: true, dockerHost, serverVersion: version, record };
+    if (exited !== null || performance.now() > deadline) {
+      const tail = readFileSync(paths.log, 'utf8').trim().split('\n').slice(-3).join(' | ');
+      if (exited === null) process.kill(pid, 'SIGTERM');
+      rmSync(paths.record, { force: true });
+      throw new PrerequisiteError(`dockerd ${exited ? `ended (${exited})` : 'did not answer within 60 s'}: ${tail}`);
+    }
+    await sleep(250);
+  }
+}
+
+/**
+ * Stops shice's own daemon (never another): its networks first, so their bridges go,
+ * then dockerd, then what it left on the host that was not there before it started
+ * (docker0, and /lib/modules that kind's node mounts make when it is missing).
+ * Images stay in the data root for the next start. Returns what it did, one line each.
+ */
+export async function stopEngine(root: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const paths = enginePaths(root);
+  const record = readRecord(paths);
+  if (record === null) return ['no Docker engine of shice\'s is recorded: nothing to stop'];
+  const done: string[] = [];
+  if (stillRunning(record)) {
+    const own = { ...env, DOCKER_HOST: `unix://${record.socket}` };
+    const running = await runTool(['docker', 'ps', '--quiet'], { env: own, timeoutMs: 20_000 });
+    if (running.exitCode === 0 && running.stdout.trim() !== '') {
+      done.push(`stopping containers still running in shice's engine: ${running.stdout.trim().split('\n').length}`);
+    }
+    const networks = await runTool(['docker', 'network', 'ls', '--filter', 'type=custom', '--quiet'], { env: own, timeoutMs: 20_000 });
+    for (const id of networks.exitCode === 0 ? networks.stdout.split('\n').filter(Boolean) : []) {
+      const removed = await runTool(['docker', 'network', 'rm', id], { env: own, timeoutMs: 30_000 });
+      if (removed.exitCode === 0) done.push(`removed docker network ${id}`);
+    }
+    process.kill(record.pid, 'SIGTERM');
+    const deadline = performance.now() + 60_000;
+    while (stillRunning(record) && performance.now() < deadline) await sleep(200);
+    if (stillRunning(record)) {
+      process.kill(record.pid, 'SIGKILL');
+      done.push(`dockerd (pid ${record.pid}) did not stop within 60 s: killed`);
+    } else {
+      done.push(`stopped shice's dockerd (pid ${record.pid})`);
+    }
+  } else {
+    done.push(`shice's dockerd (pid ${record.pid}) no longer runs`);
+  }
+  if (!record.before.docker0 && linkExists('docker0')) {
+    const removed = await runTool(['ip', 'link', 'delete', 'docker0'], { env, timeoutMs: 20_000 });
+    if (removed.exitCode === 0) done.push('removed the docker0 bridge it had created');
+  }
+  if (!record.before.libModules && existsSync('/lib/modules') && readdirSync('/lib/modules').length === 0) {
+    rmdirSync('/lib/modules');
+    done.push('removed the empty /lib/modules that the node containers\' mount had created');
+  }
+  rmSync(paths.record, { force: true });
+  rmSync(paths.socket, { force: true });
+  return done;
+}
+
+export function writeJsonAtomically(file: string, value: unknown): void {
+  const partial = `${file}.partial`;
+  writeFileSync(partial, `${JSON.stringify(value, null, 2)}\n`);
+  renameSync(partial, file);
+}

@@ -1,0 +1,73 @@
+// `npm run kind:prepare`: everything the kind driver needs on a Linux machine
+// that has none of it. A Docker engine (one that answers, or shice's own), kind
+// and crictl built from their Go modules, the Kubernetes binaries (kube/), and,
+// where no registry answers, the node and backend images built locally.
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { DriverError, type DriverContext } from '../driver.ts';
+import { runOrThrow } from '../cluster/session.ts';
+import { KUBERNETES_VERSION } from '../lab/kube-bin.ts';
+import { engineEnv, findEngine, startEngine, type Engine } from './engine/engine.ts';
+import { runtimeAdaptation } from './engine/engine.ts';
+import { goInstall, ImageBuilder, KIND_TOOLS_DIR, type ImagesRecord } from './image/build.ts';
+import { CRICTL_MODULE, CRICTL_VERSION, KIND_MODULE, KIND_VERSION } from './image/recipe.ts';
+import { registryReachable } from './registry.ts';
+import { readFileSync } from 'node:fs';
+
+export interface PrepareOptions {
+  root: string;
+  /** Build the local images even where a registry answers. */
+  buildImages: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Prepared {
+  engine: Engine;
+  /** The engine was started by this call (so whoever called it may stop it). */
+  startedEngine: boolean;
+  registry: boolean;
+  images: ImagesRecord | null;
+  tools: { kind: string; crictl: string };
+}
+
+/** The folders the kind driver puts first on PATH: kind and crictl from kind:prepare, kubectl from kube/. */
+export function projectToolDirs(root: string): string[] {
+  return [resolve(root, KIND_TOOLS_DIR), resolve(root, '.shice/kube/bin')];
+}
+
+export async function prepare(options: PrepareOptions, ctx: DriverContext): Promise<Prepared> {
+  const env = options.env ?? process.env;
+  const root = resolve(options.root);
+
+  // kubelet, kubeadm and the control plane: the same multi-call binary the lab runs.
+  const build = spawnSync(process.execPath, [join(root, 'scripts/build-kube.ts'), '--quiet-if-current'], { cwd: root, stdio: 'inherit', env });
+  if (build.status !== 0) throw new DriverError(`npm run lab:build failed (exit ${build.status ?? build.signal}): kubelet and kubeadm come from it`);
+
+  let engine = await findEngine(root, env);
+  let startedEngine = false;
+  if (engine === null) {
+    engine = await startEngine(root, ctx.log, env);
+    startedEngine = true;
+  } else {
+    ctx.log(`kind:prepare: using the Docker engine that answers (${engine.own ? "shice's own" : 'the host\'s'}, Docker ${engine.serverVersion})`);
+  }
+  const dockerEnv = engineEnv(engine, env);
+  const buildCtx = { ...ctx, root, env: dockerEnv, adaptation: engine.record?.adaptation ?? runtimeAdaptation(readFileSync('/proc/self/status', 'utf8')) };
+
+  const toolDir = resolve(root, KIND_TOOLS_DIR);
+  const kind = await goInstall({ module: KIND_MODULE, version: KIND_VERSION, binary: 'kind', dir: toolDir }, buildCtx);
+  // cri-tools' Makefile stamps the version the same way; without it crictl says "unknown".
+  const crictl = await goInstall({
+    module: CRICTL_MODULE, version: CRICTL_VERSION, binary: 'crictl', dir: toolDir, ldflags: `-X=sigs.k8s.io/cri-tools/pkg/version.Version=${CRICTL_VERSION}`,
+  }, buildCtx);
+
+  const registry = await registryReachable();
+  let images: ImagesRecord | null = null;
+  if (registry && !options.buildImages) {
+    ctx.log('kind:prepare: a registry answers: the kind driver will use kind\'s official node image (--build-images builds the local ones anyway)');
+  } else {
+    const modCache = (await runOrThrow(['go', 'env', 'GOMODCACHE'], { env, timeoutMs: 60_000 }, 'find the Go module cache', ctx)).stdout.trim();
+    images = await new ImageBuilder(buildCtx).buildAll(join(modCache, `${KIND_MODULE}@${KIND_VERSION}`), join(modCache, `k8s.io/kubernetes@${KUBERNETES_VERSION}`));
+  }
+  return { engine, startedEngine, registry, images, tools: { kind, crictl } };
+}
