@@ -85,6 +85,12 @@ export interface Driver {
     step: { pod: string; namespace: string; settleNode: string; settleService: string },
     ctx: DriverContext,
   ): Promise<ExecOutcome & { command: string[] }>;
+  /**
+   * After the steps: the environment is still the one up() brought up (no node stopped or
+   * restarted). A run whose environment broke under it is no measurement: this throws a
+   * DriverError naming what broke, and the capture keeps the previous snapshots.
+   */
+  verifyIntact?(ctx: DriverContext): Promise<void>;
   /** Removes everything this driver created (unless kept). Idempotent; safe after a partial up(). */
   down(ctx: { log: (line: string) => void }): Promise<void>;
   /** The ordered setup and teardown argvs for --dry-run, one per entry. */

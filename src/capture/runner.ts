@@ -87,6 +87,8 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
       reporter.stepFinished(snapshot, index, experiment.steps.length);
     }
 
+    throwIfAborted(signal);
+    await driver.verifyIntact?.(ctx);
     const finishedAt = now();
     const run = runSnapshot({ ...input, experiment }, topology, versions, startedAt, finishedAt);
     await staging.writeRun(run);

@@ -58,6 +58,10 @@ export const dockerExec = (container: string, command: string[]): string[] => ['
 /** docker exec with the child's stdin open, for a file's content (`tee FILE`). */
 export const dockerExecWithInput = (container: string, command: string[]): string[] => ['docker', 'exec', '--interactive', container, ...command];
 export const dockerContainerImageId = (container: string): string[] => ['docker', 'container', 'inspect', '--format', '{{.Image}}', container];
+/** Each node container's name, whether it runs, and when it (re)started: a node that stopped or restarted during the steps shows here. */
+export const dockerContainerStates = (containers: string[]): string[] => [
+  'docker', 'container', 'inspect', '--format', '{{.Name}} {{.State.Running}} {{.State.StartedAt}}', ...containers,
+];
 export const dockerCgroupVersion = (): string[] => ['docker', 'info', '--format', '{{.CgroupVersion}}'];
 /** The docker network kind puts every cluster's nodes on (KIND_EXPERIMENTAL_DOCKER_NETWORK aside). */
 export const KIND_NETWORK = 'kind';

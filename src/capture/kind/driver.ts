@@ -3,7 +3,7 @@
 // clusters are never read or touched: every call carries the capture's kubeconfig
 // (and KUBECONFIG points at it), and only a cluster this capture created is ever
 // reused or deleted.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import { arch, release, type as osType } from 'node:os';
@@ -39,8 +39,11 @@ import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, wri
 import {
   firstLine,
   isDockerFailure,
+  containerChanges,
   parseContainerdVersion,
   parseContainerList,
+  parseContainerStates,
+  type ContainerState,
   parseDockerVersion,
   parseIptablesVersion,
   parseKindClusters,
@@ -134,6 +137,9 @@ export function kindStatePaths(stateDir: string, cluster: string): { kubeconfig:
   };
 }
 
+/** kind bind-mounts it into every node; docker creates it on the host when it is missing. */
+const LIB_MODULES = '/lib/modules';
+
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
 /** What went into a local node image, in one line for run.yaml. */
@@ -157,6 +163,10 @@ export class KindDriver implements Driver {
   private substitutions: Substitution[] = [];
   /** Manifest -> the copy with substituted images that kubectl applies. */
   private manifestCopies = new Map<string, string>();
+  /** The node containers as the steps began: verifyIntact compares against it. */
+  private nodeStates: ContainerState[] = [];
+  /** Whether /lib/modules was there before kind's node mounts (which docker creates when missing); null: not ours to know. */
+  private libModulesExisted: boolean | null = null;
   /** Whether docker's network `kind` was there before this capture created a cluster (null: it created none). */
   private kindNetworkExisted: boolean | null = null;
 
@@ -443,7 +453,24 @@ export class KindDriver implements Driver {
     const reading = await session.readWhenReady(experiment, objects, ctx, (nodes) => this.checkOwnerLabels(nodes));
     this.kubeNodes = reading.nodes;
     this.topology = reading.topology;
+    this.nodeStates = await this.readNodeStates(ctx);
     return reading.topology;
+  }
+
+  private async readNodeStates(ctx?: DriverContext): Promise<ContainerState[]> {
+    const containers = (this.topology?.nodes ?? []).map((n) => n.k8sName);
+    if (containers.length === 0) return [];
+    const run = await this.runRaw(cmd.dockerContainerStates(containers), this.timeouts.quickMs, "read the node containers' state", ctx);
+    // A container docker no longer knows makes inspect fail for all: read it as gone.
+    if (run.exitCode !== 0) return parseContainerStates(run.stdout).filter((c) => containers.includes(c.name));
+    return parseContainerStates(run.stdout);
+  }
+
+  async verifyIntact(ctx: DriverContext): Promise<void> {
+    const changes = containerChanges(this.nodeStates, await this.readNodeStates(ctx));
+    if (changes.length > 0) {
+      throw new DriverError(`the cluster broke during the steps (${changes.join('; ')}): this run is no measurement`);
+    }
   }
 
   /** Nodes without the capture's label belong to a cluster this capture did not create. */
@@ -463,6 +490,8 @@ export class KindDriver implements Driver {
     if (this.options.host) {
       // kind leaves its network behind; the capture removes it afterwards only if it was not there before.
       this.kindNetworkExisted = (await runTool(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs })).exitCode === 0;
+      // kind mounts the host's /lib/modules into every node; with shice's own engine that host is this machine.
+      if (this.engine !== null) this.libModulesExisted = existsSync(LIB_MODULES);
     }
     await writeFile(paths.config, renderKindConfig(experiment.cluster, this.options.runId, this.setup));
     // The marker exists before kind starts, so an interrupted create is still ours to clean up.
@@ -561,6 +590,16 @@ export class KindDriver implements Driver {
     if (run.exitCode !== 0 && isDockerFailure(run.stderr)) {
       throw new DriverError(`docker exec on ${argv[2]} failed (exit ${run.exitCode}): ${firstLine(run.stderr)}`);
     }
+    if (run.exitCode !== 0) {
+      // A command's own failure is a result; a node that went away under it is not (docker exec's
+      // words for that vary while a container dies, so ask docker about the container itself).
+      const container = argv[2]!;
+      const states = await this.runRaw(cmd.dockerContainerStates([container]), this.timeouts.quickMs, `read the state of ${container}`, ctx);
+      const state = states.exitCode === 0 ? parseContainerStates(states.stdout)[0] : undefined;
+      if (!state?.running) {
+        throw new DriverError(`node container ${container} stopped during the step (${command[0]} exited ${run.exitCode}: ${firstLine(run.stderr) || 'no message'})`);
+      }
+    }
     return outcome(run);
   }
 
@@ -604,6 +643,10 @@ export class KindDriver implements Driver {
     await removeMarker(this.stateDir, t.cluster);
     await this.removeStateFiles(t.cluster);
     if (this.kindNetworkExisted === false) await this.removeKindNetwork(ctx);
+    if (this.libModulesExisted === false && existsSync(LIB_MODULES) && readdirSync(LIB_MODULES).length === 0) {
+      rmdirSync(LIB_MODULES);
+      ctx.log(`removed the empty ${LIB_MODULES} that docker made for kind's node mounts`);
+    }
     this.downDone = true;
   }
 
@@ -688,15 +731,6 @@ export class KindDriver implements Driver {
   private requireTarget(): cmd.KindTarget {
     if (!this.target) throw new DriverError('kind driver: call plan() or up() first (the cluster name comes from the experiment)');
     return this.target;
-  }
-
-  private requireTopology(): Topology {
-    if (!this.topology) throw new DriverError('kind driver: up() has not finished, so the cluster\'s topology is unknown');
-    return this.topology;
-  }
-
-  private clientNode(): string {
-    return this.experiment?.client ?? 'control-plane';
   }
 
   private async marker(cluster: string) {

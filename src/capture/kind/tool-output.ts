@@ -86,3 +86,30 @@ export function parseRuncVersion(stdout: string): string {
   if (!m) throw new ToolOutputError(`runc --version: expected "runc version X", got ${JSON.stringify(firstLine(stdout))}`);
   return m[1]!;
 }
+
+/** One node container's state as `docker container inspect --format '{{.Name}} {{.State.Running}} {{.State.StartedAt}}'` prints it. */
+export interface ContainerState {
+  name: string;
+  running: boolean;
+  startedAt: string;
+}
+
+export function parseContainerStates(stdout: string): ContainerState[] {
+  return stdout.split('\n').filter((line) => line.trim() !== '').map((line) => {
+    const m = /^\/?(\S+) (true|false) (\S+)$/.exec(line.trim());
+    if (!m) throw new ToolOutputError(`docker container inspect: expected "<name> <running> <startedAt>", got ${JSON.stringify(line.slice(0, 80))}`);
+    return { name: m[1]!, running: m[2] === 'true', startedAt: m[3]! };
+  });
+}
+
+/** What changed between two readings of the node containers, one phrase each (empty: nothing). */
+export function containerChanges(before: ContainerState[], after: ContainerState[]): string[] {
+  const changes: string[] = [];
+  for (const b of before) {
+    const a = after.find((c) => c.name === b.name);
+    if (!a) changes.push(`node container ${b.name} is gone`);
+    else if (!a.running) changes.push(`node container ${b.name} stopped`);
+    else if (a.startedAt !== b.startedAt) changes.push(`node container ${b.name} restarted (at ${a.startedAt})`);
+  }
+  return changes;
+}

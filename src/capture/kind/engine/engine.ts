@@ -6,7 +6,7 @@
 // writes no iptables rules into the host's root namespace. Only that daemon is
 // ever stopped, and stopping it removes what it added to the host.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, readdirSync, rmdirSync, writeFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../../driver.ts';
@@ -76,7 +76,7 @@ export interface EngineRecord {
   startedAt: string;
   adaptation: RuntimeAdaptation | null;
   /** Host state before the daemon ran, so that stopping it removes exactly what it added. */
-  before: { docker0: boolean; libModules: boolean };
+  before: { docker0: boolean };
 }
 
 export function dockerdArgv(paths: EnginePaths, adaptation: RuntimeAdaptation | null): string[] {
@@ -172,7 +172,7 @@ export async function startEngine(root: string, log: (line: string) => void, env
   }
   mkdirSync(paths.dir, { recursive: true });
   rmSync(paths.socket, { force: true });
-  const before = { docker0: linkExists('docker0'), libModules: existsSync('/lib/modules') };
+  const before = { docker0: linkExists('docker0') };
   const argv = dockerdArgv(paths, adaptation);
   const out = openSync(paths.log, 'a');
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', out, out], env });
@@ -204,8 +204,7 @@ export async function startEngine(root: string, log: (line: string) => void, env
 
 /**
  * Stops shice's own daemon (never another): its networks first, so their bridges go,
- * then dockerd, then what it left on the host that was not there before it started
- * (docker0, and /lib/modules that kind's node mounts make when it is missing).
+ * then dockerd, then the docker0 bridge if it was not there before the daemon started.
  * Images stay in the data root for the next start. Returns what it did, one line each.
  */
 export async function stopEngine(root: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
@@ -239,10 +238,6 @@ export async function stopEngine(root: string, env: NodeJS.ProcessEnv = process.
   if (!record.before.docker0 && linkExists('docker0')) {
     const removed = await runTool(['ip', 'link', 'delete', 'docker0'], { env, timeoutMs: 20_000 });
     if (removed.exitCode === 0) done.push('removed the docker0 bridge it had created');
-  }
-  if (!record.before.libModules && existsSync('/lib/modules') && readdirSync('/lib/modules').length === 0) {
-    rmdirSync('/lib/modules');
-    done.push('removed the empty /lib/modules that the node containers\' mount had created');
   }
   rmSync(paths.record, { force: true });
   rmSync(paths.socket, { force: true });

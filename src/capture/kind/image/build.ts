@@ -127,9 +127,7 @@ export class ImageBuilder {
     const minbase = await this.minbase(host);
     const kubeadm = await this.run([join(BUILT_KUBE_BIN_DIR, 'kubeadm'), 'config', 'images', 'list', '--kubernetes-version', KUBERNETES_VERSION], 'ask kubeadm which images it expects', MINUTE);
     const expected = r.parseKubeadmImages(kubeadm.stdout);
-    const etcdVersion = (await this.run([join(BUILT_KUBE_BIN_DIR, 'etcd'), '--version'], 'read the built etcd version', MINUTE)).stdout;
-    const etcd = /etcd Version: (\S+)/.exec(etcdVersion)?.[1];
-    if (!etcd) throw new DriverError(`etcd --version: expected "etcd Version: X", got ${JSON.stringify(etcdVersion.slice(0, 80))}`);
+    const etcd = r.parseEtcdVersion((await this.run([join(BUILT_KUBE_BIN_DIR, 'etcd'), '--version'], 'read the built etcd version', MINUTE)).stdout);
     r.checkEtcdTag(expected.etcd, etcd);
 
     const kindFiles = join(kindModuleDir, 'images/base/files');
@@ -139,9 +137,19 @@ export class ImageBuilder {
     const nodeBase = await this.nodeBase(minbase, host, kindModuleDir);
     const node = await this.preloaded(nodeBase, [components, pause], { ...(await this.inputsOf(nodeBase)), etcd, pause: pause.version, coredns: `left out: kubeadm's CoreDNS addon is skipped (${expected.coredns} is not built here)` });
     const backend = await this.nginxBackend(minbase, host);
+    await this.pruneSuperseded([minbase, components.name, pause.name, nodeBase, node.name, backend.name]);
     const record: ImagesRecord = { builtAt: new Date().toISOString(), kind: r.KIND_VERSION, node, backends: { 'debian-nginx-light': backend } };
     writeJsonAtomically(resolve(this.ctx.root, IMAGES_RECORD), record);
     return record;
+  }
+
+  /** Earlier builds of shice's own images (other stamps) are removed: each weighs hundreds of MB. */
+  private async pruneSuperseded(current: string[]): Promise<void> {
+    const listed = await this.run(['docker', 'image', 'ls', '--filter', 'reference=shice/*', '--format', '{{.Repository}}:{{.Tag}}'], "list shice's images");
+    const old = listed.stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !current.includes(l));
+    if (old.length === 0) return;
+    this.log(`removing ${old.length} superseded image(s): ${old.join(', ')}`);
+    await runJudged(['docker', 'image', 'rm', ...old], { env: this.ctx.env, timeoutMs: 5 * MINUTE }, 'remove superseded images', this.ctx);
   }
 
   private hostApt(): { sources: r.AptSource[]; options: string[]; codename: string } {

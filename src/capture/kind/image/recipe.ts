@@ -170,6 +170,13 @@ export function parseKubeadmImages(listing: string): ExpectedImages {
 
 export const imageTag = (image: string): string => image.slice(image.lastIndexOf(':') + 1);
 
+/** `etcd --version`'s first line: "etcd Version: 3.7.0". */
+export function parseEtcdVersion(stdout: string): string {
+  const m = /^etcd Version: (\S+)$/m.exec(stdout);
+  if (!m) throw new RecipeError(`etcd --version: expected "etcd Version: X", got ${JSON.stringify(stdout.slice(0, 80))}`);
+  return m[1]!;
+}
+
 /**
  * The etcd image is our build of etcd: its tag must name the version we built
  * (kubeadm's tags are `<etcd version>-<image revision>`), or we would be lying by name.

@@ -1,0 +1,116 @@
+// Article 074 captured on a real kind cluster, as a user captures it: the CLI
+// with the kind driver, both kube-proxy modes, on the engine and images
+// kind:prepare makes (built here, without any registry, where none answers).
+// Then: the article's observations hold in each mode, and the run left nothing
+// on the host (containers, networks, kubeconfig, processes, root-namespace
+// links, addresses, routes and rules compared before and after). And a node
+// container killed in the middle of a capture: one line naming it, the
+// previous snapshots byte for byte, nothing left.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { execa } from 'execa';
+import { evidenceFromDisk, loadArticleDefinitions } from '../../src/article/from-disk.ts';
+import { formatBrokenClaims } from '../../src/evidence/claims.ts';
+import {
+  dockerObjects, engineProcesses, kindStateFiles, kindTest, prepareKind, ROOT, rootNamespace, runCaptureCli, stopKindIfStarted, unavailable,
+  type KindHost,
+} from './support.ts';
+
+const SLUG = '074-external-traffic-policy';
+let host: KindHost | null = null;
+let hostBefore: { root: Record<string, string[]>; processes: string[] } | null = null;
+const out = mkdtempSync(join(tmpdir(), 'shice-kind-'));
+
+before(async () => {
+  if (unavailable !== null) return;
+  // Read before any engine starts: whoever starts one here stops it, and the host is as it was.
+  hostBefore = { root: await rootNamespace(), processes: engineProcesses() };
+  host = await prepareKind((line) => process.stdout.write(`# ${line}\n`));
+});
+
+after(async () => {
+  rmSync(out, { recursive: true, force: true });
+  if (host === null || hostBefore === null) return;
+  await stopKindIfStarted(host);
+  if (host.startedEngine) {
+    assert.deepEqual(engineProcesses(), hostBefore.processes, 'the engine the tests started is stopped, with every process of it');
+    assert.deepEqual(await rootNamespace(), hostBefore.root, "the host's root namespace is as it was before the engine started");
+  }
+});
+
+/** What a capture may change on the host: nothing, once it has ended. */
+async function leftovers() {
+  return { docker: await dockerObjects(host!.env), root: await rootNamespace(), state: kindStateFiles(), processes: engineProcesses() };
+}
+
+function folderHash(dir: string): string {
+  const hash = createHash('sha256');
+  for (const name of readdirSync(dir).sort()) hash.update(name).update(readFileSync(join(dir, name)));
+  return hash.digest('hex');
+}
+
+kindTest("article 074 on a real kind cluster, both modes: the article's observations hold, and the capture leaves nothing behind", async (t) => {
+  const beforeRun = await leftovers();
+  assert.deepEqual(beforeRun.state, [], 'no kubeconfig or cluster state of an earlier capture to begin with');
+  const started = performance.now();
+  const run = await runCaptureCli([SLUG, '--out', out, '--variant', 'iptables,nftables'], host!.env, (line) => t.diagnostic(line));
+  t.diagnostic(`capture of both variants on kind: ${Math.round((performance.now() - started) / 1000)} s`);
+  assert.equal(run.code, 0, run.stderr);
+
+  const defs = await loadArticleDefinitions(ROOT, SLUG);
+  for (const [variant, folder] of [['iptables', SLUG], ['nftables', `${SLUG}.nftables`]] as const) {
+    const evidence = evidenceFromDisk(SLUG, join(out, folder), defs, { variants: false, variant });
+    const { run: snapshot } = evidence.snapshots;
+    const fact = (id: string) => {
+      const found = evidence.facts.get(id);
+      assert.ok(found, `${variant}: fact ${id} derives`);
+      return found.value;
+    };
+    assert.equal(snapshot.driver, 'kind');
+    assert.equal(snapshot.versions['kube-proxy-mode'], variant, "kube-proxy's own /proxyMode answer");
+    assert.match(snapshot.versions.kubernetes ?? '', /^v1\.37\.\d+$/);
+    assert.equal(snapshot.versions.kubelet, snapshot.versions.kubernetes, 'kubelet on the nodes is the same release as the API server');
+    if (/built on this machine/.test(snapshot.versions['node-image-source'] ?? '')) {
+      assert.match(snapshot.versions.cni ?? '', /kindnetd stand-in/, 'a local node image runs with the stand-in, and says so');
+      assert.match(snapshot.versions['image-substitutes'] ?? '', /^nginx:1\.27-alpine -> shice\/nginx-light:/);
+      assert.ok(snapshot.environment.limits.some((l) => /kindnetd did not run/.test(l.en)), 'the page will say kindnetd did not run');
+    }
+    // The article's observations, each read from what the real tools printed.
+    assert.equal(fact('cluster-via-worker.client'), fact('node.worker.podGateway'), 'Cluster, via the node with the backend: the pod gateway');
+    assert.equal(fact('cluster-via-worker2.client'), fact('node.worker2.ip'), 'Cluster, via the other node: SNAT to that node');
+    assert.equal(fact('local-via-worker.client'), fact('node.control-plane.ip'), 'Local: the client address survives');
+    assert.equal(fact('local-via-worker2.rc'), '28', "Local, via the node without the backend: dropped, curl's timeout");
+    assert.deepEqual([fact('health-worker.status'), fact('health-worker2.status'), fact('health-worker-after-delete.status')], ['200', '503', '503']);
+    if (variant === 'iptables') assert.equal(fact('filter-worker2.dropPort'), fact('service.s-local.nodePort'));
+    assert.deepEqual(formatBrokenClaims(evidence.claims), [], `${variant}: every claim of the article holds`);
+  }
+
+  assert.deepEqual(await leftovers(), beforeRun, 'no container, network, kubeconfig, process or root-namespace rule of the run is left');
+});
+
+kindTest('a node container killed during the steps: one line naming it, the previous snapshots untouched, nothing left', async (t) => {
+  // Previous snapshots to protect: a copy of the article's committed ones.
+  const target = join(out, 'killed');
+  cpSync(join(ROOT, 'content/articles', SLUG, 'snapshots'), join(target, SLUG), { recursive: true });
+  const hashBefore = folderHash(join(target, SLUG));
+  const beforeRun = await leftovers();
+  const kill: { done: Promise<unknown> | null } = { done: null };
+  const run = await runCaptureCli([SLUG, '--out', target, '--variant', 'iptables'], host!.env, (line) => {
+    t.diagnostic(line);
+    // The second step has run: worker2 goes away while the steps are under way.
+    if (kill.done === null && /^\[ 2\/\d+\]/.test(line)) kill.done = execa('docker', ['kill', 'kx-main-worker2'], { env: host!.env });
+  });
+  assert.ok(kill.done !== null, 'the capture reached its steps');
+  await kill.done;
+  assert.equal(run.code, 1, `a run whose node died fails: ${run.stderr}`);
+  const errors = run.stderr.split('\n').filter((line) => line.startsWith('capture:'));
+  assert.equal(errors.length, 1, run.stderr);
+  assert.match(errors[0]!, /kx-main-worker2/, 'the line names the node container');
+  assert.match(errors[0]!, /snapshots were left as they were/);
+  assert.equal(folderHash(join(target, SLUG)), hashBefore, 'the previous snapshots, byte for byte');
+  assert.deepEqual(await leftovers(), beforeRun, 'nothing of the run is left');
+});

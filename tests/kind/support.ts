@@ -1,0 +1,138 @@
+// What the kind tests share: a test that runs only where a real kind cluster
+// can (and fails on CI where it cannot), the engine and images kind:prepare
+// makes (started here when none answers, stopped again by whoever started it),
+// and a reading of everything a run could leave behind on the host.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test, type TestContext } from 'node:test';
+import { execa } from 'execa';
+import { engineEnv, findEngine, stopEngine, type Engine } from '../../src/capture/kind/engine/engine.ts';
+import { prepare } from '../../src/capture/kind/prepare.ts';
+import { projectToolDirs } from '../../src/capture/kind/prepare.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const onCI = process.env.CI === 'true';
+
+/** Why a real kind cluster cannot be made here, or null. */
+export function kindUnavailable(): string | null {
+  if (process.platform !== 'linux') return `kind:prepare starts a Docker engine only on Linux, this is ${process.platform}`;
+  if (process.getuid?.() !== 0) return 'starting a Docker engine and building images needs root';
+  const path = (process.env.PATH ?? '').split(':');
+  if (!path.some((dir) => existsSync(join(dir, 'dockerd'))) && !path.some((dir) => existsSync(join(dir, 'docker')))) {
+    return 'no Docker: apt-get install docker.io containerd runc debootstrap jq';
+  }
+  return null;
+}
+
+export const unavailable = kindUnavailable();
+
+/** A test on a real kind cluster: skipped off CI where one cannot run, failed on CI. */
+export function kindTest(name: string, body: (t: TestContext) => Promise<void>): void {
+  const skip = unavailable !== null && !onCI ? `kind prerequisites missing: ${unavailable}` : false;
+  test(name, { skip, timeout: 20 * 60_000 }, async (t) => {
+    if (unavailable !== null) assert.fail(`CI=true and a kind cluster cannot run here: ${unavailable}`);
+    await body(t);
+  });
+}
+
+export interface KindHost {
+  engine: Engine;
+  env: NodeJS.ProcessEnv;
+  startedEngine: boolean;
+}
+
+/** The engine and images, as `npm run kind:prepare` leaves them (quick when they are up to date). */
+export async function prepareKind(log: (line: string) => void): Promise<KindHost> {
+  const done = await prepare({ root: ROOT, buildImages: true }, { signal: new AbortController().signal, log });
+  const path = [...projectToolDirs(ROOT), process.env.PATH ?? ''].join(':');
+  return { engine: done.engine, startedEngine: done.startedEngine, env: { ...engineEnv(done.engine, process.env), PATH: path } };
+}
+
+export async function stopKindIfStarted(host: KindHost | null): Promise<void> {
+  if (host?.startedEngine) await stopEngine(ROOT);
+}
+
+export async function answeringEngine(): Promise<Engine | null> {
+  return findEngine(ROOT);
+}
+
+/** Lines of a command's output, [] when it fails (a tool that is absent has nothing to show). */
+async function lines(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const run = await execa(argv[0]!, argv.slice(1), { env, reject: false });
+  return run.exitCode === 0 ? run.stdout.split('\n').filter(Boolean) : [];
+}
+
+/** Everything of the root namespace a run could change: links, addresses, routes, rules (counters left out). */
+export async function rootNamespace(): Promise<Record<string, string[]>> {
+  const counters = (l: string) => l.replace(/\[\d+:\d+\]/g, '[]');
+  return {
+    links: (await lines(['ip', '-o', 'link', 'show'])).map((l) => l.replace(/^\d+: /, '').split(':')[0]!).sort(),
+    addresses: (await lines(['ip', '-o', 'address', 'show'])).map((l) => l.replace(/^\d+: /, '').replace(/\s+valid_lft.*$/, '')).sort(),
+    routes: (await lines(['ip', 'route', 'show', 'table', 'all'])).sort(),
+    iptables: (await lines(['iptables-save'])).filter((l) => !l.startsWith('#')).map(counters),
+    nftables: await lines(['nft', 'list', 'ruleset']),
+    libModules: [String(existsSync('/lib/modules'))],
+  };
+}
+
+/** What the engine holds that a run makes: containers, networks, volumes. */
+export async function dockerObjects(env: NodeJS.ProcessEnv): Promise<Record<string, string[]>> {
+  return {
+    containers: await lines(['docker', 'ps', '--all', '--quiet', '--no-trunc'], env),
+    networks: (await lines(['docker', 'network', 'ls', '--format', '{{.Name}}'], env)).sort(),
+    volumes: await lines(['docker', 'volume', 'ls', '--quiet'], env),
+  };
+}
+
+/** Processes of a Docker engine and of kind's nodes, by name: dockerd, containerd and its shims, docker-proxy. */
+export function engineProcesses(): string[] {
+  const names = ['dockerd', 'containerd', 'containerd-shim', 'containerd-shim-runc-v2', 'docker-proxy'];
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .flatMap((pid) => {
+      try {
+        const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        return names.some((n) => comm.startsWith(n.slice(0, 15))) ? [`${pid} ${comm}`] : [];
+      } catch {
+        return [];
+      }
+    })
+    .sort();
+}
+
+/** The capture's own kubeconfig and kind state, which must be gone after a run. */
+export function kindStateFiles(): string[] {
+  const dir = join(ROOT, '.shice/kind');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((name) => name === 'kubeconfig' || name.endsWith('.kind-config.yaml') || name.endsWith('.owner.json') || name.endsWith('.manifests')).sort();
+}
+
+export interface CaptureRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `npm run capture` as a user runs it (the CLI, on the project's Node), with `onLine` seeing
+ * each line of either stream as it comes (progress goes to stderr); resolves when the process ends.
+ */
+export function runCaptureCli(args: string[], env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => {}): Promise<CaptureRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/capture.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const text = { stdout: '', stderr: '' };
+    const pending = { stdout: '', stderr: '' };
+    for (const stream of ['stdout', 'stderr'] as const) {
+      child[stream].setEncoding('utf8').on('data', (chunk: string) => {
+        text[stream] += chunk;
+        const parts = (pending[stream] + chunk).split('\n');
+        pending[stream] = parts.pop()!;
+        for (const line of parts) onLine(line);
+      });
+    }
+    child.on('close', (code) => resolve({ code, ...text }));
+  });
+}

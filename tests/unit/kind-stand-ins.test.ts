@@ -1,0 +1,140 @@
+// What the kind driver stands in for and substitutes, and the checks that keep a
+// broken run from becoming evidence: kindnetd's part on each node, the image
+// substitution in the manifests' copies, the kind config for a local node image
+// on a cgroup v1 host, and the node containers' state before and after the steps.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load, loadAll } from 'js-yaml';
+import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { renderKindConfig } from '../../src/capture/kind/config.ts';
+import { RUNTIME_WRAPPER } from '../../src/capture/kind/engine/engine.ts';
+import { KINDNET_CONFLIST, kindnetConflist, kindnetRoutes, parseMtu, standInForKindnetd } from '../../src/capture/kind/kindnet-stand-in.ts';
+import { substituteImages } from '../../src/capture/kind/substitutes.ts';
+import { containerChanges, parseContainerStates } from '../../src/capture/kind/tool-output.ts';
+
+const nodes = [
+  { container: 'kx-main-control-plane', internalIP: '172.18.0.4', podCIDR: '10.244.0.0/24' },
+  { container: 'kx-main-worker', internalIP: '172.18.0.3', podCIDR: '10.244.2.0/24' },
+  { container: 'kx-main-worker2', internalIP: '172.18.0.2', podCIDR: '10.244.1.0/24' },
+];
+
+test("kindnetd's conflist: ptp on the node's podCIDR with the node's MTU, host-local IPAM, then portmap", () => {
+  const conf = JSON.parse(kindnetConflist('10.244.2.0/24', 1500));
+  assert.equal(conf.cniVersion, '0.3.1');
+  assert.equal(conf.name, 'kindnet');
+  assert.deepEqual(conf.plugins.map((p: { type: string }) => p.type), ['ptp', 'portmap']);
+  assert.equal(conf.plugins[0].ipMasq, false);
+  assert.equal(conf.plugins[0].mtu, 1500);
+  assert.deepEqual(conf.plugins[0].ipam, { type: 'host-local', dataDir: '/run/cni-ipam-state', routes: [{ dst: '0.0.0.0/0' }], ranges: [[{ subnet: '10.244.2.0/24' }]] });
+});
+
+test("kindnetd's routes: every other node's podCIDR via that node's InternalIP, none to itself", () => {
+  assert.deepEqual(kindnetRoutes(nodes[1]!, nodes), [
+    ['ip', 'route', 'replace', '10.244.0.0/24', 'via', '172.18.0.4'],
+    ['ip', 'route', 'replace', '10.244.1.0/24', 'via', '172.18.0.2'],
+  ]);
+  assert.equal(parseMtu('1500\n', 'kx-main-worker'), 1500);
+  assert.throws(() => parseMtu('cat: /sys/class/net/eth0/mtu: No such file', 'kx-main-worker'), /kx-main-worker: \/sys\/class\/net\/eth0\/mtu: expected an MTU/);
+});
+
+test('the stand-in runs, on each node in turn: read the MTU, write the conflist through stdin, add the routes', async () => {
+  const calls: { container: string; argv: string[]; input?: string }[] = [];
+  await standInForKindnetd(nodes, async (container, argv, _what, input) => {
+    calls.push({ container, argv, ...(input !== undefined ? { input } : {}) });
+    return argv[0] === 'cat' ? '1500\n' : '';
+  });
+  assert.equal(calls.length, 3 * (3 + 2));
+  const worker = calls.filter((c) => c.container === 'kx-main-worker');
+  assert.deepEqual(worker.map((c) => c.argv[0]), ['cat', 'mkdir', 'tee', 'ip', 'ip']);
+  assert.deepEqual(worker[2]!.argv, ['tee', KINDNET_CONFLIST]);
+  assert.equal(JSON.parse(worker[2]!.input!).plugins[0].ipam.ranges[0][0].subnet, '10.244.2.0/24');
+  await assert.rejects(standInForKindnetd(nodes, async () => 'not a number'), /kx-main-control-plane: \/sys\/class\/net\/eth0\/mtu/);
+});
+
+test("the manifests' copies name the substitute wherever a container names the image, and nothing else changes", async () => {
+  const text = await readFile(new URL('../../content/articles/074-external-traffic-policy/manifests/backend.yaml', import.meta.url), 'utf8');
+  const map = new Map([['nginx:1.27-alpine', 'shice/nginx-light:bookworm-abc']]);
+  const copy = substituteImages(text, map, 'manifests/backend.yaml');
+  assert.equal(copy.replaced, 1);
+  const [configMap, pod] = loadAll(copy.text) as Record<string, any>[];
+  const [originalMap, originalPod] = loadAll(text) as Record<string, any>[];
+  assert.deepEqual(configMap, originalMap);
+  assert.equal(pod!.spec.containers[0].image, 'shice/nginx-light:bookworm-abc');
+  pod!.spec.containers[0].image = 'nginx:1.27-alpine';
+  assert.deepEqual(pod, originalPod);
+  const deployment = 'apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      initContainers: [{name: i, image: busybox}]\n      containers: [{name: w, image: nginx:1.27-alpine}]\n';
+  assert.equal(substituteImages(deployment, map, 'd.yaml').replaced, 1);
+  assert.equal(substituteImages('kind: Service\n', map, 's.yaml').replaced, 0);
+  assert.throws(() => substituteImages('a: [', map, 'bad.yaml'), /bad\.yaml: not YAML/);
+});
+
+test('the kind config for a local node image on a cgroup v1 host: no default CNI, no CoreDNS, cgroupfs allowed on v1', () => {
+  const config = load(renderKindConfig(experiment.cluster, 'r', { cniStandIn: true, withoutCoreDNS: true, cgroupV1: true })) as Record<string, any>;
+  assert.equal(config.networking.disableDefaultCNI, true);
+  const patches = (config.kubeadmConfigPatches as string[]).map((p) => load(p) as Record<string, unknown>);
+  assert.deepEqual(patches, [
+    { kind: 'InitConfiguration', skipPhases: ['preflight', 'addon/coredns'] },
+    { kind: 'KubeletConfiguration', cgroupDriver: 'cgroupfs', failCgroupV1: false },
+  ]);
+  assert.match(config.containerdConfigPatches[0], /SystemdCgroup = false/);
+  const official = load(renderKindConfig(experiment.cluster, 'r')) as Record<string, any>;
+  assert.equal(official.networking.disableDefaultCNI, undefined);
+  assert.equal(official.kubeadmConfigPatches, undefined);
+  assert.equal(official.containerdConfigPatches, undefined);
+});
+
+test("node containers' state, as real docker printed it: a stopped, restarted or vanished node is named", async () => {
+  const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
+  const states = parseContainerStates(await fixture('docker-container-states.stdout'));
+  assert.deepEqual(states.map((s) => [s.name, s.running]), [['shice-sample-a', true], ['shice-sample-b', false]]);
+  const partial = parseContainerStates(await fixture('docker-container-states-missing.stdout'));
+  assert.deepEqual(partial.map((s) => s.name), ['shice-sample-a']);
+  const running = states.map((s) => ({ ...s, running: true }));
+  assert.deepEqual(containerChanges(running, running), []);
+  assert.deepEqual(containerChanges(running, states), ['node container shice-sample-b stopped']);
+  assert.deepEqual(containerChanges(running, partial.map((s) => ({ ...s, startedAt: '2026-12-03T09:00:00Z' }))), [
+    'node container shice-sample-a restarted (at 2026-12-03T09:00:00Z)',
+    'node container shice-sample-b is gone',
+  ]);
+  assert.throws(() => parseContainerStates('Error: something\n'), /docker container inspect: expected "<name> <running> <startedAt>"/);
+});
+
+test('the runtime wrapper removes CAP_SYS_RESOURCE from a container being created and a process being exec\'d, and passes every argument on', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-wrapper-'));
+  try {
+    const spec = JSON.parse(readFileSync(fileURLToPath(new URL('../fixtures/samples/kind-prepare/ctr-oci-spec.stdout', import.meta.url)), 'utf8'));
+    for (const set of ['bounding', 'effective', 'permitted']) spec.process.capabilities[set].push('CAP_SYS_RESOURCE', 'CAP_NET_ADMIN');
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(spec));
+    writeFileSync(join(dir, 'process.json'), JSON.stringify(spec.process));
+    // The "real runc" records its arguments, so the test sees what was handed over.
+    const fake = join(dir, 'runc');
+    writeFileSync(fake, `#!/bin/sh\nprintf '%s\\n' "$@" > ${join(dir, 'args')}\n`, { mode: 0o755 });
+    const env = { ...process.env, SHICE_REAL_RUNC: fake };
+    const argsSeen = () => readFileSync(join(dir, 'args'), 'utf8').trim().split('\n');
+
+    execFileSync(RUNTIME_WRAPPER, ['--root', '/run/x', '--log', '/tmp/l', 'create', '--bundle', dir, '--pid-file', '/tmp/p', 'c1'], { env });
+    const created = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    for (const set of ['bounding', 'effective', 'permitted']) {
+      assert.ok(!created.process.capabilities[set].includes('CAP_SYS_RESOURCE'), `${set} without CAP_SYS_RESOURCE`);
+      assert.ok(created.process.capabilities[set].includes('CAP_NET_ADMIN'), `${set} keeps the others`);
+    }
+    assert.deepEqual(argsSeen(), ['--root', '/run/x', '--log', '/tmp/l', 'create', '--bundle', dir, '--pid-file', '/tmp/p', 'c1']);
+
+    execFileSync(RUNTIME_WRAPPER, ['exec', '--process', join(dir, 'process.json'), '--detach', 'c1'], { env });
+    const process1 = JSON.parse(readFileSync(join(dir, 'process.json'), 'utf8'));
+    assert.ok(!process1.capabilities.bounding.includes('CAP_SYS_RESOURCE'));
+    assert.ok(process1.capabilities.bounding.includes('CAP_NET_ADMIN'));
+
+    writeFileSync(join(dir, 'untouched.json'), '{"x":1}');
+    execFileSync(RUNTIME_WRAPPER, ['state', 'c1'], { env, cwd: dir });
+    assert.deepEqual(argsSeen(), ['state', 'c1'], 'other commands are handed over as they came');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
