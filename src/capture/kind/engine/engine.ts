@@ -6,7 +6,7 @@
 // writes no iptables rules into the host's root namespace. Only that daemon is
 // ever stopped, and stopping it removes what it added to the host.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../../driver.ts';
@@ -146,6 +146,19 @@ export async function findEngine(root: string, env: NodeJS.ProcessEnv = process.
   return version === null ? null : { own: false, dockerHost: null, serverVersion: version, record: null };
 }
 
+/** The pid of a dockerd process on this machine, or null. */
+function runningDockerd(): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'dockerd') return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
+}
+
 const linkExists = (name: string): boolean => existsSync(`/sys/class/net/${name}`);
 
 /**
@@ -162,6 +175,11 @@ export async function startEngine(root: string, log: (line: string) => void, env
   }
   if (Buffer.byteLength(paths.socket) > 100) {
     throw new PrerequisiteError(`the engine's socket path ${paths.socket} is longer than a unix socket allows (about 100 bytes): clone the project to a shorter path`);
+  }
+  // Two daemons would both claim docker0 and hand out the same subnets: never start a second one.
+  const other = runningDockerd();
+  if (other !== null) {
+    throw new PrerequisiteError(`a dockerd (pid ${other}) already runs on this machine but does not answer here: set DOCKER_HOST to its socket, or stop it (another clone's engine stops with npm run kind:prepare -- --stop there)`);
   }
   const probe = await runTool(['dockerd', '--version'], { env, timeoutMs: 20_000 });
   if (probe.missing) throw new PrerequisiteError('no Docker daemon answers and dockerd is not installed: apt-get install docker.io containerd runc (or install Docker Engine)');
