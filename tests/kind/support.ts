@@ -11,6 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { execa } from 'execa';
 import { engineEnv, findEngine, stopEngine, type Engine } from '../../src/capture/kind/engine/engine.ts';
 import { prepare } from '../../src/capture/kind/prepare.ts';
+import { processStartTime } from '../../src/capture/process-identity.ts';
 import { projectToolDirs } from '../../src/capture/kind/prepare.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -95,7 +96,8 @@ export function engineProcesses(): string[] {
     .flatMap((pid) => {
       try {
         const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-        return names.some((n) => comm.startsWith(n.slice(0, 15))) ? [`${pid} ${comm}`] : [];
+        // A zombie (no start time) is an ended process its parent has not reaped yet.
+        return names.some((n) => comm.startsWith(n.slice(0, 15))) && processStartTime(Number(pid)) !== null ? [`${pid} ${comm}`] : [];
       } catch {
         return [];
       }

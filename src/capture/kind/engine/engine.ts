@@ -146,12 +146,12 @@ export async function findEngine(root: string, env: NodeJS.ProcessEnv = process.
   return version === null ? null : { own: false, dockerHost: null, serverVersion: version, record: null };
 }
 
-/** The pid of a dockerd process on this machine, or null. */
+/** The pid of a dockerd process on this machine (a zombie is no daemon), or null. */
 function runningDockerd(): number | null {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'dockerd') return Number(entry);
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'dockerd' && processStartTime(Number(entry)) !== null) return Number(entry);
     } catch {
       // gone meanwhile
     }
