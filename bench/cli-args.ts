@@ -12,6 +12,7 @@ export interface BenchArgs {
   /** `--compare OLD NEW`: print the difference of two result files, measure nothing. */
   compare: [string, string] | null;
   skipLab: boolean;
+  skipKind: boolean;
   /** Groups to measure, in the order they run. */
   groups: Group[];
   /** Article counts of the growth series. */
@@ -40,6 +41,7 @@ Reports, does not assert: exits 1 only when a figure could not be measured.
 
 Options:
   --skip-lab              do not run the lab capture (root, Linux) and do not fail for it
+  --skip-kind             do not run kind:prepare and the kind capture (root, Linux, Docker) and do not fail for it
   --only GROUP[,GROUP]    measure only these: ${GROUPS.join(', ')}
   --sizes N,N,...         articles per site in the growth series (default ${DEFAULTS.sizes.join(',')})
   --binding-articles N    articles per site in the binding comparison (default ${DEFAULTS.bindingArticles})
@@ -64,6 +66,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         help: { type: 'boolean', short: 'h', default: false },
         compare: { type: 'boolean', default: false },
         'skip-lab': { type: 'boolean', default: false },
+        'skip-kind': { type: 'boolean', default: false },
         only: { type: 'string' },
         sizes: { type: 'string' },
         'binding-articles': { type: 'string' },
@@ -104,6 +107,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     help: v.help,
     compare,
     skipLab: v['skip-lab'],
+    skipKind: v['skip-kind'],
     groups,
     sizes,
     bindingArticles: v['binding-articles'] === undefined ? DEFAULTS.bindingArticles : positiveInteger('--binding-articles', v['binding-articles']),

@@ -17,6 +17,7 @@ import { measureGrowth } from '../bench/measure/growth.ts';
 import { measureWeight } from '../bench/measure/weight.ts';
 import { measureE2e } from '../bench/measure/e2e.ts';
 import { measureLab } from '../bench/measure/lab.ts';
+import { measureKind } from '../bench/measure/kind.ts';
 import { gitInfo } from '../src/capture/host.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -28,6 +29,7 @@ const PHASES: Record<Group, (ctx: BenchContext) => Promise<Figure[]>> = {
   binding: measureBinding,
   growth: measureGrowth,
   lab: measureLab,
+  kind: measureKind,
 };
 
 async function compare(files: [string, string]): Promise<void> {
@@ -93,7 +95,7 @@ async function bench(args: BenchArgs): Promise<number> {
   const s = results.summary;
   process.stdout.write(`\n${s.measured} measured (${s.meetTarget} meet their target, ${s.missTarget} miss it), ${s.notMeasured} not measured\n`);
   process.stdout.write(`results: ${RESULTS_DIR}/${name}${complete ? ` and ${RESULTS_DIR}/latest.json` : ' (a partial run: latest.json left as it was)'}\n`);
-  return exitCodeFor(figures, new Set(args.skipLab ? ['lab'] : []));
+  return exitCodeFor(figures, new Set<Group>([...(args.skipLab ? ['lab' as const] : []), ...(args.skipKind ? ['kind' as const] : [])]));
 }
 
 async function main(): Promise<void> {

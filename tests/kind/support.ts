@@ -76,6 +76,7 @@ export async function rootNamespace(): Promise<Record<string, string[]>> {
     iptables: (await lines(['iptables-save'])).filter((l) => !l.startsWith('#')).map(counters),
     nftables: await lines(['nft', 'list', 'ruleset']),
     libModules: [String(existsSync('/lib/modules'))],
+    mounts: readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' ')[4] ?? '').filter(Boolean).sort(),
   };
 }
 

@@ -11,6 +11,7 @@ test('no arguments: every group, the sizes and counts of the brief', () => {
   assert.equal(args.buildTimeoutSeconds, DEFAULTS.buildTimeoutSeconds);
   assert.equal(args.article, '074-external-traffic-policy');
   assert.equal(args.skipLab, false);
+  assert.equal(args.skipKind, false);
   assert.equal(args.compare, null);
 });
 
@@ -31,7 +32,7 @@ test('--compare takes exactly two files', () => {
 
 test('every mistake is one line naming the option and what it expected', () => {
   const cases: Array<[string[], RegExp]> = [
-    [['--only', 'speed'], /--only: expected groups from weight, e2e, binding, growth, lab, got "speed"/],
+    [['--only', 'speed'], /--only: expected groups from weight, e2e, binding, growth, lab, kind, got "speed"/],
     [['--sizes', '1,50'], /--sizes: expected at least 3 different sizes/],
     [['--sizes', '1,x,3'], /--sizes: expected a whole number >= 1, got "x"/],
     [['--binding-articles', '0'], /--binding-articles: expected a whole number >= 1, got "0"/],

@@ -111,3 +111,17 @@ test("the backend's nginx.conf takes its server blocks from conf.d, where the ex
   assert.doesNotMatch(conf, /sites-enabled/);
   assert.doesNotMatch(conf, /daemon off/, "the image's command runs nginx in the foreground, as the nginx image does");
 });
+
+test("the engine's mounts to undo on stop: those at or below its folder, deepest first, from the mount table", async () => {
+  const { mountsUnder } = await import('../../src/capture/kind/engine/engine.ts');
+  const mountinfo = [
+    '22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw',
+    '512 22 0:4 net:[4026531840] /srv/shice/.shice/docker/run/netns/default rw shared:1 - nsfs nsfs rw',
+    '513 22 0:50 / /srv/shice/.shice/docker/data/overlay2/abc/merged rw - overlay overlay rw',
+    '514 22 0:51 / /srv/shice/.shice/dockerfile rw - tmpfs tmpfs rw',
+  ].join('\n');
+  assert.deepEqual(mountsUnder('/srv/shice/.shice/docker', mountinfo), [
+    '/srv/shice/.shice/docker/data/overlay2/abc/merged',
+    '/srv/shice/.shice/docker/run/netns/default',
+  ]);
+});

@@ -138,3 +138,20 @@ test('the runtime wrapper removes CAP_SYS_RESOURCE from a container being create
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a kind capture's parts, from the times its real progress lines arrived at", async () => {
+  const { kindParts } = await import('../../src/capture/kind/phases.ts');
+  const text = await readFile(new URL('../fixtures/samples/kind-prepare/capture-progress.txt', import.meta.url), 'utf8');
+  // One second a line: what is checked is which lines open which part.
+  const lines = text.split('\n').filter(Boolean).map((line, i) => ({ atMs: i * 1000, text: line }));
+  const at = (prefix: string) => lines.find((l) => l.text.startsWith(prefix))!.atMs;
+  const parts = kindParts(lines, 40_000)!;
+  assert.equal(parts.preflightMs, at('· creating kind cluster'));
+  assert.equal(parts.clusterMs, at('· waiting for every node') - at('· creating kind cluster'));
+  assert.equal(parts.standInMs, at('· waiting for the default ServiceAccount') - at('· waiting for every node'));
+  assert.equal(parts.nodesReadyMs, at('· waiting for pod ') - at('· waiting for the default ServiceAccount'));
+  assert.equal(parts.podsReadyMs, at('[ 1/11]') - at('· waiting for pod '));
+  assert.equal(parts.stepsMs, at('· taking the kind environment down') - at('[ 1/11]'));
+  assert.equal(parts.teardownMs, 40_000 - at('· taking the kind environment down'));
+  assert.equal(kindParts(lines.filter((l) => !l.text.includes('creating kind cluster')), 40_000), null, 'a run without the marks has no parts');
+});

@@ -31,6 +31,7 @@ import { checkNodeNaming, KIND_DEFAULT_SETUP, OWNER_LABEL, OWNER_VALUE, renderKi
 import { ownEngineRecord, type EngineRecord } from './engine/engine.ts';
 import { readImagesRecord, type LocalImage } from './image/build.ts';
 import { standInForKindnetd } from './kindnet-stand-in.ts';
+import { KIND_MARKS } from './phases.ts';
 import { projectToolDirs } from './prepare.ts';
 import { substituteImages, type Substitution } from './substitutes.ts';
 import { parseNodeList as parseNodes } from '../cluster/topology.ts';
@@ -500,7 +501,7 @@ export class KindDriver implements Driver {
     });
     this.createStarted = true;
     this.owns = true;
-    ctx.log(`creating kind cluster "${t.cluster}" (3 nodes, ${this.nodeImage.name ?? "kind's default node image"}; this takes a minute or two)`);
+    ctx.log(`${KIND_MARKS.create} "${t.cluster}" (3 nodes, ${this.nodeImage.name ?? "kind's default node image"}; this takes a minute or two)`);
     await this.run(cmd.kindCreateCluster(t, paths.config, this.nodeImage.name ?? this.options.image, !this.setup.cniStandIn), this.timeouts.createMs, `create kind cluster "${t.cluster}"`, ctx);
     const live = await this.liveContainers(t.cluster, ctx);
     if (live.length === 0) throw new DriverError(`kind create cluster reported success, but docker lists no containers labelled ${cmd.KIND_CLUSTER_LABEL}=${t.cluster}`);
@@ -512,7 +513,7 @@ export class KindDriver implements Driver {
   /** Once every node has its podCIDR, what kindnetd would write and program on each (kindnet-stand-in.ts). */
   private async standInForKindnetd(experiment: Experiment, ctx: DriverContext): Promise<void> {
     const t = this.requireTarget();
-    ctx.log('waiting for every node to be given its podCIDR, then writing kindnetd\'s part on each (the stand-in)');
+    ctx.log(`${KIND_MARKS.standIn}, then writing kindnetd's part on each (the stand-in)`);
     const deadline = performance.now() + this.timeouts.waitMs;
     let nodes: KubeNode[] = [];
     for (;;) {

@@ -159,6 +159,12 @@ function runningDockerd(): number | null {
   return null;
 }
 
+/** Mount points at or below `dir`, deepest first, from this process's mount table. */
+export function mountsUnder(dir: string, mountinfo = readFileSync('/proc/self/mountinfo', 'utf8')): string[] {
+  const points = mountinfo.split('\n').map((line) => line.split(' ')[4]).filter((p): p is string => p !== undefined && (p === dir || p.startsWith(`${dir}/`)));
+  return [...new Set(points)].sort((a, b) => b.length - a.length);
+}
+
 const linkExists = (name: string): boolean => existsSync(`/sys/class/net/${name}`);
 
 /**
@@ -252,6 +258,12 @@ export async function stopEngine(root: string, env: NodeJS.ProcessEnv = process.
     }
   } else {
     done.push(`shice's dockerd (pid ${record.pid}) no longer runs`);
+  }
+  // dockerd bind-mounts the host's network namespace at <exec root>/netns/default and leaves it mounted.
+  for (const mount of mountsUnder(paths.dir)) {
+    const unmounted = await runTool(['umount', mount], { env, timeoutMs: 20_000 });
+    if (unmounted.exitCode === 0) done.push(`unmounted ${mount}`);
+    else done.push(`could not unmount ${mount}: ${unmounted.stderr.trim()}`);
   }
   if (!record.before.docker0 && linkExists('docker0')) {
     const removed = await runTool(['ip', 'link', 'delete', 'docker0'], { env, timeoutMs: 20_000 });
