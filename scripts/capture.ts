@@ -6,7 +6,8 @@ import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } fr
 import { articleDir, listArticleSlugs, loadExperiment } from '../src/capture/articles.ts';
 import { createDriver } from '../src/capture/drivers.ts';
 import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts';
-import { CaptureAborted, runCapture, stepNode, type CaptureResult } from '../src/capture/runner.ts';
+import { CaptureAborted, runCapture, type CaptureResult } from '../src/capture/runner.ts';
+import { Cluster } from '../src/capture/cluster/cluster.ts';
 import { defaultVariant, experimentForVariant, selectVariants, variantFolder, variantProblems } from '../src/experiment/variants.ts';
 import { createReporter, formatSummary } from '../src/capture/progress.ts';
 import { gitInfo, hostInfo } from '../src/capture/host.ts';
@@ -57,15 +58,15 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-function printPlan(args: CaptureArgs, experiment: Experiment, driver: ReturnType<typeof createDriver>, variant: string | null): void {
+/** What a real run of this variant runs, in order, waits and health checks included. */
+function printPlan(args: CaptureArgs, experiment: Experiment, driver: ReturnType<typeof createDriver>, variant: string | null, dir: string): void {
   const line = (argv: string[]) => process.stdout.write(`${argv.join(' ')}\n`);
-  const plan = driver.plan(experiment);
+  const plan = new Cluster(driver, experiment, { articleDir: dir }).plan(symbolicTopologyView);
   process.stdout.write(`# ${experiment.slug}${variant === null ? '' : ` variant ${variant}`} with --driver ${args.driver}: setup\n`);
   plan.setup.forEach(line);
-  for (const step of experiment.steps) {
-    process.stdout.write(`# step ${step.id} (${stepNode(step)}): ${step.title}\n`);
-    if (step.kind === 'exec') line(driver.execArgv(step.node, step.command(symbolicTopologyView)));
-    else (driver.planDeletePod?.(step) ?? []).forEach(line);
+  for (const { step, node, argvs } of plan.steps) {
+    process.stdout.write(`# step ${step.id} (${node}): ${step.title}, then the health check\n`);
+    argvs.forEach(line);
   }
   process.stdout.write('# teardown\n');
   plan.teardown.forEach(line);
@@ -170,7 +171,7 @@ async function main(): Promise<void> {
       return { variant, runId, experiment, driver, target: targetOf(slug, variant, plan.defaultVariant) };
     });
     if (args.dryRun) {
-      for (const run of runs) printPlan(args, run.experiment, run.driver, run.variant);
+      for (const run of runs) printPlan(args, run.experiment, run.driver, run.variant, articleDir(root, slug));
       continue;
     }
     // Every variant's prerequisites before any runs. A variant this driver cannot run here (ipvs on a
@@ -241,6 +242,7 @@ async function main(): Promise<void> {
         const result = await runCapture({
           mayReplace: () => judgeTarget(inspectTarget(target), slug).ok,
           experiment, driver, target, runId,
+          articleDir: articleDir(root, slug),
           signal: controller.signal,
           reporter,
           git,

@@ -1,6 +1,9 @@
 // The boundary between the capture engine (which steps, in what order, where the
-// snapshots go) and an environment that can run them (a kind cluster, the lab).
-import type { Experiment, Topology } from '../experiment/types.ts';
+// snapshots go) and a node provider that can host them (a kind cluster, the lab).
+import type { Experiment } from '../experiment/types.ts';
+import type { KubectlTarget } from './cluster/kubectl.ts';
+import type { KubeNode } from './cluster/topology.ts';
+import type { ProcessResult } from './process.ts';
 
 /** A missing prerequisite: the CLI prints `message` as one line and exits 2. */
 export class PrerequisiteError extends Error {
@@ -19,20 +22,6 @@ export class VariantUnsupported extends PrerequisiteError {
 /** The environment failed (cluster creation, a namespace, a manifest): the run aborts. */
 export class DriverError extends Error {
   override name = 'DriverError';
-}
-
-/** One command as it ran. A non-zero exit code is a result, not an error. */
-export interface ExecOutcome {
-  /** The argv exactly as executed on this machine (e.g. docker exec ... or ip netns exec ...). */
-  argv: string[];
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  /** The streams' bytes as they came, when the driver kept them (the snapshot stores these, not the decoded text). */
-  stdoutBytes?: Uint8Array;
-  stderrBytes?: Uint8Array;
-  startedAt: string;
-  durationMs: number;
 }
 
 export interface DriverContext {
@@ -64,37 +53,62 @@ export interface RunIdentity {
   kubernetesVersion: string | null;
 }
 
-export interface Driver {
+/** How kubectl reaches a cluster's API: known before up(), so a dry run prints the same argvs. */
+export interface ApiAccess {
+  target: KubectlTarget;
+  /** Where kubectl runs, and with what environment (the capture's kubeconfig, never the user's). */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The file `kubectl apply` reads for a manifest of the experiment (a copy with images substituted); the article's own by default. */
+  manifestFile?: (manifest: string) => string;
+}
+
+/** The bound of one command on a node. */
+export interface ExecLimits {
+  timeoutMs: number;
+  /** How many bytes of each stream to keep (the snapshot's limit, and a little more, for a step). */
+  keepBytes?: number;
+}
+
+/**
+ * A node provider, as kind's own providers are: it brings the nodes up (with an
+ * API server to register with), runs an argv on a node under a time limit, and
+ * takes the nodes down. Everything above that (manifests, waits, versions that
+ * the cluster reports, pod deletion, health, the plan) lives once in
+ * src/capture/cluster/. The CLI calls a provider a driver (--driver kind|lab).
+ */
+export interface NodeProvider {
   readonly name: 'kind' | 'lab';
   /** The run's description of itself, in both languages; never a mode or version it did not report. */
   environment(run: RunIdentity): DriverEnvironment;
   /**
    * Fails at once with a PrerequisiteError naming what is missing and how to get it,
-   * also what `experiment` (a variant) needs that this driver or machine cannot give.
+   * also what `experiment` (a variant) needs that this provider or machine cannot give.
    */
   preflight(experiment?: Experiment): Promise<void>;
-  /** Versions as the tools report them, keyed by tool. */
-  versions(): Promise<Record<string, string>>;
-  /** Cluster or lab up, manifests applied, backend ready; returns what it found. */
-  up(experiment: Experiment, ctx: DriverContext): Promise<Topology>;
-  /** The argv that runs `command` on `node` (for --dry-run and for exec). */
-  execArgv(node: string, command: string[]): string[];
-  exec(node: string, command: string[], ctx: DriverContext): Promise<ExecOutcome>;
-  /** Deletes the pod, then waits (bounded) until `settleNode`'s health check reports 0 local endpoints. */
-  deletePod(
-    step: { pod: string; namespace: string; settleNode: string; settleService: string },
-    ctx: DriverContext,
-  ): Promise<ExecOutcome & { command: string[] }>;
+  /** How kubectl reaches this experiment's cluster. */
+  api(experiment: Experiment): ApiAccess;
+  /** The nodes up and registered with a serving API server; the experiment's manifests are the cluster's to apply. */
+  up(experiment: Experiment, ctx: DriverContext): Promise<void>;
+  /** The argv that runs `command` on `node` (what exec runs, and what a dry run prints). */
+  nodeArgv(node: string, command: string[]): string[];
   /**
-   * After the steps: the environment is still the one up() brought up (no node stopped or
-   * restarted). A run whose environment broke under it is no measurement: this throws a
-   * DriverError naming what broke, and the capture keeps the previous snapshots.
+   * Runs `command` on `node` under the limits. A non-zero exit or a timeout is the
+   * command's result; the node itself failing under it (a stopped container, a dead
+   * component) is a DriverError.
    */
-  verifyIntact?(ctx: DriverContext): Promise<void>;
-  /** Removes everything this driver created (unless kept). Idempotent; safe after a partial up(). */
+  exec(node: string, command: string[], limits: ExecLimits, ctx: DriverContext): Promise<ProcessResult>;
+  /** Checks that the nodes the API reports are this provider's own (kind: the capture's owner label). */
+  checkNodes?(nodes: KubeNode[]): void;
+  /** The provider's own versions and facts: its tools, node image, engine (read once the nodes are up). */
+  facts(nodes: KubeNode[], ctx: DriverContext): Promise<Record<string, string>>;
+  /**
+   * What broke in the environment since up() (a component exited, a node container
+   * stopped or restarted): one phrase each, empty while it is whole. Bounded in time.
+   */
+  problems(ctx: DriverContext): Promise<string[]>;
+  /** Removes everything this provider created (unless kept). Idempotent; safe after a partial up(). */
   down(ctx: { log: (line: string) => void }): Promise<void>;
-  /** The ordered setup and teardown argvs for --dry-run, one per entry. */
+  /** The provider's own setup and teardown argvs, for --dry-run, in the order up() and down() run them. */
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] };
-  /** The argvs deletePod would run, for --dry-run (placeholders where values come from the run). */
-  planDeletePod?(step: { pod: string; namespace: string; settleNode: string; settleService: string }): string[][];
 }

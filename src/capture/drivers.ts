@@ -1,6 +1,6 @@
 // Which driver a capture uses, built from the command line.
 import { join } from 'node:path';
-import type { Driver } from './driver.ts';
+import type { NodeProvider } from './driver.ts';
 import type { CaptureArgs } from './cli-args.ts';
 import { KindDriver } from './kind/index.ts';
 import { LabDriver } from './lab/index.ts';
@@ -9,7 +9,7 @@ import { registryReachable } from './kind/registry.ts';
 /** The kind driver's kubeconfig, kind config and ownership marker live here (gitignored). */
 export const KIND_STATE_DIR = '.shice/kind';
 
-export function createDriver(args: CaptureArgs, run: { runId: string; articleDir: string; root: string }): Driver {
+export function createDriver(args: CaptureArgs, run: { runId: string; articleDir: string; root: string }): NodeProvider {
   if (args.driver === 'lab') return new LabDriver({ runId: run.runId, articleDir: run.articleDir, keep: args.keep, kubeBin: args.kubeBin });
   return new KindDriver({
     runId: run.runId,

@@ -4,8 +4,8 @@
 import type { Experiment, StepDef, Topology } from '../experiment/types.ts';
 import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
-import type { Driver, DriverContext, ExecOutcome, RunIdentity } from './driver.ts';
-import { streamFields } from '../evidence/raw-stream.ts';
+import type { DriverContext, NodeProvider, RunIdentity } from './driver.ts';
+import { Cluster } from './cluster/cluster.ts';
 import { openStaging, type Staging } from './snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
 import { defaultVariant, experimentForVariant } from '../experiment/variants.ts';
@@ -19,7 +19,10 @@ export interface CaptureReporter {
 
 export interface CaptureInput {
   experiment: Experiment;
-  driver: Driver;
+  /** The node provider (the CLI's --driver). */
+  driver: NodeProvider;
+  /** The article folder; the experiment's manifest paths are relative to it. */
+  articleDir: string;
   /** The snapshots folder to replace (content/articles/<slug>/snapshots, or --out). */
   target: string;
   runId: string;
@@ -65,32 +68,36 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
   const now = input.now ?? (() => new Date());
   const ctx: DriverContext = { signal, log: (line) => reporter.phase(line) };
   const startedAt = now();
+  // Before the staging folder: an experiment the provider refuses leaves nothing to remove.
+  const cluster = new Cluster(driver, experiment, { articleDir: input.articleDir });
   const staging = await openStaging(input.target, input.runId, input.mayReplace);
   const steps: StepSnapshot[] = [];
   let committed = false;
 
   try {
     throwIfAborted(signal);
-    const topology = await driver.up(experiment, ctx);
+    const topology = await cluster.up(ctx);
     throwIfAborted(signal);
     // After up(): the server, node image and in-node tool versions exist only then.
-    const versions = await driver.versions();
+    const versions = await cluster.versions(ctx);
     const view = topologyView(topology);
+    await cluster.checkHealthy(ctx, 'before the first step');
 
     for (const [index, step] of experiment.steps.entries()) {
       throwIfAborted(signal);
       reporter.stepStarted(step, index, experiment.steps.length, stepNode(step));
-      const snapshot = await runStep(step, driver, view, ctx);
+      const snapshot = await cluster.runStep(step, view, ctx);
       throwIfAborted(signal);
+      // A step's answer means nothing if the cluster broke under it.
+      await cluster.checkHealthy(ctx, `during step ${step.id}`);
       await staging.writeStep(snapshot);
       steps.push(snapshot);
       reporter.stepFinished(snapshot, index, experiment.steps.length);
     }
 
     throwIfAborted(signal);
-    await driver.verifyIntact?.(ctx);
     const finishedAt = now();
-    const run = runSnapshot({ ...input, experiment }, topology, versions, startedAt, finishedAt);
+    const run = runSnapshot({ ...input, experiment }, cluster, topology, versions, startedAt, finishedAt);
     await staging.writeRun(run);
     throwIfAborted(signal);
     if (input.deferSwap) {
@@ -107,29 +114,8 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
   } finally {
     if (!committed) await staging.discard();
     reporter.phase(`taking the ${driver.name} environment down`);
-    await driver.down({ log: ctx.log });
+    await cluster.down({ log: ctx.log });
   }
-}
-
-async function runStep(
-  step: StepDef,
-  driver: Driver,
-  view: ReturnType<typeof topologyView>,
-  ctx: DriverContext,
-): Promise<StepSnapshot> {
-  if (step.kind === 'exec') {
-    const command = step.command(view);
-    const outcome = await driver.exec(step.node, command, ctx);
-    return { id: step.id, kind: step.kind, node: step.node, title: step.title, command, ...snapshotOutcome(outcome) };
-  }
-  const { command, ...outcome } = await driver.deletePod(step, ctx);
-  return { id: step.id, kind: step.kind, node: 'host', title: step.title, command, ...snapshotOutcome(outcome) };
-}
-
-/** A driver's outcome as a snapshot keeps it: the streams' bytes (raw-stream.ts), not their decoded text. */
-export function snapshotOutcome(outcome: ExecOutcome): Omit<StepSnapshot, 'id' | 'kind' | 'node' | 'title' | 'command'> {
-  const { stdoutBytes, stderrBytes, stdout, stderr, ...rest } = outcome;
-  return { ...rest, ...streamFields(stdoutBytes ?? Buffer.from(stdout, 'utf8'), stderrBytes ?? Buffer.from(stderr, 'utf8')) };
 }
 
 /** The mode and version a run's description names: what kube-proxy and the API server reported. */
@@ -142,6 +128,7 @@ export function runIdentity(experiment: Experiment, versions: Readonly<Record<st
 
 function runSnapshot(
   input: CaptureInput,
+  cluster: Cluster,
   topology: Topology,
   versions: Record<string, string>,
   startedAt: Date,
@@ -153,7 +140,7 @@ function runSnapshot(
     slug: experiment.slug,
     runId: input.runId,
     driver: driver.name,
-    environment: driver.environment(runIdentity(experiment, versions)),
+    environment: cluster.environment(runIdentity(experiment, versions)),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - startedAt.getTime(),

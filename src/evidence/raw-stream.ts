@@ -58,12 +58,22 @@ function utf8Boundary(bytes: Uint8Array, limit: number): number {
 
 /** How the capture stores one stream's bytes. */
 export function storeStream(bytes: Uint8Array, limit: number = STREAM_LIMIT_BYTES): StoredStream {
-  let kept = bytes;
+  const whole = bytes.length > limit ? { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } : null;
+  return storeStreamHead(bytes.subarray(0, limit + 1), whole, limit);
+}
+
+/**
+ * The same, from a stream's first `limit + 1` bytes and, when it was longer than
+ * `limit`, its whole size and hash: what the process runner keeps of a step that
+ * printed more than a snapshot holds, without holding all of it.
+ */
+export function storeStreamHead(head: Uint8Array, whole: { bytes: number; sha256: string } | null, limit: number = STREAM_LIMIT_BYTES): StoredStream {
+  let kept = head;
   let cut: StoredStream['cut'];
-  if (bytes.length > limit) {
-    cut = { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
-    const boundary = utf8Boundary(bytes, limit);
-    kept = bytes.subarray(0, isUtf8(bytes.subarray(0, boundary)) ? boundary : limit);
+  if (whole !== null && whole.bytes > limit) {
+    cut = { bytes: whole.bytes, sha256: whole.sha256 };
+    const boundary = utf8Boundary(head, limit);
+    kept = head.subarray(0, isUtf8(head.subarray(0, boundary)) ? boundary : limit);
   }
   const stored: StoredStream = isUtf8(kept)
     ? { text: Buffer.from(kept.buffer, kept.byteOffset, kept.length).toString('utf8') }
@@ -74,8 +84,11 @@ export function storeStream(bytes: Uint8Array, limit: number = STREAM_LIMIT_BYTE
 
 /** The snapshot fields of both streams (`stdout`, `stdoutEncoding`, `stdoutCut`, ...), only those that apply. */
 export function streamFields(stdout: Uint8Array, stderr: Uint8Array, limit: number = STREAM_LIMIT_BYTES): Pick<StepSnapshot, 'stdout' | 'stderr' | 'stdoutEncoding' | 'stderrEncoding' | 'stdoutCut' | 'stderrCut'> {
-  const out = storeStream(stdout, limit);
-  const err = storeStream(stderr, limit);
+  return storedFields(storeStream(stdout, limit), storeStream(stderr, limit));
+}
+
+/** The snapshot fields of two stored streams. */
+export function storedFields(out: StoredStream, err: StoredStream): Pick<StepSnapshot, 'stdout' | 'stderr' | 'stdoutEncoding' | 'stderrEncoding' | 'stdoutCut' | 'stderrCut'> {
   return {
     stdout: out.text,
     stderr: err.text,

@@ -103,8 +103,23 @@ export const stepSchema = z.strictObject({
   /** The argv exactly as executed on the capturing machine. */
   argv: z.array(z.string()).min(1),
   exitCode: z.number().int(),
+  /** Set when the step reached its time limit and declared that a result (onTimeout: 'record'). */
+  timedOut: z.literal(true).optional(),
   startedAt: isoDate,
   durationMs: z.number().nonnegative(),
+  /**
+   * A delete-pod step's wait for kube-proxy, measured: the health-check probe, how many
+   * polls it took, the time from the delete's return to the answer that showed 0 local
+   * endpoints, and that answer.
+   */
+  settle: z
+    .strictObject({
+      command: z.array(z.string()).min(1),
+      polls: z.number().int().positive(),
+      afterDeleteMs: z.number().nonnegative(),
+      answer: z.string(),
+    })
+    .optional(),
   stdout: z.string(),
   stderr: z.string(),
   /** Set when the stream was not valid UTF-8: the field above holds its bytes in base64 (raw-stream.ts). */

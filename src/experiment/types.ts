@@ -85,8 +85,22 @@ export interface TopologyView {
   healthCheckNodePort(service: string): string;
 }
 
+/** A step's time limit when it declares none: a command on a local cluster that takes longer is stuck. */
+export const DEFAULT_STEP_TIMEOUT_MS = 60_000;
+
+/** How long a step may take, and what reaching that limit means. */
+interface StepLimits {
+  /** The step's time limit (DEFAULT_STEP_TIMEOUT_MS when absent). */
+  timeoutMs?: number;
+  /**
+   * `fail` (the default): a step that reaches its limit fails the run. `record`: the
+   * limit is part of the experiment, and the step is stored as timed out, a result.
+   */
+  onTimeout?: 'fail' | 'record';
+}
+
 /** A command run on a node (curl from the client, iptables-save on worker2, ...). */
-export interface ExecStep {
+export interface ExecStep extends StepLimits {
   kind: 'exec';
   id: string;
   /** Logical node the command runs on. */
@@ -98,8 +112,8 @@ export interface ExecStep {
   variants?: string[];
 }
 
-/** Delete a pod and wait until kube-proxy's view of it is gone. */
-export interface DeletePodStep {
+/** Delete a pod and wait until kube-proxy's view of it is gone; the wait is recorded with the step. */
+export interface DeletePodStep extends Omit<StepLimits, 'onTimeout'> {
   kind: 'delete-pod';
   id: string;
   title: string;

@@ -30,6 +30,10 @@ export interface KubePod {
   ready: boolean;
   /** metadata.deletionTimestamp is set. */
   terminating: boolean;
+  /** metadata.uid: a Pod recreated under the same name is another Pod. */
+  uid: string | null;
+  /** The restarts of all its containers (status.containerStatuses[].restartCount). */
+  restarts: number;
 }
 
 export interface KubeService {
@@ -122,8 +126,34 @@ export function parsePodList(stdout: string): KubePod[] {
       labels: stringMap(item, 'metadata.labels'),
       ready,
       terminating: typeof at(item, 'metadata.deletionTimestamp') === 'string',
+      uid: typeof at(item, 'metadata.uid') === 'string' ? (at(item, 'metadata.uid') as string) : null,
+      restarts: restartsOf(at(item, 'status.containerStatuses')),
     };
   });
+}
+
+function restartsOf(statuses: unknown): number {
+  if (!Array.isArray(statuses)) return 0;
+  return statuses.reduce((sum: number, s: Json) => sum + (typeof s?.restartCount === 'number' ? s.restartCount : 0), 0);
+}
+
+/**
+ * What changed for the worse among the Pods since the steps began: a Pod that was
+ * Ready and is gone, not Ready, replaced (another uid) or restarted. Pods a step
+ * deleted on purpose are not asked about. One phrase each, empty when all is well.
+ */
+export function podChanges(before: KubePod[], now: KubePod[], deleted: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  for (const pod of before.filter((p) => p.ready && !p.terminating)) {
+    const key = `${pod.namespace}/${pod.name}`;
+    if (deleted.has(key)) continue;
+    const current = now.find((p) => p.namespace === pod.namespace && p.name === pod.name);
+    if (!current) problems.push(`pod ${key} is gone`);
+    else if (pod.uid !== null && current.uid !== pod.uid) problems.push(`pod ${key} was replaced (uid ${pod.uid} -> ${current.uid})`);
+    else if (current.restarts > pod.restarts) problems.push(`pod ${key} restarted (${current.restarts - pod.restarts} time(s))`);
+    else if (!current.ready) problems.push(`pod ${key} is no longer Ready`);
+  }
+  return problems;
 }
 
 export function parseServiceList(stdout: string): KubeService[] {

@@ -8,23 +8,24 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import { arch, release, type as osType } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { Experiment, Topology } from '../../experiment/types.ts';
+import type { Experiment } from '../../experiment/types.ts';
 import {
   DriverError,
   PrerequisiteError,
   VariantUnsupported,
-  type Driver,
+  type ApiAccess,
   type DriverContext,
   type DriverEnvironment,
-  type ExecOutcome,
+  type ExecLimits,
   type Localized,
+  type NodeProvider,
   type RunIdentity,
 } from '../driver.ts';
 import { declaredObjects } from '../cluster/manifest-objects.ts';
-import { ClusterSession, outcome, runJudged, runOrThrow } from '../cluster/session.ts';
-import { runTool, type ToolRun } from '../cluster/run-tool.ts';
+import { runJudged, runOrThrow } from '../checked-run.ts';
+import { firstLine, runProcess, runTool, seconds, sleep, text, type ProcessResult, type ToolRun } from '../process.ts';
 import { nodesWithoutLabel, type KubeNode } from '../cluster/topology.ts';
-import { agreedValue, parseProxyMode } from '../cluster/api-output.ts';
+import { agreedValue } from '../cluster/api-output.ts';
 import { readIpvsFacts } from '../host.ts';
 import * as cmd from './commands.ts';
 import { checkNodeNaming, KIND_DEFAULT_SETUP, OWNER_LABEL, OWNER_VALUE, renderKindConfig, type NodeSetup } from './config.ts';
@@ -35,10 +36,8 @@ import { KIND_MARKS } from './phases.ts';
 import { projectToolDirs } from './prepare.ts';
 import { substituteImages, type Substitution } from './substitutes.ts';
 import { parseNodeList as parseNodes } from '../cluster/topology.ts';
-import { sleep } from '../cluster/run-tool.ts';
 import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
 import {
-  firstLine,
   isDockerFailure,
   containerChanges,
   parseContainerdVersion,
@@ -54,26 +53,20 @@ import {
   parseRuncVersion,
 } from './tool-output.ts';
 
-/** Upper bounds for each kind of call, in milliseconds. */
+/** Upper bounds of the provider's own calls, in milliseconds (the cluster's are in cluster/cluster.ts). */
 export interface KindTimeouts {
-  /** version checks, `kind get clusters`, `docker ps`, `docker inspect` */
+  /** version checks, `kind get clusters`, `docker ps`, `docker inspect`, one `kubectl get` */
   quickMs: number;
   /** `kind create cluster`, including a first pull of the node image */
   createMs: number;
   deleteMs: number;
   /** `docker pull` and `kind load docker-image` */
   loadMs: number;
-  /** `kubectl apply` and `kubectl get` */
-  kubectlMs: number;
-  /** `kubectl wait` (which has its own --timeout) */
-  waitMs: number;
-  /** `kubectl delete pod --wait=true` */
-  deletePodMs: number;
-  /** one step's `docker exec` */
+  /** one command the stand-in runs on a node */
   execMs: number;
-  /** interval and bound of the health-check polls that tell kube-proxy has caught up */
-  settlePollMs: number;
-  settleTimeoutMs: number;
+  /** how long the nodes may take to be given their podCIDRs (the stand-in waits for them) */
+  podCidrsMs: number;
+  pollMs: number;
 }
 
 export const DEFAULT_KIND_TIMEOUTS: KindTimeouts = {
@@ -81,12 +74,9 @@ export const DEFAULT_KIND_TIMEOUTS: KindTimeouts = {
   createMs: 15 * 60_000,
   deleteMs: 3 * 60_000,
   loadMs: 10 * 60_000,
-  kubectlMs: 60_000,
-  waitMs: 150_000,
-  deletePodMs: 90_000,
   execMs: 60_000,
-  settlePollMs: 250,
-  settleTimeoutMs: 30_000,
+  podCidrsMs: 150_000,
+  pollMs: 250,
 };
 
 export interface KindDriverOptions {
@@ -140,8 +130,8 @@ export function kindStatePaths(stateDir: string, cluster: string): { kubeconfig:
 
 /** kind bind-mounts it into every node; docker creates it on the host when it is missing. */
 const LIB_MODULES = '/lib/modules';
-
-const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+/** kubelet's own health server, on every node's loopback. */
+const KUBELET_HEALTHZ = 'http://127.0.0.1:10248/healthz';
 
 /** What went into a local node image, in one line for run.yaml. */
 export function localImageInputs(inputs: Record<string, string>): string {
@@ -149,7 +139,7 @@ export function localImageInputs(inputs: Record<string, string>): string {
   return keys.filter((k) => inputs[k]).map((k) => `${k} ${inputs[k]}`).join('; ');
 }
 
-export class KindDriver implements Driver {
+export class KindDriver implements NodeProvider {
   readonly name = 'kind' as const;
   private readonly options: KindDriverOptions;
   private readonly timeouts: KindTimeouts;
@@ -172,11 +162,7 @@ export class KindDriver implements Driver {
   private kindNetworkExisted: boolean | null = null;
 
   private experiment: Experiment | null = null;
-  /** The path to the API both drivers share. */
-  private session: ClusterSession | null = null;
   private target: cmd.KindTarget | null = null;
-  private topology: Topology | null = null;
-  private kubeNodes: KubeNode[] = [];
   /** This driver may delete the cluster: it created it, or proved an earlier capture did. */
   private owns = false;
   /** `kind create cluster` was started by this driver (containers may exist even if it failed). */
@@ -326,20 +312,11 @@ export class KindDriver implements Driver {
     }
   }
 
-  async versions(): Promise<Record<string, string>> {
+  /** kind's, docker's and the host's versions, and what the nodes themselves report (their image, kubelet, runtime, iptables). */
+  async facts(nodes: KubeNode[], ctx: DriverContext): Promise<Record<string, string>> {
     const versions: Record<string, string> = {};
-    versions.kind = parseKindVersion((await this.quick(cmd.kindVersion(), 'read the kind version')).stdout);
-
-    // With a cluster up, kubectl also reports the server; before, only the client.
-    const clusterUp = this.topology !== null;
-    const kubectl = clusterUp
-      ? await this.quick(cmd.kubectlVersion({ kubeconfig: this.kubeconfig }), 'read the kubectl and Kubernetes versions')
-      : await this.quick(cmd.kubectlClientVersion({ kubeconfig: this.kubeconfig }), 'read the kubectl version');
-    const kube = parseKubectlVersion(kubectl.stdout);
-    versions.kubectl = kube.client;
-    if (kube.server) versions.kubernetes = kube.server;
-
-    const docker = parseDockerVersion((await this.quick(cmd.dockerVersion(), 'read the docker version')).stdout);
+    versions.kind = parseKindVersion((await this.quick(cmd.kindVersion(), 'read the kind version', ctx)).stdout);
+    const docker = parseDockerVersion((await this.quick(cmd.dockerVersion(), 'read the docker version', ctx)).stdout);
     if (!docker.server) throw new DriverError('docker version: the Docker daemon is not reachable (no "Server" in its answer)');
     versions.docker = docker.server.version;
     versions['docker-host'] = `${docker.server.os}/${docker.server.arch}`;
@@ -347,19 +324,18 @@ export class KindDriver implements Driver {
     versions['docker-kernel'] = docker.server.kernel;
     versions['host-os'] = `${osType()} ${release()}`;
     versions['host-arch'] = arch();
-
-    if (clusterUp) Object.assign(versions, await this.clusterVersions());
+    Object.assign(versions, await this.nodeFacts(nodes, ctx));
     return versions;
   }
 
-  private async clusterVersions(): Promise<Record<string, string>> {
+  private async nodeFacts(nodes: KubeNode[], ctx: DriverContext): Promise<Record<string, string>> {
     const t = this.requireTarget();
     const experiment = this.experiment!;
     const out: Record<string, string> = {};
     const controlPlane = cmd.nodeContainer(t.cluster, experiment.cluster.nodes.find((n) => n.role === 'control-plane')!.name);
-    out['node-image'] = (await this.quick(cmd.dockerNodeImage(controlPlane), 'read the node image')).stdout.trim();
+    out['node-image'] = (await this.quick(cmd.dockerNodeImage(controlPlane), 'read the node image', ctx)).stdout.trim();
     if (this.options.host) {
-      out['node-image-id'] = (await this.quick(cmd.dockerContainerImageId(controlPlane), 'read the node image\'s id')).stdout.trim();
+      out['node-image-id'] = (await this.quick(cmd.dockerContainerImageId(controlPlane), 'read the node image\'s id', ctx)).stdout.trim();
       out['node-image-source'] = {
         option: 'chosen with --image',
         official: "kind's official node image (a registry answered)",
@@ -367,19 +343,17 @@ export class KindDriver implements Driver {
       }[this.nodeImage.source];
       if (this.nodeImage.local) out['node-image-inputs'] = localImageInputs(this.nodeImage.local.inputs);
     }
-    const runtime = this.kubeNodes.find((n) => n.k8sName === controlPlane)?.containerRuntime;
+    const runtime = nodes.find((n) => n.k8sName === controlPlane)?.containerRuntime;
     if (runtime) out['container-runtime'] = runtime;
 
     // Read on the nodes themselves: each tool's own word, once when all nodes agree.
     const perNode = async (argv: string[], what: string, parse: (stdout: string) => string): Promise<[string, string][]> => {
       const found: [string, string][] = [];
       for (const node of experiment.cluster.nodes) {
-        found.push([node.name, parse((await this.quick(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), argv), `read ${what} on ${node.name}`)).stdout)]);
+        found.push([node.name, parse((await this.quick(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), argv), `read ${what} on ${node.name}`, ctx)).stdout)]);
       }
       return found;
     };
-    // kube-proxy's own answer, as the lab asks it (its metrics server's /proxyMode).
-    out['kube-proxy-mode'] = agreedValue(await perNode(cmd.proxyModeCommand(), "kube-proxy's mode", (s) => parseProxyMode(s, '/proxyMode')));
     if (this.options.host) {
       out.kubelet = agreedValue(await perNode(['kubelet', '--version'], "kubelet's version", parseKubeletVersion));
       out.containerd = agreedValue(await perNode(['containerd', '--version'], "containerd's version", parseContainerdVersion));
@@ -413,12 +387,22 @@ export class KindDriver implements Driver {
     return out;
   }
 
-  async up(experiment: Experiment, ctx: DriverContext): Promise<Topology> {
+  api(experiment: Experiment): ApiAccess {
+    const target = this.bind(experiment);
+    return {
+      target,
+      cwd: this.cwd,
+      env: this.childEnv,
+      manifestFile: (manifest) => this.manifestCopies.get(manifest) ?? resolve(this.options.articleDir, manifest),
+    };
+  }
+
+  async up(experiment: Experiment, ctx: DriverContext): Promise<void> {
     const t = this.bind(experiment);
     if (this.options.host && !this.chosen) await this.chooseNodeImage(this.options.host, experiment);
     const paths = kindStatePaths(this.stateDir, t.cluster);
     await mkdir(this.stateDir, { recursive: true });
-    const objects = await this.requireSession().declared(experiment);
+    const objects = declaredObjects(experiment.manifests.map((m) => ({ file: m, text: readFileSync(resolve(this.options.articleDir, m), 'utf8') })));
 
     ctx.log(`looking for an existing kind cluster "${t.cluster}"`);
     const clusters = parseKindClusters((await this.run(cmd.kindGetClusters(), this.timeouts.quickMs, 'list kind clusters', ctx)).stdout);
@@ -448,18 +432,12 @@ export class KindDriver implements Driver {
     if (this.substitutions.length > 0) await this.substitute(experiment, ctx);
 
     if (this.options.loadImages) await this.loadImages(objects.images, ctx);
-
-    const session = this.requireSession();
-    await session.apply(experiment, ctx);
-    const reading = await session.readWhenReady(experiment, objects, ctx, (nodes) => this.checkOwnerLabels(nodes));
-    this.kubeNodes = reading.nodes;
-    this.topology = reading.topology;
     this.nodeStates = await this.readNodeStates(ctx);
-    return reading.topology;
   }
 
   private async readNodeStates(ctx?: DriverContext): Promise<ContainerState[]> {
-    const containers = (this.topology?.nodes ?? []).map((n) => n.k8sName);
+    const t = this.requireTarget();
+    const containers = (this.experiment?.cluster.nodes ?? []).map((n) => cmd.nodeContainer(t.cluster, n.name));
     if (containers.length === 0) return [];
     const run = await this.runRaw(cmd.dockerContainerStates(containers), this.timeouts.quickMs, "read the node containers' state", ctx);
     // A container docker no longer knows makes inspect fail for all: read it as gone.
@@ -467,15 +445,24 @@ export class KindDriver implements Driver {
     return parseContainerStates(run.stdout);
   }
 
-  async verifyIntact(ctx: DriverContext): Promise<void> {
+  /** The node containers as up() left them (not stopped, not restarted), and kubelet answering on each. */
+  async problems(ctx: DriverContext): Promise<string[]> {
     const changes = containerChanges(this.nodeStates, await this.readNodeStates(ctx));
-    if (changes.length > 0) {
-      throw new DriverError(`the cluster broke during the steps (${changes.join('; ')}): this run is no measurement`);
-    }
+    if (changes.length > 0) return changes;
+    const t = this.requireTarget();
+    const kubelets = await Promise.all(
+      this.experiment!.cluster.nodes.map(async (node) => {
+        const run = await runTool(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), ['curl', '--silent', '--max-time', '2', KUBELET_HEALTHZ]), {
+          env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs, signal: ctx.signal,
+        });
+        return run.exitCode === 0 && run.stdout.trim() === 'ok' ? null : `kubelet on ${node.name} did not answer ${KUBELET_HEALTHZ} with ok (${run.timedOut ? 'no answer' : `exit ${run.exitCode}`})`;
+      }),
+    );
+    return kubelets.filter((p): p is string => p !== null);
   }
 
   /** Nodes without the capture's label belong to a cluster this capture did not create. */
-  private checkOwnerLabels(nodes: KubeNode[]): void {
+  checkNodes(nodes: KubeNode[]): void {
     const unlabelled = nodesWithoutLabel(nodes, OWNER_LABEL, OWNER_VALUE);
     if (unlabelled.length > 0) {
       throw new DriverError(
@@ -514,19 +501,19 @@ export class KindDriver implements Driver {
   private async standInForKindnetd(experiment: Experiment, ctx: DriverContext): Promise<void> {
     const t = this.requireTarget();
     ctx.log(`${KIND_MARKS.standIn}, then writing kindnetd's part on each (the stand-in)`);
-    const deadline = performance.now() + this.timeouts.waitMs;
+    const deadline = performance.now() + this.timeouts.podCidrsMs;
     let nodes: KubeNode[] = [];
     for (;;) {
-      const listed = await this.runRaw(cmd.kubectlGetNodes(t), this.timeouts.kubectlMs, 'read the nodes', ctx);
+      const listed = await this.runRaw(cmd.kubectlGetNodes(t), this.timeouts.quickMs, 'read the nodes', ctx);
       try {
         if (listed.exitCode === 0) nodes = parseNodes(listed.stdout);
       } catch {
         nodes = []; // a node without its podCIDR yet
       }
       if (nodes.length === experiment.cluster.nodes.length) break;
-      if (performance.now() > deadline) throw new DriverError(`the nodes of "${t.cluster}" were not all given a podCIDR within ${seconds(this.timeouts.waitMs)}`);
+      if (performance.now() > deadline) throw new DriverError(`the nodes of "${t.cluster}" were not all given a podCIDR within ${seconds(this.timeouts.podCidrsMs)}`);
       try {
-        await sleep(this.timeouts.settlePollMs, ctx.signal);
+        await sleep(this.timeouts.pollMs, ctx.signal);
       } catch {
         throw new DriverError('interrupted while waiting for the nodes\' podCIDRs');
       }
@@ -575,44 +562,34 @@ export class KindDriver implements Driver {
     }
   }
 
-  execArgv(node: string, command: string[]): string[] {
+  nodeArgv(node: string, command: string[]): string[] {
     const t = this.requireTarget();
     if (this.experiment && !this.experiment.cluster.nodes.some((n) => n.name === node)) {
       const known = this.experiment.cluster.nodes.map((n) => n.name).join(', ');
       throw new DriverError(`no node "${node}" in cluster "${t.cluster}" (experiment.ts cluster.nodes has: ${known})`);
     }
-    const container = this.topology?.nodes.find((n) => n.name === node)?.k8sName ?? cmd.nodeContainer(t.cluster, node);
-    return cmd.dockerExec(container, command);
+    // kind names its node containers <cluster>-<node> (checkNodeNaming holds the experiment to it).
+    return cmd.dockerExec(cmd.nodeContainer(t.cluster, node), command);
   }
 
-  async exec(node: string, command: string[], ctx: DriverContext): Promise<ExecOutcome> {
-    const argv = this.execArgv(node, command);
-    const run = await this.runRaw(argv, this.timeouts.execMs, `run ${command[0]} on ${node}`, ctx);
-    if (run.exitCode !== 0 && isDockerFailure(run.stderr)) {
-      throw new DriverError(`docker exec on ${argv[2]} failed (exit ${run.exitCode}): ${firstLine(run.stderr)}`);
+  async exec(node: string, command: string[], limits: ExecLimits, ctx: DriverContext): Promise<ProcessResult> {
+    const argv = this.nodeArgv(node, command);
+    const run = await runProcess(argv, { env: this.childEnv, cwd: this.cwd, timeoutMs: limits.timeoutMs, signal: ctx.signal, ...(limits.keepBytes ? { keepBytes: limits.keepBytes } : {}) });
+    if (run.missing) throw new DriverError(`could not run ${command[0]} on ${node}: \`docker\` is not on PATH`);
+    if (run.canceled || run.exitCode === 0) return run;
+    const stderr = text(run.stderr);
+    if (!run.timedOut && isDockerFailure(stderr)) {
+      throw new DriverError(`docker exec on ${argv[2]} failed (exit ${run.exitCode}): ${firstLine(stderr)}`);
     }
-    if (run.exitCode !== 0) {
-      // A command's own failure is a result; a node that went away under it is not (docker exec's
-      // words for that vary while a container dies, so ask docker about the container itself).
-      const container = argv[2]!;
-      const states = await this.runRaw(cmd.dockerContainerStates([container]), this.timeouts.quickMs, `read the state of ${container}`, ctx);
-      const state = states.exitCode === 0 ? parseContainerStates(states.stdout)[0] : undefined;
-      if (!state?.running) {
-        throw new DriverError(`node container ${container} stopped during the step (${command[0]} exited ${run.exitCode}: ${firstLine(run.stderr) || 'no message'})`);
-      }
+    // A command's own failure is a result; a node that went away under it is not (docker exec's
+    // words for that vary while a container dies, so ask docker about the container itself).
+    const container = argv[2]!;
+    const states = await this.runRaw(cmd.dockerContainerStates([container]), this.timeouts.quickMs, `read the state of ${container}`, ctx);
+    const state = states.exitCode === 0 ? parseContainerStates(states.stdout)[0] : undefined;
+    if (!state?.running) {
+      throw new DriverError(`node container ${container} stopped during the step (${command[0]} exited ${run.exitCode}: ${firstLine(stderr) || 'no message'})`);
     }
-    return outcome(run);
-  }
-
-  async deletePod(
-    step: { pod: string; namespace: string; settleNode: string; settleService: string },
-    ctx: DriverContext,
-  ): Promise<ExecOutcome & { command: string[] }> {
-    return this.requireSession().deletePod(step, ctx);
-  }
-
-  planDeletePod(step: { pod: string; namespace: string; settleNode: string; settleService: string }): string[][] {
-    return this.requireSession().planDeletePod(step);
+    return run;
   }
 
   async down(ctx: { log: (line: string) => void }): Promise<void> {
@@ -690,11 +667,11 @@ export class KindDriver implements Driver {
       experiment.manifests.map((m) => ({ file: m, text: readFileSync(resolve(this.options.articleDir, m), 'utf8') })),
     );
     const setup: string[][] = [cmd.kindGetClusters()];
-    if (!this.options.reuse) setup.push(cmd.kindCreateCluster(t, paths.config, this.options.image));
+    if (!this.options.reuse) setup.push(cmd.kindCreateCluster(t, paths.config, this.nodeImage.name ?? this.options.image, !this.setup.cniStandIn));
+    for (const sub of this.substitutions) setup.push(cmd.kindLoadImage(t, sub.ranInstead));
     if (this.options.loadImages) {
       for (const image of objects.images) setup.push(cmd.dockerImageInspect(image), cmd.kindLoadImage(t, image));
     }
-    setup.push(...this.requireSession().planApply(experiment, objects));
     return { setup, teardown: this.options.keep ? [] : [cmd.kindDeleteCluster(t)] };
   }
 
@@ -709,24 +686,7 @@ export class KindDriver implements Driver {
     }
     this.experiment = experiment;
     this.target = { cluster: experiment.cluster.name, kubeconfig: this.kubeconfig };
-    this.session = new ClusterSession({
-      target: this.target,
-      cluster: experiment.cluster.name,
-      articleDir: this.options.articleDir,
-      cwd: this.cwd,
-      env: this.childEnv,
-      timeouts: this.timeouts,
-      execArgv: (node, command) => this.execArgv(node, command),
-      clientNode: experiment.client,
-      isRunnerFailure: isDockerFailure,
-      manifestFile: (manifest) => this.manifestCopies.get(manifest) ?? resolve(this.options.articleDir, manifest),
-    });
     return this.target;
-  }
-
-  private requireSession(): ClusterSession {
-    if (!this.session) throw new DriverError('kind driver: call plan() or up() first (the cluster name comes from the experiment)');
-    return this.session;
   }
 
   private requireTarget(): cmd.KindTarget {
@@ -759,8 +719,8 @@ export class KindDriver implements Driver {
     if (live.length > 0) await writeMarker(this.stateDir, { ...marker, containers: live });
   }
 
-  private quick(argv: string[], what: string): Promise<ToolRun> {
-    return this.run(argv, this.timeouts.quickMs, what);
+  private quick(argv: string[], what: string, ctx?: DriverContext): Promise<ToolRun> {
+    return this.run(argv, this.timeouts.quickMs, what, ctx);
   }
 
   /** Runs a command that must succeed; any failure is a DriverError naming what and why. */

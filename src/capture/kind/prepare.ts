@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { DriverError, type DriverContext } from '../driver.ts';
-import { runOrThrow } from '../cluster/session.ts';
+import { runOrThrow } from '../checked-run.ts';
 import { KUBERNETES_VERSION } from '../lab/kube-bin.ts';
 import { engineEnv, findEngine, startEngine, type Engine } from './engine/engine.ts';
 import { runtimeAdaptation } from './engine/engine.ts';

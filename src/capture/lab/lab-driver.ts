@@ -3,15 +3,27 @@
 // addressing); the control-plane node runs real etcd, kube-apiserver,
 // kube-controller-manager and kube-scheduler; every node runs real kube-proxy
 // and the lab kubelet, the one stand-in (for kubelet, the container runtime and
-// kindnetd). Above "a node exists and runs a command", it shares everything
-// with the kind driver through ClusterSession.
+// kindnetd). It is a node provider: above "a node exists and runs a command",
+// everything is the cluster's (src/capture/cluster/cluster.ts), shared with kind.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Experiment, Topology } from '../../experiment/types.ts';
-import { ClusterSession, type ApiTimeouts } from '../cluster/session.ts';
-import type { DeclaredObjects } from '../cluster/manifest-objects.ts';
-import { DriverError, PrerequisiteError, VariantUnsupported, type Driver, type DriverContext, type DriverEnvironment, type ExecOutcome, type RunIdentity } from '../driver.ts';
+import type { Experiment } from '../../experiment/types.ts';
+import {
+  DriverError,
+  PrerequisiteError,
+  VariantUnsupported,
+  type ApiAccess,
+  type DriverContext,
+  type DriverEnvironment,
+  type ExecLimits,
+  type NodeProvider,
+  type RunIdentity,
+} from '../driver.ts';
+import { runOrThrow } from '../checked-run.ts';
+import * as k from '../cluster/kubectl.ts';
+import type { KubeNode } from '../cluster/topology.ts';
+import { runProcess, type ProcessResult } from '../process.ts';
 import {
   ADMIN_KUBECONFIG,
   apiserverArgv,
@@ -37,7 +49,6 @@ import { forgetRun, recordRun } from '../run-registry.ts';
 import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, runFolder, runNamespacePrefix } from './names.ts';
 import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, nsenterNet, teardownCommands } from './network.ts';
 import { phaseLine, type LabPhase } from './phases.ts';
-import { agreedValue, parseProxyMode } from '../cluster/api-output.ts';
 import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
 import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
@@ -51,15 +62,8 @@ const APISERVER_READY_TIMEOUT_MS = 90_000;
 const NODES_READY_TIMEOUT_MS = 60_000;
 const READY_POLL_MS = 100;
 const DAEMON_STOP_MS = 5_000;
-
-export const LAB_API_TIMEOUTS: ApiTimeouts = {
-  quickMs: 15_000,
-  kubectlMs: 30_000,
-  waitMs: 150_000,
-  deletePodMs: 90_000,
-  settlePollMs: 100,
-  settleTimeoutMs: 30_000,
-};
+/** One kubectl call of the lab's own set-up (RBAC, a label, a ConfigMap). */
+const KUBECTL_MS = 30_000;
 
 export interface LabDriverOptions {
   runId: string;
@@ -84,19 +88,20 @@ function asDriverError(error: unknown): unknown {
   return error;
 }
 
-export class LabDriver implements Driver {
+export class LabDriver implements NodeProvider {
   readonly name = 'lab' as const;
   private readonly options: LabDriverOptions;
   private readonly folder: string;
   private readonly kubeBin: KubeBinChoice;
   private layout: LabLayout | null = null;
-  private session: ClusterSession | null = null;
-  private experiment: Experiment | null = null;
+  /** How kubectl reaches the lab's API server (api() makes it, with the layout). */
+  private access: ApiAccess | null = null;
   /** Namespaces this run created, in creation order (the pods' are found by the run's prefix). */
   private namespaces: string[] = [];
   private running = new Map<string, Running>();
   private started = 0;
   private folderCreated = false;
+  private upStarted = false;
   private finished = false;
   private versionsAsked: Promise<Record<string, string>> | null = null;
   /** The first of the lab's processes that exited while the lab was up: every wait checks it. */
@@ -161,27 +166,12 @@ export class LabDriver implements Driver {
     return this.versionsAsked;
   }
 
-  async versions(): Promise<Record<string, string>> {
-    const host = await this.hostVersions();
-    if (this.session === null || this.layout === null || this.finished) return host;
-    // The API server's answer, and kube-proxy's own word on the mode it runs in.
-    const version = await this.session.run(this.session.versionArgv(), LAB_API_TIMEOUTS.quickMs, 'read the kubectl and Kubernetes versions');
-    const parsed = JSON.parse(version.stdout) as { clientVersion?: { gitVersion?: string }; serverVersion?: { gitVersion?: string } };
-    const modes = await Promise.all(
-      this.layout.nodes.map(async (node) => [
-        node.name,
-        parseProxyMode((await runChecked(netnsExec(node.netns, ['curl', '--silent', '--max-time', '2', 'http://127.0.0.1:10249/proxyMode']))).stdout, `${node.name}: /proxyMode`),
-      ] as const),
-    );
-    return {
-      ...host,
-      kubectl: parsed.clientVersion?.gitVersion ?? 'unknown',
-      kubernetes: parsed.serverVersion?.gitVersion ?? 'unknown',
-      'kube-proxy-mode': agreedValue(modes),
-    };
+  /** The Kubernetes binaries' and host tools' versions (the nodes share this machine's tools). */
+  async facts(_nodes: KubeNode[], _ctx: DriverContext): Promise<Record<string, string>> {
+    return this.hostVersions();
   }
 
-  execArgv(node: string, command: string[]): string[] {
+  nodeArgv(node: string, command: string[]): string[] {
     const layout = this.layout;
     if (layout !== null && !layout.nodes.some((n) => n.name === node)) {
       throw new DriverError(`lab: no node ${JSON.stringify(node)} (nodes: ${layout.nodes.map((n) => n.name).join(', ')})`);
@@ -189,44 +179,62 @@ export class LabDriver implements Driver {
     return netnsExec(nodeNamespace(this.options.runId, node), command);
   }
 
-  async exec(node: string, command: string[], ctx: DriverContext): Promise<ExecOutcome> {
+  async exec(node: string, command: string[], limits: ExecLimits, ctx: DriverContext): Promise<ProcessResult> {
     this.requireLayout();
-    // A step's answer means nothing if a component of the cluster died under it: say which one instead.
+    // A command's answer means nothing if a component of the cluster died under it: say which one instead.
     this.checkAlive();
-    const outcome = await runCommand(this.execArgv(node, command), { signal: ctx.signal });
+    const run = await runProcess(this.nodeArgv(node, command), { timeoutMs: limits.timeoutMs, signal: ctx.signal, ...(limits.keepBytes ? { keepBytes: limits.keepBytes } : {}) });
+    if (run.missing) throw new DriverError(`lab: could not run ${command[0]} on ${node}: ip is not on PATH`);
     this.checkAlive();
-    return outcome;
+    return run;
   }
 
-  /** The one path to the API both drivers share; kubectl runs inside the control-plane node, where the API server listens. */
-  private bindSession(experiment: Experiment, layout: LabLayout): ClusterSession {
+  /** What died since up(): the first of the lab's processes that exited, with the end of its log. */
+  async problems(_ctx: DriverContext): Promise<string[]> {
+    try {
+      this.checkAlive();
+      return [];
+    } catch (error) {
+      return [(error as Error).message];
+    }
+  }
+
+  /** kubectl by name, the binaries' folder first on PATH, inside the control-plane node where the API server listens. */
+  api(experiment: Experiment): ApiAccess {
+    if (this.access !== null) return this.access;
+    const layout = this.bindLayout(experiment);
     const cp = controlPlaneOf(layout);
-    this.session = new ClusterSession({
-      // `kubectl` by name, the binaries' folder first on PATH: a step's argv names no folder of this machine.
+    this.access = {
+      // A step's argv names no folder of this machine.
       target: { kubeconfig: ADMIN_KUBECONFIG, runner: netnsExec(cp.netns, ['kubectl']) },
-      cluster: layout.clusterName,
-      articleDir: this.options.articleDir,
       cwd: this.folder,
       env: { ...process.env, PATH: `${this.kubeBin.dir}${delimiter}${process.env.PATH ?? ''}` },
-      timeouts: LAB_API_TIMEOUTS,
-      execArgv: (node, command) => this.execArgv(node, command),
-      clientNode: experiment.client,
-    });
-    return this.session;
+    };
+    return this.access;
   }
 
-  async up(experiment: Experiment, ctx: DriverContext): Promise<Topology> {
-    if (this.layout !== null || this.finished) throw new DriverError(`lab run ${this.options.runId}: up() was already called`);
-    const start = performance.now();
-    let layout: LabLayout;
+  private bindLayout(experiment: Experiment): LabLayout {
+    if (this.layout !== null) return this.layout;
     try {
-      layout = buildLabLayout(experiment, this.options.runId, this.options.nodeSubnet);
+      this.layout = buildLabLayout(experiment, this.options.runId, this.options.nodeSubnet);
     } catch (error) {
       throw asDriverError(error);
     }
-    this.experiment = experiment;
-    const session = this.bindSession(experiment, layout);
-    const objects = await session.declared(experiment);
+    return this.layout;
+  }
+
+  /** A kubectl call of the lab's own set-up, which must succeed. */
+  private kubectl(argv: string[], what: string, ctx: DriverContext): Promise<unknown> {
+    const access = this.access!;
+    return runOrThrow(argv, { env: access.env, cwd: access.cwd, timeoutMs: KUBECTL_MS }, what, ctx);
+  }
+
+  async up(experiment: Experiment, ctx: DriverContext): Promise<void> {
+    if (this.upStarted || this.finished) throw new DriverError(`lab run ${this.options.runId}: up() was already called`);
+    this.upStarted = true;
+    const start = performance.now();
+    this.api(experiment);
+    const layout = this.bindLayout(experiment);
     const network = labNetwork(layout, layout.nodeSubnet);
     const script = networkScript(network, (batch) => this.batchFile(batch));
 
@@ -242,7 +250,6 @@ export class LabDriver implements Driver {
     } catch (error) {
       throw new DriverError(`lab run folder ${this.folder}: ${error instanceof Error ? error.message : String(error)}: remove it with npm run capture -- --driver lab --clean`);
     }
-    this.layout = layout;
     this.recordOwner();
     const phase = (what: LabPhase, since: number) => ctx.log(phaseLine(what, performance.now() - since));
 
@@ -284,48 +291,37 @@ export class LabDriver implements Driver {
     // kindnetd's permissions, as kind's manifest grants them, before the lab kubelets watch the nodes.
     const rbac = join(this.folder, 'kindnet-rbac.yaml');
     writeFileSync(rbac, kindnetRbac());
-    const applied = session.run(session.applyArgv(rbac), LAB_API_TIMEOUTS.kubectlMs, 'apply the kindnet ClusterRole', ctx);
-    await this.startComponent('kube-controller-manager', cp, controllerManagerArgv(input));
-    await this.startComponent('kube-scheduler', cp, schedulerArgv(input));
-    // As kubeadm: `init` on the control-plane first (its node registers first and gets the first
-    // podCIDR), its role labels set by kubeadm; the workers `join` once it is Ready.
-    for (const node of layout.nodes) await this.startKubelet(node, layout);
-    await this.waitFile(join(this.folder, 'nodes', cp.name, 'registered'), `${cp.name}'s lab kubelet to register the node`, ctx.signal);
-    const marked = session.run(session.labelArgv(cp.k8sName, CONTROL_PLANE_LABELS), LAB_API_TIMEOUTS.kubectlMs, `label ${cp.k8sName} as kubeadm marks a control-plane`, ctx);
-    const mode = experiment.cluster.kubeProxyMode;
-    if (mode === 'ipvs') throw new DriverError('the lab cannot run kube-proxy in ipvs mode (see preflight)');
-    const proxyConfig = this.writeKubeProxyConfig(layout, mode);
-    const stored = session.run(session.createConfigMapArgv(KUBE_PROXY_CONFIGMAP, proxyConfig), LAB_API_TIMEOUTS.kubectlMs, 'store kube-proxy\'s configuration as kubeadm does', ctx);
-    for (const node of layout.nodes) await this.startComponent('kube-proxy', node, kubeProxyArgv(this.kubeBin.dir, proxyConfig, node.k8sName), 100 + this.started);
-    await applied;
-    await marked;
-    await stored;
+    const t = this.access!.target;
+    // Calls that run beside the start-up below: each is awaited before up() returns, and one that
+    // fails while another step fails (or an interrupt ends them all) is never an unhandled rejection.
+    const beside: Promise<unknown>[] = [];
+    const alongside = (call: Promise<unknown>) => {
+      call.catch(() => {});
+      beside.push(call);
+    };
+    try {
+      alongside(this.kubectl(k.kubectlApply(t, rbac), 'apply the kindnet ClusterRole', ctx));
+      await this.startComponent('kube-controller-manager', cp, controllerManagerArgv(input));
+      await this.startComponent('kube-scheduler', cp, schedulerArgv(input));
+      // As kubeadm: `init` on the control-plane first (its node registers first and gets the first
+      // podCIDR), its role labels set by kubeadm; the workers `join` once it is Ready.
+      for (const node of layout.nodes) await this.startKubelet(node, layout);
+      await this.waitFile(join(this.folder, 'nodes', cp.name, 'registered'), `${cp.name}'s lab kubelet to register the node`, ctx.signal);
+      alongside(this.kubectl(k.kubectl(t, 'label', 'node', cp.k8sName, ...CONTROL_PLANE_LABELS.map((key) => `${key}=`)), `label ${cp.k8sName} as kubeadm marks a control-plane`, ctx));
+      const mode = experiment.cluster.kubeProxyMode;
+      if (mode === 'ipvs') throw new DriverError('the lab cannot run kube-proxy in ipvs mode (see preflight)');
+      const proxyConfig = this.writeKubeProxyConfig(layout, mode);
+      const map = KUBE_PROXY_CONFIGMAP;
+      alongside(this.kubectl(k.kubectl(t, 'create', 'configmap', map.name, '--namespace', map.namespace, `--from-file=${map.key}=${proxyConfig}`), 'store kube-proxy\'s configuration as kubeadm does', ctx));
+      for (const node of layout.nodes) await this.startComponent('kube-proxy', node, kubeProxyArgv(this.kubeBin.dir, proxyConfig, node.k8sName), 100 + this.started);
+    } finally {
+      // Whatever happened above, nothing is left running unawaited.
+      await Promise.allSettled(beside);
+    }
+    await Promise.all(beside);
     await this.waitNodesReady(layout, ctx.signal);
     phase('nodes', t2);
-
-    const t3 = performance.now();
-    await session.apply(experiment, ctx);
-    const reading = await session.readWhenReady(experiment, objects, ctx);
-    phase('pods', t3);
     phase('up', start);
-    return reading.topology;
-  }
-
-  async deletePod(
-    step: { pod: string; namespace: string; settleNode: string; settleService: string },
-    ctx: DriverContext,
-  ): Promise<ExecOutcome & { command: string[] }> {
-    this.checkAlive();
-    try {
-      return await this.requireSession().deletePod(step, ctx);
-    } catch (error) {
-      this.checkAlive();
-      throw error;
-    }
-  }
-
-  planDeletePod(step: { pod: string; namespace: string; settleNode: string; settleService: string }): string[][] {
-    return this.requireSession().planDeletePod(step);
   }
 
   async down(ctx: { log: (line: string) => void }): Promise<void> {
@@ -375,14 +371,8 @@ export class LabDriver implements Driver {
   }
 
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] } {
-    let layout: LabLayout;
-    try {
-      layout = buildLabLayout(experiment, this.options.runId, this.options.nodeSubnet);
-    } catch (error) {
-      throw asDriverError(error);
-    }
-    this.layout = layout;
-    const session = this.bindSession(experiment, layout);
+    const layout = this.bindLayout(experiment);
+    const t = this.api(experiment).target;
     const input = this.controlPlaneInput(layout);
     const cp = controlPlaneOf(layout);
     const pki = this.pki(layout);
@@ -390,12 +380,13 @@ export class LabDriver implements Driver {
     setup.push(...networkCommands(labNetwork(layout, layout.nodeSubnet)));
     setup.push(...pki.first, ...pki.then);
     setup.push(netnsExec(cp.netns, etcdArgv(input)), netnsExec(cp.netns, apiserverArgv(input)));
+    setup.push(k.kubectlApply(t, join(this.folder, 'kindnet-rbac.yaml')));
     setup.push(netnsExec(cp.netns, controllerManagerArgv(input)), netnsExec(cp.netns, schedulerArgv(input)));
     for (const node of layout.nodes) setup.push(this.kubeletArgv(node, layout));
+    setup.push(k.kubectl(t, 'label', 'node', cp.k8sName, ...CONTROL_PLANE_LABELS.map((key) => `${key}=`)));
+    const map = KUBE_PROXY_CONFIGMAP;
+    setup.push(k.kubectl(t, 'create', 'configmap', map.name, '--namespace', map.namespace, `--from-file=${map.key}=${this.kubeProxyConfigFile()}`));
     for (const node of layout.nodes) setup.push(netnsExec(node.netns, kubeProxyArgv(this.kubeBin.dir, this.kubeProxyConfigFile(), node.k8sName)));
-    // The manifests' objects are read when the plan is printed: a dry run reads files, nothing more.
-    const objects: DeclaredObjects = { pods: [], workloads: [], services: [], images: [] };
-    setup.push(...session.planApply(experiment, objects));
     const teardown: string[][] = [
       ...layout.nodes.flatMap((n) => [['kill', '-TERM', `<pid of kube-proxy on ${n.name}>`], ['kill', '-TERM', `<pid of the lab kubelet on ${n.name}>`]]),
       ...['kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'].map((c) => ['kill', '-TERM', `<pid of ${c}>`]),
@@ -410,13 +401,8 @@ export class LabDriver implements Driver {
   // --- helpers ---------------------------------------------------------------
 
   private requireLayout(): LabLayout {
-    if (this.layout === null || this.finished) throw new DriverError(`lab run ${this.options.runId}: not up`);
+    if (this.layout === null || !this.upStarted || this.finished) throw new DriverError(`lab run ${this.options.runId}: not up`);
     return this.layout;
-  }
-
-  private requireSession(): ClusterSession {
-    if (this.session === null) throw new DriverError(`lab run ${this.options.runId}: up() or plan() first`);
-    return this.session;
   }
 
   private controlPlaneInput(layout: LabLayout): ControlPlaneInput {

@@ -1,58 +1,41 @@
 // Commands and long-running processes of the lab (the I/O edge). Commands run
-// through execa with argv arrays; a non-zero exit is returned, not thrown.
+// through the capture's one process runner with argv arrays and a time limit;
+// a non-zero exit is returned, not thrown.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { constants } from 'node:os';
-import { execa } from 'execa';
-import { DriverError, type ExecOutcome } from '../driver.ts';
+import { DriverError } from '../driver.ts';
+import { runProcess, sleep, text, waitUntil } from '../process.ts';
 
-/** What a command may print on one stream before it is stopped (the snapshot keeps 1 MiB of it, and its size and hash). */
-export const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+export { sleep, waitUntil };
 
-/** A command the lab ran: the same record a step's outcome is. */
-export type CommandResult = ExecOutcome;
+/** A lab command's bound when its caller names none: every one of them is local and quick. */
+const COMMAND_TIMEOUT_MS = 60_000;
+
+/** A command the lab ran, its output as text. */
+export interface CommandResult {
+  argv: string[];
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  startedAt: string;
+  durationMs: number;
+}
 
 export interface RunOptions {
   input?: string;
   signal?: AbortSignal;
+  timeoutMs?: number;
 }
 
-/** Runs argv; output is kept byte for byte (no trimming). Throws only when aborted or the program is missing. */
+/** Runs argv under a time limit. Throws when aborted, timed out, or the program is missing. */
 export async function runCommand(argv: string[], options: RunOptions = {}): Promise<CommandResult> {
-  const [file, ...args] = argv;
-  if (file === undefined) throw new Error('runCommand: empty argv');
-  const startedAt = new Date().toISOString();
-  const start = performance.now();
-  const result = await execa(file, args, {
-    reject: false,
-    stripFinalNewline: false,
-    // Bytes, not text: a step's output is stored as it came (raw-stream.ts), even when it is not UTF-8.
-    encoding: 'buffer',
-    maxBuffer: MAX_OUTPUT_BYTES,
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-    ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
-  });
-  const durationMs = performance.now() - start;
-  if (result.isCanceled) throw options.signal?.reason ?? new Error(`${argv.join(' ')}: cancelled`);
-  // The snapshot keeps 1 MiB per stream with the whole stream's size and hash; past execa's buffer there is no whole stream to count.
-  if (result.isMaxBuffer) throw new DriverError(`${argv.join(' ')}: printed more than ${MAX_OUTPUT_BYTES} bytes on one stream; make the step print less`);
-  if (result.exitCode === undefined && result.signal === undefined) {
-    // It never ran (e.g. the program is missing): there is no result to report.
-    throw new DriverError(`${argv.join(' ')}: ${result.shortMessage}`);
-  }
-  const stdoutBytes = result.stdout ?? new Uint8Array();
-  const stderrBytes = result.stderr ?? new Uint8Array();
-  return {
-    argv,
-    // A death by signal reads as 128 + its number, as a shell reports it.
-    exitCode: result.exitCode ?? 128 + (result.signal === undefined ? 0 : constants.signals[result.signal]),
-    stdout: Buffer.from(stdoutBytes).toString('utf8'),
-    stderr: Buffer.from(stderrBytes).toString('utf8'),
-    stdoutBytes,
-    stderrBytes,
-    startedAt,
-    durationMs,
-  };
+  const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS;
+  const run = await runProcess(argv, { timeoutMs, ...(options.input === undefined ? {} : { input: options.input }), ...(options.signal ? { signal: options.signal } : {}) });
+  if (run.canceled) throw options.signal?.reason ?? new Error(`${argv.join(' ')}: cancelled`);
+  if (run.timedOut) throw new DriverError(`${argv.join(' ')}: did not finish within ${timeoutMs / 1000} s`);
+  // It never ran (e.g. the program is missing): there is no result to report.
+  if (run.exitCode === null) throw new DriverError(`${argv.join(' ')}: ${run.spawnError ?? 'did not start'}`);
+  return { argv, exitCode: run.exitCode, stdout: text(run.stdout), stderr: text(run.stderr), startedAt: run.startedAt, durationMs: run.durationMs };
 }
 
 /** Runs argv and throws a DriverError naming the command and its stderr when it fails. */
@@ -131,34 +114,6 @@ export function isAlive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
-  }
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Polls `check` until it returns true or `timeoutMs` passes; returns whether it did. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs: number, signal?: AbortSignal): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (performance.now() >= deadline) return false;
-    await sleep(intervalMs, signal);
   }
 }
 

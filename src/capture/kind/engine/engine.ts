@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../../driver.ts';
 import { processStartTime, stillRunning } from '../../process-identity.ts';
-import { runTool, sleep } from '../../cluster/run-tool.ts';
+import { runTool, sleep } from '../../process.ts';
 import { parseDockerVersion } from '../tool-output.ts';
 
 /** Where shice's own daemon keeps everything, relative to the project root. */

@@ -15,8 +15,8 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSy
 import { arch } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DriverError, type DriverContext } from '../../driver.ts';
-import { runJudged, runOrThrow } from '../../cluster/session.ts';
-import type { ToolRun } from '../../cluster/run-tool.ts';
+import { runJudged, runOrThrow } from '../../checked-run.ts';
+import type { ToolRun } from '../../process.ts';
 import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../../lab/kube-bin.ts';
 import { writeJsonAtomically, type RuntimeAdaptation } from '../engine/engine.ts';
 import * as r from './recipe.ts';

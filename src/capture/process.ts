@@ -1,0 +1,264 @@
+// The one process runner of the capture: every external command of a run
+// (a step on a node, kubectl, docker, kind, ip, openssl) goes through here.
+// Argv arrays only; the child leads a process group of its own, so a time
+// limit or an interrupt ends the whole group (SIGTERM, then SIGKILL after a
+// grace period), never just the first process. Output is kept as bytes, and
+// only as much of it as the caller keeps: the rest is counted and hashed as
+// it streams by, so a step that prints gigabytes costs its head, not its size.
+import { spawn } from 'node:child_process';
+import { createHash, type Hash } from 'node:crypto';
+import { constants } from 'node:os';
+
+/** One stream of a finished process: its first bytes, its whole size and hash. */
+export interface CapturedStream {
+  /** The bytes kept: all of them when `bytes <= keep`, else the first `keep`. */
+  head: Buffer;
+  /** Every byte the stream carried. */
+  bytes: number;
+  sha256: string;
+}
+
+export interface ProcessResult {
+  argv: string[];
+  /** The exit code; a death by signal reads 128 + its number, as a shell reports it; null when it never ran. */
+  exitCode: number | null;
+  /** The signal that ended it, when one did (ours on a timeout, or anyone's). */
+  signal: NodeJS.Signals | null;
+  stdout: CapturedStream;
+  stderr: CapturedStream;
+  startedAt: string;
+  durationMs: number;
+  /** The executable was not found. */
+  missing: boolean;
+  /** It ran past its time limit and its process group was ended. */
+  timedOut: boolean;
+  /** The caller's signal aborted it and its process group was ended. */
+  canceled: boolean;
+  /** Why it could not start (missing, permission), when it did not. */
+  spawnError: string | null;
+}
+
+export interface ProcessOptions {
+  /** Every call has one: there is no default, so no call can hang a capture. */
+  timeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  signal?: AbortSignal;
+  /** Text or bytes for the child's stdin; stdin is closed at once otherwise. */
+  input?: string | Uint8Array;
+  /** How many bytes of each stream to keep (the rest is counted and hashed); everything by default. */
+  keepBytes?: number;
+  /** Between SIGTERM and SIGKILL of the group. */
+  graceMs?: number;
+}
+
+/** What a caller keeps when it does not say: enough for any API answer, bounded so a runaway tool cannot take the memory. */
+export const DEFAULT_KEEP_BYTES = 64 * 1024 * 1024;
+const DEFAULT_GRACE_MS = 3000;
+
+class StreamSink {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  private total = 0;
+  private readonly hash: Hash = createHash('sha256');
+  private readonly keep: number;
+
+  constructor(keep: number) {
+    this.keep = keep;
+  }
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    this.hash.update(chunk);
+    if (this.kept >= this.keep) return;
+    const room = this.keep - this.kept;
+    const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+    this.chunks.push(part);
+    this.kept += part.length;
+  }
+
+  done(): CapturedStream {
+    return { head: Buffer.concat(this.chunks, this.kept), bytes: this.total, sha256: this.hash.digest('hex') };
+  }
+}
+
+/** Sends `signal` to the process group led by `pid` (and to the leader, should it have left the group). */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+export function runProcess(argv: string[], options: ProcessOptions): Promise<ProcessResult> {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('runProcess: empty argv');
+  if (!(options.timeoutMs > 0)) throw new Error(`runProcess: a positive time limit is required (${argv[0]})`);
+  const keep = options.keepBytes ?? DEFAULT_KEEP_BYTES;
+  const grace = options.graceMs ?? DEFAULT_GRACE_MS;
+  const startedAt = new Date();
+  const started = performance.now();
+  const stdout = new StreamSink(keep);
+  const stderr = new StreamSink(keep);
+  if (options.signal?.aborted) {
+    // Interrupted before it started: nothing to run, nothing to end.
+    const none = stdout.done();
+    return Promise.resolve({
+      argv, exitCode: null, signal: null, stdout: none, stderr: stderr.done(), startedAt: startedAt.toISOString(),
+      durationMs: 0, missing: false, timedOut: false, canceled: true, spawnError: null,
+    });
+  }
+
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let canceled = false;
+    let settled = false;
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, spawnError: NodeJS.ErrnoException | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({
+        argv,
+        exitCode,
+        signal,
+        stdout: stdout.done(),
+        stderr: stderr.done(),
+        startedAt: startedAt.toISOString(),
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        missing: spawnError?.code === 'ENOENT',
+        timedOut,
+        canceled,
+        spawnError: spawnError ? spawnError.message : null,
+      });
+    };
+
+    const child = spawn(file, args, {
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      // Its own process group: a time limit or an interrupt ends everything it started.
+      detached: true,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let killTimer: NodeJS.Timeout | undefined;
+    const end = () => {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      signalGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(() => {
+        if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      }, grace);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      end();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      canceled = true;
+      end();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    if (options.input !== undefined && child.stdin) {
+      // A child that does not read its input must not crash the capture with EPIPE.
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.input);
+    }
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      // spawn failed (ENOENT, EACCES): there is no process and no exit event to wait for.
+      if (child.pid === undefined) finish(null, null, error);
+    });
+    // 'close': the process has exited and its streams are drained.
+    child.once('close', (code, signal) => {
+      // The group may still hold children that outlived their leader: end them too.
+      if (child.pid !== undefined && (timedOut || canceled)) signalGroup(child.pid, 'SIGKILL');
+      const exitCode = code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : null);
+      finish(exitCode, signal, null);
+    });
+  });
+}
+
+/** A stream's kept bytes as text (for the tools' own answers; a step's bytes go to the snapshot untouched). */
+export function text(stream: CapturedStream): string {
+  return stream.head.toString('utf8');
+}
+
+/** The first non-empty line of a text, trimmed: what an error message quotes of a tool's output. */
+export function firstLine(value: string): string {
+  return value.trim().split('\n')[0]?.trim() ?? '';
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason ?? new Error('aborted'));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Calls `check` every `intervalMs` until it holds (true) or `timeoutMs` has passed (false). */
+export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs: number, signal?: AbortSignal): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (performance.now() >= deadline) return false;
+    await sleep(Math.min(intervalMs, Math.max(1, deadline - performance.now())), signal);
+  }
+}
+
+/** "2.5 s": a duration as messages say it. */
+export const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+/** A tool's run with its output as text: for the tools whose answers the capture reads (kind, docker, kubectl). */
+export interface ToolRun {
+  argv: string[];
+  /** null when the process did not exit by itself (missing, killed, timed out). */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  startedAt: string;
+  durationMs: number;
+  missing: boolean;
+  canceled: boolean;
+  timedOut: boolean;
+}
+
+export interface ToolOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  input?: string;
+}
+
+/** runProcess, its output decoded: a non-zero exit is returned, never thrown. */
+export async function runTool(argv: string[], options: ToolOptions): Promise<ToolRun> {
+  const run = await runProcess(argv, options);
+  return {
+    argv,
+    exitCode: run.timedOut || run.canceled || run.signal !== null ? null : run.exitCode,
+    stdout: text(run.stdout),
+    stderr: text(run.stderr),
+    startedAt: run.startedAt,
+    durationMs: run.durationMs,
+    missing: run.missing,
+    canceled: run.canceled,
+    timedOut: run.timedOut,
+  };
+}
