@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
 import { articleDir, listArticleSlugs, loadExperiment } from '../src/capture/articles.ts';
-import { createDriver } from '../src/capture/drivers.ts';
+import { createDriver, PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
 import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts';
 import { CaptureAborted, runCapture, type CaptureResult } from '../src/capture/runner.ts';
 import { Cluster } from '../src/capture/cluster/cluster.ts';
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       return;
     }
     if (args.clean) {
-      const done = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`), { reportUnrecorded: true });
+      const done = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, reportUnrecorded: true });
       process.stdout.write(done.length ? `recovered ${done.length}: ${done.join('; ')}\n` : 'nothing of killed captures or lab runs was left\n');
       return;
     }
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
       }
     }
     // Runs killed earlier are found by their records and put right before anything reads the snapshots.
-    await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leaveKept: true });
+    await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
   }
 
   if (args.compare) {

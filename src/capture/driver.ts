@@ -4,6 +4,7 @@ import type { Experiment } from '../experiment/types.ts';
 import type { KubectlTarget } from './cluster/kubectl.ts';
 import type { KubeNode } from './cluster/topology.ts';
 import type { ProcessResult } from './process.ts';
+import type { RunRecord } from './run-registry.ts';
 
 /** A missing prerequisite: the CLI prints `message` as one line and exits 2. */
 export class PrerequisiteError extends Error {
@@ -111,4 +112,18 @@ export interface NodeProvider {
   down(ctx: { log: (line: string) => void }): Promise<void>;
   /** The provider's own setup and teardown argvs, for --dry-run, in the order up() and down() run them. */
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] };
+}
+
+/**
+ * What a provider's killed runs left behind, found only by the records its runs wrote
+ * (run-registry.ts): the capture's recovery asks each provider through this, and knows
+ * nothing of namespaces or containers itself.
+ */
+export interface ProviderLeftovers {
+  /** The records it answers for: a record's `kind`. */
+  readonly kind: RunRecord['kind'];
+  /** Removes what the dead run recorded; one line per thing removed. */
+  remove(record: RunRecord): Promise<string[]>;
+  /** One line per run whose leftovers no record of this checkout names: never touched, only reported. */
+  unrecorded(records: RunRecord[], wanted: (runId: string) => boolean): Promise<string[]>;
 }

@@ -1,9 +1,9 @@
 // Which driver a capture uses, built from the command line.
 import { join } from 'node:path';
-import type { NodeProvider } from './driver.ts';
+import type { NodeProvider, ProviderLeftovers } from './driver.ts';
 import type { CaptureArgs } from './cli-args.ts';
 import { KindDriver } from './kind/index.ts';
-import { LabDriver } from './lab/index.ts';
+import { LabDriver, labLeftovers } from './lab/index.ts';
 import { registryReachable } from './kind/registry.ts';
 
 /** The kind driver's kubeconfig, kind config and ownership marker live here (gitignored). */
@@ -23,3 +23,6 @@ export function createDriver(args: CaptureArgs, run: { runId: string; articleDir
     host: { root: run.root, registryReachable: () => registryReachable() },
   });
 }
+
+/** What each provider's killed runs may leave, for the capture's recovery and --clean. */
+export const PROVIDER_LEFTOVERS: ProviderLeftovers[] = [labLeftovers];

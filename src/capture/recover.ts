@@ -2,12 +2,11 @@
 // records (run-registry.ts, the target's lock) and put things right before
 // anything reads the snapshots. A half-done swap is finished when the staged
 // run is complete (it has run.yaml) and undone otherwise; the staging folder,
-// the set-aside previous folder, the lock and, for a lab run, its namespaces,
-// processes and folders are removed. Every action is one line.
+// the set-aside previous folder, the lock and whatever a provider's run left
+// (asked of the provider itself, ProviderLeftovers) are removed. Every action is one line.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import type { ProviderLeftovers } from './driver.ts';
 import { forgetRecord, ownerAlive, readRecords, registryDir, type CaptureRecord } from './run-registry.ts';
-import { listNamespaces, removeLabRun } from './lab/leftovers.ts';
-import { runIdOfNamespace } from './lab/names.ts';
 
 function isDir(path: string): boolean {
   try {
@@ -62,12 +61,14 @@ function releaseDeadLock(record: CaptureRecord): string[] {
 }
 
 export interface RecoverOptions {
+  /** Each provider's own cleaner (drivers.ts lists them). */
+  leftovers: ProviderLeftovers[];
   dir?: string;
   /** Limits recovery to some runs (tests leave other runs alone). */
   onlyRuns?: (runId: string) => boolean;
   /** Leave lab runs kept with --keep (the next capture does; --clean does not). */
   leaveKept?: boolean;
-  /** Also name lab namespaces that no record of this checkout lists (--clean): never touched. */
+  /** Also name provider leftovers that no record of this checkout lists (--clean): never touched. */
   reportUnrecorded?: boolean;
 }
 
@@ -76,7 +77,7 @@ export interface RecoverOptions {
  * may still write), then captures (swap, staging, lock). Live runs are left
  * alone. Returns one line per thing done; `log` gets each as it happens.
  */
-export async function recoverDeadRuns(log: (line: string) => void, options: RecoverOptions = {}): Promise<string[]> {
+export async function recoverDeadRuns(log: (line: string) => void, options: RecoverOptions): Promise<string[]> {
   const dir = options.dir ?? registryDir();
   const wanted = options.onlyRuns ?? (() => true);
   const records = readRecords(dir);
@@ -92,8 +93,13 @@ export async function recoverDeadRuns(log: (line: string) => void, options: Reco
       log(`left lab run ${run.runId} up: it was kept with --keep (npm run capture -- --clean removes it)`);
       continue;
     }
-    for (const line of await removeLabRun(run)) note(`dead lab run ${run.runId}: removed ${line}`);
-    forgetRecord('lab', run.runId, dir);
+    const provider = options.leftovers.find((l) => l.kind === run.kind);
+    if (!provider) {
+      log(`left the record of ${run.kind} run ${run.runId} alone: no provider answers for it`);
+      continue;
+    }
+    for (const line of await provider.remove(run)) note(`dead ${run.kind} run ${run.runId}: removed ${line}`);
+    forgetRecord(run.kind, run.runId, dir);
   }
   for (const capture of records.captures.filter((r) => wanted(r.runId))) {
     if (ownerAlive(capture.owner)) continue;
@@ -101,15 +107,7 @@ export async function recoverDeadRuns(log: (line: string) => void, options: Reco
     forgetRecord('capture', capture.runId, dir);
   }
   if (options.reportUnrecorded) {
-    const recorded = new Set(records.runs.flatMap((r) => r.namespaces));
-    const unrecorded = new Map<string, number>();
-    for (const ns of await listNamespaces()) {
-      const runId = runIdOfNamespace(ns);
-      if (runId !== null && !recorded.has(ns) && wanted(runId)) unrecorded.set(runId, (unrecorded.get(runId) ?? 0) + 1);
-    }
-    for (const [runId, count] of unrecorded) {
-      log(`left ${count} namespace(s) of lab run ${runId} alone: no record of this checkout names them (a run of another checkout, or from before records)`);
-    }
+    for (const provider of options.leftovers) for (const line of await provider.unrecorded(records.runs, wanted)) log(line);
   }
   return done;
 }

@@ -17,6 +17,7 @@ import { DriverError } from '../../src/capture/driver.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
 import { recoverDeadRuns } from '../../src/capture/recover.ts';
+import { PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
 import { readRecords, recordRun } from '../../src/capture/run-registry.ts';
 import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
@@ -189,10 +190,10 @@ kernelTest('--keep leaves the lab running after the capture exits, recorded as k
     assert.equal(record?.namespaces.length, 4, 'the bridge and the nodes; the pods\' by the run\'s prefix');
     assert.equal(record?.namespacePrefix, `${LAB_PREFIX}${runId}.`);
     const logged: string[] = [];
-    assert.deepEqual(await recoverDeadRuns((line) => logged.push(line), { onlyRuns: (id) => id === runId, leaveKept: true }), [], 'the next capture leaves a kept lab up');
+    assert.deepEqual(await recoverDeadRuns((line) => logged.push(line), { leftovers: PROVIDER_LEFTOVERS, onlyRuns: (id) => id === runId, leaveKept: true }), [], 'the next capture leaves a kept lab up');
     assert.deepEqual(logged, [`left lab run ${runId} up: it was kept with --keep (npm run capture -- --clean removes it)`]);
   } finally {
-    const removed = await recoverDeadRuns(() => {}, { onlyRuns: (id) => id === runId });
+    const removed = await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, onlyRuns: (id) => id === runId });
     assert.ok(removed.includes(`dead lab run ${runId}: removed namespace ${LAB_PREFIX}${runId}.bridge`), removed.join('\n'));
     assert.ok(removed.includes(`dead lab run ${runId}: removed namespace ${LAB_PREFIX}${runId}.pod.default.backend`), removed.join('\n'));
     assert.ok(removed.some((line) => line.includes(': removed process ') && line.includes('nginx')), removed.join('\n'));
@@ -277,7 +278,7 @@ kernelTest('recovery removes what a dead run recorded, and only that: processes 
     }, registry);
     recordRun({ runId: live, namespaces: [liveNs], processes: [], folders: [liveFolder] }, registry);
 
-    const removed = await recoverDeadRuns(() => {}, { dir: registry, onlyRuns: (id) => id === stale || id === live });
+    const removed = await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, dir: registry, onlyRuns: (id) => id === stale || id === live });
     assert.deepEqual(removed, [
       `dead lab run ${stale}: removed process ${inside.pid} (sleep 300) in ${staleNs}`,
       `dead lab run ${stale}: removed process ${outside.pid} (a recorded sleep)`,
@@ -300,7 +301,7 @@ kernelTest('recovery removes what a dead run recorded, and only that: processes 
     // those go too; a prefix that is not the run's own is ignored.
     recordRun({ runId: stale, owner: { pid: 2 ** 22 + 1, startTime: '1' }, namespaces: [], namespacePrefix: `${LAB_PREFIX}${stale}.`, processes: [], folders: [] }, registry);
     recordRun({ runId: live, owner: { pid: 2 ** 22 + 1, startTime: '1' }, namespaces: [], namespacePrefix: `${LAB_PREFIX}`, processes: [], folders: [] }, registry);
-    const second = await recoverDeadRuns(() => {}, { dir: registry, onlyRuns: (id) => id === stale || id === live });
+    const second = await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, dir: registry, onlyRuns: (id) => id === stale || id === live });
     assert.deepEqual(second, [`dead lab run ${stale}: removed namespace ${unrecordedNs}`]);
     const after = netnsNames((await execa('ip', ['netns', 'list'])).stdout);
     assert.ok(!after.includes(unrecordedNs));

@@ -1,3 +1,3 @@
 // The lab driver's public face: the driver, and the cleaner behind `--driver lab --clean`.
 export { LabDriver, type LabDriverOptions } from './lab-driver.ts';
-export { removeLabRun } from './leftovers.ts';
+export { labLeftovers } from './leftovers.ts';

@@ -4,9 +4,9 @@
 // look of a name; a run whose owner is alive is never touched (recover.ts).
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir as osTmpdir } from 'node:os';
-import { DriverError } from '../driver.ts';
+import { DriverError, type ProviderLeftovers } from '../driver.ts';
 import { runIpBatch } from './ip-batch.ts';
-import { runNamespacePrefix } from './names.ts';
+import { runIdOfNamespace, runNamespacePrefix } from './names.ts';
 import { stopProcess } from './processes.ts';
 import { processStartTime, stillRunning } from '../process-identity.ts';
 import type { RunRecord } from '../run-registry.ts';
@@ -137,3 +137,19 @@ export async function removeLabRun(record: RunRecord): Promise<string[]> {
   }
   return removed;
 }
+
+/** The lab's answer to the capture's recovery (ProviderLeftovers): by its records, nothing else. */
+export const labLeftovers: ProviderLeftovers = {
+  kind: 'lab',
+  remove: (record) => removeLabRun(record),
+  async unrecorded(records, wanted) {
+    const recorded = new Set(records.flatMap((r) => r.namespaces));
+    const unrecorded = new Map<string, number>();
+    for (const ns of await listNamespaces()) {
+      const runId = runIdOfNamespace(ns);
+      if (runId !== null && !recorded.has(ns) && wanted(runId)) unrecorded.set(runId, (unrecorded.get(runId) ?? 0) + 1);
+    }
+    return [...unrecorded].map(([runId, count]) =>
+      `left ${count} namespace(s) of lab run ${runId} alone: no record of this checkout names them (a run of another checkout, or from before records)`);
+  },
+};

@@ -122,6 +122,8 @@ export async function stopProcess(pid: number, signal: NodeJS.Signals, graceMs: 
   if (!isAlive(pid)) return;
   try {
     process.kill(pid, signal);
+    // A stopped process (SIGSTOP, a frozen component) handles its signal only once it runs again.
+    process.kill(pid, 'SIGCONT');
   } catch {
     return;
   }
