@@ -145,7 +145,7 @@ async function main(): Promise<void> {
       for (const variant of plan.variants) {
         const target = targetOf(plan.slug, variant, plan.defaultVariant);
         try {
-          checkTarget(target, plan.slug, args.out ? `--out ${args.out}: ${relative(resolve(args.out), target)}` : relative(root, target));
+          checkTarget(target, plan.slug, args.out ? `--out ${args.out}: ${relative(resolve(args.out), target)}` : relative(root, target), [root]);
         } catch (error) {
           if (error instanceof TargetError) fail(error.message, 2);
           throw error;
@@ -362,7 +362,7 @@ async function accept(ref: string): Promise<void> {
   if (manifest.reason === 'facts') fail(`--accept ${clip(ref)}: its facts could not be derived when it was captured; such a run is no measurement and cannot be accepted`, 2);
   for (const run of manifest.runs) {
     try {
-      checkTarget(run.target, slug, relative(process.cwd(), run.target) || run.target);
+      checkTarget(run.target, slug, relative(process.cwd(), run.target) || run.target, [root]);
     } catch (error) {
       if (error instanceof TargetError) fail(error.message, 2);
       throw error;
