@@ -174,7 +174,7 @@ async function main(): Promise<void> {
           fail(`--compare ${clip(args.compare)}: ${other.problem}`, 2);
         }
         process.stdout.write(`${label}: committed snapshots vs ${relative(process.cwd(), otherDir) || '.'}\n`);
-        process.stdout.write(`${whatChanged(committed, other.evidence)}\n${claimsReport(other.evidence)}\n`);
+        process.stdout.write(`${terminalSafe(`${whatChanged(committed, other.evidence)}\n${claimsReport(other.evidence)}`)}\n`);
       }
     }
     return;
@@ -300,7 +300,7 @@ async function main(): Promise<void> {
     release();
     for (const { run, result, previous, seconds } of done) {
       const label = run.variant === null ? slug : `${slug} variant ${run.variant}`;
-      process.stderr.write(`${formatSummary(label, relative(process.cwd(), result.target) || '.', result.steps, seconds)}\n`);
+      say([formatSummary(label, relative(process.cwd(), result.target) || '.', result.steps, seconds)]);
       reportSwapped(slug, result.target, defs, run.variant, previous);
     }
   }

@@ -8,7 +8,7 @@ import { cpSync, existsSync, linkSync, mkdtempSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkArticles } from '../../src/article/integration.ts';
+import { checkArticles, problemsMessage } from '../../src/article/integration.ts';
 import { invalidUtf8Offset, loadSnapshots } from '../../src/evidence/load.ts';
 import { EvidenceError, displayPath } from '../../src/evidence/errors.ts';
 
@@ -136,6 +136,21 @@ test('a swap cut short (the folder set aside, the staged run beside it) makes th
       assert.doesNotMatch(problems[0]!, /not yet measured/);
     }
     assert.ok(!existsSync(join(runs, SLUG)));
+  } finally {
+    rmSync(runs, { recursive: true, force: true });
+  }
+});
+
+test('what the build prints escapes bidi and terminal controls a snapshot carried into a problem', async () => {
+  const runs = snapshotRoot();
+  try {
+    const file = join(runs, SLUG, 'run.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(`slug: ${SLUG}`, `slug: "${SLUG}\\u202e\\e[2J"`));
+    const problem = await buildProblem(runs);
+    assert.ok(problem.includes('\u202e'), 'the problem itself holds what the file holds');
+    const printed = problemsMessage([problem]);
+    assert.match(printed, /got "074-external-traffic-policy\\u202e\\u001b\[2J"$/, "the escape JSON already wrote stays, the bidi override is escaped");
+    assert.doesNotMatch(printed, /[\u202e\u001b]/);
   } finally {
     rmSync(runs, { recursive: true, force: true });
   }
