@@ -1,6 +1,6 @@
 // `npm run capture -- [slug...] [--driver kind|lab] [--out DIR] [--keep] [--dry-run] ...`
 // The I/O edge of the capture: arguments, signals, progress, exit codes.
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
 import { articleDir, listArticleSlugs, loadExperiment } from '../src/capture/articles.ts';
@@ -14,24 +14,39 @@ import { gitInfo, hostInfo } from '../src/capture/host.ts';
 import { makeRunId } from '../src/capture/run-id.ts';
 import { symbolicTopologyView } from '../src/capture/topology-view.ts';
 import type { Experiment } from '../src/experiment/types.ts';
-import { loadArticleDefinitions } from '../src/article/from-disk.ts';
+import { loadArticleDefinitions, type ArticleDefinitions } from '../src/article/from-disk.ts';
 import { claimsReport, tryEvidence, whatChanged } from '../src/capture/what-changed.ts';
-import { existsSync, mkdirSync } from 'node:fs';
+import { constants as fsConstants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { clip } from '../src/capture/clip.ts';
 import { checkTarget, inspectTarget, judgeTarget, TargetError } from '../src/capture/target.ts';
 import { acquireLock, LockHeld, type Lock } from '../src/capture/lock.ts';
 import { recoverDeadRuns, settleSwap } from '../src/capture/recover.ts';
 import { currentOwner, forgetRecord, recordCapture } from '../src/capture/run-registry.ts';
-import { swapPaths } from '../src/capture/snapshot-writer.ts';
+import { openStaging, swapPaths, type Staging } from '../src/capture/snapshot-writer.ts';
+import { judgeRuns } from '../src/capture/judge-run.ts';
+import { KEPT_MANIFEST, keepAside, keptFolder, keptFolderName, keptRunsDir, KeptRunError, readKept } from '../src/capture/kept-run.ts';
+import { displayPath } from '../src/evidence/errors.ts';
+import { terminalSafe } from '../src/evidence/terminal-text.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
-/** Exit codes: 2 usage and prerequisites, 1 a failed run, 128 + the signal's number for an interrupt. */
+/**
+ * Exit codes: 2 usage and prerequisites, 1 a failed run (its facts not derived included),
+ * EXIT_CLAIMS_BROKEN a run kept aside because a claim broke, 128 + the signal's number for an interrupt.
+ */
 function fail(message: string, code: number): never {
-  // One line, whatever an error carried (a tool's output, a long path).
-  process.stderr.write(`capture: ${clip(message.replaceAll('\n', ' | '), 2000)}\n`);
+  // One line, whatever an error carried (a tool's output, a long path), with nothing a terminal would act on.
+  process.stderr.write(`capture: ${terminalSafe(clip(message.replaceAll('\n', ' | '), 2000))}\n`);
   process.exit(code);
+}
+
+/** A complete run on which a claim no longer holds: not swapped in, kept aside for --accept. */
+const EXIT_CLAIMS_BROKEN = 3;
+
+/** Report lines to stderr: values and paths from snapshots, so controls and bidi marks are escaped. */
+function say(lines: readonly string[]): void {
+  process.stderr.write(`${terminalSafe(lines.join('\n'))}\n`);
 }
 
 const signalExitCode = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ?? 0);
@@ -85,6 +100,11 @@ async function main(): Promise<void> {
       process.stdout.write(`${USAGE}\n`);
       return;
     }
+    if (args.accept !== null) {
+      running = false;
+      await accept(args.accept);
+      return;
+    }
     if (args.clean) {
       const done = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, reportUnrecorded: true });
       process.stdout.write(done.length ? `recovered ${done.length}: ${done.join('; ')}\n` : 'nothing of killed captures or lab runs was left\n');
@@ -126,7 +146,7 @@ async function main(): Promise<void> {
       for (const variant of plan.variants) {
         const target = targetOf(plan.slug, variant, plan.defaultVariant);
         try {
-          checkTarget(target, plan.slug, args.out ? `--out ${args.out}: ${relative(resolve(args.out), target)}` : relative(root, target));
+          checkTarget(target, plan.slug, args.out ? `--out ${args.out}: ${relative(resolve(args.out), target)}` : relative(root, target), [root]);
         } catch (error) {
           if (error instanceof TargetError) fail(error.message, 2);
           throw error;
@@ -155,7 +175,7 @@ async function main(): Promise<void> {
           fail(`--compare ${clip(args.compare)}: ${other.problem}`, 2);
         }
         process.stdout.write(`${label}: committed snapshots vs ${relative(process.cwd(), otherDir) || '.'}\n`);
-        process.stdout.write(`${whatChanged(committed, other.evidence)}\n${claimsReport(other.evidence)}\n`);
+        process.stdout.write(`${terminalSafe(`${whatChanged(committed, other.evidence)}\n${claimsReport(other.evidence)}`)}\n`);
       }
     }
     return;
@@ -210,28 +230,11 @@ async function main(): Promise<void> {
       const runId = makeRunId(new Date());
       const run = { ...planned, runId, driver: createDriver(args, { runId, articleDir: articleDir(root, slug), root }) };
       const { target, driver, experiment, variant } = run;
-      const paths = swapPaths(target, runId);
-      const startedAt = new Date().toISOString();
-      // The record first: from here on a kill -9 leaves nothing the next capture cannot find,
-      // and a signal stops the run and cleans up instead of exiting at once.
-      recordCapture({ kind: 'capture', runId, slug, owner, startedAt, ...paths });
-      let lock: Lock;
-      try {
-        mkdirSync(dirname(target), { recursive: true });
-        lock = acquireLock(paths.lock, { pid: owner.pid, startTime: owner.startTime, runId, startedAt, target, staging: paths.staging, previous: paths.previous });
-      } catch (error) {
-        forgetRecord('capture', runId);
+      const lock = await holdTarget({ target, runId, slug, owner }, async () => {
         await discardStaged();
         release();
-        if (error instanceof LockHeld) fail(`${clip(relative(process.cwd(), target) || target, 80)}: ${error.message}`, 2);
-        fail(`${clip(target, 80)}: cannot take the lock: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
-      }
+      });
       held.push({ runId, lock });
-      if (lock.tookOver || lock.tookOverUnreadable) {
-        const dead = lock.tookOver;
-        process.stderr.write(`capture: took over the lock of a capture that is gone${dead ? ` (pid ${dead.pid}, run ${dead.runId}, started ${dead.startedAt})` : ''}\n`);
-        if (dead) for (const line of settleSwap(dead, dead.runId)) process.stderr.write(`capture: recovered: ${line}\n`);
-      }
       // Read before the run (and after any recovery): the swap replaces these snapshots.
       const previous = tryEvidence(slug, target, defs, variant);
       const reporter = createReporter(process.stderr);
@@ -247,8 +250,8 @@ async function main(): Promise<void> {
           reporter,
           git,
           host: hostInfo(),
-          // Several variants are swapped in together, once every one has run.
-          deferSwap: runs.length > 1,
+          // Judged first (every variant together), swapped in only then.
+          deferSwap: true,
         });
         reporter.close();
         done.push({ run, result, previous, seconds: performance.now() - started });
@@ -261,17 +264,171 @@ async function main(): Promise<void> {
         fail(`${label}: ${(error as Error).message}; ${others}`, 1);
       }
     }
-    // Every variant has run: swap them in, each in its own folder.
+    // Every variant has run: judge them together before any is swapped in.
+    const staged = done.map(({ run }) => ({ variant: run.variant, runId: run.runId, target: run.target, dir: swapPaths(run.target, run.runId).staging }));
+    const folderOfOther = (variant: string) => targetOf(slug, variant, plan.defaultVariant);
+    const judgement = judgeRuns(slug, defs, staged, folderOfOther);
+    if (judgement.verdict === 'facts' || judgement.broken.length) {
+      let kept: string;
+      try {
+        kept = keepAside(keptRunsDir(), {
+          schema: 1, slug, reason: judgement.verdict === 'facts' ? 'facts' : 'claims', keptAt: new Date().toISOString(),
+          runs: staged.map((r) => ({ variant: r.variant, runId: r.runId, target: resolve(r.target), folder: keptFolderName(r.target) })),
+        }, (runId) => staged.find((r) => r.runId === runId)!.dir);
+      } catch (error) {
+        await discardStaged();
+        release();
+        fail(`${slug}: the run was not swapped in and could not be kept aside: ${(error as Error).message}; the snapshots were left as they were`, 1);
+      }
+      release();
+      // Judged again where it now is, so that every file named is one that exists.
+      const where = judgeRuns(slug, defs, staged.map((r) => ({ variant: r.variant, dir: join(kept, keptFolderName(r.target)) })), folderOfOther);
+      const shownKept = relative(process.cwd(), kept) || kept;
+      if (where.verdict === 'facts') {
+        fail(`${slug}: facts cannot be derived from this run, so it is no measurement: ${where.problems.join(' | ')}; the snapshots were left as they were; the run is kept at ${shownKept} to look into (it cannot be accepted)`, 1);
+      }
+      const others = staged.length > 1 ? 'every variant\'s snapshots were left as they were' : 'the snapshots were left as they were';
+      say([
+        `capture: ${slug}: ${where.broken.length} claim(s) no longer hold on this run, so it was not swapped in; ${others}:`,
+        ...where.broken,
+        ...where.notes,
+        `the run is kept at ${shownKept}; if a claim was wrong about Kubernetes (a finding, not a broken run), swap the run in with \`npm run capture -- --accept ${basename(kept)}\` and change the prose`,
+      ]);
+      process.exit(EXIT_CLAIMS_BROKEN);
+    }
+    for (const note of judgement.notes) say([`capture: ${note}`]);
     for (const { result } of done) await result.staged?.commit();
     running = false;
     release();
     for (const { run, result, previous, seconds } of done) {
       const label = run.variant === null ? slug : `${slug} variant ${run.variant}`;
-      process.stderr.write(`${formatSummary(label, relative(process.cwd(), result.target) || '.', result.steps, seconds)}\n`);
-      const next = tryEvidence(slug, result.target, defs, run.variant);
-      if (next.evidence) process.stderr.write(`${claimsReport(next.evidence)}\n${whatChanged(previous, next.evidence)}\n`);
-      else process.stderr.write(`the new snapshots do not derive the article's facts: ${next.problem}\n`);
+      say([formatSummary(label, relative(process.cwd(), result.target) || '.', result.steps, seconds)]);
+      reportSwapped(slug, result.target, defs, run.variant, previous);
     }
+  }
+}
+
+/** How the claims stand in a run just swapped in, and what changed from the one it replaced. */
+function reportSwapped(slug: string, target: string, defs: ArticleDefinitions, variant: string | null, previous: ReturnType<typeof tryEvidence>): void {
+  const next = tryEvidence(slug, target, defs, variant);
+  if (next.evidence) say([claimsReport(next.evidence), whatChanged(previous, next.evidence)]);
+  else say([`the new snapshots do not derive the article's facts: ${next.problem}`]);
+}
+
+/**
+ * Records the run, then takes its target's lock (a capture and --accept alike):
+ * from here on a kill -9 leaves nothing the next capture cannot find. A lock
+ * held by a live capture fails with one line, after `undo`.
+ */
+async function holdTarget(run: { target: string; runId: string; slug: string; owner: ReturnType<typeof currentOwner> }, undo: () => Promise<void>): Promise<Lock> {
+  const { target, runId, slug, owner } = run;
+  const paths = swapPaths(target, runId);
+  const startedAt = new Date().toISOString();
+  recordCapture({ kind: 'capture', runId, slug, owner, startedAt, ...paths });
+  let lock: Lock;
+  try {
+    mkdirSync(dirname(target), { recursive: true });
+    lock = acquireLock(paths.lock, { pid: owner.pid, startTime: owner.startTime, runId, startedAt, target, staging: paths.staging, previous: paths.previous });
+  } catch (error) {
+    forgetRecord('capture', runId);
+    await undo();
+    if (error instanceof LockHeld) fail(`${clip(relative(process.cwd(), target) || target, 80)}: ${error.message}`, 2);
+    fail(`${clip(target, 80)}: cannot take the lock: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
+  }
+  if (lock.tookOver || lock.tookOverUnreadable) {
+    const dead = lock.tookOver;
+    process.stderr.write(`capture: took over the lock of a capture that is gone${dead ? ` (pid ${dead.pid}, run ${dead.runId}, started ${dead.startedAt})` : ''}\n`);
+    if (dead) for (const line of settleSwap(dead, dead.runId)) process.stderr.write(`capture: recovered: ${line}\n`);
+  }
+  return lock;
+}
+
+/**
+ * `--accept RUN`: swaps in a run a capture kept aside, as a capture would: every
+ * target checked, dead runs recovered, each run recorded and its target locked,
+ * the run copied beside its target (run.yaml last) and its facts derived there
+ * again before the swap. Broken claims are what is being accepted; a fact that
+ * cannot be derived is not.
+ */
+async function accept(ref: string): Promise<void> {
+  let kept: ReturnType<typeof readKept>;
+  try {
+    kept = readKept(keptFolder(ref, keptRunsDir()));
+  } catch (error) {
+    if (error instanceof KeptRunError) fail(`--accept ${clip(ref)}: ${error.message}`, 2);
+    throw error;
+  }
+  const { manifest } = kept;
+  const { slug } = manifest;
+  if (!(await listArticleSlugs(root)).includes(slug)) fail(`${displayPath(join(kept.dir, KEPT_MANIFEST))}: field "slug": no article ${clip(slug, 80)} in this checkout`, 2);
+  if (manifest.reason === 'facts') fail(`--accept ${clip(ref)}: its facts could not be derived when it was captured; such a run is no measurement and cannot be accepted`, 2);
+  for (const run of manifest.runs) {
+    try {
+      checkTarget(run.target, slug, relative(process.cwd(), run.target) || run.target, [root]);
+    } catch (error) {
+      if (error instanceof TargetError) fail(error.message, 2);
+      throw error;
+    }
+  }
+  await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leaveKept: true });
+  const defs = await loadArticleDefinitions(root, slug);
+  const experiment = defs.experiment ?? null;
+  const byDefault = experiment ? defaultVariant(experiment) : null;
+  const defaultTarget = manifest.runs.find((r) => r.variant === byDefault)?.target;
+  const folderOfOther = (variant: string) => variantFolder(defaultTarget ?? join(articleDir(root, slug), 'snapshots'), variant, byDefault);
+  const judged = judgeRuns(slug, defs, manifest.runs.map((r) => ({ variant: r.variant, dir: join(kept.dir, r.folder) })), folderOfOther);
+  if (judged.verdict === 'facts') fail(`--accept ${clip(ref)}: facts cannot be derived from the kept run, so it cannot be accepted: ${judged.problems.join(' | ')}`, 1);
+
+  const owner = currentOwner();
+  running = true;
+  const held: Array<{ runId: string; lock: Lock }> = [];
+  const stagings: Staging[] = [];
+  const release = () => {
+    for (const { runId, lock } of held) {
+      lock.release();
+      forgetRecord('capture', runId);
+    }
+  };
+  const undo = async () => {
+    for (const staging of stagings) await staging.discard();
+    release();
+  };
+  const previous = new Map<string, ReturnType<typeof tryEvidence>>();
+  try {
+    for (const run of manifest.runs) {
+      held.push({ runId: run.runId, lock: await holdTarget({ target: run.target, runId: run.runId, slug, owner }, undo) });
+      previous.set(run.runId, tryEvidence(slug, run.target, defs, run.variant));
+      const staging = await openStaging(run.target, run.runId, () => judgeTarget(inspectTarget(run.target), slug).ok);
+      stagings.push(staging);
+      copyRunInto(join(kept.dir, run.folder), staging.dir);
+    }
+    // Derived again where the swap takes it from: what is swapped in is what was judged.
+    const staged = judgeRuns(slug, defs, manifest.runs.map((r, i) => ({ variant: r.variant, dir: stagings[i]!.dir })), folderOfOther);
+    if (staged.verdict === 'facts') throw new Error(`the copy beside the target does not derive its facts: ${staged.problems.join(' | ')}`);
+    if (controller.signal.aborted) throw new CaptureAborted('interrupted');
+    for (const staging of stagings) await staging.commit();
+  } catch (error) {
+    await undo();
+    if (error instanceof CaptureAborted) fail(`--accept ${clip(ref)}: interrupted; the snapshots were left as they were`, signalExitCode(stopSignal ?? 'SIGINT'));
+    fail(`--accept ${clip(ref)}: ${(error as Error).message}; the snapshots were left as they were`, 1);
+  }
+  running = false;
+  release();
+  rmSync(kept.dir, { recursive: true, force: true });
+  for (const run of manifest.runs) {
+    const label = run.variant === null ? slug : `${slug} variant ${run.variant}`;
+    say([`accepted run ${run.runId} of ${label}: ${relative(process.cwd(), run.target) || run.target} now holds it; the build fails until the prose follows the claims that broke (SHICE_DRAFT=1 builds anyway)`]);
+    reportSwapped(slug, run.target, defs, run.variant, previous.get(run.runId)!);
+  }
+}
+
+/** A kept run's files copied into a staging folder, run.yaml last: recovery finishes a swap only when run.yaml is there. */
+function copyRunInto(from: string, to: string): void {
+  const names = readdirSync(from).sort((a, b) => Number(a === 'run.yaml') - Number(b === 'run.yaml'));
+  for (const name of names) {
+    const stat = lstatSync(join(from, name));
+    if (!stat.isFile() || stat.nlink !== 1) throw new Error(`${displayPath(join(from, name))}: expected a regular file with one link, as the capture wrote it`);
+    copyFileSync(join(from, name), join(to, name), fsConstants.COPYFILE_EXCL);
   }
 }
 

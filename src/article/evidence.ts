@@ -3,7 +3,7 @@
 // Pure apart from reading the snapshots folder.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadSnapshots, type Snapshots } from '../evidence/load.ts';
+import { interruptedSwapHint, loadSnapshots, type Snapshots } from '../evidence/load.ts';
 import { deriveFactsWithSkips, type Fact, type FactDef, type SkippedFact } from '../evidence/facts.ts';
 import { assertLineTemplates, type LineTemplates } from '../evidence/template.ts';
 import { provenanceFacts } from '../evidence/provenance.ts';
@@ -50,10 +50,11 @@ export function buildArticleEvidence(input: {
   /** A draft build: an article without snapshots builds, its facts shown as not yet measured. */
   draft?: boolean;
 }): ArticleEvidence {
-  // Never captured (no run.yaml and no folder left by a half-done capture): refused, or in a draft, placeholders.
-  const unmeasured = !existsSync(join(input.snapshotsDir, 'run.yaml')) && !existsSync(input.snapshotsDir);
-  if (unmeasured && !input.draft) throw notYetMeasuredError(input.slug);
-  const snapshots = unmeasured ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines)) : loadSnapshots(input.snapshotsDir);
+  // Never captured (no folder, and nothing beside it a half-done swap left): refused, or in a draft, placeholders.
+  // A swap cut short is no draft: the loader says how to recover.
+  const unmeasured = !existsSync(input.snapshotsDir) && interruptedSwapHint(input.snapshotsDir) === '';
+  if (unmeasured && !input.draft) throw notYetMeasuredError(input.slug, input.snapshotsDir);
+  const snapshots = unmeasured ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines)) : loadSnapshots(input.snapshotsDir, { slug: input.slug });
   const declared = new Set(input.factDefs.map((d) => d.id));
   const defs = [...input.factDefs, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
   const { facts, skipped } = unmeasured

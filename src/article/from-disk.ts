@@ -54,7 +54,7 @@ export async function loadArticleDefinitions(root: string, slug: string, fresh?:
  * beside it when `variants` is set (the build), or that folder's run alone (a
  * capture's report of one variant).
  */
-export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions, options: { variants?: boolean; variant?: string | null; draft?: boolean } = { variants: true }): ArticleEvidence {
+export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions, options: { variants?: boolean; variant?: string | null; draft?: boolean; folderOf?: (variant: string) => string } = { variants: true }): ArticleEvidence {
   const common = {
     slug,
     snapshotsDir,
@@ -65,7 +65,7 @@ export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: Artic
   const experiment = defs.experiment ?? null;
   // As the pages derive it (registry.ts), so that the build's check and the pages see one evidence.
   if (options.variants) {
-    return buildArticleRuns({ ...common, experiment, factDefs: defs.factDefs, variantFactDefs: defs.variantFactDefs, claimDefs: defs.claimDefs, comparisonDefs: defs.comparisonDefs, draft: options.draft ?? false });
+    return buildArticleRuns({ ...common, experiment, factDefs: defs.factDefs, variantFactDefs: defs.variantFactDefs, claimDefs: defs.claimDefs, comparisonDefs: defs.comparisonDefs, draft: options.draft ?? false, ...(options.folderOf ? { folderOf: options.folderOf } : {}) });
   }
   // One run: the given variant's facts, lines and claims (the default variant's when none is given).
   const variant = options.variant ?? (experiment?.variants ? experiment.variants.values[0]! : null);

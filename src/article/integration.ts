@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { AstroIntegration } from 'astro';
 import { EvidenceError } from '../evidence/errors.ts';
+import { terminalSafe } from '../evidence/terminal-text.ts';
 import { isDraft } from './draft.ts';
 import { snapshotsDir } from './evidence.ts';
 import { bindableIds, brokenClaims, evaluatedClaimCount } from './variants.ts';
@@ -61,8 +62,9 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
   return { problems, drafts, summary };
 }
 
-const problemsMessage = (problems: readonly string[]): string =>
-  `the articles do not match their snapshots (${problems.length} problem(s)):\n${problems.map((p) => `  ${p}`).join('\n')}`;
+// Problems quote values and paths from snapshots: escaped, so the terminal shows what the files hold.
+export const problemsMessage = (problems: readonly string[]): string =>
+  terminalSafe(`the articles do not match their snapshots (${problems.length} problem(s)):\n${problems.map((p) => `  ${p}`).join('\n')}`);
 
 /**
  * Files whose change can change what an article binds: its prose, facts,
@@ -94,7 +96,7 @@ export function shiceEvidence(): AstroIntegration {
         } else if (problems.length) {
           throw new Error(problemsMessage(problems));
         }
-        for (const draft of drafts) logger.warn(`draft build (SHICE_DRAFT): ${draft}`);
+        for (const draft of drafts) logger.warn(terminalSafe(`draft build (SHICE_DRAFT): ${draft}`));
         logger.info(summary);
       },
       // `npm run dev`: every change to an article's prose, facts, claims or snapshots runs the checks again.

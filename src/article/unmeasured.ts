@@ -2,7 +2,7 @@
 // declares shows as "not yet measured", its steps (one per measured line in
 // lines.ts) as outputs still to come. A normal build refuses it with one line.
 // Pure: the caller has found that the snapshot folder holds no run.
-import { EvidenceError } from '../evidence/errors.ts';
+import { EvidenceError, displayPath } from '../evidence/errors.ts';
 import type { Fact, FactDef } from '../evidence/facts.ts';
 import type { Snapshots } from '../evidence/load.ts';
 import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
@@ -12,8 +12,9 @@ export const NOT_YET_MEASURED = 'not-yet-measured';
 /** What an unmeasured value shows; the page adds "not yet measured" in its language. */
 export const PLACEHOLDER = '—';
 
-export function notYetMeasuredError(slug: string): EvidenceError {
-  return new EvidenceError(`content/articles/${slug}: not yet measured (no snapshots): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\``);
+/** `dir` is the snapshots folder that was looked for (the article's own, or under SHICE_SNAPSHOT_ROOT). */
+export function notYetMeasuredError(slug: string, dir: string): EvidenceError {
+  return new EvidenceError(`${displayPath(dir)}: not yet measured (no snapshots of ${slug}): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\``);
 }
 
 const EPOCH = '1970-01-01T00:00:00.000Z';

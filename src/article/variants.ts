@@ -46,6 +46,8 @@ export interface ArticleRunsInput {
   claimsFile?: string;
   /** Whether a folder exists (a test may pass its own). */
   exists?: (path: string) => boolean;
+  /** Where a variant's run is read from; beside `snapshotsDir` (variantFolder) unless given (a capture judging its staged runs). */
+  folderOf?: (variant: string) => string;
   /** A draft build: an article never captured builds with its facts shown as not yet measured. */
   draft?: boolean;
 }
@@ -76,7 +78,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
   const runs = new Map<string, ArticleEvidence>();
   const notMeasured: string[] = [];
   for (const variant of declared) {
-    const dir = variantFolder(input.snapshotsDir, variant, byDefault);
+    const dir = input.folderOf?.(variant) ?? variantFolder(input.snapshotsDir, variant, byDefault);
     // The default run must be there (the build fails on it as before); another variant may not have run yet.
     if (variant !== byDefault && !exists(dir)) {
       notMeasured.push(variant);

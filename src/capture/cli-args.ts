@@ -16,6 +16,8 @@ export interface CaptureArgs {
   image: string | null;
   loadImages: boolean;
   compare: string | null;
+  /** A kept-aside run (its run id or folder) to swap in (--accept). */
+  accept: string | null;
   kubeBin: string | null;
   /** The variants to capture (--variant a,b); every variant of the experiment when empty. */
   variants: string[];
@@ -61,11 +63,27 @@ Options:
   --compare DIR       print what differs between the committed snapshots and the
                       run in DIR (DIR/<slug>, or DIR itself when it holds run.yaml);
                       capture nothing
+  --accept RUN        swap in a run a capture kept aside because a claim broke (its
+                      run id, or its folder .shice/kept/<run id>): its facts are
+                      derived again, then it replaces the snapshots under the same
+                      lock and records as a capture; capture nothing
   -h, --help          show this help
+
+Before a run replaces any snapshots, its facts are derived and its claims are
+evaluated (every variant's together). A run whose facts cannot be derived is no
+measurement: exit 1, the snapshots stay as they were. A run on which a claim no
+longer holds is not swapped in either: each broken claim is printed with its
+values and files, the run is kept at .shice/kept/<run id>, exit 3; if the claim
+was wrong about Kubernetes (a finding, not a broken run), --accept swaps it in
+and the prose is then changed to match.
 
 After a capture, the difference from the snapshots it replaced is printed: facts
 that changed (old -> new), new or missing steps, claims whose status changed;
-values that differ on every run by design are listed apart as volatile.`
+values that differ on every run by design are listed apart as volatile.
+
+Exit codes: 0 swapped in; 1 the run failed (or its facts could not be derived);
+2 usage, prerequisites or a target refused; 3 a claim broke (the run was kept
+aside); 130 and 143 interrupted by SIGINT and SIGTERM.`
 
 export function parseCaptureArgs(argv: string[]): CaptureArgs {
   let parsed;
@@ -84,6 +102,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
         image: { type: 'string' },
         'load-images': { type: 'boolean', default: false },
         compare: { type: 'string' },
+        accept: { type: 'string' },
         'kube-bin': { type: 'string' },
         variant: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h', default: false },
@@ -99,7 +118,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   if (driver !== 'kind' && driver !== 'lab') {
     throw new UsageError(`--driver must be kind or lab, got "${clip(driver)}"`);
   }
-  for (const flag of ['out', 'image', 'compare', 'kube-bin'] as const) {
+  for (const flag of ['out', 'image', 'compare', 'accept', 'kube-bin'] as const) {
     if (v[flag] !== undefined && v[flag].trim() === '') throw new UsageError(`--${flag} needs a value`);
   }
   const args: CaptureArgs = {
@@ -113,6 +132,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     image: v.image ?? null,
     loadImages: v['load-images'],
     compare: v.compare ?? null,
+    accept: v.accept ?? null,
     kubeBin: v['kube-bin'] ?? null,
     variants: [...new Set((v.variant ?? []).flatMap((list) => list.split(',')).map((name) => name.trim()))],
     help: v.help,
@@ -126,6 +146,9 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   if (args.kubeBin !== null && driver !== 'lab') throw new UsageError('--kube-bin works with --driver lab only');
   if (args.compare && (args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image || args.variants.length)) {
     throw new UsageError('--compare only compares two runs; it takes no capture options');
+  }
+  if (args.accept !== null && (args.slugs.length || v.driver !== undefined || args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image || args.variants.length || args.compare || args.kubeBin)) {
+    throw new UsageError('--accept swaps in a kept run as it was captured (its article, variants and target are in its kept.json); it takes no slug and no other option');
   }
   if (args.reuse && args.image) throw new UsageError('--reuse runs on an existing cluster: --image would not apply');
   return args;

@@ -21,7 +21,9 @@ export function settleSwap(paths: { target: string; staging: string; previous: s
   const done: string[] = [];
   const { target, staging, previous } = paths;
   if (!existsSync(target) && !isSymlink(target)) {
-    if (isDir(staging) && existsSync(`${staging}/run.yaml`)) {
+    // Only a swap that had begun (the target set aside) is finished: a staged run is judged before its swap
+    // starts, so one staged with nothing set aside may be a run that was still being judged.
+    if (isDir(previous) && isDir(staging) && existsSync(`${staging}/run.yaml`)) {
       renameSync(staging, target);
       done.push(`finished the interrupted swap of run ${runId}: ${target} now holds that run's snapshots`);
     } else if (isDir(previous)) {

@@ -4,8 +4,9 @@
 // nothing else) or an empty folder; anything else is refused with one line and
 // left untouched. judgeTarget and checkPathShape are pure; inspectTarget and
 // checkTarget read the disk.
-import { accessSync, constants, lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { load } from 'js-yaml';
 import { clip } from './clip.ts';
 
@@ -95,6 +96,41 @@ const SPECIAL_FS: Record<number, string> = {
 };
 const SPECIAL_TREES = ['/proc', '/sys', '/dev'];
 
+/** Folders of the system: a capture creates nothing anywhere inside them. */
+const SYSTEM_TREES = ['/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/run', '/sbin', '/sys', '/usr', '/var'];
+/** Folders that hold others' folders: a capture creates nothing directly in them (in a folder below, it may). */
+const SHARED_TOPS = ['/', '/home', '/root', '/opt', '/srv', '/mnt', '/media', '/snap'];
+
+const within = (path: string, tree: string) => path === tree || path.startsWith(tree === '/' ? '/' : `${tree}/`);
+
+/**
+ * Why a capture must not create its folders (the snapshots, the staging folder,
+ * the lock) in `parent`, or null when it may: never in a system folder (/etc,
+ * /usr, /var, ...) nor directly in the file-system root, /home, the home folder
+ * itself and the like; always in `allowed` (the project, the temp folders),
+ * whatever these say. `parent` is absolute with its links resolved. Pure.
+ */
+export function systemFolderProblem(parent: string, context: { home: string | null; allowed: readonly string[] }): string | null {
+  if (context.allowed.some((tree) => within(parent, tree))) return null;
+  const tree = SYSTEM_TREES.find((t) => within(parent, t));
+  if (tree) return `${clip(parent, 60)} is inside ${tree}, a system folder; choose a folder of your own (in the project, your home or the temp folder)`;
+  if (SHARED_TOPS.includes(parent) || parent === context.home) {
+    const what = parent === '/' ? 'the file-system root' : parent === context.home ? 'your home folder itself' : `${parent} itself`;
+    return `it would be created directly in ${what}; choose a folder of your own below it`;
+  }
+  return null;
+}
+
+/** `path` with the links of its nearest existing ancestor resolved (a link in /tmp to /etc is /etc). */
+function resolveExisting(path: string): string {
+  const existing = nearestExisting(path);
+  try {
+    return join(realpathSync(existing), relative(existing, path));
+  } catch {
+    return path;
+  }
+}
+
 /** The nearest ancestor that exists (lstat), and the first missing name below it. */
 function nearestExisting(path: string): string {
   let current = path;
@@ -112,11 +148,11 @@ function nearestExisting(path: string): string {
 
 /**
  * Refuses, before any work, a target the capture cannot or must not write:
- * a special file system, an ancestor that is a file, a path too long, a folder
+ * a system folder (unless inside `allowed`: the project), a special file system, an ancestor that is a file, a path too long, a folder
  * it may not write in, or a target holding anything but a snapshot folder of
  * `slug`. `shown` is how the user named it (clipped in messages).
  */
-export function checkTarget(target: string, slug: string, shown: string): TargetVerdict & { ok: true } {
+export function checkTarget(target: string, slug: string, shown: string, allowed: readonly string[] = []): TargetVerdict & { ok: true } {
   const absolute = resolve(target);
   const say = (reason: string): never => {
     throw new TargetError(`${clip(shown, 80)}: ${reason}; nothing was touched`);
@@ -125,6 +161,8 @@ export function checkTarget(target: string, slug: string, shown: string): Target
   if (shape) say(shape);
   const tree = SPECIAL_TREES.find((t) => absolute === t || absolute.startsWith(`${t}/`));
   if (tree) say(`is under ${tree}, a kernel file system; choose a folder on a disk`);
+  const system = systemFolderProblem(dirname(resolveExisting(absolute)), { home: homedir() || null, allowed: [...allowed, '/tmp', '/var/tmp', tmpdir()].map((p) => resolveExisting(resolve(p))) });
+  if (system) say(system);
   const existing = nearestExisting(absolute);
   const below = existing;
   let type: Entry['type'];

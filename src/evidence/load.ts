@@ -16,7 +16,7 @@ function lexists(path: string): boolean {
 import { load } from 'js-yaml';
 import type { z } from 'zod';
 import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from './schema.ts';
-import { EvidenceError, displayPath } from './errors.ts';
+import { EvidenceError, describeValue, displayPath } from './errors.ts';
 import { formatIssues, formatPath } from './issues.ts';
 
 export interface Snapshots {
@@ -89,22 +89,60 @@ export function parseStepSnapshot(text: string, file: string, expected: { id: st
 export const MAX_SNAPSHOT_FILE_BYTES = 8 * 1024 * 1024;
 
 /**
+ * The offset of the first byte that is not part of well-formed UTF-8 (an
+ * overlong form, a surrogate and a code point above U+10FFFF included), or -1
+ * when all of it is. Pure.
+ */
+export function invalidUtf8Offset(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i += 1;
+      continue;
+    }
+    // The length of the sequence and the range its second byte must fall in (RFC 3629's table).
+    const [length, low, high] = b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf]
+      : b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f] : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf]
+      : b === 0xf0 ? [4, 0x90, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf]
+      : [0, 0, 0];
+    if (length === 0) return i;
+    for (let k = 1; k < length; k += 1) {
+      const c = bytes[i + k];
+      if (c === undefined || c < (k === 1 ? low : 0x80) || c > (k === 1 ? high : 0xbf)) return i + k;
+    }
+    i += length;
+  }
+  return -1;
+}
+
+/**
  * Reads a snapshot file only when it is a regular file inside `realDir` (no
- * symbolic link, nothing that resolves elsewhere) and not oversized; otherwise
- * the problem names the file and what was expected, and never its content.
+ * symbolic link, nothing that resolves elsewhere, no second hard link) that is
+ * not oversized and is UTF-8; otherwise the problem names the file and what was
+ * expected, and never its content.
  */
 function readSnapshotFile(file: string, shown: string, realDir: string): string {
   const stat = lstatSync(file);
   if (stat.isSymbolicLink()) throw new EvidenceError(`${shown}: is a symbolic link; expected a regular file written by the capture (snapshots are not read through links)`);
   if (!stat.isFile()) throw new EvidenceError(`${shown}: is not a regular file; expected a YAML file written by the capture`);
+  // A second name of any file on this file system (/etc/passwd) looks like a regular file: only a link count tells.
+  if (stat.nlink !== 1) throw new EvidenceError(`${shown}: has ${stat.nlink} hard links; expected a file the capture wrote, with one link (another name of some other file is not read)`);
   const real = realpathSync(file);
   if (dirname(real) !== realDir) throw new EvidenceError(`${shown}: resolves outside the snapshots folder; expected a file inside it`);
   if (stat.size > MAX_SNAPSHOT_FILE_BYTES) throw new EvidenceError(`${shown}: ${stat.size} bytes; expected at most ${MAX_SNAPSHOT_FILE_BYTES} (the capture keeps 1 MiB per stream)`);
-  return readFileSync(file, 'utf8');
+  const bytes = readFileSync(file);
+  const bad = invalidUtf8Offset(bytes);
+  // Decoding would turn the byte into U+FFFD without a word: a value no run printed.
+  if (bad >= 0) throw new EvidenceError(`${shown}: byte ${bad} (0x${bytes[bad]!.toString(16).padStart(2, '0')}) is not UTF-8; expected a UTF-8 file as the capture writes them (output that is not UTF-8 is stored as base64)`);
+  return bytes.toString('utf8');
 }
 
-/** Folders an interrupted capture may have left beside `dir` (its swap's `.previous-` or a finished `.staging-`). */
-function interruptedSwapHint(dir: string): string {
+/**
+ * How to recover when an interrupted capture left folders beside `dir` (its
+ * swap's `.previous-` or a `.staging-`): '' when it left none. A missing folder
+ * with these beside it is a swap cut short, not an article never measured.
+ */
+export function interruptedSwapHint(dir: string): string {
   let siblings: string[];
   try {
     siblings = readdirSync(dirname(dir));
@@ -117,8 +155,12 @@ function interruptedSwapHint(dir: string): string {
   return `; a capture was interrupted during its swap and left ${left.map((n) => displayPath(join(dirname(dir), n))).join(', ')}: run \`npm run capture -- --clean\` (or the next capture) to finish or undo the swap`;
 }
 
-/** Loads and validates `<dir>/run.yaml` and every step it lists; throws one EvidenceError listing every problem. */
-export function loadSnapshots(dir: string): Snapshots {
+/**
+ * Loads and validates `<dir>/run.yaml` and every step it lists; throws one
+ * EvidenceError listing every problem. With `expected.slug`, a run.yaml naming
+ * another article is refused: its values would be shown as this article's.
+ */
+export function loadSnapshots(dir: string, expected: { slug?: string } = {}): Snapshots {
   const shownDir = displayPath(dir);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new EvidenceError(`${shownDir}: snapshot folder not found; expected run.yaml and one <step>.yaml per step (npm run capture writes them)${interruptedSwapHint(dir)}`);
@@ -130,6 +172,9 @@ export function loadSnapshots(dir: string): Snapshots {
     throw new EvidenceError(`${shownRun}: file not found; expected the run's metadata (run id, driver, nodes, services, steps)`);
   }
   const run = parseRunSnapshot(readSnapshotFile(runFile, shownRun, realDir), shownRun);
+  if (expected.slug !== undefined && run.slug !== expected.slug) {
+    throw new EvidenceError(`${shownRun}: field "slug": expected ${JSON.stringify(expected.slug)} (the article these snapshots are read for), got ${describeValue(run.slug)}`);
+  }
 
   const problems: string[] = [];
   const steps = new Map<string, StepSnapshot>();

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
+import { evidenceFromDisk, loadArticleDefinitions } from '../../src/article/from-disk.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { readableStep, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
 import { outputBlocks, streamNoteText } from '../../src/article/raw-output.ts';
@@ -242,7 +243,9 @@ test('kill -9 between the two renames of the swap: the build says how to recover
     const run = labCapture(out, { SHICE_TEST_PAUSE_IN_SWAP: '1' });
     const trace = await killAt(run, IN_SWAP);
     assert.equal(existsSync(target), false, 'the kill left no snapshot folder');
-    assert.throws(() => loadSnapshots(target), (error: unknown) => {
+    // What the build's check calls for the article (integration.ts), not the loader alone.
+    const defs = await loadArticleDefinitions(root, SLUG);
+    assert.throws(() => evidenceFromDisk(SLUG, target, defs, { variants: true }), (error: unknown) => {
       assert.ok(error instanceof EvidenceError);
       assert.match(error.message, new RegExp(`snapshot folder not found;.*\\.${SLUG}\\.previous-${trace.runId}.*run \`npm run capture -- --clean\` \\(or the next capture\\) to finish or undo the swap`));
       return true;

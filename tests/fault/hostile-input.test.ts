@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSnapshots } from '../../src/evidence/load.ts';
+import { evidenceFromDisk, loadArticleDefinitions } from '../../src/article/from-disk.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { findUnboundValues } from '../../src/evidence/mdx-check.ts';
 import { escapeInvalidUtf8, readableStep, storeStream, streamBytes, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
@@ -70,11 +71,13 @@ test('a link to a valid YAML snapshot outside the folder is refused too, and so 
   }
 });
 
-test('the build error for a missing snapshot folder says how to recover when an interrupted swap left a .previous folder', () => {
+test('the build error for a missing snapshot folder says how to recover when an interrupted swap left a .previous folder', async () => {
   const dir = sampleCopy();
   try {
     renameSync(join(dir, 'snapshots'), join(dir, '.snapshots.previous-20261202T000000Z-abcdef'));
-    const [message] = problems(() => loadSnapshots(join(dir, 'snapshots')));
+    // The function the build's check calls for every article (integration.ts), not the loader alone.
+    const defs = await loadArticleDefinitions(root, '074-external-traffic-policy');
+    const [message] = problems(() => evidenceFromDisk('074-external-traffic-policy', join(dir, 'snapshots'), defs, { variants: true }));
     assert.match(message!, /snapshot folder not found;.*\.snapshots\.previous-20261202T000000Z-abcdef: run `npm run capture -- --clean` \(or the next capture\) to finish or undo the swap/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -46,7 +46,7 @@ test("a never-captured article: a draft binds placeholders (declared values stay
     const { lines } = await import(join(dir, 'lines.ts'));
     const { claims } = await import(join(dir, 'claims.ts'));
     const input = { slug, snapshotsDir: join(dir, 'snapshots'), factDefs: facts, lines, linesFile: 'lines.ts', claimDefs: claims, claimsFile: 'claims.ts' };
-    assert.throws(() => buildArticleEvidence(input), new RegExp(`^EvidenceError: content/articles/${slug}: not yet measured \\(no snapshots\\): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\`$`));
+    assert.throws(() => buildArticleEvidence(input), new RegExp(`^EvidenceError: content/articles/${slug}/snapshots: not yet measured \\(no snapshots of ${slug}\\): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\`$`));
     const draft = buildArticleEvidence({ ...input, draft: true });
     assert.equal(draft.unmeasured, true);
     assert.equal(draft.snapshots.run.runId, NOT_YET_MEASURED);

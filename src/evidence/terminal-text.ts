@@ -1,0 +1,17 @@
+// Text from a snapshot (a step's output, a path, a value) on its way to a
+// terminal: control characters would move the cursor, recolour or clear the
+// screen, and bidirectional controls would reorder what the reader sees, so a
+// line could say something other than what the file holds. Each is shown as an
+// escape instead (`\x1b`, `\u202e`). Line feeds and tabs stay: reports are
+// multi-line on purpose. Pure.
+
+/** C0 and C1 controls but tab and line feed, DEL, the bidi controls (embeddings, overrides, isolates, marks) and the line/paragraph separators. */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with every control character that could change what a terminal shows written as an escape. */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}

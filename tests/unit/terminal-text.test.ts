@@ -1,0 +1,17 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { terminalSafe } from '../../src/evidence/terminal-text.ts';
+
+test('bidi controls are escaped, so a line reads in the order the file holds it', () => {
+  for (const code of [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c]) {
+    const c = String.fromCharCode(code);
+    assert.equal(terminalSafe(`a${c}b`), `a\\u${code.toString(16).padStart(4, '0')}b`);
+  }
+  assert.equal(terminalSafe('client=10.0.0.1\u202e82 tixe'), 'client=10.0.0.1\\u202e82 tixe');
+});
+
+test('terminal escapes, carriage returns and C1 controls are escaped; line feeds, tabs and other text stay', () => {
+  assert.equal(terminalSafe('\u001b[2Jcleared\rover\u0000\u007f\u009b'), '\\x1b[2Jcleared\\x0dover\\x00\\x7f\\x9b');
+  assert.equal(terminalSafe('第一行\n\tsecond: 你好 é'), '第一行\n\tsecond: 你好 é');
+  assert.equal(terminalSafe('a\u2028b'), 'a\\u2028b');
+});
