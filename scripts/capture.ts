@@ -370,7 +370,7 @@ async function accept(ref: string): Promise<void> {
       throw error;
     }
   }
-  await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leaveKept: true });
+  await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
   const defs = await loadArticleDefinitions(root, slug);
   const experiment = defs.experiment ?? null;
   const byDefault = experiment ? defaultVariant(experiment) : null;
