@@ -4,7 +4,7 @@ import type { Experiment } from '../experiment/types.ts';
 import type { KubectlTarget } from './cluster/kubectl.ts';
 import type { KubeNode } from './cluster/topology.ts';
 import type { ProcessResult } from './process.ts';
-import type { RunRecord } from './run-registry.ts';
+import type { ProviderRecord } from './run-registry.ts';
 
 /** A missing prerequisite: the CLI prints `message` as one line and exits 2. */
 export class PrerequisiteError extends Error {
@@ -121,9 +121,9 @@ export interface NodeProvider {
  */
 export interface ProviderLeftovers {
   /** The records it answers for: a record's `kind`. */
-  readonly kind: RunRecord['kind'];
-  /** Removes what the dead run recorded; one line per thing removed. */
-  remove(record: RunRecord): Promise<string[]>;
+  readonly kind: ProviderRecord['kind'];
+  /** Removes what the dead run recorded; one line per thing removed. Throws (DriverError) when it cannot. */
+  remove(record: ProviderRecord): Promise<string[]>;
   /** One line per run whose leftovers no record of this checkout names: never touched, only reported. */
-  unrecorded(records: RunRecord[], wanted: (runId: string) => boolean): Promise<string[]>;
+  unrecorded(records: ProviderRecord[], wanted: (runId: string) => boolean): Promise<string[]>;
 }

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import type { NodeProvider, ProviderLeftovers } from './driver.ts';
 import type { CaptureArgs } from './cli-args.ts';
-import { KindDriver } from './kind/index.ts';
+import { KindDriver, kindLeftovers } from './kind/index.ts';
 import { LabDriver, labLeftovers } from './lab/index.ts';
 import { registryReachable } from './kind/registry.ts';
 
@@ -25,4 +25,4 @@ export function createDriver(args: CaptureArgs, run: { runId: string; articleDir
 }
 
 /** What each provider's killed runs may leave, for the capture's recovery and --clean. */
-export const PROVIDER_LEFTOVERS: ProviderLeftovers[] = [labLeftovers];
+export const PROVIDER_LEFTOVERS: ProviderLeftovers[] = [labLeftovers, kindLeftovers];

@@ -188,9 +188,9 @@ export function text(stream: CapturedStream): string {
   return stream.head.toString('utf8');
 }
 
-/** The first non-empty line of a text, trimmed: what an error message quotes of a tool's output. */
+/** The first non-empty line of a text, trimmed: what an error message quotes of a tool's output (some print their version on stderr). */
 export function firstLine(value: string): string {
-  return value.trim().split('\n')[0]?.trim() ?? '';
+  return value.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */

@@ -100,7 +100,13 @@ export async function recoverDeadRuns(log: (line: string) => void, options: Reco
       log(`left the record of ${run.kind} run ${run.runId} alone: no provider answers for it`);
       continue;
     }
-    for (const line of await provider.remove(run)) note(`dead ${run.kind} run ${run.runId}: removed ${line}`);
+    try {
+      for (const line of await provider.remove(run)) note(`dead ${run.kind} run ${run.runId}: removed ${line}`);
+    } catch (error) {
+      // Its record stays: the next capture or --clean tries again.
+      log(`dead ${run.kind} run ${run.runId}: could not remove what it left (${(error as Error).message}); its record stays for the next try`);
+      continue;
+    }
     forgetRecord(run.kind, run.runId, dir);
   }
   for (const capture of records.captures.filter((r) => wanted(r.runId))) {

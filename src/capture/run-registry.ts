@@ -5,6 +5,7 @@
 //
 //   .shice/runs/<runId>.capture.json   a capture: target, staging, previous, lock
 //   .shice/runs/<runId>.lab.json       a lab run: namespaces, processes, folders
+//   .shice/runs/<runId>.kind.json      a kind run: the cluster it created, its state folder
 //
 // `.shice/` is the project's git-ignored state folder; SHICE_RUN_REGISTRY
 // points elsewhere. A record stays while its owner lives; a record whose owner
@@ -64,11 +65,28 @@ export const runRecordSchema = z.strictObject({
   kept: z.boolean().optional(),
 });
 
+export const kindRunRecordSchema = z.strictObject({
+  kind: z.literal('kind'),
+  runId,
+  owner,
+  /** The kind cluster the run created (recorded before `kind create cluster` starts). */
+  cluster: z.string().min(1),
+  /** The capture's kind state folder: its ownership marker proves the cluster is the run's. */
+  stateDir: absolute,
+  /** The project root, whose .shice/ holds the engine and tools kind:prepare set up. */
+  root: absolute,
+  kept: z.boolean().optional(),
+});
+
 export type CaptureRecord = z.infer<typeof captureRecordSchema>;
+/** A lab run's record (the name predates the kind provider's). */
 export type RunRecord = z.infer<typeof runRecordSchema>;
+export type KindRunRecord = z.infer<typeof kindRunRecordSchema>;
+/** What any provider's run records about itself. */
+export type ProviderRecord = RunRecord | KindRunRecord;
 export type ProcessRecord = z.infer<typeof processRecordSchema>;
 export type Owner = z.infer<typeof owner>;
-type AnyRecord = CaptureRecord | RunRecord;
+type AnyRecord = CaptureRecord | ProviderRecord;
 
 /** This process as an owner: its pid and the kernel's start time of it. */
 export function currentOwner(): Owner {
@@ -106,6 +124,11 @@ export function recordRun(record: Omit<RunRecord, 'kind' | 'owner'> & { owner?: 
   write(runRecordSchema.parse({ kind: 'lab', owner: record.owner ?? currentOwner(), ...record }), dir);
 }
 
+/** Writes (or rewrites) a kind run's record: before its cluster is created, again when it is kept. */
+export function recordKindRun(record: Omit<KindRunRecord, 'kind' | 'owner'> & { owner?: Owner }, dir: string = registryDir()): void {
+  write(kindRunRecordSchema.parse({ kind: 'kind', owner: record.owner ?? currentOwner(), ...record }), dir);
+}
+
 /** Removes a record once everything it names is gone. */
 export function forgetRecord(kind: AnyRecord['kind'], id: string, dir: string = registryDir()): void {
   rmSync(fileOf(kind, id, dir), { force: true });
@@ -118,7 +141,7 @@ export function forgetRun(id: string, dir: string = registryDir()): void {
 
 export interface Records {
   captures: CaptureRecord[];
-  runs: RunRecord[];
+  runs: ProviderRecord[];
   /** Files of the registry that are not a valid record: named, never acted on. */
   unreadable: string[];
 }
@@ -133,12 +156,13 @@ export function readRecords(dir: string = registryDir()): Records {
     return found;
   }
   for (const name of names) {
-    const kind = /\.(capture|lab)\.json$/.exec(name)?.[1];
+    const kind = /\.(capture|lab|kind)\.json$/.exec(name)?.[1];
     if (kind === undefined) continue;
     try {
       const data: unknown = JSON.parse(readFileSync(join(dir, name), 'utf8'));
       if (kind === 'capture') found.captures.push(captureRecordSchema.parse(data));
-      else found.runs.push(runRecordSchema.parse(data));
+      else if (kind === 'lab') found.runs.push(runRecordSchema.parse(data));
+      else found.runs.push(kindRunRecordSchema.parse(data));
     } catch {
       found.unreadable.push(join(dir, name));
     }

@@ -146,7 +146,7 @@ test('a component killed (SIGKILL) during the steps fails the run, naming it wit
   const kills = (runId: string): Experiment => ({ ...base, steps: [firstStep, step('kill-scheduler', 'control-plane', ['pkill', '-KILL', '-f', `${runFolder(runId)}/kubeconfig/scheduler.conf`]), base.steps[1]!] });
   const r = await broken(kills);
   assert.ok(r.error, 'the run failed');
-  assert.match(r.error.message, /^the cluster broke during step kill-scheduler \(lab: kube-scheduler exited \(killed by a signal\): .+\): this run is no measurement$/);
+  assert.match(r.error.message, /^the cluster broke during step kill-scheduler \(lab: kube-scheduler (exited \(killed by a signal\)|is gone): .+\): this run is no measurement$/);
   assert.deepEqual(r.after, r.before);
   assert.deepEqual(r.left, []);
   process.stdout.write(`# killed kube-scheduler: the run failed ${((r.failedAt - r.stepEnded.get('cluster-via-worker')!) / 1000).toFixed(2)} s after the step before the kill ended\n`);

@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import {
-  firstLine,
   isDockerFailure,
   parseContainerList,
   parseDockerVersion,
@@ -20,6 +19,7 @@ import {
   ToolOutputError,
 } from '../../src/capture/kind/tool-output.ts';
 import { agreedValue, parseProxyMode } from '../../src/capture/cluster/api-output.ts';
+import { firstLine } from '../../src/capture/process.ts';
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
 

@@ -19,6 +19,7 @@ import {
   type ExecLimits,
   type Localized,
   type NodeProvider,
+  type ProviderLeftovers,
   type RunIdentity,
 } from '../driver.ts';
 import { declaredObjects } from '../cluster/manifest-objects.ts';
@@ -37,6 +38,7 @@ import { projectToolDirs } from './prepare.ts';
 import { substituteImages, type Substitution } from './substitutes.ts';
 import { parseNodeList as parseNodes } from '../cluster/topology.ts';
 import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
+import { forgetRecord, recordKindRun } from '../run-registry.ts';
 import {
   isDockerFailure,
   containerChanges,
@@ -168,6 +170,8 @@ export class KindDriver implements NodeProvider {
   /** `kind create cluster` was started by this driver (containers may exist even if it failed). */
   private createStarted = false;
   private downDone = false;
+  /** This run wrote a record of its cluster in the run registry (real runs, with host). */
+  private recorded = false;
 
   constructor(options: KindDriverOptions) {
     this.options = options;
@@ -482,7 +486,10 @@ export class KindDriver implements NodeProvider {
       if (this.engine !== null) this.libModulesExisted = existsSync(LIB_MODULES);
     }
     await writeFile(paths.config, renderKindConfig(experiment.cluster, this.options.runId, this.setup));
-    // The marker exists before kind starts, so an interrupted create is still ours to clean up.
+    // The record and the marker exist before kind starts: after a kill -9, the next capture or
+    // --clean finds the cluster by them (kindLeftovers) and the marker proves it is this run's.
+    if (this.options.host) recordKindRun({ runId: this.options.runId, cluster: t.cluster, stateDir: this.stateDir, root: this.options.host.root });
+    this.recorded = this.options.host !== undefined;
     await writeMarker(this.stateDir, {
       createdBy: 'shice', cluster: t.cluster, runId: this.options.runId, createdAt: new Date().toISOString(), containers: [],
     });
@@ -603,6 +610,8 @@ export class KindDriver implements NodeProvider {
     if (this.options.keep) {
       await this.recordContainersIfMissing(t.cluster);
       ctx.log(`keeping kind cluster "${t.cluster}" (kubeconfig ${this.kubeconfig}); --reuse runs on it`);
+      // Kept on purpose: no longer a leftover for the next capture or --clean to remove.
+      if (this.recorded) forgetRecord('kind', this.options.runId);
       this.downDone = true;
       return;
     }
@@ -625,7 +634,29 @@ export class KindDriver implements NodeProvider {
       rmdirSync(LIB_MODULES);
       ctx.log(`removed the empty ${LIB_MODULES} that docker made for kind's node mounts`);
     }
+    if (this.recorded) forgetRecord('kind', this.options.runId);
     this.downDone = true;
+  }
+
+  /**
+   * The cluster a killed run of this id created, deleted as its own down() would have
+   * (kindLeftovers): only while the marker still names this run and the containers are
+   * the ones it recorded. Returns what it removed.
+   */
+  async removeLeftCluster(cluster: string): Promise<string[]> {
+    this.target = { cluster, kubeconfig: this.kubeconfig };
+    const marker = await this.marker(cluster);
+    // A later capture recreated it, or it is gone: not this run's to delete.
+    if (!marker || marker.runId !== this.options.runId) return [];
+    const live = await this.liveContainers(cluster);
+    if (live.length > 0 && marker.containers.length > 0 && !isOwned(marker, cluster, live)) {
+      throw new DriverError(`kind cluster "${cluster}" has containers run ${this.options.runId} did not create (marker ${markerPath(this.stateDir, cluster)}); not deleting it`);
+    }
+    this.owns = true;
+    this.createStarted = true;
+    this.recorded = false;
+    await this.down({ log: () => {} });
+    return [`kind cluster "${cluster}" (${live.length} node container(s)), its marker, kind config and manifest copies`];
   }
 
   /**
@@ -733,3 +764,20 @@ export class KindDriver implements NodeProvider {
     return runJudged(argv, { env: this.childEnv, cwd: this.cwd, timeoutMs }, what, ctx);
   }
 }
+
+/** The kind provider's answer to the capture's recovery: the clusters its killed runs recorded, nothing else. */
+export const kindLeftovers: ProviderLeftovers = {
+  kind: 'kind',
+  async remove(record) {
+    if (record.kind !== 'kind') return [];
+    const driver = new KindDriver({
+      runId: record.runId, articleDir: record.root, keep: false, reuse: false, loadImages: false,
+      stateDir: record.stateDir, cwd: record.root,
+      // Deleting needs no registry: only shice's own engine and tools, if kind:prepare set them up.
+      host: { root: record.root, registryReachable: async () => false },
+    });
+    return driver.removeLeftCluster(record.cluster);
+  },
+  // A kind cluster without a record is not this checkout's to name: kind get clusters lists it.
+  unrecorded: async () => [],
+};

@@ -2,6 +2,7 @@
 // tool printed and says which command it came from when the text is not as expected.
 import type { ContainerRef } from './ownership.ts';
 import { parseJson, stringAt, ToolOutputError } from '../cluster/api-output.ts';
+import { firstLine } from '../process.ts';
 
 export { parseKubectlVersion, parseLocalEndpoints, ToolOutputError } from '../cluster/api-output.ts';
 export type { KubectlVersions } from '../cluster/api-output.ts';
@@ -64,7 +65,6 @@ export function isDockerFailure(stderr: string): boolean {
   return /^(Error response from daemon:|Cannot connect to the Docker daemon|OCI runtime exec failed|Error: No such container)/m.test(stderr);
 }
 
-export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
 
 /** `kubelet --version` inside a node: "Kubernetes v1.37.2" -> "v1.37.2". */
 export function parseKubeletVersion(stdout: string): string {

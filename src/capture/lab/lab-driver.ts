@@ -51,7 +51,7 @@ import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkComman
 import { phaseLine, type LabPhase } from './phases.ts';
 import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
-import { readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
+import { isAlive, readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
 import { runTogether, settleAll } from './together.ts';
 import { CNI_BIN_DIR, findProgram, labVersions, preflightLab, proxyModeProblem } from './tools.ts';
 import { readIpvsFacts } from '../host.ts';
@@ -189,14 +189,19 @@ export class LabDriver implements NodeProvider {
     return run;
   }
 
-  /** What died since up(): the first of the lab's processes that exited, with the end of its log. */
+  /**
+   * What died since up(): each of the lab's processes is asked of the kernel itself (its exit
+   * event may not have arrived yet), and named with the end of its log.
+   */
   async problems(_ctx: DriverContext): Promise<string[]> {
+    const gone = [...this.running.values()].filter((r) => !isAlive(r.daemon.pid));
+    if (this.died === null && gone.length === 0) return [];
     try {
       this.checkAlive();
-      return [];
     } catch (error) {
       return [(error as Error).message];
     }
+    return gone.map((r) => `lab: ${r.daemon.label} is gone: ${readLogTail(r.daemon.logFile, 3) || 'no log'}`);
   }
 
   /** kubectl by name, the binaries' folder first on PATH, inside the control-plane node where the API server listens. */

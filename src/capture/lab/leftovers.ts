@@ -141,9 +141,9 @@ export async function removeLabRun(record: RunRecord): Promise<string[]> {
 /** The lab's answer to the capture's recovery (ProviderLeftovers): by its records, nothing else. */
 export const labLeftovers: ProviderLeftovers = {
   kind: 'lab',
-  remove: (record) => removeLabRun(record),
+  remove: (record) => (record.kind === 'lab' ? removeLabRun(record) : Promise.resolve([])),
   async unrecorded(records, wanted) {
-    const recorded = new Set(records.flatMap((r) => r.namespaces));
+    const recorded = new Set(records.flatMap((r) => (r.kind === 'lab' ? r.namespaces : [])));
     const unrecorded = new Map<string, number>();
     for (const ns of await listNamespaces()) {
       const runId = runIdOfNamespace(ns);

@@ -15,10 +15,6 @@ export const INNER_INTERFACE = 'eth0';
 
 const RUN_ID = /^[0-9A-Za-z-]+$/;
 
-export function isRunId(text: string): boolean {
-  return RUN_ID.test(text);
-}
-
 export function assertRunId(runId: string): void {
   if (!RUN_ID.test(runId)) throw new Error(`lab run id: expected letters, digits and dashes, got ${JSON.stringify(runId)}`);
 }
@@ -34,10 +30,6 @@ export function bridgeNamespace(runId: string): string {
 
 export function nodeNamespace(runId: string, node: string): string {
   return `${runNamespacePrefix(runId)}node.${node}`;
-}
-
-export function podNamespace(runId: string, namespace: string, pod: string): string {
-  return `${runNamespacePrefix(runId)}pod.${namespace}.${pod}`;
 }
 
 /** The run id of a lab namespace, or null when the name is not one of the lab's. */
@@ -69,9 +61,4 @@ function shortHash(text: string, length: number): string {
 /** Bridge-side end of a node's veth, named like docker's host-side veths. */
 export function bridgePortName(node: string): string {
   return `veth${shortHash(`node/${node}`, 7)}`;
-}
-
-/** Node-side end of a pod's veth, named like the CNI ptp plugin's `veth` + 8 hex digits. */
-export function podVethName(namespace: string, pod: string): string {
-  return `veth${shortHash(`pod/${namespace}/${pod}`, 8)}`;
 }

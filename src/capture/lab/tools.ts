@@ -5,6 +5,7 @@ import { DriverError, PrerequisiteError } from '../driver.ts';
 import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from './kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
 import { runCommand } from './processes.ts';
+import { firstLine } from '../process.ts';
 import type { IpvsFacts } from '../host.ts';
 
 /** Where Debian's containernetworking-plugins puts the CNI plugins. */
@@ -101,10 +102,6 @@ export function labUnavailable(env: NodeJS.ProcessEnv = process.env): string | n
   return missingPrerequisite(host, (program) => findProgram(program, host.pathVariable)) ?? kubeBinProblem(bin, missingComponents(bin.dir));
 }
 
-/** The first non-empty line a tool printed (some print their version on stderr). */
-export function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
-}
 
 const VERSION_COMMANDS: Record<string, string[]> = {
   openssl: ['openssl', 'version'],
