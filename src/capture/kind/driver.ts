@@ -459,10 +459,15 @@ export class KindDriver implements NodeProvider {
         const run = await runTool(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), ['curl', '--silent', '--max-time', '2', KUBELET_HEALTHZ]), {
           env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs, signal: ctx.signal,
         });
-        return run.exitCode === 0 && run.stdout.trim() === 'ok' ? null : `kubelet on ${node.name} did not answer ${KUBELET_HEALTHZ} with ok (${run.timedOut ? 'no answer' : `exit ${run.exitCode}`})`;
+        const container = cmd.nodeContainer(t.cluster, node.name);
+        return run.exitCode === 0 && run.stdout.trim() === 'ok' ? null : `kubelet on ${node.name} (node container ${container}) did not answer ${KUBELET_HEALTHZ} with ok (${run.timedOut ? 'no answer' : `exit ${run.exitCode}`})`;
       }),
     );
-    return kubelets.filter((p): p is string => p !== null);
+    const silent = kubelets.filter((p): p is string => p !== null);
+    if (silent.length === 0) return [];
+    // A node container dying as it is probed: docker's own word on it says more than the probe.
+    const after = containerChanges(this.nodeStates, await this.readNodeStates(ctx));
+    return after.length > 0 ? after : silent;
   }
 
   /** Nodes without the capture's label belong to a cluster this capture did not create. */
