@@ -19,7 +19,7 @@ import { experiment } from '../../content/articles/074-external-traffic-policy/e
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { readableStep, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
-import { outputBlocks, streamNoteText } from '../../src/article/raw-output.ts';
+import { outputBlocks, streamNoteText } from '../../src/article/render/raw-output.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { listNamespaces, namespaceProcesses } from '../../src/capture/lab/leftovers.ts';

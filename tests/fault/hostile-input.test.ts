@@ -13,7 +13,7 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { findUnboundValues } from '../../src/evidence/mdx-check.ts';
 import { escapeInvalidUtf8, readableStep, storeStream, streamBytes, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
-import { outputBlocks, streamNoteText } from '../../src/article/raw-output.ts';
+import { outputBlocks, streamNoteText } from '../../src/article/render/raw-output.ts';
 import { judgeTarget, checkPathShape } from '../../src/capture/target.ts';
 import { treeDigest } from './support.ts';
 

@@ -1,10 +1,10 @@
 // The article a page is rendering, as its MDX components see it. ArticleBody
 // puts it in Astro.locals before rendering the MDX; <Fact> and <Measured> read it.
-import type { ArticleEvidence } from './evidence.ts';
-import type { Fact } from '../evidence/facts.ts';
-import type { Lang } from '../evidence/template.ts';
+import type { ArticleEvidence } from '../../evidence/article/types.ts';
+import type { Fact } from '../../evidence/facts.ts';
+import type { Lang } from '../../evidence/template.ts';
 import type { VariantBinding } from './fact-html.ts';
-import { evidenceOfVariant } from './variants.ts';
+import { evidenceOfVariant } from '../../evidence/article/variants.ts';
 import { runStepId } from './anchors.ts';
 
 export interface ArticleContext {
