@@ -70,3 +70,14 @@ export function variantContext(article: ArticleContext, variant: string | undefi
     anchor: isDefault || article.runRecords === 'this-page' ? undefined : variant,
   };
 }
+
+/**
+ * The value a `data-fact` element of the page must show: that fact's, in the
+ * run its `data-variant` names (the page's own run when none); undefined when
+ * there is no such fact or run.
+ */
+export function boundValue(article: ArticleContext, id: string, variant: string | undefined): string | undefined {
+  const runs = article.evidence.variantRuns;
+  const evidence = variant === undefined ? article.evidence : runs?.runs.get(variant) ?? (article.evidence.variant === variant ? article.evidence : undefined);
+  return evidence?.facts.get(id)?.value;
+}
