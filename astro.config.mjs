@@ -5,7 +5,7 @@ import mdx from '@astrojs/mdx';
 import sitemap from '@astrojs/sitemap';
 import { CODE_THEMES, DEFAULT_LANG, LANGS, LANG_TAGS, SITE_ADDRESS } from './src/site.config.ts';
 import { articleOfPath, withTrailingSlash } from './src/i18n/urls.ts';
-import { shiceEvidence } from './src/article/integration.ts';
+import { shiceEvidence } from './src/article/check/integration.ts';
 
 /**
  * The sitemap lists pages written in their own language: no 404 pages, and no

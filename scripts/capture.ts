@@ -14,7 +14,7 @@ import { gitInfo, hostInfo } from '../src/capture/host.ts';
 import { makeRunId } from '../src/capture/run-id.ts';
 import { symbolicTopologyView } from '../src/capture/topology-view.ts';
 import type { Experiment } from '../src/experiment/types.ts';
-import { loadArticleDefinitions, type ArticleDefinitions } from '../src/article/from-disk.ts';
+import { loadArticleDefinitions, type ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
 import { claimsReport, tryEvidence, whatChanged } from '../src/capture/what-changed.ts';
 import { constants as fsConstants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';

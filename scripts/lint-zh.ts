@@ -3,7 +3,7 @@
 // (never code, tags or bound values) and prints what is left.
 import { readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkChineseMdx, fixChineseCopy, mdxProse } from '../src/article/zh-copy.ts';
+import { checkChineseMdx, fixChineseCopy, mdxProse } from '../src/article/check/zh-copy.ts';
 
 const ARTICLES = 'content/articles';
 const args = process.argv.slice(2);

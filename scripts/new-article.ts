@@ -1,10 +1,10 @@
 // `npm run new -- <slug>`: scaffolds content/articles/<slug>/ with every file an
 // article needs, each commented with what it is for. The edge: argv in, files
-// out; the files themselves come from src/article/scaffold.ts.
+// out; the files themselves come from src/authoring/scaffold.ts.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scaffoldFiles, slugProblem } from '../src/article/scaffold.ts';
+import { scaffoldFiles, slugProblem } from '../src/authoring/scaffold.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);

@@ -1,6 +1,6 @@
 declare namespace App {
   interface Locals {
     /** Set by ArticleBody while an article's MDX renders. */
-    shice?: import('./article/context.ts').ArticleContext;
+    shice?: import('./article/render/context.ts').ArticleContext;
   }
 }

@@ -31,7 +31,7 @@ export const PLAIN_ARTICLE_BODY = `---
 // typed in; no snapshots are read and no component binds anything.
 import { render, type CollectionEntry } from 'astro:content';
 import type { Lang } from '../../site.config.ts';
-import { articleSlug } from '../../article/entries.ts';
+import { articleSlug } from '../../article/evidence/entries.ts';
 import '../../styles/evidence.css';
 
 interface Props {

@@ -4,7 +4,7 @@
 // replace are still in place. Reads the folders it is given; decides nothing
 // about the disk.
 import { existsSync } from 'node:fs';
-import { evidenceFromDisk, type ArticleDefinitions } from '../article/from-disk.ts';
+import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/article/from-disk.ts';
 import { formatBrokenClaims } from '../evidence/claims.ts';
 import { EvidenceError } from '../evidence/errors.ts';
 import { defaultVariant } from '../experiment/variants.ts';

@@ -2,8 +2,8 @@
 // differs from the run it replaced (or from another run's folder, --compare).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { evidenceFromDisk, type ArticleDefinitions } from '../article/from-disk.ts';
-import type { ArticleEvidence } from '../article/evidence.ts';
+import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/article/from-disk.ts';
+import type { ArticleEvidence } from '../evidence/article/types.ts';
 import { diffRuns, formatRunDiff, type RunSide } from '../evidence/diff.ts';
 import { formatBrokenClaims } from '../evidence/claims.ts';
 

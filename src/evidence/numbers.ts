@@ -44,15 +44,24 @@ export function classifyNumber(text: string, before: string, after: string): Val
 }
 
 /**
- * The text with every digit a reader sees as one written as an ASCII digit, and
- * full-width ASCII (`３．０２`, `ｓ`) as ASCII, offsets kept: `等了 ３.０２ 秒`
- * is the same claim as `等了 3.02 秒`.
+ * Every numeral but ASCII digits: any script's digits (Nd: ٣, ३), letter-like
+ * numerals (Nl: Ⅲ) and the rest (No: ③, ², ½). Not the CJK ideographs 一 二 三
+ * (letters, Lo): Chinese prose writes them as words (两个节点, 第一次), so
+ * they are the prose's, not typed-in measurements. Nor 〇 (Nl), the zero that
+ * goes with them (二〇二六年).
+ */
+const NUMERAL = /(?![0-9\u3007])[\p{Nd}\p{Nl}\p{No}]/gu;
+
+/**
+ * The text with every numeral a reader sees as a number written as an ASCII
+ * digit, and full-width ASCII (`３．０２`, `ｓ`) as ASCII, offsets kept:
+ * `等了 ３.０２ 秒`, `等了 ٣ 秒` and `第 ③ 个` are claims like `等了 3 秒`.
  */
 export function foldDigits(text: string): string {
-  // ASCII digits stay as they are: only other scripts' digits are rewritten (most prose has none).
+  // ASCII digits stay as they are: only other numerals are rewritten (most prose has none).
   return text
     .replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
-    .replace(/(?![0-9])\p{Nd}/gu, (c) => '0'.repeat(c.length));
+    .replace(NUMERAL, (c) => '0'.repeat(c.length));
 }
 
 /** Every number in `text` outside names, classified by how it looks and what surrounds it (any script's digits). */

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { evidenceFromDisk, loadArticleDefinitions } from '../../src/article/from-disk.ts';
+import { evidenceFromDisk, loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { findUnboundValues } from '../../src/evidence/mdx-check.ts';
 import { escapeInvalidUtf8, readableStep, storeStream, streamBytes, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
-import { outputBlocks, streamNoteText } from '../../src/article/raw-output.ts';
+import { outputBlocks, streamNoteText } from '../../src/article/render/raw-output.ts';
 import { judgeTarget, checkPathShape } from '../../src/capture/target.ts';
 import { treeDigest } from './support.ts';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { execa } from 'execa';
-import { evidenceFromDisk, loadArticleDefinitions } from '../../src/article/from-disk.ts';
+import { evidenceFromDisk, loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
 import { formatBrokenClaims } from '../../src/evidence/claims.ts';
 import {
   dockerObjects, engineProcesses, kindStateFiles, kindTest, prepareKind, ROOT, rootNamespace, runCaptureCli, stopKindIfStarted, unavailable,

@@ -2,7 +2,7 @@
 // the two languages binding different evidence.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkArticleSources, checkParity, findClaimReferences, type ArticleSource } from '../../src/article/check-article.ts';
+import { checkArticleSources, checkParity, findClaimReferences, type ArticleSource } from '../../src/article/check/check-article.ts';
 
 const zh = (body: string, front = ''): ArticleSource => ({ lang: 'zh', file: 'content/articles/x/zh.mdx', source: `---\ntitle: t\n${front}---\n\n${body}\n` });
 const en = (body: string, front = ''): ArticleSource => ({ lang: 'en', file: 'content/articles/x/en.mdx', source: `---\ntitle: t\n${front}---\n\n${body}\n` });

@@ -2,12 +2,12 @@
 // table of contents, plurals, title phrases and code colours as classes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { unbreakableRuns } from '../../src/article/unbreakable.ts';
-import { addHeadingAnchors, keepNamesWhole } from '../../src/article/prose-html.ts';
-import { tocEntries } from '../../src/article/toc.ts';
-import { choosePlurals } from '../../src/article/plural.ts';
+import { unbreakableRuns } from '../../src/article/render/unbreakable.ts';
+import { addHeadingAnchors, keepNamesWhole } from '../../src/article/render/prose-html.ts';
+import { tocEntries } from '../../src/article/render/toc.ts';
+import { choosePlurals } from '../../src/article/render/plural.ts';
 import { titlePhrases } from '../../src/i18n/phrases.ts';
-import { highlight, highlightCss, splitThemeStyle } from '../../src/article/highlight.ts';
+import { highlight, highlightCss, splitThemeStyle } from '../../src/article/render/highlight.ts';
 import type { Fact } from '../../src/evidence/facts.ts';
 
 test('hyphenated names and flags are whole tokens; plain words and Chinese are not', () => {

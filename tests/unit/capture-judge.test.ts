@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadArticleDefinitions } from '../../src/article/from-disk.ts';
+import { loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
 import { judgeRuns } from '../../src/capture/judge-run.ts';
 import { keepAside, keptFolder, KeptRunError, readKept, type KeptManifest } from '../../src/capture/kept-run.ts';
 import { parseCaptureArgs, UsageError } from '../../src/capture/cli-args.ts';

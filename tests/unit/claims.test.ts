@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, dump } from 'js-yaml';
-import { buildArticleEvidence } from '../../src/article/evidence.ts';
-import { checkArticles } from '../../src/article/integration.ts';
+import { buildArticleEvidence } from '../../src/evidence/article/build.ts';
+import { checkArticles } from '../../src/article/check/integration.ts';
 import { checkClaimDefs, evaluateClaims, formatBrokenClaims, type ClaimDef } from '../../src/evidence/claims.ts';
 import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
 import { lines as allLines074 } from '../../content/articles/074-external-traffic-policy/lines.ts';
-import { linesOfVariant } from '../../src/article/variants.ts';
+import { linesOfVariant } from '../../src/evidence/article/variants.ts';
 import { experiment as experiment074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { claims as allClaims, comparisons } from '../../content/articles/074-external-traffic-policy/claims.ts';
 

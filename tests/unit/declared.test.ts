@@ -7,8 +7,8 @@ import { manifestValue } from '../../src/evidence/extract/manifest.ts';
 import { declaredFact } from '../../src/evidence/fact-kit.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { factHtml } from '../../src/article/fact-html.ts';
-import { checkArticleSources } from '../../src/article/check-article.ts';
+import { factHtml } from '../../src/article/render/fact-html.ts';
+import { checkArticleSources } from '../../src/article/check/check-article.ts';
 
 const SLUG = '075-local-uneven-weights';
 const MANIFEST = 'kind: ConfigMap\nmetadata: {name: c}\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template: {spec: {containers: [{name: n, ports: [{containerPort: 80}]}]}}\n';

@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { isEvidenceSource } from '../../src/article/integration.ts';
+import { isEvidenceSource } from '../../src/article/check/integration.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 test('which files re-run the checks', () => {
   const at = (p: string) => join(root, p);
   for (const p of ['content/articles/075-x/zh.mdx', 'content/articles/075-x/facts.ts', 'content/articles/075-x/claims.ts', 'content/articles/075-x/snapshots/run.yaml', 'content/articles/075-x/manifests/web.yaml']) assert.ok(isEvidenceSource(root, at(p)), p);
-  for (const p of ['src/article/chart.ts', 'content/articles/075-x/notes.txt', 'content/articles/075-x/snapshots/sub/a.yaml']) assert.ok(!isEvidenceSource(root, at(p)), p);
+  for (const p of ['src/article/render/chart.ts', 'content/articles/075-x/notes.txt', 'content/articles/075-x/snapshots/sub/a.yaml']) assert.ok(!isEvidenceSource(root, at(p)), p);
 });
 
 test('a number typed into the prose under npm run dev: the terminal and the page say so; fixing it clears both', { timeout: 120_000 }, async () => {

@@ -167,3 +167,8 @@ test('the lexer reads the same whichever way it reaches a place: list markers on
   assert.deepEqual(findFactReferences(source, scanMdx(source)), refs);
   assert.deepEqual(findNumericTokens('等了 ３.０２ 秒, then ٣ and 12').map((t) => t.text), ['３.０２', '٣', '12']);
 });
+
+test('the source check finds circled, Roman and other numerals (No, Nl) as it finds digits, and leaves 一 二 三 to the prose', () => {
+  const problems = findUnboundValues('f.mdx', '第 ③ 个 Pod，罗马数字 Ⅲ，平方 ²，第三个\n');
+  assert.deepEqual(problems.map((p) => p.text), ['③', 'Ⅲ', '²']);
+});

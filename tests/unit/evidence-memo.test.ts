@@ -1,4 +1,4 @@
-// The evidence memo (src/article/evidence-memo.ts): an article's evidence is
+// The evidence memo (src/article/evidence/evidence-memo.ts): an article's evidence is
 // served from it only for the same article and only while every file it was
 // derived from is exactly as it was; a changed snapshot is derived afresh.
 import { test } from 'node:test';
@@ -7,9 +7,9 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { articleFileStamps, EvidenceMemo, evidenceMemo, memoKey, stampsSignature, type FileStamp, type MemoTarget } from '../../src/article/evidence-memo.ts';
-import { checkArticles } from '../../src/article/integration.ts';
-import type { ArticleEvidence } from '../../src/article/evidence.ts';
+import { articleFileStamps, EvidenceMemo, evidenceMemo, memoKey, stampsSignature, type FileStamp, type MemoTarget } from '../../src/article/evidence/evidence-memo.ts';
+import { checkArticles } from '../../src/article/check/integration.ts';
+import type { ArticleEvidence } from '../../src/evidence/article/types.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLUG = '074-external-traffic-policy';

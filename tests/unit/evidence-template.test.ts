@@ -5,7 +5,7 @@ import { deriveFacts } from '../../src/evidence/facts.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
 import { lines as allLines074 } from '../../content/articles/074-external-traffic-policy/lines.ts';
-import { linesOfVariant } from '../../src/article/variants.ts';
+import { linesOfVariant } from '../../src/evidence/article/variants.ts';
 import { experiment as experiment074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';

@@ -1,11 +1,11 @@
 // The MDX's <Fact> is written as <shicefact ...> and replaced in ProseFinish
-// (src/article/fact-placeholder.ts): every placeholder, whatever Astro wrote
+// (src/article/render/fact-placeholder.ts): every placeholder, whatever Astro wrote
 // into its attributes, becomes exactly what the render function gives for the
 // id and variant the author wrote.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spreadAttributes } from 'astro/runtime/server/index.js';
-import { FACT_PLACEHOLDER, resolveFactPlaceholders } from '../../src/article/fact-placeholder.ts';
+import { FACT_PLACEHOLDER, resolveFactPlaceholders } from '../../src/article/render/fact-placeholder.ts';
 
 /** What Astro's JSX runtime writes for <Fact {...props} /> mapped to the placeholder element (jsx.js renderElement). */
 const written = (props: Record<string, unknown>) => `<${FACT_PLACEHOLDER}${String(spreadAttributes(props))}></${FACT_PLACEHOLDER}>`;

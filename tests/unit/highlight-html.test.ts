@@ -1,4 +1,4 @@
-// blockHtml (src/article/highlight.ts) writes a code block's HTML straight from
+// blockHtml (src/article/render/highlight.ts) writes a code block's HTML straight from
 // the tokens of the site's highlighter (JavaScript RegExp engine). It must write
 // exactly what shiki's codeToHtml wrote with the default engine (Oniguruma) and
 // the transformers the site used before (kept below as the reference): the same
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { createHighlighter, type ShikiTransformer } from 'shiki';
-import { blockHtml, colourKey, createSiteHighlighter, StyleClasses } from '../../src/article/highlight.ts';
+import { blockHtml, colourKey, createSiteHighlighter, StyleClasses } from '../../src/article/render/highlight.ts';
 import { CODE_THEMES } from '../../src/site.config.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -4,8 +4,8 @@
 // the rules look at (headings, skipped elements, hyphens, stray `>`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addHeadingAnchors, keepNamesWhole, polishProseHtml } from '../../src/article/prose-html.ts';
-import { unbreakableRuns } from '../../src/article/unbreakable.ts';
+import { addHeadingAnchors, keepNamesWhole, polishProseHtml } from '../../src/article/render/prose-html.ts';
+import { unbreakableRuns } from '../../src/article/render/unbreakable.ts';
 
 const reference = {
   addHeadingAnchors: (html: string, label: string) => html.replace(/<h([23]) id="([^"]+)">([^]*?)<\/h\1>/g, (_m, level: string, id: string, inner: string) =>

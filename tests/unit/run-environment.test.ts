@@ -10,7 +10,7 @@ import { KindDriver } from '../../src/capture/kind/driver.ts';
 import { runIdentity } from '../../src/capture/runner.ts';
 import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
-import { checkChineseProse } from '../../src/article/zh-copy.ts';
+import { checkChineseProse } from '../../src/article/check/zh-copy.ts';
 
 const ARTICLE = 'content/articles/074-external-traffic-policy';
 

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { scaffoldFiles, slugProblem } from '../../src/article/scaffold.ts';
-import { buildArticleEvidence } from '../../src/article/evidence.ts';
-import { checkArticleSources } from '../../src/article/check-article.ts';
-import { checkChineseMdx } from '../../src/article/zh-copy.ts';
-import { NOT_YET_MEASURED, PLACEHOLDER } from '../../src/article/unmeasured.ts';
+import { scaffoldFiles, slugProblem } from '../../src/authoring/scaffold.ts';
+import { buildArticleEvidence } from '../../src/evidence/article/build.ts';
+import { checkArticleSources } from '../../src/article/check/check-article.ts';
+import { checkChineseMdx } from '../../src/article/check/zh-copy.ts';
+import { NOT_YET_MEASURED, PLACEHOLDER } from '../../src/evidence/article/unmeasured.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -1,5 +1,5 @@
 // Many answers counted (src/evidence/extract/answers.ts), article 075's model
-// of what each pod should get, the chart drawn from its facts (src/article/chart.ts),
+// of what each pod should get, the chart drawn from its facts (src/article/render/chart.ts),
 // all on the committed snapshots of a real run.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { binomialExpectation, countWhere, parseAnswers, share } from '../../src/
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { evaluateClaims } from '../../src/evidence/claims.ts';
-import { chartHtml } from '../../src/article/chart.ts';
+import { chartHtml } from '../../src/article/render/chart.ts';
 import { facts, podsByRole } from '../../content/articles/075-local-uneven-weights/facts.ts';
 import { claims } from '../../content/articles/075-local-uneven-weights/claims.ts';
 import { charts } from '../../content/articles/075-local-uneven-weights/charts.ts';

@@ -15,7 +15,7 @@ import { claims, comparisons } from '../../content/articles/074-external-traffic
 import {
   across, defaultVariant, experimentForVariant, qualify, selectVariants, variantFolder, variantProblems, variantsOf,
 } from '../../src/experiment/variants.ts';
-import { bindableIds, brokenClaims, buildArticleRuns, comparisonTable, evidenceOfVariant } from '../../src/article/variants.ts';
+import { bindableIds, brokenClaims, buildArticleRuns, comparisonTable, evidenceOfVariant } from '../../src/evidence/article/variants.ts';
 import { parseCaptureArgs } from '../../src/capture/cli-args.ts';
 import { proxyModeProblem } from '../../src/capture/lab/tools.ts';
 import type { Experiment } from '../../src/experiment/types.ts';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
-import { checkChineseMdx, checkChineseProse, fixChineseCopy, mdxProse, templateProse } from '../../src/article/zh-copy.ts';
+import { checkChineseMdx, checkChineseProse, fixChineseCopy, mdxProse, templateProse } from '../../src/article/check/zh-copy.ts';
 import { ui } from '../../src/i18n/ui.ts';
 import { evidenceStrings } from '../../src/i18n/evidence.ts';
 import { site } from '../../src/site.config.ts';

@@ -9,7 +9,7 @@ import {
   healthCheckNodePort, node, nodeIP, nodePort, pod, podGateway, runDate, service, version,
 } from '../../../src/evidence/extract/run.ts';
 import { durationSeconds } from '../../../src/evidence/extract/duration.ts';
-import type { ComparisonRow } from '../../../src/article/variants.ts';
+import type { ComparisonRow } from '../../../src/evidence/article/variants.ts';
 
 const NODES = ['control-plane', 'worker', 'worker2'];
 const SERVICES = ['s-cluster', 's-local', 's-lb'];

@@ -1,7 +1,7 @@
 // The 分步演示 (step-by-step) view of article 074: one stop per object the
 // experiment sets up or removes, in the order the experiment uses them.
 // Values in the text are {fact.id} placeholders (facts.ts); no digit is typed in.
-import type { WalkthroughStop } from '../../../src/article/walkthrough.ts';
+import type { WalkthroughStop } from '../../../src/article/render/walkthrough.ts';
 
 const BACKEND = 'manifests/backend.yaml';
 const SERVICES = 'manifests/services.yaml';

@@ -1,6 +1,6 @@
 // The chart of article 075 (<Chart id="shares" />): each pod's share of the
 // requests per policy, with the share the model expects and its tolerance.
-import type { ChartBar, ChartDef } from '../../../src/article/chart.ts';
+import type { ChartBar, ChartDef } from '../../../src/article/render/chart.ts';
 import { ROLES, type Role } from './facts.ts';
 
 const ROLE_LABEL: Record<Role, Record<'zh' | 'en', string>> = {

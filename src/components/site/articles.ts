@@ -3,7 +3,7 @@
 import { getCollection, type CollectionEntry } from 'astro:content';
 import type { Lang } from '../../site.config.ts';
 import { buildEditions, seriesNeighbours, type Edition, type Neighbours } from '../../i18n/editions.ts';
-import { articleEvidence } from '../../article/registry.ts';
+import { articleEvidence } from '../../article/evidence/registry.ts';
 
 export type ArticleEntry = CollectionEntry<'articles'>;
 export type ArticleEdition = Edition<ArticleEntry>;

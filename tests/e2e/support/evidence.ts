@@ -9,11 +9,11 @@ import { loadSnapshots } from '../../../src/evidence/load.ts';
 import { deriveFacts, type Fact } from '../../../src/evidence/facts.ts';
 import { provenanceFacts } from '../../../src/evidence/provenance.ts';
 import { renderLine, type Lang } from '../../../src/evidence/template.ts';
-import { choosePlurals } from '../../../src/article/plural.ts';
+import { choosePlurals } from '../../../src/article/render/plural.ts';
 import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../../content/articles/074-external-traffic-policy/facts.ts';
 import { lines as allLines074 } from '../../../content/articles/074-external-traffic-policy/lines.ts';
 import { experiment as experiment074 } from '../../../content/articles/074-external-traffic-policy/experiment.ts';
-import { linesOfVariant } from '../../../src/article/variants.ts';
+import { linesOfVariant } from '../../../src/evidence/article/variants.ts';
 
 /** Article 074's runs: the default (iptables) in snapshots/, nftables beside it in snapshots.nftables/. */
 export const VARIANTS_074 = ['iptables', 'nftables'] as const;

@@ -3,9 +3,9 @@
 // typed into the prose, and the two languages bind the same evidence.
 // Pure: callers pass the sources and the evidence.
 import { load } from 'js-yaml';
-import { checkReferences, findFactReferences, findUnboundValues, type FactReference } from '../evidence/mdx-check.ts';
-import { scanMdx, type MdxScan } from '../evidence/mdx-scan.ts';
-import type { Lang } from '../evidence/template.ts';
+import { checkReferences, findFactReferences, findUnboundValues, type FactReference } from '../../evidence/mdx-check.ts';
+import { scanMdx, type MdxScan } from '../../evidence/mdx-scan.ts';
+import type { Lang } from '../../evidence/template.ts';
 
 /**
  * Components whose digits are accounted for (besides Fact, Measured, Provenance): those that

@@ -1,10 +1,10 @@
 // The article a page is rendering, as its MDX components see it. ArticleBody
 // puts it in Astro.locals before rendering the MDX; <Fact> and <Measured> read it.
-import type { ArticleEvidence } from './evidence.ts';
-import type { Fact } from '../evidence/facts.ts';
-import type { Lang } from '../evidence/template.ts';
+import type { ArticleEvidence } from '../../evidence/article/types.ts';
+import type { Fact } from '../../evidence/facts.ts';
+import type { Lang } from '../../evidence/template.ts';
 import type { VariantBinding } from './fact-html.ts';
-import { evidenceOfVariant } from './variants.ts';
+import { evidenceOfVariant } from '../../evidence/article/variants.ts';
 import { runStepId } from './anchors.ts';
 
 export interface ArticleContext {
@@ -69,4 +69,15 @@ export function variantContext(article: ArticleContext, variant: string | undefi
     binding: { variant, run: evidence.snapshots.run.runId },
     anchor: isDefault || article.runRecords === 'this-page' ? undefined : variant,
   };
+}
+
+/**
+ * The value a `data-fact` element of the page must show: that fact's, in the
+ * run its `data-variant` names (the page's own run when none); undefined when
+ * there is no such fact or run.
+ */
+export function boundValue(article: ArticleContext, id: string, variant: string | undefined): string | undefined {
+  const runs = article.evidence.variantRuns;
+  const evidence = variant === undefined ? article.evidence : runs?.runs.get(variant) ?? (article.evidence.variant === variant ? article.evidence : undefined);
+  return evidence?.facts.get(id)?.value;
 }

@@ -3,12 +3,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { FactDef } from '../evidence/facts.ts';
-import type { LineTemplates } from '../evidence/template.ts';
-import type { ClaimDef } from '../evidence/claims.ts';
-import { buildArticleEvidence, type ArticleEvidence } from './evidence.ts';
+import type { FactDef } from '../facts.ts';
+import type { LineTemplates } from '../template.ts';
+import type { ClaimDef } from '../claims.ts';
+import { buildArticleEvidence } from './build.ts';
+import type { ArticleEvidence } from './types.ts';
 import { buildArticleRuns, linesOfVariant } from './variants.ts';
-import type { Experiment } from '../experiment/types.ts';
+import type { Experiment } from '../../experiment/types.ts';
 
 export const ARTICLES = 'content/articles';
 
@@ -63,7 +64,7 @@ export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: Artic
     claimsFile: `${ARTICLES}/${slug}/claims.ts`,
   };
   const experiment = defs.experiment ?? null;
-  // As the pages derive it (registry.ts), so that the build's check and the pages see one evidence.
+  // As the pages derive it (src/article/evidence/registry.ts), so that the build's check and the pages see one evidence.
   if (options.variants) {
     return buildArticleRuns({ ...common, experiment, factDefs: defs.factDefs, variantFactDefs: defs.variantFactDefs, claimDefs: defs.claimDefs, comparisonDefs: defs.comparisonDefs, draft: options.draft ?? false, ...(options.folderOf ? { folderOf: options.folderOf } : {}) });
   }

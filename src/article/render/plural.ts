@@ -1,8 +1,8 @@
 // Plural words in measured lines: a template writes "{x.count} [connection|connections]"
 // and the form follows the bound value through Intl.PluralRules in the line's
 // language (Chinese has one form, so its templates need no brackets). Pure.
-import type { RenderedSegment } from '../evidence/template.ts';
-import type { Lang } from '../site.config.ts';
+import type { RenderedSegment } from '../../evidence/template.ts';
+import type { Lang } from '../../site.config.ts';
 
 const FORMS = /^(\s*)\[([^|\]]+)\|([^\]]+)\]/;
 

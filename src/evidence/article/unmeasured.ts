@@ -2,10 +2,10 @@
 // declares shows as "not yet measured", its steps (one per measured line in
 // lines.ts) as outputs still to come. A normal build refuses it with one line.
 // Pure: the caller has found that the snapshot folder holds no run.
-import { EvidenceError, displayPath } from '../evidence/errors.ts';
-import type { Fact, FactDef } from '../evidence/facts.ts';
-import type { Snapshots } from '../evidence/load.ts';
-import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
+import { EvidenceError, displayPath } from '../errors.ts';
+import type { Fact, FactDef } from '../facts.ts';
+import type { Snapshots } from '../load.ts';
+import type { RunSnapshot, StepSnapshot } from '../schema.ts';
 
 /** The run id a draft page carries (data-run) while the article has no run. */
 export const NOT_YET_MEASURED = 'not-yet-measured';

@@ -4,18 +4,18 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { AstroIntegration } from 'astro';
-import { EvidenceError } from '../evidence/errors.ts';
-import { terminalSafe } from '../evidence/terminal-text.ts';
-import { isDraft } from './draft.ts';
-import { snapshotsDir } from './evidence.ts';
-import { bindableIds, brokenClaims, evaluatedClaimCount } from './variants.ts';
-import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from './from-disk.ts';
+import { EvidenceError } from '../../evidence/errors.ts';
+import { terminalSafe } from '../../evidence/terminal-text.ts';
+import { isDraft } from '../evidence/draft.ts';
+import { snapshotsDir } from '../../evidence/article/build.ts';
+import { bindableIds, brokenClaims, evaluatedClaimCount } from '../../evidence/article/variants.ts';
+import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from '../../evidence/article/from-disk.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
-import { evidenceMemo, type MemoTarget } from './evidence-memo.ts';
+import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
 import { setDevProblems } from './dev-problems.ts';
-import { placeholderWarning } from '../site-address.ts';
-import { SITE_ADDRESS } from '../site.config.ts';
+import { placeholderWarning } from '../../site-address.ts';
+import { SITE_ADDRESS } from '../../site.config.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
 export async function checkArticles(root: string, env: NodeJS.ProcessEnv = process.env, fresh?: string): Promise<{ problems: string[]; drafts: string[]; summary: string }> {

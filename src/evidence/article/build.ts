@@ -1,34 +1,17 @@
-// An article's evidence as the pages use it: the snapshots, the facts derived
+// One run's evidence as the pages and the capture read it: the snapshots, the facts derived
 // from them, and the measured-line templates, checked against each other.
 // Pure apart from reading the snapshots folder.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { interruptedSwapHint, loadSnapshots, type Snapshots } from '../evidence/load.ts';
-import { deriveFactsWithSkips, type Fact, type FactDef, type SkippedFact } from '../evidence/facts.ts';
-import { assertLineTemplates, type LineTemplates } from '../evidence/template.ts';
-import { provenanceFacts } from '../evidence/provenance.ts';
-import { checkClaimDefs, evaluateClaims, type ClaimDef, type ClaimResult } from '../evidence/claims.ts';
-import { EvidenceError } from '../evidence/errors.ts';
-import type { VariantRuns } from './variants.ts';
-import { DECLARED_STEP } from '../evidence/facts.ts';
+import { interruptedSwapHint, loadSnapshots } from '../load.ts';
+import { deriveFactsWithSkips, type FactDef } from '../facts.ts';
+import { assertLineTemplates, type LineTemplates } from '../template.ts';
+import { provenanceFacts } from '../provenance.ts';
+import { checkClaimDefs, evaluateClaims, type ClaimDef } from '../claims.ts';
+import { EvidenceError } from '../errors.ts';
+import { DECLARED_STEP } from '../facts.ts';
+import type { ArticleEvidence } from './types.ts';
 import { notYetMeasuredError, unmeasuredFacts, unmeasuredSnapshots } from './unmeasured.ts';
-
-export interface ArticleEvidence {
-  slug: string;
-  snapshots: Snapshots;
-  facts: Map<string, Fact>;
-  skipped: SkippedFact[];
-  lines: LineTemplates;
-  linesFile: string;
-  /** Every claim of the article, evaluated against this run. */
-  claims: ClaimResult[];
-  /** Which variant of the experiment this run is, when it declares variants. */
-  variant?: string;
-  /** The article's evidence only: every variant's run and the comparisons across them (variants.ts). */
-  variantRuns?: VariantRuns;
-  /** Set in a draft build of an article that has no snapshots yet: its facts are placeholders. */
-  unmeasured?: boolean;
-}
 
 /**
  * Where an article's snapshots are read from: its own folder, or

@@ -3,8 +3,8 @@
 // bound element (data-fact), and a table holds the same values for screen
 // readers (the SVG is hidden from them). Colours come from the page's CSS
 // variables, so light and dark follow the site. Pure: the caller passes facts.
-import type { Fact } from '../evidence/facts.ts';
-import type { Lang } from '../evidence/template.ts';
+import type { Fact } from '../../evidence/facts.ts';
+import type { Lang } from '../../evidence/template.ts';
 import { escapeHtml, factHtml } from './fact-html.ts';
 
 type Text = Record<Lang, string>;

@@ -1,8 +1,8 @@
 // How a step's raw output is cut into highlighted blocks: an HTTP response read
 // with `curl --include` becomes its head and a JSON body; anything else stays text.
 // Pure; the components only render what this returns.
-import type { StepSnapshot } from '../evidence/schema.ts';
-import { streamNote, streamText, type StreamName } from '../evidence/raw-stream.ts';
+import type { StepSnapshot } from '../../evidence/schema.ts';
+import { streamNote, streamText, type StreamName } from '../../evidence/raw-stream.ts';
 
 type Streams = Pick<StepSnapshot, 'stdout' | 'stderr' | 'stdoutEncoding' | 'stderrEncoding' | 'stdoutCut' | 'stderrCut'>;
 

@@ -2,14 +2,15 @@
 // beside each experiment, snapshots read once per article and kept for the
 // whole build (a page binds many facts; the files are read and validated once).
 import { resolve } from 'node:path';
-import type { FactDef } from '../evidence/facts.ts';
-import type { LineTemplates } from '../evidence/template.ts';
-import type { WalkthroughStop } from './walkthrough.ts';
-import type { ClaimDef } from '../evidence/claims.ts';
-import { snapshotsDir, type ArticleEvidence } from './evidence.ts';
-import { buildArticleRuns, type ComparisonRow } from './variants.ts';
-import type { Experiment } from '../experiment/types.ts';
-import type { ChartDef } from './chart.ts';
+import type { FactDef } from '../../evidence/facts.ts';
+import type { LineTemplates } from '../../evidence/template.ts';
+import type { WalkthroughStop } from '../render/walkthrough.ts';
+import type { ClaimDef } from '../../evidence/claims.ts';
+import { snapshotsDir } from '../../evidence/article/build.ts';
+import type { ArticleEvidence } from '../../evidence/article/types.ts';
+import { buildArticleRuns, type ComparisonRow } from '../../evidence/article/variants.ts';
+import type { Experiment } from '../../experiment/types.ts';
+import type { ChartDef } from '../render/chart.ts';
 import { isDraft } from './draft.ts';
 import { evidenceMemo, type MemoTarget } from './evidence-memo.ts';
 
@@ -37,7 +38,7 @@ export function articleEvidence(slug: string): ArticleEvidence {
   if (cached && !import.meta.env.DEV) return cached;
   const articleDir = resolve('content/articles', slug);
   const target: MemoTarget = { slug, articleDir, snapshotsDir: resolve(snapshotsDir(articleDir, slug, process.env.SHICE_SNAPSHOT_ROOT)), draft: isDraft() };
-  // Derived once already by the build's check (integration.ts), from these very files: take it.
+  // Derived once already by the build's check (../check/integration.ts), from these very files: take it.
   const remembered = import.meta.env.DEV ? undefined : evidenceMemo().recall(target);
   if (remembered) {
     cache.set(slug, remembered);

@@ -4,30 +4,14 @@
 // variants evaluated over facts named `<variant>:<fact id>`. Pure apart from
 // reading the snapshots folders (through buildArticleEvidence).
 import { existsSync } from 'node:fs';
-import type { Experiment } from '../experiment/types.ts';
-import { defaultVariant, qualify, variantFolder, variantsOf } from '../experiment/variants.ts';
-import type { Fact, FactDef } from '../evidence/facts.ts';
-import type { Lang, LineTemplates } from '../evidence/template.ts';
-import { checkClaimDefs, evaluateClaims, formatBrokenClaims, type ClaimDef, type ClaimResult } from '../evidence/claims.ts';
-import { EvidenceError } from '../evidence/errors.ts';
-import { buildArticleEvidence, type ArticleEvidence } from './evidence.ts';
-
-export interface VariantRuns {
-  /** What varies between the runs (kube-proxy's mode). */
-  axis: string;
-  defaultVariant: string;
-  /** Every declared variant, in the experiment's order. */
-  declared: string[];
-  /** The variants with snapshots, in the experiment's order. */
-  measured: string[];
-  /** Declared variants without snapshots: the page says they were not measured. */
-  notMeasured: string[];
-  runs: Map<string, ArticleEvidence>;
-  /** Every measured variant's facts as `<variant>:<fact id>`. */
-  facts: Map<string, Fact>;
-  /** The claims across variants, evaluated over `facts`. */
-  comparisons: ClaimResult[];
-}
+import type { Experiment } from '../../experiment/types.ts';
+import { defaultVariant, qualify, variantFolder, variantsOf } from '../../experiment/variants.ts';
+import type { Fact, FactDef } from '../facts.ts';
+import type { Lang, LineTemplates } from '../template.ts';
+import { checkClaimDefs, evaluateClaims, formatBrokenClaims, type ClaimDef, type ClaimResult } from '../claims.ts';
+import { EvidenceError } from '../errors.ts';
+import { buildArticleEvidence } from './build.ts';
+import type { ArticleEvidence, VariantRuns } from './types.ts';
 
 export interface ArticleRunsInput {
   slug: string;

@@ -1,7 +1,7 @@
 // Prose held outside MDX (walkthrough texts) with {fact.id} placeholders, turned
 // into text and bound facts; an unknown id fails with where it was written.
-import type { Fact } from '../evidence/facts.ts';
-import { parseTemplate, type RenderedSegment } from '../evidence/template.ts';
+import type { Fact } from '../../evidence/facts.ts';
+import { parseTemplate, type RenderedSegment } from '../../evidence/template.ts';
 
 export function renderText(text: string, facts: ReadonlyMap<string, Fact>, where: string): RenderedSegment[] {
   let segments;

@@ -2,8 +2,8 @@
 // place it is written. <Fact> uses it, and so do the evidence blocks that bind
 // many values at once (a measured line, the run record), where a component per
 // value was most of a page's build time. Pure; every value is escaped.
-import type { Fact } from '../evidence/facts.ts';
-import type { RenderedSegment } from '../evidence/template.ts';
+import type { Fact } from '../../evidence/facts.ts';
+import type { RenderedSegment } from '../../evidence/template.ts';
 
 const NEEDS_ESCAPE = /[&<>"]/;
 

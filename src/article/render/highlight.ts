@@ -10,7 +10,7 @@
 // the rules for the classes a page uses.
 import { createHighlighter, type Highlighter, type ThemedToken } from 'shiki';
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript';
-import { CODE_THEMES } from '../site.config.ts';
+import { CODE_THEMES } from '../../site.config.ts';
 
 export type HighlightLang = 'shellsession' | 'json' | 'http' | 'yaml' | 'text';
 

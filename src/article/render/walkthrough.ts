@@ -2,7 +2,7 @@
 // it is about (a manifest document, with the fields that matter highlighted),
 // the commands of the experiment's steps it covers, and their output.
 // Declared per article in content/articles/<slug>/walkthrough.ts.
-import type { Lang } from '../evidence/template.ts';
+import type { Lang } from '../../evidence/template.ts';
 
 export interface WalkthroughStop {
   /** Anchor id, lowercase with dashes. */

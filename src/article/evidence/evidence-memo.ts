@@ -1,5 +1,5 @@
 // One derivation of an article's evidence per build. The build-time check
-// (integration.ts) derives every article's evidence before any page renders;
+// (../check/integration.ts) derives every article's evidence before any page renders;
 // the pages (registry.ts, which Vite bundles as a separate copy of this code)
 // take it from here instead of reading, validating and deriving it all again.
 //
@@ -12,7 +12,7 @@
 // derive on every request there).
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, basename, isAbsolute } from 'node:path';
-import type { ArticleEvidence } from './evidence.ts';
+import type { ArticleEvidence } from '../../evidence/article/types.ts';
 
 /** What an entry is for: one article, read from one snapshots folder, in a draft build or not. */
 export interface MemoTarget {

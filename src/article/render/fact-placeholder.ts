@@ -7,7 +7,7 @@
 // binds a hundred or so, and each one cost more than the rest of its work).
 import { requireFact, variantContext, type ArticleContext } from './context.ts';
 import { factHtml } from './fact-html.ts';
-import { evidenceStrings } from '../i18n/evidence.ts';
+import { evidenceStrings } from '../../i18n/evidence.ts';
 
 /** The element name the MDX's <Fact> is written as until ProseFinish replaces it. Not an HTML element. */
 export const FACT_PLACEHOLDER = 'shicefact';

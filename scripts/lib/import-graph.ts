@@ -1,0 +1,210 @@
+// The project's import graph and what it must not contain: a cycle, an import
+// that runs back up the data flow (experiment -> capture -> evidence -> pages),
+// or a relative import of a file that is not there. Pure: the caller reads the
+// files and says which paths exist. Paths are repository-relative, with `/`.
+import ts from 'typescript';
+import { posix } from 'node:path';
+
+export interface ImportSite {
+  specifier: string;
+  /** 1-based line in the file as written (an .astro file's own lines). */
+  line: number;
+}
+
+/** The extensions whose files are read for imports. */
+export const SOURCE_EXTENSIONS = ['.ts', '.mts', '.mjs', '.astro'] as const;
+
+/**
+ * An .astro file's code as TypeScript sees it: its frontmatter and its
+ * `<script>` bodies, everything else blanked to spaces, so that every line
+ * keeps its number. Markup never imports.
+ */
+export function astroCode(source: string): string {
+  const keep: Array<[number, number]> = [];
+  const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(source);
+  if (front) keep.push([front[0].indexOf('\n') + 1, front[0].indexOf('\n') + 1 + front[1]!.length]);
+  for (const m of source.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)) {
+    // An inline script is the browser's, copied as written: its imports are no module's.
+    if (/\bis:inline\b/.test(m[0].slice(0, m[0].indexOf('>')))) continue;
+    const start = m.index + m[0].indexOf('>') + 1;
+    keep.push([start, start + m[1]!.length]);
+  }
+  let code = '';
+  let at = 0;
+  for (const [start, end] of keep.sort((a, b) => a[0] - b[0])) {
+    code += source.slice(at, start).replace(/[^\n]/g, ' ') + source.slice(start, end);
+    at = end;
+  }
+  return code + source.slice(at).replace(/[^\n]/g, ' ');
+}
+
+/**
+ * Every module a file names with a literal: `import … from`, `import '…'`,
+ * `export … from`, `import('…')` and `import('…').Type`. Parsed, not matched,
+ * so a specifier inside a string, a template or a comment is none.
+ */
+export function importSites(file: string, source: string): ImportSite[] {
+  const code = file.endsWith('.astro') ? astroCode(source) : source;
+  const kind = file.endsWith('.mjs') ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const tree = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true, kind);
+  const sites: ImportSite[] = [];
+  const add = (literal: ts.Node) => {
+    if (!ts.isStringLiteralLike(literal)) return;
+    sites.push({ specifier: literal.text, line: tree.getLineAndCharacterOfPosition(literal.getStart(tree)).line + 1 });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) add(node.moduleSpecifier);
+    else if (ts.isExportDeclaration(node) && node.moduleSpecifier) add(node.moduleSpecifier);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0]) add(node.arguments[0]);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
+    ts.forEachChild(node, visit);
+  };
+  visit(tree);
+  return sites;
+}
+
+/** The repository path a relative specifier names, or null for a package (or any bare) specifier. */
+export function resolveRelative(from: string, specifier: string): string | null {
+  if (!specifier.startsWith('./') && !specifier.startsWith('../')) return null;
+  return posix.normalize(posix.join(posix.dirname(from), specifier.split(/[?#]/)[0]!));
+}
+
+export interface LayerRule {
+  /** The folder the rule is about, with a trailing slash. */
+  layer: string;
+  /** Folders it must not import. */
+  forbidden: readonly string[];
+  /** Why, for the message. */
+  because: string;
+}
+
+const SITE = ['src/article/', 'src/components/', 'src/pages/', 'src/layouts/'];
+
+/** The data flow, as imports may follow it: each layer reads only what comes before it. */
+export const LAYER_RULES: readonly LayerRule[] = [
+  { layer: 'src/experiment/', forbidden: ['src/capture/', 'src/evidence/', ...SITE], because: 'an experiment is plain data that everything else reads' },
+  { layer: 'src/capture/', forbidden: SITE, because: 'the capture writes snapshots; the pages only read them' },
+  { layer: 'src/evidence/', forbidden: ['src/capture/', ...SITE], because: 'evidence is derived from snapshots, whoever wrote them, for whatever shows it' },
+];
+
+export interface ImportGraph {
+  /** file -> the files it imports (only files in the graph), in order of appearance. */
+  edges: Map<string, string[]>;
+  problems: string[];
+}
+
+/**
+ * The graph of `files` and every problem but cycles: a relative import of a
+ * path that `exists` denies, and an import against a layer rule.
+ */
+export function importGraph(files: ReadonlyMap<string, string>, exists: (path: string) => boolean, rules: readonly LayerRule[] = LAYER_RULES): ImportGraph {
+  const edges = new Map<string, string[]>();
+  const problems: string[] = [];
+  for (const [file, source] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+    const targets: string[] = [];
+    for (const site of importSites(file, source)) {
+      const target = resolveRelative(file, site.specifier);
+      if (target === null) continue;
+      if (!files.has(target) && !exists(target)) {
+        problems.push(`${file}:${site.line}: imports "${site.specifier}": no such file (expected ${target})`);
+        continue;
+      }
+      const rule = rules.find((r) => file.startsWith(r.layer));
+      const crossed = rule?.forbidden.find((f) => target.startsWith(f));
+      if (rule && crossed) problems.push(`${file}:${site.line}: imports ${target}: ${rule.layer.slice(0, -1)} must not import ${crossed.slice(0, -1)} (${rule.because})`);
+      if (files.has(target) && !targets.includes(target)) targets.push(target);
+    }
+    edges.set(file, targets);
+  }
+  return { edges, problems };
+}
+
+/** The strongly connected parts of the graph that hold a cycle (more than one file, or a file that imports itself). */
+function knots(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm, iterative: a deep import chain must not overflow the stack.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  let next = 0;
+  for (const root of [...edges.keys()].sort()) {
+    if (index.has(root)) continue;
+    const work: Array<{ node: string; child: number }> = [{ node: root, child: 0 }];
+    index.set(root, next); low.set(root, next++); stack.push(root); onStack.add(root);
+    while (work.length) {
+      const top = work.at(-1)!;
+      const children = edges.get(top.node) ?? [];
+      if (top.child < children.length) {
+        const child = children[top.child++]!;
+        if (!index.has(child)) {
+          index.set(child, next); low.set(child, next++); stack.push(child); onStack.add(child);
+          work.push({ node: child, child: 0 });
+        } else if (onStack.has(child)) {
+          low.set(top.node, Math.min(low.get(top.node)!, index.get(child)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length) low.set(work.at(-1)!.node, Math.min(low.get(work.at(-1)!.node)!, low.get(top.node)!));
+      if (low.get(top.node) !== index.get(top.node)) continue;
+      const part: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        part.push(member);
+      } while (member !== top.node);
+      if (part.length > 1 || children.includes(top.node)) found.push(part.sort());
+    }
+  }
+  return found;
+}
+
+/** The shortest way from `start` back to itself inside `part`: [start, …, start]. */
+function shortestCycle(start: string, part: ReadonlySet<string>, edges: ReadonlyMap<string, readonly string[]>): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i]!;
+    for (const child of edges.get(node) ?? []) {
+      if (!part.has(child)) continue;
+      if (child === start) {
+        const path = [node];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!);
+        return [...path, start];
+      }
+      if (!cameFrom.has(child)) {
+        cameFrom.set(child, node);
+        queue.push(child);
+      }
+    }
+  }
+  throw new Error(`no cycle through ${start}`); // unreachable: start is in a knot
+}
+
+/**
+ * Every cycle worth naming: for each file caught in one, the shortest cycle
+ * through it, each cycle once (whichever file it starts from), starting from
+ * its first file in path order.
+ */
+export function importCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles = new Map<string, string[]>();
+  for (const part of knots(edges)) {
+    const members = new Set(part);
+    for (const file of part) {
+      const cycle = shortestCycle(file, members, edges);
+      const loop = cycle.slice(0, -1);
+      const first = loop.indexOf([...loop].sort()[0]!);
+      const canonical = [...loop.slice(first), ...loop.slice(0, first)];
+      cycles.set(canonical.join('\0'), [...canonical, canonical[0]!]);
+    }
+  }
+  return [...cycles.values()].sort((a, b) => a.join().localeCompare(b.join()));
+}
+
+/** Every problem of the import graph, one line each: missing files, layer violations, then cycles. */
+export function checkImports(files: ReadonlyMap<string, string>, exists: (path: string) => boolean, rules: readonly LayerRule[] = LAYER_RULES): string[] {
+  const { edges, problems } = importGraph(files, exists, rules);
+  return [...problems, ...importCycles(edges).map((cycle) => `import cycle: ${cycle.join(' -> ')}`)];
+}

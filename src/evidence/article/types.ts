@@ -1,0 +1,42 @@
+// What an article's evidence is, as every layer reads it: one run's snapshots,
+// facts, lines and claims, and with variants every run beside it. Types only,
+// so that build.ts (one run) and variants.ts (several) share them without
+// importing each other.
+import type { Snapshots } from '../load.ts';
+import type { Fact, SkippedFact } from '../facts.ts';
+import type { LineTemplates } from '../template.ts';
+import type { ClaimResult } from '../claims.ts';
+
+export interface ArticleEvidence {
+  slug: string;
+  snapshots: Snapshots;
+  facts: Map<string, Fact>;
+  skipped: SkippedFact[];
+  lines: LineTemplates;
+  linesFile: string;
+  /** Every claim of the article, evaluated against this run. */
+  claims: ClaimResult[];
+  /** Which variant of the experiment this run is, when it declares variants. */
+  variant?: string;
+  /** The article's evidence only: every variant's run and the comparisons across them (variants.ts). */
+  variantRuns?: VariantRuns;
+  /** Set in a draft build of an article that has no snapshots yet: its facts are placeholders. */
+  unmeasured?: boolean;
+}
+
+export interface VariantRuns {
+  /** What varies between the runs (kube-proxy's mode). */
+  axis: string;
+  defaultVariant: string;
+  /** Every declared variant, in the experiment's order. */
+  declared: string[];
+  /** The variants with snapshots, in the experiment's order. */
+  measured: string[];
+  /** Declared variants without snapshots: the page says they were not measured. */
+  notMeasured: string[];
+  runs: Map<string, ArticleEvidence>;
+  /** Every measured variant's facts as `<variant>:<fact id>`. */
+  facts: Map<string, Fact>;
+  /** The claims across variants, evaluated over `facts`. */
+  comparisons: ClaimResult[];
+}

@@ -1,0 +1,107 @@
+// The import check (scripts/lib/import-graph.ts, scripts/check-imports.ts):
+// cycles, imports against the data flow and missing files, on small trees
+// written to a temporary folder and checked by the script itself.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { astroCode, checkImports, importCycles, importSites } from '../../scripts/lib/import-graph.ts';
+
+const SCRIPT = resolve('scripts/check-imports.ts');
+
+/** Runs the check in a tree of `files`; the tree is gone afterwards. */
+function checkTree(files: Record<string, string>): { code: number; stdout: string; stderr: string } {
+  const root = mkdtempSync(join(tmpdir(), 'shice-imports-'));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    try {
+      const stdout = execFileSync(process.execPath, [SCRIPT], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      return { code: 0, stdout, stderr: '' };
+    } catch (error) {
+      const e = error as { status: number; stdout: string; stderr: string };
+      return { code: e.status, stdout: e.stdout, stderr: e.stderr };
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+test('a clean tree passes: static, type, re-export and dynamic imports of files that exist, packages ignored', () => {
+  const r = checkTree({
+    'src/experiment/types.ts': 'export type Step = { id: string };\n',
+    'src/evidence/facts.ts': "import type { Step } from '../experiment/types.ts';\nimport { load } from 'js-yaml';\nexport const f = (s: Step) => load(s.id);\n",
+    'src/capture/run.ts': "export { f } from '../evidence/facts.ts';\nexport const later = () => import('../evidence/facts.ts');\n",
+    'src/components/Fact.astro': "---\nimport { f } from '../evidence/facts.ts';\n---\n<p>{f({ id: 'x' })}</p>\n",
+    'scripts/go.ts': "import '../src/capture/run.ts';\n",
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /5 files, no cycle, no layer crossed/);
+});
+
+test('a cycle is printed as a -> b -> a, once, and fails the check', () => {
+  const r = checkTree({
+    'src/article/a.ts': "import { b } from './b.ts';\nexport const a = 1 + b;\n",
+    'src/article/b.ts': "import type { A } from './a.ts';\nexport const b = 2;\nexport type B = A;\n",
+    'src/article/c.ts': "import { a } from './a.ts';\nexport const c = a;\n",
+  });
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.stderr.trim().split('\n'), ['import cycle: src/article/a.ts -> src/article/b.ts -> src/article/a.ts']);
+});
+
+test('a layer violation names the file, the line, what it imports and the rule', () => {
+  const r = checkTree({
+    'src/article/from-disk.ts': 'export const x = 1;\n',
+    'src/capture/what-changed.ts': "// the report\nimport { x } from '../article/from-disk.ts';\nexport const y = x;\n",
+    'src/evidence/e.ts': "export const e = () => import('../capture/what-changed.ts');\n",
+    'src/experiment/t.ts': "import type { e } from '../evidence/e.ts';\nexport type T = typeof e;\n",
+  });
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.stderr.trim().split('\n'), [
+    'src/capture/what-changed.ts:2: imports src/article/from-disk.ts: src/capture must not import src/article (the capture writes snapshots; the pages only read them)',
+    'src/evidence/e.ts:1: imports src/capture/what-changed.ts: src/evidence must not import src/capture (evidence is derived from snapshots, whoever wrote them, for whatever shows it)',
+    'src/experiment/t.ts:1: imports src/evidence/e.ts: src/experiment must not import src/evidence (an experiment is plain data that everything else reads)',
+  ]);
+});
+
+test('a dynamic import of a missing file is found; a specifier held in a string, a template or a comment is not an import', () => {
+  const r = checkTree({
+    'tests/unit/x.test.ts': [
+      "// import gone from './gone.ts';",
+      "const template = `import nope from '../../src/nope.ts';`;",
+      "const re = /'/; const text = \"import('./nowhere.ts')\";",
+      "export const load = () => import('../../src/missing.ts');",
+      '',
+    ].join('\n'),
+  });
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.stderr.trim().split('\n'), ['tests/unit/x.test.ts:4: imports "../../src/missing.ts": no such file (expected src/missing.ts)']);
+});
+
+test("an .astro file's imports are its frontmatter's and its module scripts', at their own lines", () => {
+  const source = "---\nimport A from './A.astro';\n---\n<p>import B from './B.astro'</p>\n<script>\nimport { c } from './c.ts';\n</script>\n<script is:inline>import('./inline.js')</script>\n";
+  assert.deepEqual(importSites('X.astro', source), [{ specifier: './A.astro', line: 2 }, { specifier: './c.ts', line: 6 }]);
+  assert.equal(astroCode(source).split('\n').length, source.split('\n').length);
+});
+
+test('every cycle through a knot is named, each once, from its first file', () => {
+  const edges = new Map([
+    ['a', ['b', 'c']],
+    ['b', ['a']],
+    ['c', ['a']],
+    ['d', ['d']],
+    ['e', ['a']],
+  ]);
+  assert.deepEqual(importCycles(edges), [['a', 'b', 'a'], ['a', 'c', 'a'], ['d', 'd']]);
+  assert.deepEqual(importCycles(new Map([['a', ['b']], ['b', []]])), []);
+});
+
+test('an import outside the scanned files counts as found when the path exists', () => {
+  const files = new Map([['src/pages/p.ts', "import { x } from '../../content/articles/001-a/facts.ts';\n"]]);
+  assert.deepEqual(checkImports(files, (p) => p === 'content/articles/001-a/facts.ts'), []);
+  assert.equal(checkImports(files, () => false).length, 1);
+});
