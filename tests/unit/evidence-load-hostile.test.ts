@@ -8,7 +8,7 @@ import { cpSync, existsSync, linkSync, mkdtempSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkArticles, problemsMessage } from '../../src/article/integration.ts';
+import { checkArticles, problemsMessage } from '../../src/article/check/integration.ts';
 import { invalidUtf8Offset, loadSnapshots } from '../../src/evidence/load.ts';
 import { EvidenceError, displayPath } from '../../src/evidence/errors.ts';
 
