@@ -14,7 +14,7 @@ import { Kindnet, mtuOfAddress, nodeRoute } from '../../src/capture/lab/kubelet/
 import { memTotalKiB, nodeResources } from '../../src/capture/lab/kubelet/machine.ts';
 import { exitCodeOf, NodeAgent } from '../../src/capture/lab/kubelet/node-agent.ts';
 import type { Json } from '../../src/capture/lab/kubelet/objects.ts';
-import { probeDue, readinessProbeOf, ReadinessProber, recordProbe, NOT_YET_PROBED } from '../../src/capture/lab/kubelet/probe.ts';
+import { probeDue, readinessProbeOf, ReadinessProber, recordProbe, NOT_YET_PROBED, type ProbeCount } from '../../src/capture/lab/kubelet/probe.ts';
 import { cniEnv, gracePeriodSeconds, LabRuntime, packageOfPath, whatRanImage, type Exit, type RuntimeIO } from '../../src/capture/lab/kubelet/runtime.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/lab-kubelet/${name}`, import.meta.url), 'utf8');
@@ -69,7 +69,7 @@ test("the readiness probe: the pod spec's values as the API server returned them
 
 test("the readiness probe's thresholds and initial delay, as kubelet's prober worker applies them", () => {
   const probe = { successThreshold: 2, failureThreshold: 3 };
-  let count = NOT_YET_PROBED;
+  let count: ProbeCount = NOT_YET_PROBED;
   count = recordProbe(count, true, probe);
   assert.equal(count.ready, false, 'one success of two');
   count = recordProbe(count, true, probe);
@@ -78,7 +78,7 @@ test("the readiness probe's thresholds and initial delay, as kubelet's prober wo
   assert.equal(count.ready, true, 'two failures of three leave it Ready');
   count = recordProbe(count, true, probe);
   assert.deepEqual(count, { last: true, run: 1, ready: true }, 'a success breaks the run of failures');
-  count = [false, false, false].reduce((c, ok) => recordProbe(c, ok, probe), count);
+  count = [false, false, false].reduce<ProbeCount>((c, ok) => recordProbe(c, ok, probe), count);
   assert.equal(count.ready, false);
   const start = new Date('2026-12-03T00:00:00.000Z');
   assert.equal(probeDue(start, new Date('2026-12-03T00:00:04.999Z'), { initialDelaySeconds: 5 }), false, 'whole seconds, as kubelet compares them');
