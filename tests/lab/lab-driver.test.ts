@@ -62,7 +62,7 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
     const backend = topology.pods.find((p) => p.name === 'backend')!;
     assert.equal(backend.node, 'worker', 'the scheduler followed the nodeSelector');
     assert.ok(backend.ip.startsWith(node('worker').podCIDR.replace(/0\/24$/, '')), `host-local gave an address of worker's podCIDR: ${backend.ip}`);
-    assert.match(backend.image, /^nginx-light [\d.]+ \(Debian package, \/usr\/sbin\/nginx\)$/, 'the pod status names what really ran');
+    assert.match(backend.image, /^\/usr\/sbin\/nginx \(nginx version: nginx\/[\d.]+; Debian package nginx [^\s)]+\)$/, "the pod status names what really ran, in the binary's and dpkg's own words");
     for (const service of topology.services) {
       assert.ok(service.nodePort >= 30000 && service.nodePort <= 32767, `${service.name} nodePort ${service.nodePort}`);
       assert.ok(service.clusterIP.startsWith('10.96.'), service.clusterIP);

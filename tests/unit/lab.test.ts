@@ -152,15 +152,17 @@ test('the Kubernetes binaries: a stamp that changes with what the build depends 
 });
 
 test("the lab kubelet's Node: kubelet's labels, kubeadm's taint on the control-plane, NotReady until it has a network", () => {
-  const worker = nodeObject({ name: 'kx-main-worker', ip: '172.18.0.2', role: 'worker', kernel: '6.18', arch: 'x64' }, 'T');
-  const cp = nodeObject({ name: 'kx-main-control-plane', ip: '172.18.0.3', role: 'control-plane', kernel: '6.18', arch: 'x64' }, 'T');
+  const resources = { cpu: '2', memory: '24683584Ki', pods: '110', 'ephemeral-storage': '1000Ki' };
+  const worker = nodeObject({ name: 'kx-main-worker', ip: '172.18.0.2', role: 'worker', kernel: '6.18', arch: 'x64', resources }, 'T');
+  const cp = nodeObject({ name: 'kx-main-control-plane', ip: '172.18.0.3', role: 'control-plane', kernel: '6.18', arch: 'x64', resources }, 'T');
   const labels = (worker.metadata as { labels: Record<string, string> }).labels;
   assert.equal(labels['kubernetes.io/hostname'], 'kx-main-worker');
   assert.equal(labels['kubernetes.io/arch'], 'amd64');
   assert.ok(!('node-role.kubernetes.io/control-plane' in (cp.metadata as { labels: Record<string, string> }).labels), 'NodeRestriction forbids a node to set its role');
   assert.deepEqual((cp.spec as { taints: unknown[] }).taints, [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }]);
   assert.deepEqual(worker.spec, {});
-  const status = worker.status as { addresses: unknown[]; conditions: { type: string; status: string }[]; nodeInfo: { kubeletVersion: string } };
+  const status = worker.status as { addresses: unknown[]; capacity: unknown; allocatable: unknown; conditions: { type: string; status: string }[]; nodeInfo: { kubeletVersion: string } };
+  assert.deepEqual([status.capacity, status.allocatable], [resources, resources], 'the capacity it was given, nothing reserved');
   assert.deepEqual(status.addresses[0], { type: 'InternalIP', address: '172.18.0.2' });
   assert.equal(status.conditions.find((c) => c.type === 'Ready')?.status, 'False');
   assert.equal(status.nodeInfo.kubeletVersion, 'shice-lab-kubelet', 'it does not pass for kubelet');
@@ -187,11 +189,11 @@ test("the lab kubelet's pods: kindnet's CNI chain, the address from the CNI resu
   assert.ok(!labCanRun('httpd:2.4') && !labCanRun('nginx-exporter:1'));
   const status = podStatus({
     phase: 'Running', podIP: '10.244.1.2', hostIP: '172.18.0.2', startTime: 'S', ready: true, now: 'N',
-    container: { name: 'nginx', image: 'nginx-light 1.22.1 (Debian package, /usr/sbin/nginx)', pid: 42, state: { running: { startedAt: 'S' } } },
+    container: { name: 'nginx', image: '/usr/sbin/nginx (nginx version: nginx/1.22.1; Debian package nginx 1.22.1-9+deb12u11)', pid: 42, state: { running: { startedAt: 'S' } } },
   }) as { status: { podIP: string; conditions: { type: string; status: string }[]; containerStatuses: { image: string; ready: boolean; containerID: string }[] } };
   assert.equal(status.status.podIP, '10.244.1.2');
   assert.equal(status.status.conditions.find((c) => c.type === 'Ready')?.status, 'True');
-  assert.equal(status.status.containerStatuses[0]?.image, 'nginx-light 1.22.1 (Debian package, /usr/sbin/nginx)', 'the image that really ran');
+  assert.equal(status.status.containerStatuses[0]?.image, '/usr/sbin/nginx (nginx version: nginx/1.22.1; Debian package nginx 1.22.1-9+deb12u11)', 'the image that really ran');
   assert.equal(status.status.containerStatuses[0]?.containerID, 'shice-lab://42');
 });
 

@@ -51,7 +51,14 @@ export function readKubeconfig(path: string): Credentials {
   return { server: new URL(server), ca: at(ca), cert: at(cert), key: at(key) };
 }
 
-export class ApiClient {
+/** What the lab kubelet's parts ask of the API: ApiClient, or a fake in a unit test. */
+export interface KubeApi {
+  call(method: string, path: string, body?: unknown, contentType?: string): Promise<ApiAnswer>;
+  must(method: string, path: string, body?: unknown, contentType?: string): Promise<Record<string, unknown>>;
+  watch(path: string, onEvent: (event: WatchEvent) => void, signal: AbortSignal): Promise<void>;
+}
+
+export class ApiClient implements KubeApi {
   private readonly credentials: Credentials;
   private readonly agent: Agent;
 
@@ -154,5 +161,26 @@ export class ApiClient {
 
   close(): void {
     this.agent.destroy();
+  }
+}
+
+/**
+ * Keeps a watch open until the signal aborts: a watch the server ends, or one
+ * that fails, is started again after `pauseMs` (the failure logged).
+ */
+export async function keepWatching(
+  api: KubeApi,
+  path: string,
+  onEvent: (event: WatchEvent) => void,
+  options: { signal: AbortSignal; sleep: (ms: number) => Promise<void>; log: (line: string) => void; what: string; pauseMs?: number },
+): Promise<void> {
+  while (!options.signal.aborted) {
+    try {
+      await api.watch(path, onEvent, options.signal);
+    } catch (error) {
+      if (options.signal.aborted) return;
+      options.log(`${options.what}: ${(error as Error).message}`);
+      await options.sleep(options.pauseMs ?? 200);
+    }
   }
 }

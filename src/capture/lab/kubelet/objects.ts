@@ -19,6 +19,8 @@ export interface NodeIdentity {
   role: 'control-plane' | 'worker';
   kernel: string;
   arch: string;
+  /** Capacity and allocatable in the API's quantities (machine.ts's nodeResources). */
+  resources: Record<string, string>;
 }
 
 function condition(type: string, status: 'True' | 'False', reason: string, message: string, now: string): Json {
@@ -50,7 +52,6 @@ export function nodeObject(node: NodeIdentity, now: string): Json {
     'beta.kubernetes.io/os': 'linux',
     'beta.kubernetes.io/arch': arch,
   };
-  const resources = { cpu: '2', memory: '8Gi', pods: '110', 'ephemeral-storage': '20Gi' };
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -61,8 +62,8 @@ export function nodeObject(node: NodeIdentity, now: string): Json {
         { type: 'InternalIP', address: node.ip },
         { type: 'Hostname', address: node.name },
       ],
-      capacity: resources,
-      allocatable: resources,
+      capacity: node.resources,
+      allocatable: node.resources,
       conditions: nodeConditions(false, now),
       daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
       nodeInfo: {
@@ -216,7 +217,7 @@ export interface PodStatusInput {
   ready: boolean;
   container: {
     name: string;
-    /** What really ran, e.g. "nginx-light 1.22.1 (Debian package, /usr/sbin/nginx)". */
+    /** What really ran (runtime.ts's whatRan): the binary and what it and dpkg said of it. */
     image: string;
     state: { running: { startedAt: string } } | { terminated: { exitCode: number; reason: string; startedAt: string; finishedAt: string } } | { waiting: { reason: string; message: string } };
     pid: number | null;
