@@ -8,15 +8,17 @@
 // A suite fails when it exits non-zero, when any of its tests skipped or none
 // ran (a missing prerequisite: the suite did not run), or when it leaves an
 // entry of a test in the temporary folder (names starting with shice- and the
-// others in TEMP_PREFIXES, compared before and after; on a machine where other
-// checkouts run tests at the same time, theirs can show up here too).
+// others in TEMP_PREFIXES). Each suite gets a temporary folder of its own
+// (TMPDIR, so os.tmpdir() in it and in what it starts), empty before it and
+// compared after it: what another checkout's tests make at the same time in
+// the machine's temporary folder is never counted as this suite's.
 //
 // SHICE_TEST_OPTOUT=<word>,<word> leaves suites out on purpose, e.g.
 // `SHICE_TEST_OPTOUT=kube,lab,fault,kind npm test` without root; the summary
 // says "skipped (opted out by SHICE_TEST_OPTOUT)". On CI (CI=true) the lab,
 // fault and kind suites cannot be opted out: npm test fails with one line.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,9 +40,7 @@ if ('problem' in selected) fail(selected.problem);
 const optOut = optedOutSuites(process.env[OPT_OUT_VARIABLE], all.map((s) => s.word), process.env.CI === 'true');
 if ('problem' in optOut) fail(optOut.problem);
 
-const temp = tmpdir();
-const reportDir = mkdtempSync(join(temp, 'shice-test-'));
-const tempEntries = () => readdirSync(temp);
+const reportDir = mkdtempSync(join(tmpdir(), 'shice-test-'));
 
 function readReport(suite: Suite, file: string): Report | null | undefined {
   if (suite.report === null) return undefined;
@@ -53,25 +53,25 @@ function readReport(suite: Suite, file: string): Report | null | undefined {
   return suite.report === 'tap' ? tapReport(text) : playwrightReport(text);
 }
 
-function runSuite(suite: Suite, reportFile: string): SuiteOutcome {
-  const before = tempEntries();
+function runSuite(suite: Suite, reportFile: string, temp: string): SuiteOutcome {
   const argv = suite.argv(reportFile);
-  const env = suite.report === 'playwright' ? { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: reportFile } : process.env;
+  const env = { ...process.env, TMPDIR: temp, ...(suite.report === 'playwright' ? { PLAYWRIGHT_JSON_OUTPUT_NAME: reportFile } : {}) };
   const run = spawnSync(argv[0]!, argv.slice(1), { cwd: root, stdio: 'inherit', env });
   const ended = run.error ? { error: run.error.message } : run.signal ? { signal: run.signal } : { code: run.status ?? 1 };
-  // The report folder is this script's own, made before the suite.
-  return { ended, report: readReport(suite, reportFile), leftovers: tempLeftovers(before, tempEntries()) };
+  return { ended, report: readReport(suite, reportFile), leftovers: tempLeftovers([], readdirSync(temp)) };
 }
 
 const lines: { ok: boolean; line: string }[] = [];
-for (const [index, suite] of selected.suites.entries()) {
+for (const suite of selected.suites) {
   if (optOut.optedOut.has(suite.word)) {
     lines.push({ ok: true, line: `SKIP ${suite.name}: ${optedOutDetail}` });
     continue;
   }
   process.stdout.write(`\n=== ${suite.name}: ${suite.shown.join(' ')}\n`);
   const started = performance.now();
-  const verdict = judgeSuite(runSuite(suite, join(reportDir, `${index}.report`)), temp);
+  const temp = join(reportDir, `${suite.word}.tmp`);
+  mkdirSync(temp);
+  const verdict = judgeSuite(runSuite(suite, join(reportDir, `${suite.word}.report`), temp));
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   lines.push({ ok: verdict.ok, line: `${verdict.ok ? 'ok  ' : 'FAIL'} ${suite.name} (${seconds} s)${verdict.detail ? `: ${verdict.detail}` : ''}` });
   if (!verdict.ok) {

@@ -157,7 +157,7 @@ export function playwrightReport(json: string): Report | null {
   return { counts: { passed: expected + (flaky ?? 0), failed: unexpected, skipped }, skipReasons: [...new Set(reasons)] };
 }
 
-/** Entries of the temporary folder a suite left: there after it, not before, with a test's prefix. */
+/** Entries of the temporary folder a suite left: there after it, not before, with a test's prefix (tools' caches are not). */
 export function tempLeftovers(before: readonly string[], after: readonly string[]): string[] {
   const earlier = new Set(before);
   return after.filter((name) => !earlier.has(name) && TEMP_PREFIXES.some((p) => name.startsWith(p))).sort();
@@ -185,7 +185,7 @@ const countsText = ({ passed, failed, skipped }: Counts) => `${passed} passed, $
  * prerequisite that was missing: such a suite did not run, and fails) and it
  * left nothing in the temporary folder.
  */
-export function judgeSuite(outcome: SuiteOutcome, tempDir: string): Verdict {
+export function judgeSuite(outcome: SuiteOutcome): Verdict {
   const problems: string[] = [];
   const { ended, report, leftovers } = outcome;
   if ('error' in ended) problems.push(`could not start: ${ended.error}`);
@@ -202,7 +202,7 @@ export function judgeSuite(outcome: SuiteOutcome, tempDir: string): Verdict {
     else if (counts.skipped > 0) problems.push(`incomplete: ${counts.skipped} of ${total} tests skipped`);
     if (skipReasons.length > 0) parts.push(`skipped because: ${skipReasons.join('; ')}`);
   }
-  if (leftovers.length > 0) problems.push(`left in ${tempDir}: ${leftovers.join(', ')}`);
+  if (leftovers.length > 0) problems.push(`left in the temporary folder: ${leftovers.join(', ')}`);
   return { ok: problems.length === 0, detail: [...problems, ...parts].join('; ') };
 }
 

@@ -34,7 +34,7 @@ test("Playwright's JSON report: passed, failed, skipped from its stats, the skip
   assert.equal(playwrightReport('not json'), null);
 });
 
-const done = (report: Report | null | undefined, code = 0, leftovers: string[] = []) => judgeSuite({ ended: { code }, report, leftovers }, '/tmp');
+const done = (report: Report | null | undefined, code = 0, leftovers: string[] = []) => judgeSuite({ ended: { code }, report, leftovers });
 
 test('the verdict: a suite passes only when it exited 0, every test ran and nothing was left', () => {
   assert.deepEqual(done(tapReport(sample('node-test-none.tap').replace('# pass 0', '# pass 3'))), { ok: true, detail: '3 passed, 0 failed, 0 skipped' });
@@ -50,8 +50,8 @@ test('the verdict: a suite passes only when it exited 0, every test ran and noth
   }, 'exit 0 with every test skipped is a suite that did not run');
   assert.deepEqual(done(tapReport(sample('node-test-none.tap'))), { ok: false, detail: 'did not run: no test ran; 0 passed, 0 failed, 0 skipped' });
   assert.deepEqual(done(null), { ok: false, detail: 'did not run: it wrote no test report' });
-  assert.deepEqual(judgeSuite({ ended: { signal: 'SIGKILL' }, report: null, leftovers: [] }, '/tmp'), { ok: false, detail: 'ended by SIGKILL; did not run: it wrote no test report' });
-  assert.deepEqual(judgeSuite({ ended: { error: 'spawn x ENOENT' }, report: undefined, leftovers: [] }, '/tmp'), { ok: false, detail: 'could not start: spawn x ENOENT' });
+  assert.deepEqual(judgeSuite({ ended: { signal: 'SIGKILL' }, report: null, leftovers: [] }), { ok: false, detail: 'ended by SIGKILL; did not run: it wrote no test report' });
+  assert.deepEqual(judgeSuite({ ended: { error: 'spawn x ENOENT' }, report: undefined, leftovers: [] }), { ok: false, detail: 'could not start: spawn x ENOENT' });
   assert.deepEqual(done(playwrightReport(sample('playwright.json')), 1).ok, false);
 });
 
@@ -61,7 +61,7 @@ test('what a suite left in the temporary folder: new entries with a test prefix 
   const left = tempLeftovers(before, after);
   assert.deepEqual(left, ['playwright-artifacts-x1', 'shice-fake-tools-compile-cache', 'shice-lab-test-e074-1a2b3c']);
   assert.deepEqual(tempLeftovers(before, before), []);
-  assert.deepEqual(done(undefined, 0, left), { ok: false, detail: 'left in /tmp: playwright-artifacts-x1, shice-fake-tools-compile-cache, shice-lab-test-e074-1a2b3c' });
+  assert.deepEqual(done(undefined, 0, left), { ok: false, detail: 'left in the temporary folder: playwright-artifacts-x1, shice-fake-tools-compile-cache, shice-lab-test-e074-1a2b3c' });
 });
 
 test('SHICE_TEST_OPTOUT: named suites are left out; off CI any, on CI never lab, fault or kind; an unknown word is one line', () => {
