@@ -108,13 +108,17 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
     assert.deepEqual(statusAndCount(get('health-worker').stdout), [200, 1]);
     assert.match(get('health-worker').stdout, /\r\nContent-Type: application\/json\r\nX-Content-Type-Options: nosniff\r\nX-Load-Balancing-Endpoint-Weight: 1\r\n/);
     assert.deepEqual(statusAndCount(get('health-worker2').stdout), [503, 0]);
-    // The delete waited for worker's health check to say 0 local endpoints; what follows from it: the only
-    // backend gone, kube-proxy on worker rejects every Service's NodePort (no endpoints anywhere, not a DROP
-    // for want of a local one), keeps the health check port open, and nginx is gone with its namespace.
-    const workerFilter = (await driver.exec('worker', ['iptables-save', '-t', 'filter'], ctx)).stdout;
-    for (const service of ['s-local', 's-lb', 's-cluster']) {
-      assert.ok(workerFilter.includes(`-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/${service} has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport ${view.nodePort(service)} -j REJECT --reject-with icmp-port-unreachable\n`), workerFilter);
-    }
+    // The delete waited for worker's health check to say 0 local endpoints (the pod terminating); what follows
+    // once the endpoint is gone from the API: the only backend gone, kube-proxy on worker rejects every
+    // Service's NodePort (no endpoints anywhere, not a DROP for want of a local one), keeps the health check
+    // port open, and nginx is gone with its namespace. kube-proxy writes the rules on its own time: awaited.
+    const rejects = (filter: string) => ['s-local', 's-lb', 's-cluster'].every((service) => filter.includes(
+      `-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/${service} has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport ${view.nodePort(service)} -j REJECT --reject-with icmp-port-unreachable\n`));
+    let workerFilter = '';
+    const waitStarted = performance.now();
+    await waitUntil(async () => rejects(workerFilter = (await driver.exec('worker', ['iptables-save', '-t', 'filter'], ctx)).stdout), 30_000, 100);
+    timings.push(`worker's REJECT rules ${Math.round(performance.now() - waitStarted)} ms after the last step`);
+    assert.ok(rejects(workerFilter), workerFilter);
     assert.ok(!workerFilter.includes('has no local endpoints'), workerFilter);
     assert.ok(workerFilter.includes(`-A KUBE-NODEPORTS -p tcp -m comment --comment "default/s-lb health check node port" -m tcp --dport ${view.healthCheckNodePort('s-lb')} -j ACCEPT\n`), workerFilter);
     assert.deepEqual(await runComponents(runId), expectedComponents(NODES, []), "the lab kubelet stopped the pod's nginx");
