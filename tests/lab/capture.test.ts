@@ -19,9 +19,6 @@ import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 import { registryDir } from '../../src/capture/run-registry.ts';
 import { existsSync, readFileSync } from 'node:fs';
 
-/** The facts of article 074's default run (iptables): the common ones and that variant's own. */
-const factDefs = [...commonFacts074, ...variantFacts074.iptables!];
-
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const captureScript = join(root, 'scripts/capture.ts');

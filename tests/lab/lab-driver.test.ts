@@ -4,11 +4,9 @@
 // without them these tests are skipped with the reason, except on CI
 // (CI=true), where they fail.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
@@ -22,10 +20,14 @@ import { readRecords, recordRun } from '../../src/capture/run-registry.ts';
 import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { batchInput, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
-import { isAlive } from '../../src/capture/lab/processes.ts';
-import { assertNothingLeft, kernelTest, labNamespaces, netnsNames, newRunId, runListenersInRoot, runProcesses } from './support.ts';
+import { isAlive, waitUntil } from '../../src/capture/lab/processes.ts';
+import { assertNothingLeft, expectedComponents, kernelTest, kubeModuleVersions, labNamespaces, netnsNames, newRootListeners, newRunId, rootListeners, runComponents, untilRunning } from './support.ts';
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
+const NODES = ['control-plane', 'worker', 'worker2'];
+/** Article 074's lab namespaces, after the run's prefix: the bridge and the nodes, and the pods' when they run. */
+const NODE_NAMESPACES = ['bridge', ...NODES.map((n) => `node.${n}`)];
+const labNamespacesAfterPrefix = async (runId: string) => (await labNamespaces(runId)).map((ns) => ns.slice(`${LAB_PREFIX}${runId}.`.length)).sort();
 
 function statusAndCount(stdout: string): [number, number] {
   const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(stdout)?.[1]);
@@ -39,18 +41,24 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
   const ctx = { signal: new AbortController().signal, log: (line: string) => logs.push(line) };
   const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
   const timings: string[] = [];
+  // The root namespace's whole listening set before the run: during it and after it, nothing may be added.
+  const listenersBefore = await rootListeners();
   try {
     await driver.preflight();
     let start = performance.now();
     const topology = await driver.up(experiment, ctx);
     timings.push(`up ${Math.round(performance.now() - start)} ms`);
-    assert.ok(runProcesses(runId).length >= 10, 'the run\'s processes are up');
-    assert.deepEqual(await runListenersInRoot(runId), [], 'nothing of the lab listens in the root namespace');
+    assert.deepEqual(await runComponents(runId), expectedComponents(NODES, ['default.backend']), 'each component runs, once, in the namespace it belongs to');
+    assert.deepEqual(await newRootListeners(listenersBefore), [], 'nothing listens in the root namespace that did not before the run');
 
+    // What each binary reports is the release of the module kube/ builds it from.
     const versions = await driver.versions();
-    for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy']) assert.match(versions[component] ?? '', /^Kubernetes v1\.37\.\d+$/, component);
-    assert.match(versions.etcd ?? '', /^etcd Version: 3\.\d+\.\d+$/);
-    assert.equal(versions.kubernetes, versions.kubectl, 'the API server reports the same release as the kubectl that asked');
+    const modules = kubeModuleVersions();
+    const kubernetes = modules.get('k8s.io/kubernetes')!;
+    for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy']) assert.equal(versions[component], `Kubernetes ${kubernetes}`, component);
+    assert.equal(versions.kubernetes, kubernetes, "the API server's own answer to kubectl version");
+    assert.equal(versions.kubectl, kubernetes, "kubectl's client version");
+    assert.equal(versions.etcd, `etcd Version: ${modules.get('go.etcd.io/etcd/server/v3')!.replace(/^v/, '')}`);
     assert.equal(versions['kube-proxy-mode'], 'iptables', "kube-proxy's own answer on /proxyMode");
     assert.match(versions['cni-plugins'] ?? '', /^containernetworking-plugins \d/);
 
@@ -101,8 +109,22 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
     assert.deepEqual(statusAndCount(get('health-worker').stdout), [200, 1]);
     assert.match(get('health-worker').stdout, /\r\nContent-Type: application\/json\r\nX-Content-Type-Options: nosniff\r\nX-Load-Balancing-Endpoint-Weight: 1\r\n/);
     assert.deepEqual(statusAndCount(get('health-worker2').stdout), [503, 0]);
-    assert.deepEqual(statusAndCount(get('health-worker-after-delete').stdout), [503, 0]);
-    assert.deepEqual((await labNamespaces(runId)).filter((ns) => ns.includes('.pod.')), [], "the lab kubelet removed the pod's namespace with the pod");
+    // The delete waited for worker's health check to say 0 local endpoints (the pod terminating); what follows
+    // once the endpoint is gone from the API: the only backend gone, kube-proxy on worker rejects every
+    // Service's NodePort (no endpoints anywhere, not a DROP for want of a local one), keeps the health check
+    // port open, and nginx is gone with its namespace. kube-proxy writes the rules on its own time: awaited.
+    const rejects = (filter: string) => ['s-local', 's-lb', 's-cluster'].every((service) => filter.includes(
+      `-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/${service} has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport ${view.nodePort(service)} -j REJECT --reject-with icmp-port-unreachable\n`));
+    let workerFilter = '';
+    const waitStarted = performance.now();
+    await waitUntil(async () => rejects(workerFilter = (await driver.exec('worker', ['iptables-save', '-t', 'filter'], ctx)).stdout), 30_000, 100);
+    timings.push(`worker's REJECT rules ${Math.round(performance.now() - waitStarted)} ms after the last step`);
+    assert.ok(rejects(workerFilter), workerFilter);
+    assert.ok(!workerFilter.includes('has no local endpoints'), workerFilter);
+    assert.ok(workerFilter.includes(`-A KUBE-NODEPORTS -p tcp -m comment --comment "default/s-lb health check node port" -m tcp --dport ${view.healthCheckNodePort('s-lb')} -j ACCEPT\n`), workerFilter);
+    assert.deepEqual(await runComponents(runId), expectedComponents(NODES, []), "the lab kubelet stopped the pod's nginx");
+    assert.deepEqual(await labNamespacesAfterPrefix(runId), NODE_NAMESPACES, "and removed the pod's namespace with the pod");
+    assert.deepEqual(await newRootListeners(listenersBefore), [], 'nothing listens in the root namespace that did not before the run');
   } finally {
     const start = performance.now();
     await driver.down(ctx);
@@ -110,6 +132,7 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
     t.diagnostic(timings.join(', '));
   }
   await assertNothingLeft(runId);
+  assert.deepEqual(await newRootListeners(listenersBefore), [], 'nothing of the run listens in the root namespace after it');
   await driver.down(ctx); // idempotent
 });
 
@@ -135,7 +158,11 @@ kernelTest('down() after up() failed midway (the API server refused a manifest) 
       assert.match(error.message, /^could not apply manifests\/services\.yaml: `.*kubectl --kubeconfig kubeconfig\/admin\.conf apply -f .*services\.yaml` exited 1: .*Unsupported value: "Sideways"/);
       return true;
     });
-    assert.ok(runProcesses(runId).length >= 10, 'the control plane and the node agents were running when apply failed');
+    // The control plane kept working: backend.yaml, applied before the refused services.yaml, gets its pod.
+    const whole = expectedComponents(NODES, ['default.backend']);
+    let seen: string[] = [];
+    await waitUntil(async () => JSON.stringify(seen = await runComponents(runId)) === JSON.stringify(whole), 30_000, 50);
+    assert.deepEqual(seen, whole, 'each component and the backend pod run in their namespaces after the refused apply');
   } finally {
     await driver.down(ctx);
     rmSync(dir, { recursive: true, force: true });
@@ -155,7 +182,7 @@ kernelTest('an abort during up() stops it; down() then removes everything', asyn
   const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
   try {
     await assert.rejects(driver.up(experiment, ctx), /interrupted/);
-    assert.ok((await labNamespaces(runId)).length >= 4);
+    assert.deepEqual(await labNamespacesAfterPrefix(runId), NODE_NAMESPACES, 'aborted while applying: the nodes were up, no pod yet');
   } finally {
     await driver.down({ log: () => {} });
   }
@@ -177,9 +204,9 @@ kernelTest('--keep leaves the lab running after the capture exits, recorded as k
     const lines = child.stdout.trim().split('\n');
     assert.ok(lines.includes('lab kept: remove it with npm run capture -- --driver lab --clean'), child.stdout);
     const topology = JSON.parse(lines.at(-1) ?? '{}') as Topology;
-    assert.equal((await labNamespaces(runId)).length, 5, 'the kept lab (bridge, nodes, pod) outlived its capture');
+    assert.deepEqual(await labNamespacesAfterPrefix(runId), [...NODE_NAMESPACES, 'pod.default.backend'].sort(), 'the kept lab (bridge, nodes, pod) outlived its capture');
     assert.ok(lines.some((l) => /^lab kept: kubectl: ip netns exec /.test(l)), 'says how to reach the kept API server');
-    assert.ok(runProcesses(runId).length >= 10, 'the control plane, the kubelets and kube-proxies outlived their capture');
+    assert.deepEqual(await runComponents(runId), expectedComponents(NODES, ['default.backend']), 'the control plane, the kubelets, kube-proxies and nginx outlived their capture');
     const worker = topology.nodes.find((n) => n.name === 'worker')!;
     const cp = topology.nodes.find((n) => n.name === 'control-plane')!;
     const nodePort = topology.services.find((s) => s.name === 's-local')!.nodePort;
@@ -187,7 +214,7 @@ kernelTest('--keep leaves the lab running after the capture exits, recorded as k
     assert.equal(curl.stdout, `client=${cp.internalIP}`);
     const record = readRecords().runs.find((r) => r.runId === runId);
     assert.equal(record?.kept, true, 'the kept run is recorded as kept');
-    assert.equal(record?.namespaces.length, 4, 'the bridge and the nodes; the pods\' by the run\'s prefix');
+    assert.deepEqual(record?.namespaces.map((ns) => ns.slice(`${LAB_PREFIX}${runId}.`.length)).sort(), NODE_NAMESPACES, 'the bridge and the nodes; the pods\' by the run\'s prefix');
     assert.equal(record?.namespacePrefix, `${LAB_PREFIX}${runId}.`);
     const logged: string[] = [];
     assert.deepEqual(await recoverDeadRuns((line) => logged.push(line), { leftovers: PROVIDER_LEFTOVERS, onlyRuns: (id) => id === runId, leaveKept: true }), [], 'the next capture leaves a kept lab up');
@@ -226,7 +253,7 @@ kernelTest('ip batches on the kernel: namespaces, their processes and their dele
 
     const child = execa('ip', ['netns', 'exec', b, 'sleep', '300'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
     sleeper = child.pid;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await untilRunning(sleeper!, ['sleep', '300'], b);
     const pids = (name: string) => (execa('ip', ['netns', 'pids', name]).then((r) => r.stdout.split('\n').filter(Boolean).map(Number)));
     const found = namespaceProcesses([a, b, `${b}-never`]);
     assert.deepEqual(found.get(a), await pids(a));
@@ -263,7 +290,10 @@ kernelTest('recovery removes what a dead run recorded, and only that: processes 
     const outside = execa('sleep', ['301'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
     const reused = execa('sleep', ['302'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
     started.push(inside.pid!, outside.pid!, reused.pid!);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Recovery names a process by its command line: each must have exec'd, the first inside its namespace.
+    await untilRunning(inside.pid!, ['sleep', '300'], staleNs);
+    await untilRunning(outside.pid!, ['sleep', '301'], null);
+    await untilRunning(reused.pid!, ['sleep', '302'], null);
     mkdirSync(staleFolder);
     mkdirSync(liveFolder);
     recordRun({

@@ -2,11 +2,12 @@
 // fails on CI where it cannot), and the checks that nothing of a run is left.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { execa } from 'execa';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
-import { isAlive } from '../../src/capture/lab/processes.ts';
+import { isAlive, waitUntil } from '../../src/capture/lab/processes.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 
 export const unavailable = labUnavailable();
@@ -45,20 +46,107 @@ export function runProcesses(runId: string): number[] {
     });
 }
 
+/** The inode of a network namespace file (`/proc/<pid>/ns/net`, `/run/netns/<name>`), or null when it is gone. */
+function netnsInode(path: string): number | null {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return null;
+  }
+}
+
+/** What a process runs, from its command line: the lab kubelet by its folder, nginx as it renames itself ("nginx: worker process"), else argv[0]'s name. */
+function programOf(argv: string[]): string {
+  if (argv.some((a) => a.includes('/lab/kubelet/'))) return 'lab-kubelet';
+  return basename(argv[0]!.split(' ')[0]!.replace(/:$/, ''));
+}
+
+const readArgv = (pid: number): string[] | null => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Every process of the run as `<program> in <namespace>`, sorted: those inside
+ * its namespaces (read from /proc/<pid>/ns/net against /run/netns, named after
+ * the run's prefix) and those elsewhere whose command line names the run ("in
+ * another namespace"). What runs where, as the kernel sees it.
+ */
+export async function runComponents(runId: string): Promise<string[]> {
+  const prefix = `${LAB_PREFIX}${runId}.`;
+  const byInode = new Map<number, string>();
+  for (const ns of await labNamespaces(runId)) {
+    const inode = netnsInode(`/run/netns/${ns}`);
+    if (inode !== null) byInode.set(inode, ns.slice(prefix.length));
+  }
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number)) {
+    const argv = readArgv(pid);
+    if (argv === null || argv.length === 0 || !isAlive(pid)) continue;
+    const inside = byInode.get(netnsInode(`/proc/${pid}/ns/net`) ?? -1);
+    if (inside !== undefined) found.push(`${programOf(argv)} in ${inside}`);
+    else if (argv.join(' ').includes(`${LAB_PREFIX}${runId}`)) found.push(`${programOf(argv)} in another namespace`);
+  }
+  return found.sort();
+}
+
 /** Mount points of the run (ip netns's bind mounts under /run/netns), as this process's mount table shows them. */
 export function runMounts(runId: string): string[] {
   return readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes(`${LAB_PREFIX}${runId}`));
 }
 
 /**
- * The root namespace's listening sockets (TCP and UDP) whose owner is a
- * process of the run, as `ss -p` names the owners: none may exist, since
- * everything of the lab listens inside its own namespaces.
+ * The root network namespace's whole listening set as `ss -Hltunp` prints it
+ * (TCP listening, UDP bound; owners named where ss can), keyed by protocol and
+ * local address: `tcp 127.0.0.1:2379`.
  */
-export async function runListenersInRoot(runId: string): Promise<string[]> {
+export async function rootListeners(): Promise<Map<string, string>> {
   const { stdout } = await execa('ss', ['-H', '-l', '-t', '-u', '-n', '-p']);
-  const ours = new Set(runProcesses(runId));
-  return stdout.split('\n').filter((line) => [...line.matchAll(/pid=(\d+)/g)].some((m) => ours.has(Number(m[1]))));
+  const listening = new Map<string, string>();
+  for (const line of stdout.split('\n').filter((l) => l.trim() !== '')) {
+    const [netid, , , , local] = line.trim().split(/\s+/);
+    listening.set(`${netid} ${local}`, line.trim().replace(/\s+/g, ' '));
+  }
+  return listening;
+}
+
+/** Listening sockets of the root namespace that were not there `before` (ss's lines, owners included). */
+export async function newRootListeners(before: Map<string, string>): Promise<string[]> {
+  return [...(await rootListeners())].filter(([key]) => !before.has(key)).map(([, line]) => line).sort();
+}
+
+/**
+ * What the lab runs, by program and namespace (as runComponents reads it): the
+ * control plane on the control-plane node, kube-proxy and the lab kubelet on
+ * every node, nginx (its master and one worker) in every pod's namespace.
+ */
+export function expectedComponents(nodes: string[], pods: string[]): string[] {
+  return [
+    ...['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((program) => `${program} in node.control-plane`),
+    ...nodes.flatMap((node) => [`kube-proxy in node.${node}`, `lab-kubelet in node.${node}`]),
+    ...pods.flatMap((pod) => [`nginx in pod.${pod}`, `nginx in pod.${pod}`]),
+  ].sort();
+}
+
+/** The versions of kube/go.mod's modules the lab binaries are built from: `k8s.io/kubernetes` -> `v1.37.2`. */
+export function kubeModuleVersions(): Map<string, string> {
+  const goMod = readFileSync(new URL('../../kube/go.mod', import.meta.url), 'utf8');
+  return new Map([...goMod.matchAll(/^\s+(\S+) (v\S+)(?: \/\/.*)?$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
+/**
+ * Resolves once process `pid` runs `argv` (it has exec'd) inside network
+ * namespace `netns` (null: this process's own); fails naming what it saw at the deadline.
+ */
+export async function untilRunning(pid: number, argv: string[], netns: string | null, timeoutMs = 10_000): Promise<void> {
+  const wanted = netnsInode(netns === null ? '/proc/self/ns/net' : `/run/netns/${netns}`);
+  assert.notEqual(wanted, null, `namespace ${netns} exists`);
+  const seen = () => `${JSON.stringify(readArgv(pid))} in namespace inode ${netnsInode(`/proc/${pid}/ns/net`)}`;
+  const ran = await waitUntil(() => JSON.stringify(readArgv(pid)) === JSON.stringify(argv) && netnsInode(`/proc/${pid}/ns/net`) === wanted, timeoutMs, 5);
+  assert.ok(ran, `process ${pid} did not come to run ${argv.join(' ')} in ${netns ?? 'the root namespace'} (inode ${wanted}) within ${timeoutMs} ms: ${seen()}`);
 }
 
 export async function assertNothingLeft(runId: string): Promise<void> {

@@ -1,0 +1,94 @@
+// `npm run dev` re-runs the evidence checks when an article's prose changes:
+// the terminal says what is wrong, and so does the page; fixing it clears both.
+// A real `astro dev` on a scaffolded draft article, in a copy of the project in
+// the temporary folder (its packages linked), so the real content/ is never
+// written; every wait is for a condition: a line on the terminal, the page.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+/** What astro dev and `npm run new` read: the site's code, its articles, and the scaffold's edge. */
+const COPIED = ['astro.config.mjs', 'package.json', 'tsconfig.json', 'src', 'content', 'public', 'scripts'];
+const CACHES = ['.vite', '.astro'];
+
+function projectCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-dev-'));
+  for (const entry of COPIED) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  // A folder of links to the packages, not one link to node_modules: the dev server's caches
+  // (node_modules/.vite, .astro) are then written in the copy, not in the shared install.
+  mkdirSync(join(dir, 'node_modules'));
+  for (const entry of readdirSync(join(root, 'node_modules'))) {
+    if (!CACHES.includes(entry)) symlinkSync(join(root, 'node_modules', entry), join(dir, 'node_modules', entry));
+  }
+  return dir;
+}
+
+/** Resolves when `check` holds, polling it; fails naming `what` and the dev server's last output at the deadline. */
+async function until(what: string, check: () => boolean | Promise<boolean>, output: () => string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for ${what}; the dev server printed:\n${output().slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('a number typed into the prose under npm run dev: the terminal and the page say so; fixing it clears both', { timeout: 180_000 }, async () => {
+  const slug = '098-dev-watch-probe';
+  const project = projectCopy();
+  const articlesBefore = spawnSync('git', ['-C', root, 'status', '--porcelain', '--', 'content'], { encoding: 'utf8' }).stdout;
+  let dev: ReturnType<typeof spawn> | undefined;
+  try {
+    const scaffold = spawnSync(process.execPath, [join(project, 'scripts/new-article.ts'), slug], { cwd: project, encoding: 'utf8' });
+    assert.equal(scaffold.status, 0, scaffold.stderr);
+    // Port 0: the server takes a free port and prints its address; never another tree's server.
+    dev = spawn(process.execPath, [join(project, 'node_modules/astro/bin/astro.mjs'), 'dev', '--host', '127.0.0.1', '--port', '0'], {
+      cwd: project, env: { ...process.env, SHICE_DRAFT: '1', ASTRO_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    });
+    let output = '';
+    const printed = () => output;
+    dev.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
+    dev.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
+    let exited = false;
+    dev.once('exit', () => { exited = true; });
+    const running = () => {
+      if (exited) assert.fail(`astro dev exited:\n${output.slice(-3000)}`);
+      return true;
+    };
+    const terminal = (what: string, pattern: RegExp) => until(what, () => running() && pattern.test(output), printed);
+
+    await terminal('the dev server to print its address', /http:\/\/127\.0\.0\.1:\d+\//);
+    const base = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)![0];
+    const page = async () => {
+      try {
+        const res = await fetch(`${base}en/${slug}/`, { headers: { accept: 'text/html' } });
+        return { status: res.status, text: await res.text() };
+      } catch {
+        return { status: 0, text: '' };
+      }
+    };
+    const pageShows = (what: string, holds: (p: { status: number; text: string }) => boolean) => until(what, async () => running() && holds(await page()), printed);
+
+    await pageShows('the draft page', (p) => p.status === 200 && !p.text.includes('class="dev-problems"'));
+    const en = join(project, 'content/articles', slug, 'en.mdx');
+    const prose = readFileSync(en, 'utf8');
+    appendFileSync(en, '\nIt listens on port 8080.\n');
+    await terminal('the terminal to name the typed number', new RegExp(`after a change to content/articles/${slug}/en\\.mdx: the articles do not match their snapshots[\\s\\S]*en\\.mdx:\\d+.*8080`));
+    await pageShows('the page to show it', (p) => p.status === 200 && /class="dev-problems"[\s\S]*en\.mdx:\d+:\d+: unbound port &quot;8080&quot;/.test(p.text));
+    writeFileSync(en, prose);
+    await terminal('the terminal to clear it', new RegExp(`after a change to content/articles/${slug}/en\\.mdx: .*no problem`));
+    await pageShows('the page to come back', (p) => p.status === 200 && !p.text.includes('class="dev-problems"'));
+  } finally {
+    if (dev?.pid !== undefined && dev.exitCode === null && dev.signalCode === null) {
+      const ended = new Promise((resolve) => dev!.once('exit', resolve));
+      process.kill(-dev.pid, 'SIGTERM'); // its whole process group: astro's own children too
+      await ended;
+    }
+    rmSync(project, { recursive: true, force: true });
+  }
+  assert.equal(spawnSync('git', ['-C', root, 'status', '--porcelain', '--', 'content'], { encoding: 'utf8' }).stdout, articlesBefore, 'the real content/ is as it was');
+});
