@@ -16,9 +16,10 @@ import type { Experiment, Topology } from '../../src/experiment/types.ts';
 import { DriverError } from '../../src/capture/driver.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
+import { Cluster } from '../../src/capture/cluster/cluster.ts';
 import { recoverDeadRuns } from '../../src/capture/recover.ts';
 import { PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
-import { readRecords, recordRun } from '../../src/capture/run-registry.ts';
+import { readRecords, recordRun, type RunRecord } from '../../src/capture/run-registry.ts';
 import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { batchInput, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
@@ -38,16 +39,17 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
   const logs: string[] = [];
   const ctx = { signal: new AbortController().signal, log: (line: string) => logs.push(line) };
   const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
+  const cluster = new Cluster(driver, experiment, { articleDir: ARTICLE });
   const timings: string[] = [];
   try {
     await driver.preflight();
     let start = performance.now();
-    const topology = await driver.up(experiment, ctx);
+    const topology = await cluster.up(ctx);
     timings.push(`up ${Math.round(performance.now() - start)} ms`);
     assert.ok(runProcesses(runId).length >= 10, 'the run\'s processes are up');
     assert.deepEqual(await runListenersInRoot(runId), [], 'nothing of the lab listens in the root namespace');
 
-    const versions = await driver.versions();
+    const versions = await cluster.versions(ctx);
     for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy']) assert.match(versions[component] ?? '', /^Kubernetes v1\.37\.\d+$/, component);
     assert.match(versions.etcd ?? '', /^etcd Version: 3\.\d+\.\d+$/);
     assert.equal(versions.kubernetes, versions.kubectl, 'the API server reports the same release as the kubectl that asked');
@@ -75,11 +77,11 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
     for (const step of experiment.steps) {
       start = performance.now();
       if (step.kind === 'exec') {
-        const outcome = await driver.exec(step.node, step.command(view), ctx);
+        const outcome = await cluster.runStep(step, view, ctx);
         assert.deepEqual(outcome.argv, ['ip', 'netns', 'exec', `${LAB_PREFIX}${runId}.node.${step.node}`, ...step.command(view)]);
         outcomes.set(step.id, outcome);
       } else {
-        const outcome = await driver.deletePod(step, ctx);
+        const outcome = await cluster.runStep(step, view, ctx);
         assert.deepEqual(outcome.argv, ['ip', 'netns', 'exec', cpNs, 'kubectl', '--kubeconfig', 'kubeconfig/admin.conf', 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s']);
         assert.deepEqual(outcome.command, ['kubectl', 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s']);
         assert.equal(outcome.stdout, 'pod "backend" deleted from default namespace\n');
@@ -185,7 +187,7 @@ kernelTest('--keep leaves the lab running after the capture exits, recorded as k
     const nodePort = topology.services.find((s) => s.name === 's-local')!.nodePort;
     const curl = await execa('ip', ['netns', 'exec', `${LAB_PREFIX}${runId}.node.control-plane`, 'curl', '--silent', '--max-time', '3', `http://${worker.internalIP}:${nodePort}/`]);
     assert.equal(curl.stdout, `client=${cp.internalIP}`);
-    const record = readRecords().runs.find((r) => r.runId === runId);
+    const record = readRecords().runs.find((r): r is RunRecord => r.kind === 'lab' && r.runId === runId);
     assert.equal(record?.kept, true, 'the kept run is recorded as kept');
     assert.equal(record?.namespaces.length, 4, 'the bridge and the nodes; the pods\' by the run\'s prefix');
     assert.equal(record?.namespacePrefix, `${LAB_PREFIX}${runId}.`);
