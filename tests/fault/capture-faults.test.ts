@@ -337,7 +337,8 @@ test('a real lab step printing bytes that are not UTF-8 and 3 MiB of output: sto
   assert.equal(missing, null, `prerequisites: ${missing}`);
   const out = mkdtempSync(join(tmpdir(), 'shice-fault-bytes-'));
   const runId = makeRunId(new Date());
-  const driver = new LabDriver({ runId, articleDir: join(root, 'content/articles', SLUG), keep: false });
+  const articleDir = join(root, 'content/articles', SLUG);
+  const driver = new LabDriver({ runId, articleDir, keep: false });
   const silent: CaptureReporter = { phase() {}, stepStarted() {}, stepFinished() {} };
   const hostile = {
     ...experiment,
@@ -348,7 +349,7 @@ test('a real lab step printing bytes that are not UTF-8 and 3 MiB of output: sto
   };
   try {
     const started = performance.now();
-    await runCapture({ experiment: hostile, driver, target: join(out, SLUG), runId, signal: new AbortController().signal, reporter: silent, git: { commit: null, dirty: false }, host: { os: 'linux', arch: process.arch, kernel: 'test' } });
+    await runCapture({ experiment: hostile, driver, articleDir, target: join(out, SLUG), runId, signal: new AbortController().signal, reporter: silent, git: { commit: null, dirty: false }, host: { os: 'linux', arch: process.arch, kernel: 'test' } });
     const ms = performance.now() - started;
     const snapshots = loadSnapshots(join(out, SLUG));
     const binary = snapshots.steps.get('binary-output')!;

@@ -14,13 +14,15 @@ import type { Experiment, Topology } from '../../src/experiment/types.ts';
 import { DriverError } from '../../src/capture/driver.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
+import { Cluster } from '../../src/capture/cluster/cluster.ts';
 import { recoverDeadRuns } from '../../src/capture/recover.ts';
 import { PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
-import { readRecords, recordRun } from '../../src/capture/run-registry.ts';
+import { readRecords, recordRun, type RunRecord } from '../../src/capture/run-registry.ts';
 import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { batchInput, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
 import { isAlive, waitUntil } from '../../src/capture/lab/processes.ts';
+import { text } from '../../src/capture/process.ts';
 import { assertNothingLeft, expectedComponents, kernelTest, kubeModuleVersions, labNamespaces, netnsNames, newRootListeners, newRunId, rootListeners, runComponents, untilRunning } from './support.ts';
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
@@ -40,19 +42,20 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
   const logs: string[] = [];
   const ctx = { signal: new AbortController().signal, log: (line: string) => logs.push(line) };
   const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
+  const cluster = new Cluster(driver, experiment, { articleDir: ARTICLE });
   const timings: string[] = [];
   // The root namespace's whole listening set before the run: during it and after it, nothing may be added.
   const listenersBefore = await rootListeners();
   try {
     await driver.preflight();
     let start = performance.now();
-    const topology = await driver.up(experiment, ctx);
+    const topology = await cluster.up(ctx);
     timings.push(`up ${Math.round(performance.now() - start)} ms`);
     assert.deepEqual(await runComponents(runId), expectedComponents(NODES, ['default.backend']), 'each component runs, once, in the namespace it belongs to');
     assert.deepEqual(await newRootListeners(listenersBefore), [], 'nothing listens in the root namespace that did not before the run');
 
     // What each binary reports is the release of the module kube/ builds it from.
-    const versions = await driver.versions();
+    const versions = await cluster.versions(ctx);
     const modules = kubeModuleVersions();
     const kubernetes = modules.get('k8s.io/kubernetes')!;
     for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy']) assert.equal(versions[component], `Kubernetes ${kubernetes}`, component);
@@ -83,11 +86,11 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
     for (const step of experiment.steps) {
       start = performance.now();
       if (step.kind === 'exec') {
-        const outcome = await driver.exec(step.node, step.command(view), ctx);
+        const outcome = await cluster.runStep(step, view, ctx);
         assert.deepEqual(outcome.argv, ['ip', 'netns', 'exec', `${LAB_PREFIX}${runId}.node.${step.node}`, ...step.command(view)]);
         outcomes.set(step.id, outcome);
       } else {
-        const outcome = await driver.deletePod(step, ctx);
+        const outcome = await cluster.runStep(step, view, ctx);
         assert.deepEqual(outcome.argv, ['ip', 'netns', 'exec', cpNs, 'kubectl', '--kubeconfig', 'kubeconfig/admin.conf', 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s']);
         assert.deepEqual(outcome.command, ['kubectl', 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s']);
         assert.equal(outcome.stdout, 'pod "backend" deleted from default namespace\n');
@@ -117,7 +120,7 @@ kernelTest("article 074 on real Kubernetes: what the API allocated, kube-proxy's
       `-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/${service} has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport ${view.nodePort(service)} -j REJECT --reject-with icmp-port-unreachable\n`));
     let workerFilter = '';
     const waitStarted = performance.now();
-    await waitUntil(async () => rejects(workerFilter = (await driver.exec('worker', ['iptables-save', '-t', 'filter'], ctx)).stdout), 30_000, 100);
+    await waitUntil(async () => rejects(workerFilter = text((await driver.exec('worker', ['iptables-save', '-t', 'filter'], { timeoutMs: 10_000 }, ctx)).stdout)), 30_000, 100);
     timings.push(`worker's REJECT rules ${Math.round(performance.now() - waitStarted)} ms after the last step`);
     assert.ok(rejects(workerFilter), workerFilter);
     assert.ok(!workerFilter.includes('has no local endpoints'), workerFilter);
@@ -212,7 +215,7 @@ kernelTest('--keep leaves the lab running after the capture exits, recorded as k
     const nodePort = topology.services.find((s) => s.name === 's-local')!.nodePort;
     const curl = await execa('ip', ['netns', 'exec', `${LAB_PREFIX}${runId}.node.control-plane`, 'curl', '--silent', '--max-time', '3', `http://${worker.internalIP}:${nodePort}/`]);
     assert.equal(curl.stdout, `client=${cp.internalIP}`);
-    const record = readRecords().runs.find((r) => r.runId === runId);
+    const record = readRecords().runs.find((r): r is RunRecord => r.kind === 'lab' && r.runId === runId);
     assert.equal(record?.kept, true, 'the kept run is recorded as kept');
     assert.deepEqual(record?.namespaces.map((ns) => ns.slice(`${LAB_PREFIX}${runId}.`.length)).sort(), NODE_NAMESPACES, 'the bridge and the nodes; the pods\' by the run\'s prefix');
     assert.equal(record?.namespacePrefix, `${LAB_PREFIX}${runId}.`);

@@ -78,7 +78,7 @@ test('records: written before use, read back validated, a bad file named and nev
     writeFileSync(join(dir, 'r2.lab.json'), '{"kind":"lab","runId":"r2"}');
     const records = readRecords(dir);
     assert.equal(records.captures[0]!.target, '/x/s');
-    assert.deepEqual(records.runs.map((r) => [r.runId, r.owner.pid, r.namespaces]), [['r1', process.pid, ['shice-lab-r1.bridge']]]);
+    assert.deepEqual(records.runs.map((r) => [r.runId, r.owner.pid, r.kind === 'lab' ? r.namespaces : r.kind]), [['r1', process.pid, ['shice-lab-r1.bridge']]]);
     assert.deepEqual(records.unreadable, [join(dir, 'r2.lab.json')]);
     assert.throws(() => recordRun({ runId: 'bad id', namespaces: [], processes: [], folders: [] }, dir));
     assert.throws(() => recordRun({ runId: 'r3', namespaces: [], processes: [], folders: ['relative/path'] }, dir));

@@ -6,21 +6,25 @@
 // They do not prove a real kind cluster behaves so: nothing here ran one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
-import { topologyView } from '../../src/capture/topology-view.ts';
+import type { DeletePodStep, Experiment } from '../../src/experiment/types.ts';
+import { symbolicTopologyView, topologyView } from '../../src/capture/topology-view.ts';
 import { DriverError, PrerequisiteError, type DriverContext } from '../../src/capture/driver.ts';
-import { nodeSchema, podSchema, serviceSchema, stepSchema } from '../../src/evidence/schema.ts';
+import { runCapture } from '../../src/capture/runner.ts';
+import { nodeSchema, podSchema, serviceSchema, stepSchema, type StepSnapshot } from '../../src/evidence/schema.ts';
 import { kindStatePaths } from '../../src/capture/kind/driver.ts';
 import { containersFor } from '../fixtures/fake-bin/fake-common.ts';
 import { ARTICLE_DIR, makeHarness, USER_KUBECONFIG_TEXT, type Harness, type RecordedCall } from '../fixtures/fake-bin/harness.ts';
 
 /** Article 074's default run: kube-proxy in iptables mode. */
 const experiment = experimentForVariant(article074, 'iptables');
+const deleteStep = experiment.steps.find((s): s is DeletePodStep => s.kind === 'delete-pod')!;
 
 const FIXTURES = new URL('../fixtures/kind/', import.meta.url);
 const fixture = (name: string) => readFile(new URL(name, FIXTURES), 'utf8');
@@ -41,32 +45,67 @@ async function withHarness(input: Parameters<typeof makeHarness>[0], body: (h: H
 
 const isDelete = (c: RecordedCall) => c.tool === 'kind' && c.argv[1] === 'delete' && c.argv[2] === 'cluster';
 const isCreate = (c: RecordedCall) => c.tool === 'kind' && c.argv[1] === 'create' && c.argv[2] === 'cluster';
+const onNode = (node: string, ...command: string[]) => ['docker', 'exec', `kx-main-${node}`, ...command];
+const probe = (url: string, insecure = false) => ['curl', '--silent', '--max-time', '2', ...(insecure ? ['--insecure'] : []), url];
+const NODES = ['control-plane', 'worker', 'worker2'];
 
 function expectedPlan(h: Harness) {
   const k = join(h.stateDir, 'kubeconfig');
   const manifest = (m: string) => resolve(ARTICLE_DIR, m);
-  return {
+  const kubectl = (...args: string[]) => ['kubectl', '--kubeconfig', k, ...args];
+  const provider = {
     setup: [
       ['kind', 'get', 'clusters'],
       ['kind', 'create', 'cluster', '--name', 'kx-main', '--config', join(h.stateDir, 'kx-main.kind-config.yaml'), '--kubeconfig', k, '--wait', '120s'],
-      ['kubectl', '--kubeconfig', k, 'get', 'serviceaccount', 'default', '--namespace', 'default', '-o', 'name'],
-      ['kubectl', '--kubeconfig', k, 'apply', '-f', manifest('manifests/backend.yaml')],
-      ['kubectl', '--kubeconfig', k, 'apply', '-f', manifest('manifests/services.yaml')],
-      ['kubectl', '--kubeconfig', k, 'wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s'],
-      ['kubectl', '--kubeconfig', k, 'wait', '--for=condition=Ready', 'pod/backend', '--namespace', 'default', '--timeout=120s'],
-      ['kubectl', '--kubeconfig', k, 'get', 'nodes', '-o', 'json'],
-      ['kubectl', '--kubeconfig', k, 'get', 'pods', '--all-namespaces', '-o', 'json'],
-      ['kubectl', '--kubeconfig', k, 'get', 'services', '--all-namespaces', '-o', 'json'],
-      ['docker', 'exec', 'kx-main-control-plane', 'curl', '--silent', '--max-time', '2', 'http://<s-lb.endpointNode.ip>:<s-lb.healthCheckNodePort>/'],
     ],
     teardown: [['kind', 'delete', 'cluster', '--name', 'kx-main', '--kubeconfig', k]],
   };
+  /** What versions() asks beyond the provider's own facts: the API server, and kube-proxy on every node. */
+  const versions = [kubectl('version', '-o', 'json'), ...NODES.map((n) => onNode(n, ...probe('http://127.0.0.1:10249/proxyMode')))];
+  return {
+    provider,
+    setup: [
+      ...provider.setup,
+      kubectl('get', 'serviceaccount', 'default', '--namespace', 'default', '-o', 'name'),
+      kubectl('apply', '-f', manifest('manifests/backend.yaml')),
+      kubectl('apply', '-f', manifest('manifests/services.yaml')),
+      kubectl('wait', '--for=condition=Ready', 'node', '--all', '--timeout=120s'),
+      kubectl('wait', '--for=condition=Ready', 'pod/backend', '--namespace', 'default', '--timeout=120s'),
+      kubectl('get', 'nodes', '-o', 'json'),
+      kubectl('get', 'pods', '--all-namespaces', '-o', 'json'),
+      kubectl('get', 'services', '--all-namespaces', '-o', 'json'),
+      onNode('control-plane', ...probe('http://<s-lb.endpointNode.ip>:<s-lb.healthCheckNodePort>/')),
+      ...versions,
+    ],
+    versions,
+    /** After every step: kube-proxy on every node, the controller manager and the scheduler, the pods. */
+    health: [
+      ...NODES.map((n) => onNode(n, ...probe('http://127.0.0.1:10256/healthz'))),
+      onNode('control-plane', ...probe('https://127.0.0.1:10257/healthz', true)),
+      onNode('control-plane', ...probe('https://127.0.0.1:10259/healthz', true)),
+      kubectl('get', 'pods', '--all-namespaces', '-o', 'json'),
+    ],
+    teardown: provider.teardown,
+  };
 }
 
-test('contract: the dry-run plan lists every setup and teardown argv in order', async () => {
+test('contract: the dry-run plan lists every setup, step and teardown argv in order, the pod waits and health checks included', async () => {
   await withHarness({}, async (h) => {
-    const plan = h.driver().plan(experiment);
-    assert.deepEqual(plan, expectedPlan(h));
+    const expected = expectedPlan(h);
+    const driver = h.driver();
+    assert.deepEqual(driver.plan(experiment), expected.provider, "the provider's own part");
+    const plan = h.cluster(driver, experiment).plan(symbolicTopologyView);
+    assert.deepEqual(plan.setup, expected.setup);
+    assert.deepEqual(plan.teardown, expected.teardown);
+    assert.deepEqual(plan.steps.map((s) => [s.step.id, s.node]), experiment.steps.map((s) => [s.id, s.kind === 'exec' ? s.node : 'host']));
+    for (const { step, argvs } of plan.steps) {
+      assert.deepEqual(argvs.slice(-expected.health.length), expected.health, `${step.id}: the health check follows`);
+      if (step.kind === 'exec') assert.deepEqual(argvs.slice(0, -expected.health.length), [onNode(step.node, ...step.command(symbolicTopologyView))], step.id);
+    }
+    assert.deepEqual(plan.steps.find((s) => s.step.kind === 'delete-pod')!.argvs.slice(0, 2), [
+      ['kubectl', '--kubeconfig', join(h.stateDir, 'kubeconfig'), 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s'],
+      onNode('control-plane', ...probe('http://<worker.ip>:<s-lb.healthCheckNodePort>/')),
+    ]);
     assert.deepEqual(await h.calls(), [], 'a plan runs nothing');
 
     const kept = h.driver({ keep: true, reuse: true, loadImages: true, image: 'kindest/node:v1.31.6' }).plan(experiment);
@@ -78,34 +117,29 @@ test('contract: the dry-run plan lists every setup and teardown argv in order', 
     ]);
     const withImage = h.driver({ image: 'kindest/node:v1.31.6' }).plan(experiment);
     assert.deepEqual(withImage.setup[1]!.slice(-2), ['--image', 'kindest/node:v1.31.6']);
-
-    const driver = h.driver();
-    driver.plan(experiment);
-    assert.deepEqual(driver.planDeletePod({ pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' }), [
-      ['kubectl', '--kubeconfig', join(h.stateDir, 'kubeconfig'), 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s'],
-      ['docker', 'exec', 'kx-main-control-plane', 'curl', '--silent', '--max-time', '2', 'http://<worker.ip>:<s-lb.healthCheckNodePort>/'],
-    ]);
   });
 });
 
-test('contract: execArgv needs the cluster name from plan() or up(), and a node the experiment has', async () => {
+test('contract: nodeArgv needs the cluster name from plan() or up(), and a node the experiment has', async () => {
   await withHarness({}, async (h) => {
     const driver = h.driver();
-    assert.throws(() => driver.execArgv('worker2', ['true']), DriverError);
+    assert.throws(() => driver.nodeArgv('worker2', ['true']), DriverError);
     driver.plan(experiment);
-    assert.deepEqual(driver.execArgv('worker2', ['iptables-save', '-t', 'filter']), ['docker', 'exec', 'kx-main-worker2', 'iptables-save', '-t', 'filter']);
-    assert.throws(() => driver.execArgv('worker3', ['true']), /no node "worker3" in cluster "kx-main"/);
+    assert.deepEqual(driver.nodeArgv('worker2', ['iptables-save', '-t', 'filter']), ['docker', 'exec', 'kx-main-worker2', 'iptables-save', '-t', 'filter']);
+    assert.throws(() => driver.nodeArgv('worker3', ['true']), /no node "worker3" in cluster "kx-main"/);
   });
 });
 
 test('contract: a full run reads every value from the tools, runs the steps and deletes only its own cluster', async () => {
   await withHarness({}, async (h) => {
     const driver = h.driver();
+    const cluster = h.cluster(driver, experiment);
     const ctx = context();
     await driver.preflight();
+    const expected = expectedPlan(h);
     const before = (await h.calls()).length;
 
-    const topology = await driver.up(experiment, ctx);
+    const topology = await cluster.up(ctx);
 
     // The topology is the fixture's (172.19.0.x, unusual ports), not the published article's.
     assert.deepEqual(topology.nodes, [
@@ -123,32 +157,13 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     for (const p of topology.pods) podSchema.parse(p);
     for (const s of topology.services) serviceSchema.parse(s);
 
-    // What up() ran is what the plan says, in the same order (docker ps is the ownership
-    // bookkeeping, the containers' state what verifyIntact compares; the settle probe
-    // repeats until kube-proxy caught up).
+    // What up() ran is what the plan says, in the same order, up to the versions (docker ps is the
+    // ownership bookkeeping, the containers' state what problems() compares; a poll repeats until it holds).
     const bookkeeping = (argv: string[]) => argv[1] === 'ps' || argv.includes('{{.Name}} {{.State.Running}} {{.State.StartedAt}}');
     const upCalls = (await h.calls()).slice(before).filter((c) => !(c.tool === 'docker' && bookkeeping(c.argv)));
     const collapsed = upCalls.filter((c, i) => i === 0 || JSON.stringify(c.argv) !== JSON.stringify(upCalls[i - 1]!.argv));
-    // Nodes, pods and services are read at the same time: which call starts first is the scheduler's.
-    const isRead = (argv: string[]) => argv.includes('get') && argv.includes('json') && ['nodes', 'pods', 'services'].some((k) => argv.includes(k));
-    const firstRead = collapsed.findIndex((c) => isRead(c.argv));
-    if (firstRead >= 0) {
-      const reads = collapsed.slice(firstRead, firstRead + 3);
-      const order = ['nodes', 'pods', 'services'];
-      reads.sort((a, b) => order.findIndex((k) => a.argv.includes(k)) - order.findIndex((k) => b.argv.includes(k)));
-      collapsed.splice(firstRead, 3, ...reads);
-    }
-    const plan = expectedPlan(h).setup;
-    assert.equal(collapsed.length, plan.length, collapsed.map((c) => c.argv.join(' ')).join('\n'));
-    // The topology's three reads (get nodes, pods, services) run at once: their order among themselves is the scheduler's.
-    const concurrentRead = (argv: string[]) => argv.includes('get') && ['nodes', 'pods', 'services'].some((k) => argv.includes(k)) && argv.includes('json');
-    const inOrder = (argvs: string[][]) => {
-      const reads = argvs.filter(concurrentRead).map((a) => a.join(' ')).sort();
-      let next = 0;
-      return argvs.map((a) => (concurrentRead(a) ? reads[next++]! : a.join(' ')));
-    };
-    const expectedPlan074 = plan.map((argv) => argv.map((a) => a.replace('<s-lb.endpointNode.ip>', '172.19.0.2').replace('<s-lb.healthCheckNodePort>', '30666')));
-    assert.deepEqual(inOrder(collapsed.map((c) => c.argv)), inOrder(expectedPlan074));
+    const realized = (argv: string[]) => argv.map((a) => a.replace('<s-lb.endpointNode.ip>', '172.19.0.2').replace('<s-lb.healthCheckNodePort>', '30666'));
+    assert.deepEqual(collapsed.map((c) => c.argv), expected.setup.slice(0, -expected.versions.length).map(realized));
     const settlePolls = upCalls.filter((c) => c.argv.includes('http://172.19.0.2:30666/'));
     assert.ok(settlePolls.length >= 2, 'up() polled the health check until kube-proxy reported the endpoint');
 
@@ -169,51 +184,17 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     assert.equal(marker.runId, 'test-run-1');
     assert.deepEqual(marker.containers, live);
 
-    // The steps, as the capture engine runs them.
-    const view = topologyView(topology);
-    const results = new Map<string, { argv: string[]; exitCode: number; stdout: string; stderr: string; command: string[] }>();
-    for (const step of experiment.steps) {
-      if (step.kind === 'exec') {
-        const command = step.command(view);
-        const outcome = await driver.exec(step.node, command, ctx);
-        stepSchema.parse({ id: step.id, kind: step.kind, node: step.node, title: step.title, command, ...outcome });
-        results.set(step.id, { ...outcome, command });
-      } else {
-        const { command, ...outcome } = await driver.deletePod(step, ctx);
-        stepSchema.parse({ id: step.id, kind: step.kind, node: 'host', title: step.title, command, ...outcome });
-        results.set(step.id, { ...outcome, command });
-      }
-    }
-    const r = (id: string) => results.get(id)!;
-    assert.deepEqual(r('cluster-via-worker').argv, ['docker', 'exec', 'kx-main-control-plane', 'curl', '--silent', '--show-error', '--max-time', '3', 'http://172.19.0.2:30917/']);
-    assert.equal(r('cluster-via-worker').stdout, 'client=10.244.2.1\n');
-    assert.equal(r('cluster-via-worker2').stdout, 'client=172.19.0.3\n');
-    assert.deepEqual(r('conntrack-worker2').argv, ['docker', 'exec', 'kx-main-worker2', 'conntrack', '-L', '-p', 'tcp', '--orig-port-dst', '30917']);
-    assert.equal(r('conntrack-worker2').stdout, await fixture('exec/conntrack-worker2.stdout'));
-    assert.equal(r('conntrack-worker2').stderr, 'conntrack v1.4.7 (conntrack-tools): 2 flow entries have been shown.\n');
-    assert.equal(r('local-via-worker').stdout, 'client=172.19.0.4\n');
-    // A probe that times out is a result: curl's exit code 28, not an error.
-    assert.equal(r('local-via-worker2').exitCode, 28);
-    assert.match(r('local-via-worker2').stderr, /^curl: \(28\) Connection timed out after \d+ milliseconds\n$/);
-    assert.match(r('filter-worker2').stdout, /-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default\/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 32088 -j DROP/);
-    assert.match(r('health-worker').stdout, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"localEndpoints": 1,/);
-    assert.match(r('health-worker2').stdout, /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*"localEndpoints": 0,/);
-    assert.match(r('health-control-plane').stdout, /^HTTP\/1\.1 503/);
-    assert.deepEqual(r('delete-backend').command, ['kubectl', 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s']);
-    assert.deepEqual(r('delete-backend').argv, ['kubectl', '--kubeconfig', join(h.stateDir, 'kubeconfig'), ...r('delete-backend').command.slice(1)]);
-    assert.equal(r('delete-backend').stdout, 'pod "backend" deleted\n');
-    assert.match(r('health-worker-after-delete').stdout, /^HTTP\/1\.1 503/);
-
-    // deletePod returned only after the worker's health check said 0 (the fake lags two polls).
-    const all = await h.calls();
-    const deleteAt = all.findIndex((c) => c.argv.includes('delete') && c.tool === 'kubectl');
-    const afterDelete = all.slice(deleteAt + 1);
-    const firstStepAfter = afterDelete.findIndex((c) => c.argv.includes('--include'));
-    const polls = afterDelete.slice(0, firstStepAfter).filter((c) => c.argv.at(-1) === 'http://172.19.0.2:30666/');
-    assert.ok(polls.length >= 3, `expected at least 3 settle polls after the delete, got ${polls.length}`);
-
-    // Versions as the tools reported them (after up(), the cluster's too).
-    const versions = await driver.versions();
+    // Versions as the tools reported them: the provider's facts, then the plan's API and kube-proxy reads.
+    const beforeVersions = (await h.calls()).length;
+    const versions = await cluster.versions(ctx);
+    const versionCalls = (await h.calls()).slice(beforeVersions).map((c) => c.argv);
+    assert.deepEqual(versionCalls.slice(-expected.versions.length), expected.versions);
+    assert.deepEqual(versionCalls.slice(0, -expected.versions.length), [
+      ['kind', 'version'],
+      ['docker', 'version', '--format', '{{json .}}'],
+      ['docker', 'container', 'inspect', '--format', '{{.Config.Image}}', 'kx-main-control-plane'],
+      ...NODES.map((n) => onNode(n, 'iptables', '--version')),
+    ], "the provider's own facts");
     assert.equal(versions.kind, 'v0.27.0');
     assert.equal(versions.kubectl, 'v1.32.4-dispatcher');
     assert.equal(versions.kubernetes, 'v1.32.2');
@@ -227,12 +208,68 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     assert.equal(versions['container-runtime'], 'containerd://2.0.2');
     assert.ok(versions['host-os'] && versions['host-arch']);
 
-    await driver.down(ctx);
+    // The health check before the first step: the node containers and kubelets (the provider's),
+    // then the plan's probes and the pods, the probes at once (their order is the scheduler's).
+    const beforeHealth = (await h.calls()).length;
+    await cluster.checkHealthy(ctx, 'before the first step');
+    const healthCalls = (await h.calls()).slice(beforeHealth).map((c) => c.argv);
+    const sorted = (argvs: string[][]) => argvs.map((a) => a.join(' ')).sort();
+    assert.deepEqual(sorted(healthCalls), sorted([
+      ['docker', 'container', 'inspect', '--format', '{{.Name}} {{.State.Running}} {{.State.StartedAt}}', ...NODES.map((n) => `kx-main-${n}`)],
+      ...NODES.map((n) => onNode(n, ...probe('http://127.0.0.1:10248/healthz'))),
+      ...expected.health,
+    ]));
+    assert.deepEqual(healthCalls.at(-1), expected.health.at(-1), 'the pods are read once every component answered');
+
+    // The steps, as the capture engine runs them: each one, then the health check.
+    const view = topologyView(topology);
+    const results = new Map<string, StepSnapshot>();
+    for (const step of experiment.steps) {
+      const snapshot = stepSchema.parse(await cluster.runStep(step, view, ctx));
+      await cluster.checkHealthy(ctx, `during step ${step.id}`);
+      results.set(step.id, snapshot);
+    }
+    const r = (id: string) => results.get(id)!;
+    assert.deepEqual(r('cluster-via-worker').argv, ['docker', 'exec', 'kx-main-control-plane', 'curl', '--silent', '--show-error', '--max-time', '3', 'http://172.19.0.2:30917/']);
+    assert.equal(r('cluster-via-worker').stdout, 'client=10.244.2.1\n');
+    assert.equal(r('cluster-via-worker2').stdout, 'client=172.19.0.3\n');
+    assert.deepEqual(r('conntrack-worker2').argv, ['docker', 'exec', 'kx-main-worker2', 'conntrack', '-L', '-p', 'tcp', '--orig-port-dst', '30917']);
+    assert.equal(r('conntrack-worker2').stdout, await fixture('exec/conntrack-worker2.stdout'));
+    assert.equal(r('conntrack-worker2').stderr, 'conntrack v1.4.7 (conntrack-tools): 2 flow entries have been shown.\n');
+    assert.equal(r('local-via-worker').stdout, 'client=172.19.0.4\n');
+    // A probe that times out is a result: curl's exit code 28, not an error.
+    assert.equal(r('local-via-worker2').exitCode, 28);
+    assert.equal(r('local-via-worker2').timedOut, undefined, "curl's own limit, not the step's");
+    assert.match(r('local-via-worker2').stderr, /^curl: \(28\) Connection timed out after \d+ milliseconds\n$/);
+    assert.match(r('filter-worker2').stdout, /-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default\/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 32088 -j DROP/);
+    assert.match(r('health-worker').stdout, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"localEndpoints": 1,/);
+    assert.match(r('health-worker2').stdout, /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*"localEndpoints": 0,/);
+    assert.match(r('health-control-plane').stdout, /^HTTP\/1\.1 503/);
+    assert.deepEqual(r('delete-backend').command, ['kubectl', 'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s']);
+    assert.deepEqual(r('delete-backend').argv, ['kubectl', '--kubeconfig', join(h.stateDir, 'kubeconfig'), ...r('delete-backend').command.slice(1)]);
+    assert.equal(r('delete-backend').stdout, 'pod "backend" deleted\n');
+    assert.match(r('health-worker-after-delete').stdout, /^HTTP\/1\.1 503/);
+
+    // The delete step returned only after the worker's health check said 0 (the fake lags two
+    // polls), and records that wait: the probe, its polls, the time and kube-proxy's answer.
+    const all = await h.calls();
+    const deleteAt = all.findIndex((c) => c.argv.includes('delete') && c.tool === 'kubectl');
+    const afterDelete = all.slice(deleteAt + 1);
+    const firstStepAfter = afterDelete.findIndex((c) => c.argv.includes('--include'));
+    const polls = afterDelete.slice(0, firstStepAfter).filter((c) => c.argv.at(-1) === 'http://172.19.0.2:30666/');
+    assert.ok(polls.length >= 3, `expected at least 3 settle polls after the delete, got ${polls.length}`);
+    const settle = r('delete-backend').settle!;
+    assert.deepEqual(settle.command, probe('http://172.19.0.2:30666/'));
+    assert.equal(settle.polls, polls.length, 'every poll counted');
+    assert.ok(settle.afterDeleteMs > 0);
+    assert.equal(settle.answer, (await fixture('exec/health-503.stdout')).split('\r\n\r\n')[1], "kube-proxy's answer, as it came");
+
+    await cluster.down(ctx);
     const deletes = (await h.calls()).filter(isDelete);
-    assert.deepEqual(deletes.map((c) => c.argv), expectedPlan(h).teardown);
+    assert.deepEqual(deletes.map((c) => c.argv), expected.teardown);
     assert.deepEqual((await h.fakeState()).clusters, {});
     assert.equal(existsSync(kindStatePaths(h.stateDir, 'kx-main').marker), false, 'the marker goes with the cluster');
-    await driver.down(ctx);
+    await cluster.down(ctx);
     assert.equal((await h.calls()).filter(isDelete).length, 1, 'down() is idempotent');
 
     // Isolation: every call saw the capture's kubeconfig, kubectl got it first on its
@@ -249,7 +286,7 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     assert.ok(existsSync(ours), 'kind wrote the capture\'s own kubeconfig');
 
     // With the node containers gone, docker itself fails: that is an error, not a step result.
-    await assert.rejects(driver.exec('worker2', ['iptables-save', '-t', 'filter'], ctx),
+    await assert.rejects(driver.exec('worker2', ['iptables-save', '-t', 'filter'], { timeoutMs: 10_000 }, ctx),
       /docker exec on kx-main-worker2 failed \(exit 1\): Error response from daemon: No such container: kx-main-worker2/);
   });
 });
@@ -258,15 +295,15 @@ test('contract: a kind cluster of the same name that the capture did not create 
   for (const reuse of [false, true]) {
     await withHarness({ scenario: 'foreign-cluster' }, async (h) => {
       const before = { containers: containersFor('kx-main', 'someone-else') };
-      const driver = h.driver({ reuse });
+      const cluster = h.cluster(h.driver({ reuse }), experiment);
       const ctx = context();
-      await assert.rejects(driver.up(experiment, ctx), (error: Error) => {
+      await assert.rejects(cluster.up(ctx), (error: Error) => {
         assert.ok(error instanceof DriverError);
         assert.match(error.message, /a kind cluster named "kx-main" already exists and was not created by this capture/);
         assert.equal(error.message.includes('\n'), false, 'one line');
         return true;
       });
-      await driver.down(ctx);
+      await cluster.down(ctx);
       const calls = await h.calls();
       assert.equal(calls.some(isDelete), false, 'never deleted');
       assert.equal(calls.some(isCreate), false, 'never replaced');
@@ -283,24 +320,24 @@ test('contract: a stale marker from an earlier capture does not make a foreign c
       createdBy: 'shice', cluster: 'kx-main', runId: 'an-earlier-run', createdAt: '2026-11-30T10:00:00.000Z',
       containers: [{ id: 'a'.repeat(64), name: 'kx-main-control-plane' }],
     });
-    const driver = h.driver({ reuse: true });
-    await assert.rejects(driver.up(experiment, context()), /not created by this capture/);
-    await driver.down({ log: () => {} });
+    const cluster = h.cluster(h.driver({ reuse: true }), experiment);
+    await assert.rejects(cluster.up(context()), /not created by this capture/);
+    await cluster.down({ log: () => {} });
     assert.equal((await h.calls()).some(isDelete), false);
   });
 });
 
 test('contract: a failing setup step aborts up() and down() deletes what it created', async () => {
   await withHarness({ scenario: 'fail-apply' }, async (h) => {
-    const driver = h.driver();
+    const cluster = h.cluster(h.driver(), experiment);
     const ctx = context();
-    await assert.rejects(driver.up(experiment, ctx), (error: Error) => {
+    await assert.rejects(cluster.up(ctx), (error: Error) => {
       assert.ok(error instanceof DriverError);
       assert.match(error.message, /could not apply manifests\/services\.yaml: .*services\.yaml.*exited 1: Error from server \(InternalError\)/);
       return true;
     });
     assert.ok((await h.fakeState()).clusters['kx-main'], 'the cluster was created before the failure');
-    await driver.down(ctx);
+    await cluster.down(ctx);
     assert.deepEqual((await h.calls()).filter(isDelete).map((c) => c.argv), expectedPlan(h).teardown);
     assert.deepEqual((await h.fakeState()).clusters, {});
     assert.ok(ctx.lines.includes('deleting kind cluster "kx-main"'));
@@ -309,14 +346,14 @@ test('contract: a failing setup step aborts up() and down() deletes what it crea
 
 test('contract: a delete-pod step that never settles fails the run, and the cluster is still deleted', async () => {
   await withHarness({ scenario: 'never-settles' }, async (h) => {
-    const driver = h.driver({ timeouts: { settlePollMs: 10, settleTimeoutMs: 1500 } });
+    const cluster = h.cluster(h.driver(), experiment, { settlePollMs: 10, settleTimeoutMs: 1500 });
     const ctx = context();
-    await driver.up(experiment, ctx);
+    const topology = await cluster.up(ctx);
     await assert.rejects(
-      driver.deletePod({ pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' }, ctx),
+      cluster.runStep(deleteStep, topologyView(topology), ctx),
       /after deleting pod default\/backend, s-lb's health check on worker \(http:\/\/172\.19\.0\.2:30666\/\) still reported localEndpoints=1 after 1\.5 s/,
     );
-    await driver.down(ctx);
+    await cluster.down(ctx);
     assert.equal((await h.calls()).filter(isDelete).length, 1);
     assert.deepEqual((await h.fakeState()).clusters, {});
   });
@@ -324,10 +361,10 @@ test('contract: a delete-pod step that never settles fails the run, and the clus
 
 test('contract: an abort during kind create stops at once, and down() deletes the half-made cluster', async () => {
   await withHarness({ scenario: 'slow-create' }, async (h) => {
-    const driver = h.driver();
+    const cluster = h.cluster(h.driver(), experiment);
     const controller = new AbortController();
     const ctx = context(controller.signal);
-    const up = driver.up(experiment, ctx);
+    const up = cluster.up(ctx);
     // Abort once the fake kind has started creating (it then sleeps for a minute).
     for (let i = 0; i < 200 && !(await h.fakeState()).clusters['kx-main']; i++) await new Promise((r) => setTimeout(r, 25));
     assert.ok((await h.fakeState()).clusters['kx-main'], 'kind create started');
@@ -335,7 +372,7 @@ test('contract: an abort during kind create stops at once, and down() deletes th
     controller.abort();
     await assert.rejects(up, (error: Error) => error instanceof DriverError && /interrupted/.test(error.message));
     assert.ok(performance.now() - abortedAt < 10_000, 'the child was stopped, not waited for');
-    await driver.down(ctx);
+    await cluster.down(ctx);
     assert.deepEqual((await h.calls()).filter(isDelete).map((c) => c.argv), expectedPlan(h).teardown);
     assert.deepEqual((await h.fakeState()).clusters, {});
     assert.equal((await h.calls()).some((c) => c.tool === 'kubectl' && c.argv.includes('apply')), false, 'nothing ran after the abort');
@@ -344,15 +381,15 @@ test('contract: an abort during kind create stops at once, and down() deletes th
 
 test('contract: --keep leaves the cluster; --reuse runs on it without creating; without --reuse it is recreated', async () => {
   await withHarness({}, async (h) => {
-    const first = h.driver({ keep: true });
-    await first.up(experiment, context());
+    const first = h.cluster(h.driver({ keep: true }), experiment);
+    await first.up(context());
     await first.down({ log: () => {} });
     assert.equal((await h.calls()).some(isDelete), false, '--keep');
     const created = (await h.fakeState()).clusters['kx-main']!.containers;
 
     const mark = (await h.calls()).length;
-    const reused = h.driver({ reuse: true, runId: 'test-run-2' });
-    const topology = await reused.up(experiment, context());
+    const reused = h.cluster(h.driver({ reuse: true, runId: 'test-run-2' }), experiment);
+    const topology = await reused.up(context());
     const reuseCalls = (await h.calls()).slice(mark);
     assert.equal(reuseCalls.some(isCreate), false, '--reuse creates nothing');
     assert.equal(reuseCalls.filter((c) => c.tool === 'kubectl' && c.argv.includes('apply')).length, 2, 'manifests re-applied');
@@ -360,8 +397,8 @@ test('contract: --keep leaves the cluster; --reuse runs on it without creating; 
     assert.deepEqual((await h.fakeState()).clusters['kx-main']!.containers, created);
 
     const mark2 = (await h.calls()).length;
-    const fresh = h.driver({ runId: 'test-run-3' });
-    await fresh.up(experiment, context());
+    const fresh = h.cluster(h.driver({ runId: 'test-run-3' }), experiment);
+    await fresh.up(context());
     const freshCalls = (await h.calls()).slice(mark2);
     const deleteAt = freshCalls.findIndex(isDelete);
     const createAt = freshCalls.findIndex(isCreate);
@@ -375,15 +412,15 @@ test('contract: --keep leaves the cluster; --reuse runs on it without creating; 
 
 test('contract: --load-images pulls an absent image, then loads it into the nodes before applying', async () => {
   await withHarness({ scenario: 'image-absent' }, async (h) => {
-    const driver = h.driver({ loadImages: true });
-    await driver.up(experiment, context());
+    const cluster = h.cluster(h.driver({ loadImages: true }), experiment);
+    await cluster.up(context());
     const argvs = (await h.calls()).map((c) => c.argv.join(' '));
     const at = (prefix: string) => argvs.findIndex((a) => a.startsWith(prefix));
     assert.ok(at('kind create cluster') < at('docker image inspect --format {{.Id}} nginx:1.27-alpine'));
     assert.ok(at('docker image inspect') < at('docker pull nginx:1.27-alpine'));
     assert.ok(at('docker pull') < at('kind load docker-image nginx:1.27-alpine --name kx-main'));
     assert.ok(at('kind load docker-image') < at('kubectl --kubeconfig'));
-    await driver.down({ log: () => {} });
+    await cluster.down({ log: () => {} });
   });
 });
 
@@ -414,15 +451,73 @@ test('contract: preflight names what is missing in one line and points at --driv
   });
 });
 
-test('contract: versions() before up() reports the tools, not a cluster', async () => {
+test('contract: versions() before up() is refused and asks nothing; preflight asks kubectl for its client only', async () => {
   await withHarness({}, async (h) => {
-    const versions = await h.driver().versions();
-    assert.equal(versions.kind, 'v0.27.0');
-    assert.equal(versions.kubectl, 'v1.32.4-dispatcher');
-    assert.equal(versions.docker, '28.2.2');
-    assert.equal('kubernetes' in versions, false);
-    assert.equal('node-image' in versions, false);
+    const driver = h.driver();
+    await assert.rejects(h.cluster(driver, experiment).versions(context()), (error: Error) => {
+      assert.ok(error instanceof DriverError);
+      assert.match(error.message, /the cluster has not been read yet: up\(\) has not finished/);
+      return true;
+    });
+    assert.deepEqual(await h.calls(), [], 'no tool was asked');
+    await driver.preflight();
     const kubectlCalls = (await h.calls()).filter((c) => c.tool === 'kubectl');
-    assert.ok(kubectlCalls.every((c) => c.argv.includes('--client')), 'no server is asked before up()');
+    assert.ok(kubectlCalls.length > 0 && kubectlCalls.every((c) => c.argv.includes('--client')), 'no server is asked before up()');
+  });
+});
+
+/** A capture of 074 through the runner, as the CLI runs it, into a fresh folder that is removed afterwards. */
+async function captureInto(h: Harness, experimentToRun: Experiment, body: (run: Promise<unknown>, target: string) => Promise<void>): Promise<void> {
+  const out = await mkdtemp(join(tmpdir(), 'shice-kind-contract-out-'));
+  try {
+    const target = join(out, experimentToRun.slug);
+    const run = runCapture({
+      experiment: experimentToRun,
+      driver: h.driver(),
+      articleDir: ARTICLE_DIR,
+      target,
+      runId: '20261203T120000Z-c0ffee',
+      signal: new AbortController().signal,
+      reporter: { phase() {}, stepStarted() {}, stepFinished() {} },
+      git: { commit: null, dirty: false },
+      host: { os: 'linux', arch: 'x64', kernel: 'test' },
+    });
+    await body(run, target);
+    assert.equal(existsSync(target), false, 'no snapshots were written');
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+test('contract: a kube-proxy that stops answering its /healthz once the steps began fails the run, naming it and its node', { timeout: 60_000 }, async () => {
+  await withHarness({ scenario: 'frozen-kube-proxy' }, async (h) => {
+    await captureInto(h, experiment, async (run) => {
+      await assert.rejects(run, (error: Error) => {
+        assert.ok(error instanceof DriverError);
+        assert.equal(error.message,
+          'the cluster broke during step cluster-via-worker (kube-proxy on worker2 did not answer http://127.0.0.1:10256/healthz (curl exit 28: no answer within 2 s, frozen?)): this run is no measurement');
+        return true;
+      });
+    });
+    const calls = await h.calls();
+    assert.equal(calls.filter((c) => c.tool === 'docker' && c.argv.includes('--show-error')).length, 1, 'no step ran after the one it broke under');
+    assert.deepEqual((await h.fakeState()).clusters, {}, 'the cluster is deleted all the same');
+  });
+});
+
+test('contract: a step that never ends fails the run with its time limit, and the cluster is still deleted', { timeout: 60_000 }, async () => {
+  const limited = { ...experiment, steps: experiment.steps.map((s) => (s.id === 'conntrack-worker2' ? { ...s, timeoutMs: 1000 } : s)) };
+  await withHarness({ scenario: 'endless-step' }, async (h) => {
+    await captureInto(h, limited, async (run) => {
+      const started = performance.now();
+      await assert.rejects(run, (error: Error) => {
+        assert.ok(error instanceof DriverError);
+        assert.equal(error.message,
+          "step conntrack-worker2 on worker2 did not finish within 1 s (`conntrack -L -p tcp --orig-port-dst 30917`): a step that may take longer declares timeoutMs, or onTimeout: 'record'");
+        return true;
+      });
+      assert.ok(performance.now() - started < 30_000, 'ended at its limit, not at the fake\'s minute');
+    });
+    assert.deepEqual((await h.fakeState()).clusters, {}, 'the cluster is deleted all the same');
   });
 });

@@ -13,6 +13,8 @@ import {
   ADMIN_KUBECONFIG, apiserverArgv, controllerManagerArgv, etcdArgv, kubeProxyConfig, kubernetesServiceIP, schedulerArgv, type ControlPlaneInput,
 } from '../../src/capture/lab/components.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
+import { Cluster } from '../../src/capture/cluster/cluster.ts';
+import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { batchArgv, batchFailure, batchInput, ipArgv } from '../../src/capture/lab/ip-batch.ts';
 import { buildStamp, chooseKubeBinDir, kubeBinProblem, KUBE_BIN_ENV, missingComponents, versionLdflags } from '../../src/capture/lab/kube-bin.ts';
 import {
@@ -285,7 +287,11 @@ test('prerequisites: one line naming what is missing and the Debian package', ()
 
 test('plan(): the whole bring-up and teardown as argvs for a dry run, without touching anything', () => {
   const driver = new LabDriver({ runId: 'plan-1', articleDir: ARTICLE, keep: false, kubeBin: '/opt/k8s' });
-  const { setup, teardown } = driver.plan(experiment);
+  const own = driver.plan(experiment);
+  // The cluster's plan: the lab's own bring-up, then the cluster's API calls, the steps and the lab's teardown.
+  const { setup, steps, teardown } = new Cluster(driver, experiment, { articleDir: ARTICLE }).plan(symbolicTopologyView);
+  assert.deepEqual(setup.slice(0, own.setup.length), own.setup);
+  assert.deepEqual(teardown, own.teardown);
   const lines = setup.map((argv) => argv.join(' '));
   const cp = 'ip netns exec shice-lab-plan-1.node.control-plane';
   const at = (prefix: string) => {
@@ -298,15 +304,17 @@ test('plan(): the whole bring-up and teardown as argvs for a dry run, without to
   assert.ok(at(`${cp} /opt/k8s/kube-apiserver `) < at(`${cp} /opt/k8s/kube-controller-manager `));
   assert.ok(at('nsenter --net=/var/run/netns/shice-lab-plan-1.node.worker -- env NODE_COMPILE_CACHE=') < at('ip netns exec shice-lab-plan-1.node.worker /opt/k8s/kube-proxy --config='));
   assert.ok(at(`${cp} kubectl --kubeconfig kubeconfig/admin.conf apply -f `) < at(`${cp} kubectl --kubeconfig kubeconfig/admin.conf wait --for=condition=Ready node --all`));
+  assert.ok(at('ip netns exec shice-lab-plan-1.node.worker /opt/k8s/kube-proxy --config=') < at(`${cp} kubectl --kubeconfig kubeconfig/admin.conf apply -f ${ARTICLE}`), "the article's manifests once the nodes are up");
   assert.deepEqual(teardown.at(-1), ['rm', '-rf', runFolder('plan-1')]);
   const deleted = teardown.filter((argv) => argv[1] === 'netns' && argv[2] === 'del' && !argv[3]!.startsWith('<')).map((argv) => argv[3]);
   const added = setup.filter((argv) => argv[1] === 'netns' && argv[2] === 'add').map((argv) => argv[3]);
   assert.deepEqual([...deleted].sort(), [...added].sort());
-  assert.deepEqual(driver.planDeletePod({ pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' })[0], [
+  assert.deepEqual(steps.find((s) => s.step.kind === 'delete-pod')!.argvs[0], [
     'ip', 'netns', 'exec', 'shice-lab-plan-1.node.control-plane', 'kubectl', '--kubeconfig', 'kubeconfig/admin.conf',
     'delete', 'pod', 'backend', '--namespace', 'default', '--wait=true', '--timeout=60s',
   ]);
-  assert.deepEqual(driver.execArgv('worker2', ['conntrack', '-L']), ['ip', 'netns', 'exec', 'shice-lab-plan-1.node.worker2', 'conntrack', '-L']);
+  assert.deepEqual(driver.nodeArgv('worker2', ['conntrack', '-L']), ['ip', 'netns', 'exec', 'shice-lab-plan-1.node.worker2', 'conntrack', '-L']);
+  assert.throws(() => driver.nodeArgv('worker3', ['true']), /lab: no node "worker3" \(nodes: control-plane, worker, worker2\)/);
   assert.equal(existsSync(runFolder('plan-1')), false);
 });
 test("nginx runs the image's main config with every path in the run folder", () => {
