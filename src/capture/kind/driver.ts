@@ -50,7 +50,6 @@ import {
   parseIptablesVersion,
   parseKindClusters,
   parseKindVersion,
-  parseKubectlVersion,
   parseKubeletVersion,
   parseRuncVersion,
 } from './tool-output.ts';
