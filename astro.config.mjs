@@ -15,8 +15,7 @@ function isWrittenPage(/** @type {string} */ pageUrl) {
   const path = new URL(pageUrl).pathname;
   if (/\/404(?:\.html|\/)?$/.test(path)) return false;
   const article = articleOfPath(path);
-  return article === null
-    || existsSync(new URL(`./content/articles/${article.slug}/${article.lang}.mdx`, import.meta.url));
+  return article === null || existsSync(new URL(`./content/articles/${article.slug}/${article.lang}.mdx`, import.meta.url));
 }
 
 export default defineConfig({

@@ -88,7 +88,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
 
   let groups: Group[] = [...GROUPS];
   if (v.only !== undefined) {
-    const asked = v.only.split(',').map((g) => g.trim()).filter(Boolean);
+    const asked = v.only
+      .split(',')
+      .map((g) => g.trim())
+      .filter(Boolean);
     const unknown = asked.filter((g) => !(GROUPS as readonly string[]).includes(g));
     if (!asked.length || unknown.length) throw new UsageError(`--only: expected groups from ${GROUPS.join(', ')}, got "${v.only}"`);
     groups = GROUPS.filter((g) => asked.includes(g));
@@ -101,7 +104,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   }
 
   const article = v.article ?? DEFAULTS.article;
-  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(article)) throw new UsageError(`--article: expected a slug (lowercase letters and digits joined by dashes), got "${article}"`);
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(article))
+    throw new UsageError(`--article: expected a slug (lowercase letters and digits joined by dashes), got "${article}"`);
 
   return {
     help: v.help,

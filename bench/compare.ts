@@ -48,6 +48,9 @@ export function formatComparison(rows: readonly ComparisonRow[]): string[] {
     const unit = (row.after ?? row.before)!.unit;
     const change = describeChange(row.before?.value ?? null, row.after?.value ?? null, unit);
     const cells = [row.label.padEnd(width), shown(row.before).padStart(14), '->', shown(row.after).padStart(14), change, verdictChange(row)];
-    return cells.filter((c, i) => i < 4 || c !== '').join('  ').trimEnd();
+    return cells
+      .filter((c, i) => i < 4 || c !== '')
+      .join('  ')
+      .trimEnd();
   });
 }

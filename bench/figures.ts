@@ -50,8 +50,14 @@ export function measured(
   }
   const target = base.target ?? null;
   return {
-    id: base.id, group: base.group, label: base.label, unit: base.unit,
-    value, target, meets: judge(value, target), status: 'measured',
+    id: base.id,
+    group: base.group,
+    label: base.label,
+    unit: base.unit,
+    value,
+    target,
+    meets: judge(value, target),
+    status: 'measured',
     ...(extra.note ? { note: extra.note } : {}),
     ...(extra.details ? { details: extra.details } : {}),
   };
@@ -63,8 +69,15 @@ export function notMeasured(
   details?: Record<string, unknown>,
 ): Figure {
   return {
-    id: base.id, group: base.group, label: base.label, unit: base.unit,
-    value: null, target: base.target ?? null, meets: null, status: 'not measured', reason,
+    id: base.id,
+    group: base.group,
+    label: base.label,
+    unit: base.unit,
+    value: null,
+    target: base.target ?? null,
+    meets: null,
+    status: 'not measured',
+    reason,
     ...(details ? { details } : {}),
   };
 }
@@ -72,12 +85,18 @@ export function notMeasured(
 export function formatValue(value: number | boolean, unit: Unit): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   switch (unit) {
-    case 'x': return `${value.toFixed(2)}x`;
-    case 's': return `${value.toFixed(1)} s`;
-    case 'ms/page': return `${value.toFixed(1)} ms/page`;
-    case 'bytes': return `${(value / 1024).toFixed(1)} KB`;
-    case 'count': return String(Math.round(value));
-    case 'yes/no': return value ? 'yes' : 'no';
+    case 'x':
+      return `${value.toFixed(2)}x`;
+    case 's':
+      return `${value.toFixed(1)} s`;
+    case 'ms/page':
+      return `${value.toFixed(1)} ms/page`;
+    case 'bytes':
+      return `${(value / 1024).toFixed(1)} KB`;
+    case 'count':
+      return String(Math.round(value));
+    case 'yes/no':
+      return value ? 'yes' : 'no';
   }
 }
 

@@ -79,7 +79,9 @@ export function labTimings(process: { startMs: number; endMs: number }, steps: r
   const setupMs = firstStart - process.startMs;
   const teardownMs = process.endMs - lastEnd;
   if (setupMs < 0 || teardownMs < 0) {
-    throw new Error(`lab timings: the steps (${new Date(firstStart).toISOString()} to ${new Date(lastEnd).toISOString()}) lie outside the process's run; are the clocks the same?`);
+    throw new Error(
+      `lab timings: the steps (${new Date(firstStart).toISOString()} to ${new Date(lastEnd).toISOString()}) lie outside the process's run; are the clocks the same?`,
+    );
   }
   const waits = requiredWaits(steps);
   return {

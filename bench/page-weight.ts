@@ -42,7 +42,11 @@ function withoutComments(html: string): string {
 }
 
 const JS_TYPES = new Set(['', 'module', 'text/javascript', 'application/javascript']);
-const srcsetUrls = (srcset: string) => srcset.split(',').map((c) => c.trim().split(/\s+/)[0]!).filter(Boolean);
+const srcsetUrls = (srcset: string) =>
+  srcset
+    .split(',')
+    .map((c) => c.trim().split(/\s+/)[0]!)
+    .filter(Boolean);
 
 /** Every resource the page asks for, in document order, duplicates removed. */
 export function pageReferences(html: string): PageReferences {

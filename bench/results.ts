@@ -34,16 +34,21 @@ export const figureSchema = z.strictObject({
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const resultsSchema = z.object({
-  schema: z.literal(RESULTS_SCHEMA_VERSION),
-  startedAt: z.string(),
-  finishedAt: z.string(),
-  figures: z.array(figureSchema),
-}).loose();
+export const resultsSchema = z
+  .object({
+    schema: z.literal(RESULTS_SCHEMA_VERSION),
+    startedAt: z.string(),
+    finishedAt: z.string(),
+    figures: z.array(figureSchema),
+  })
+  .loose();
 
 /** `2026-12-02T11:40:03.120Z` -> `2026-12-02T11-40-03Z.json`: sorts by time, no colons (Windows, URLs). */
 export function resultFileName(startedAt: Date): string {
-  return `${startedAt.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-')}.json`;
+  return `${startedAt
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replaceAll(':', '-')}.json`;
 }
 
 /** A result file's text -> its figures and times; errors name the file and the field. */
@@ -57,7 +62,9 @@ export function parseResults(text: string, file: string): z.infer<typeof results
   const result = resultsSchema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    throw new Error(`${file}: field "${issue.path.join('.') || '(top)'}": ${issue.message}; expected a result file of npm run bench (schema ${RESULTS_SCHEMA_VERSION})`);
+    throw new Error(
+      `${file}: field "${issue.path.join('.') || '(top)'}": ${issue.message}; expected a result file of npm run bench (schema ${RESULTS_SCHEMA_VERSION})`,
+    );
   }
   return result.data;
 }

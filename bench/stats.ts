@@ -34,7 +34,10 @@ export function ratio(numerator: number, denominator: number): number {
 /** Ordinary least squares of y on x; needs two distinct x values. */
 export function leastSquares(points: readonly Point[]): LineFit {
   if (points.length < 2) throw new Error(`leastSquares: expected at least 2 points, got ${points.length}`);
-  assertFinite(points.flatMap((p) => [p.x, p.y]), 'leastSquares');
+  assertFinite(
+    points.flatMap((p) => [p.x, p.y]),
+    'leastSquares',
+  );
   const mx = mean(points.map((p) => p.x));
   const my = mean(points.map((p) => p.y));
   let sxx = 0;

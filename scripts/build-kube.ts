@@ -97,4 +97,6 @@ for (const name of KUBE_BINARY_NAMES) {
 }
 mkdirSync(dirname(stampFile), { recursive: true });
 writeFileSync(stampFile, `${stamp}\n`);
-process.stdout.write(`lab:build: ${binary} built in ${elapsed()} (${compiled === 0 ? "every package from Go's build cache" : `${compiled} packages compiled`}), linked as ${KUBE_BINARY_NAMES.join(', ')}\n`);
+process.stdout.write(
+  `lab:build: ${binary} built in ${elapsed()} (${compiled === 0 ? "every package from Go's build cache" : `${compiled} packages compiled`}), linked as ${KUBE_BINARY_NAMES.join(', ')}\n`,
+);

@@ -65,7 +65,9 @@ const onSignal = (signal: NodeJS.Signals) => {
     process.stderr.write(`\ncapture: ${signal}: stopping and cleaning up (the snapshots stay as they were)\n`);
     controller.abort();
   } else if (interrupts === 2) {
-    process.stderr.write('capture: still cleaning up; a third signal quits at once and may leave the environment behind (the next capture or --clean removes it)\n');
+    process.stderr.write(
+      'capture: still cleaning up; a third signal quits at once and may leave the environment behind (the next capture or --clean removes it)\n',
+    );
   } else {
     process.exit(signalExitCode(stopSignal));
   }
@@ -244,7 +246,10 @@ async function main(): Promise<void> {
       try {
         const result = await runCapture({
           mayReplace: () => judgeTarget(inspectTarget(target), slug).ok,
-          experiment, driver, target, runId,
+          experiment,
+          driver,
+          target,
+          runId,
           articleDir: articleDir(root, slug),
           signal: controller.signal,
           reporter,
@@ -259,7 +264,7 @@ async function main(): Promise<void> {
         reporter.close();
         await discardStaged();
         release();
-        const others = runs.length > 1 ? 'every variant\'s snapshots were left as they were' : 'the snapshots were left as they were';
+        const others = runs.length > 1 ? "every variant's snapshots were left as they were" : 'the snapshots were left as they were';
         if (error instanceof CaptureAborted) fail(`${label}: interrupted; ${others}`, signalExitCode(stopSignal ?? 'SIGINT'));
         fail(`${label}: ${(error as Error).message}; ${others}`, 1);
       }
@@ -271,10 +276,17 @@ async function main(): Promise<void> {
     if (judgement.verdict === 'facts' || judgement.broken.length) {
       let kept: string;
       try {
-        kept = keepAside(keptRunsDir(), {
-          schema: 1, slug, reason: judgement.verdict === 'facts' ? 'facts' : 'claims', keptAt: new Date().toISOString(),
-          runs: staged.map((r) => ({ variant: r.variant, runId: r.runId, target: resolve(r.target), folder: keptFolderName(r.target) })),
-        }, (runId) => staged.find((r) => r.runId === runId)!.dir);
+        kept = keepAside(
+          keptRunsDir(),
+          {
+            schema: 1,
+            slug,
+            reason: judgement.verdict === 'facts' ? 'facts' : 'claims',
+            keptAt: new Date().toISOString(),
+            runs: staged.map((r) => ({ variant: r.variant, runId: r.runId, target: resolve(r.target), folder: keptFolderName(r.target) })),
+          },
+          (runId) => staged.find((r) => r.runId === runId)!.dir,
+        );
       } catch (error) {
         await discardStaged();
         release();
@@ -282,12 +294,20 @@ async function main(): Promise<void> {
       }
       release();
       // Judged again where it now is, so that every file named is one that exists.
-      const where = judgeRuns(slug, defs, staged.map((r) => ({ variant: r.variant, dir: join(kept, keptFolderName(r.target)) })), folderOfOther);
+      const where = judgeRuns(
+        slug,
+        defs,
+        staged.map((r) => ({ variant: r.variant, dir: join(kept, keptFolderName(r.target)) })),
+        folderOfOther,
+      );
       const shownKept = relative(process.cwd(), kept) || kept;
       if (where.verdict === 'facts') {
-        fail(`${slug}: facts cannot be derived from this run, so it is no measurement: ${where.problems.join(' | ')}; the snapshots were left as they were; the run is kept at ${shownKept} to look into (it cannot be accepted)`, 1);
+        fail(
+          `${slug}: facts cannot be derived from this run, so it is no measurement: ${where.problems.join(' | ')}; the snapshots were left as they were; the run is kept at ${shownKept} to look into (it cannot be accepted)`,
+          1,
+        );
       }
-      const others = staged.length > 1 ? 'every variant\'s snapshots were left as they were' : 'the snapshots were left as they were';
+      const others = staged.length > 1 ? "every variant's snapshots were left as they were" : 'the snapshots were left as they were';
       say([
         `capture: ${slug}: ${where.broken.length} claim(s) no longer hold on this run, so it was not swapped in; ${others}:`,
         ...where.broken,
@@ -320,7 +340,10 @@ function reportSwapped(slug: string, target: string, defs: ArticleDefinitions, v
  * from here on a kill -9 leaves nothing the next capture cannot find. A lock
  * held by a live capture fails with one line, after `undo`.
  */
-async function holdTarget(run: { target: string; runId: string; slug: string; owner: ReturnType<typeof currentOwner> }, undo: () => Promise<void>): Promise<Lock> {
+async function holdTarget(
+  run: { target: string; runId: string; slug: string; owner: ReturnType<typeof currentOwner> },
+  undo: () => Promise<void>,
+): Promise<Lock> {
   const { target, runId, slug, owner } = run;
   const paths = swapPaths(target, runId);
   const startedAt = new Date().toISOString();
@@ -337,7 +360,9 @@ async function holdTarget(run: { target: string; runId: string; slug: string; ow
   }
   if (lock.tookOver || lock.tookOverUnreadable) {
     const dead = lock.tookOver;
-    process.stderr.write(`capture: took over the lock of a capture that is gone${dead ? ` (pid ${dead.pid}, run ${dead.runId}, started ${dead.startedAt})` : ''}\n`);
+    process.stderr.write(
+      `capture: took over the lock of a capture that is gone${dead ? ` (pid ${dead.pid}, run ${dead.runId}, started ${dead.startedAt})` : ''}\n`,
+    );
     if (dead) for (const line of settleSwap(dead, dead.runId)) process.stderr.write(`capture: recovered: ${line}\n`);
   }
   return lock;
@@ -360,8 +385,10 @@ async function accept(ref: string): Promise<void> {
   }
   const { manifest } = kept;
   const { slug } = manifest;
-  if (!(await listArticleSlugs(root)).includes(slug)) fail(`${displayPath(join(kept.dir, KEPT_MANIFEST))}: field "slug": no article ${clip(slug, 80)} in this checkout`, 2);
-  if (manifest.reason === 'facts') fail(`--accept ${clip(ref)}: its facts could not be derived when it was captured; such a run is no measurement and cannot be accepted`, 2);
+  if (!(await listArticleSlugs(root)).includes(slug))
+    fail(`${displayPath(join(kept.dir, KEPT_MANIFEST))}: field "slug": no article ${clip(slug, 80)} in this checkout`, 2);
+  if (manifest.reason === 'facts')
+    fail(`--accept ${clip(ref)}: its facts could not be derived when it was captured; such a run is no measurement and cannot be accepted`, 2);
   for (const run of manifest.runs) {
     try {
       checkTarget(run.target, slug, relative(process.cwd(), run.target) || run.target, [root]);
@@ -376,8 +403,14 @@ async function accept(ref: string): Promise<void> {
   const byDefault = experiment ? defaultVariant(experiment) : null;
   const defaultTarget = manifest.runs.find((r) => r.variant === byDefault)?.target;
   const folderOfOther = (variant: string) => variantFolder(defaultTarget ?? join(articleDir(root, slug), 'snapshots'), variant, byDefault);
-  const judged = judgeRuns(slug, defs, manifest.runs.map((r) => ({ variant: r.variant, dir: join(kept.dir, r.folder) })), folderOfOther);
-  if (judged.verdict === 'facts') fail(`--accept ${clip(ref)}: facts cannot be derived from the kept run, so it cannot be accepted: ${judged.problems.join(' | ')}`, 1);
+  const judged = judgeRuns(
+    slug,
+    defs,
+    manifest.runs.map((r) => ({ variant: r.variant, dir: join(kept.dir, r.folder) })),
+    folderOfOther,
+  );
+  if (judged.verdict === 'facts')
+    fail(`--accept ${clip(ref)}: facts cannot be derived from the kept run, so it cannot be accepted: ${judged.problems.join(' | ')}`, 1);
 
   const owner = currentOwner();
   running = true;
@@ -403,13 +436,19 @@ async function accept(ref: string): Promise<void> {
       copyRunInto(join(kept.dir, run.folder), staging.dir);
     }
     // Derived again where the swap takes it from: what is swapped in is what was judged.
-    const staged = judgeRuns(slug, defs, manifest.runs.map((r, i) => ({ variant: r.variant, dir: stagings[i]!.dir })), folderOfOther);
+    const staged = judgeRuns(
+      slug,
+      defs,
+      manifest.runs.map((r, i) => ({ variant: r.variant, dir: stagings[i]!.dir })),
+      folderOfOther,
+    );
     if (staged.verdict === 'facts') throw new Error(`the copy beside the target does not derive its facts: ${staged.problems.join(' | ')}`);
     if (controller.signal.aborted) throw new CaptureAborted('interrupted');
     for (const staging of stagings) await staging.commit();
   } catch (error) {
     await undo();
-    if (error instanceof CaptureAborted) fail(`--accept ${clip(ref)}: interrupted; the snapshots were left as they were`, signalExitCode(stopSignal ?? 'SIGINT'));
+    if (error instanceof CaptureAborted)
+      fail(`--accept ${clip(ref)}: interrupted; the snapshots were left as they were`, signalExitCode(stopSignal ?? 'SIGINT'));
     fail(`--accept ${clip(ref)}: ${(error as Error).message}; the snapshots were left as they were`, 1);
   }
   running = false;
@@ -417,7 +456,9 @@ async function accept(ref: string): Promise<void> {
   rmSync(kept.dir, { recursive: true, force: true });
   for (const run of manifest.runs) {
     const label = run.variant === null ? slug : `${slug} variant ${run.variant}`;
-    say([`accepted run ${run.runId} of ${label}: ${relative(process.cwd(), run.target) || run.target} now holds it; the build fails until the prose follows the claims that broke (SHICE_DRAFT=1 builds anyway)`]);
+    say([
+      `accepted run ${run.runId} of ${label}: ${relative(process.cwd(), run.target) || run.target} now holds it; the build fails until the prose follows the claims that broke (SHICE_DRAFT=1 builds anyway)`,
+    ]);
     reportSwapped(slug, run.target, defs, run.variant, previous.get(run.runId)!);
   }
 }

@@ -23,5 +23,9 @@ const files = new Map<string, string>();
 for (const r of ROOTS) sourceFiles(root, join(root, r), files);
 const problems = checkImports(files, (path) => existsSync(join(root, path)));
 for (const p of problems) console.error(p);
-console.log(problems.length ? `check:imports: ${problems.length} problem(s) in ${files.size} files` : `check:imports: ${files.size} files, no cycle, no layer crossed, every relative import found`);
+console.log(
+  problems.length
+    ? `check:imports: ${problems.length} problem(s) in ${files.size} files`
+    : `check:imports: ${files.size} files, no cycle, no layer crossed, every relative import found`,
+);
 process.exitCode = problems.length ? 1 : 0;

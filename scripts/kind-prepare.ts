@@ -35,11 +35,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 const started = performance.now();
 try {
-  const done = await prepare({ root, buildImages: args.includes('--build-images') }, { signal: controller.signal, log: (line) => process.stdout.write(`${line}\n`) });
+  const done = await prepare(
+    { root, buildImages: args.includes('--build-images') },
+    { signal: controller.signal, log: (line) => process.stdout.write(`${line}\n`) },
+  );
   const seconds = Math.round((performance.now() - started) / 1000);
-  process.stdout.write(`kind:prepare: ready in ${seconds} s: Docker ${done.engine.serverVersion} (${done.engine.own ? "shice's own engine, stop it with npm run kind:prepare -- --stop" : "the host's engine"})`);
+  process.stdout.write(
+    `kind:prepare: ready in ${seconds} s: Docker ${done.engine.serverVersion} (${done.engine.own ? "shice's own engine, stop it with npm run kind:prepare -- --stop" : "the host's engine"})`,
+  );
   if (done.engine.record?.adaptation) process.stdout.write('; runtime adapted for a host without CAP_SYS_RESOURCE');
-  process.stdout.write(done.images ? `; node image ${done.images.node.name}\n` : '; kind\'s official node image (a registry answers)\n');
+  process.stdout.write(done.images ? `; node image ${done.images.node.name}\n` : "; kind's official node image (a registry answers)\n");
 } catch (error) {
   if (interrupted) {
     process.stderr.write(`kind:prepare: interrupted (${interrupted}); build containers removed, finished images kept\n`);

@@ -30,4 +30,6 @@ for (const file of scaffoldFiles(slug!, today)) {
   writeFileSync(target, file.content, { flag: 'wx' });
   process.stdout.write(`created content/articles/${slug}/${file.path}\n`);
 }
-process.stdout.write(`\nnext: npm run build:draft (its values show as not yet measured), then npm run capture -- ${slug} --driver lab, then npm run build\nsee docs/authoring.md\n`);
+process.stdout.write(
+  `\nnext: npm run build:draft (its values show as not yet measured), then npm run capture -- ${slug} --driver lab, then npm run build\nsee docs/authoring.md\n`,
+);

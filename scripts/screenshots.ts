@@ -20,7 +20,13 @@ if (!existsSync(join(dist, 'index.html'))) {
 }
 mkdirSync(out, { recursive: true });
 
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml', '.xml': 'application/xml' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css',
+  '.js': 'text/javascript',
+  '.svg': 'image/svg+xml',
+  '.xml': 'application/xml',
+};
 const server = createServer((req, res) => {
   const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
   let file = join(dist, path);
@@ -45,9 +51,14 @@ const PAGES = [
 const WIDTHS = [375, 390, 1280];
 const SCHEMES = ['light', 'dark'] as const;
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
-const browser = await chromium.launch(existsSync(SYSTEM_CHROMIUM)
-  ? { executablePath: SYSTEM_CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] }
-  : {});
+const browser = await chromium.launch(
+  existsSync(SYSTEM_CHROMIUM)
+    ? {
+        executablePath: SYSTEM_CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      }
+    : {},
+);
 try {
   for (const page of PAGES) {
     for (const width of WIDTHS) {

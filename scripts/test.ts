@@ -23,8 +23,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  judgeSuite, OPT_OUT_VARIABLE, optedOutDetail, optedOutSuites, playwrightReport, selectSuites, suiteList, tapReport, tempLeftovers,
-  type Report, type Suite, type SuiteOutcome,
+  judgeSuite,
+  OPT_OUT_VARIABLE,
+  optedOutDetail,
+  optedOutSuites,
+  playwrightReport,
+  selectSuites,
+  suiteList,
+  tapReport,
+  tempLeftovers,
+  type Report,
+  type Suite,
+  type SuiteOutcome,
 } from '../tests/support/suites.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -37,7 +47,11 @@ function fail(line: string): never {
 
 const selected = selectSuites(all, process.argv.slice(2));
 if ('problem' in selected) fail(selected.problem);
-const optOut = optedOutSuites(process.env[OPT_OUT_VARIABLE], all.map((s) => s.word), process.env.CI === 'true');
+const optOut = optedOutSuites(
+  process.env[OPT_OUT_VARIABLE],
+  all.map((s) => s.word),
+  process.env.CI === 'true',
+);
 if ('problem' in optOut) fail(optOut.problem);
 
 const reportDir = mkdtempSync(join(tmpdir(), 'shice-test-'));
@@ -86,5 +100,7 @@ for (const { line } of lines) process.stdout.write(`${line}\n`);
 const failed = lines.filter((l) => !l.ok).length;
 const skipped = lines.filter((l) => l.line.startsWith('SKIP')).length;
 const notReached = selected.suites.length - lines.length;
-process.stdout.write(`suites: ${lines.length - failed - skipped} passed, ${skipped} opted out, ${failed} failed${notReached ? `, ${notReached} not run after the failure` : ''}\n`);
+process.stdout.write(
+  `suites: ${lines.length - failed - skipped} passed, ${skipped} opted out, ${failed} failed${notReached ? `, ${notReached} not run after the failure` : ''}\n`,
+);
 process.exit(failed ? 1 : 0);

@@ -51,7 +51,9 @@ export async function measureBinding(ctx: BenchContext): Promise<Figure[]> {
   const slug = ctx.args.article;
   const pages = n * LANGS.length;
   const ratioFigure = {
-    id: 'binding.ratio', group: 'binding' as const, unit: 'x' as const,
+    id: 'binding.ratio',
+    group: 'binding' as const,
+    unit: 'x' as const,
     label: `binding overhead: evidence / plain build, ${n} articles`,
     target: { op: '<=' as const, value: BINDING_TARGET },
   };
@@ -60,49 +62,65 @@ export async function measureBinding(ctx: BenchContext): Promise<Figure[]> {
   const build = { timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal };
   try {
     const sources = await ctx.progress.task(`probe build of ${slug}: what each of its components renders`, () => plainSources(ctx.root, slug, build));
-    const createSite = (site: Site) => ctx.progress.task(`generating the ${site} site (${n} articles)`, async () => {
-      const project = await createProjectCopy(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`);
-      if (site === 'evidence') await writeEvidenceCopies(ctx.root, project.dir, slug, n);
-      else await writePlainCopies(project.dir, slug, site === 'plain' ? sources.highlighted : sources.unhighlighted, n);
-      return project;
-    });
-    return await withTemporary(ctx, () => createSite('plain'), (plain) =>
-      withTemporary(ctx, () => createSite('evidence'), (evidence) =>
-        withTemporary(ctx, () => createSite('unhighlighted'), async (unhighlighted) => {
-          const projects: Record<Site, TempProject> = { plain, evidence, unhighlighted };
-          const seconds: Record<Site, number[]> = { plain: [], evidence: [], unhighlighted: [] };
-          const summaries: Partial<Record<Site, Map<string, ArticleSummary>>> = {};
-          for (const [i, site] of ORDER.entries()) {
-            const result = await ctx.progress.task(`build ${i + 1} of ${ORDER.length}: ${site} site, ${n} articles (${pages} article pages)`,
-              () => astroBuild(projects[site].dir, { config: BENCH_CONFIG, ...build }));
-            seconds[site].push(result.seconds);
-            summaries[site] ??= await articlePages(projects[site].dir, copySlug(slug, 1));
-          }
-          const details = { articles: n, articlePages: pages, order: ORDER, seconds };
-          const fastest = (site: Site) => Math.min(...seconds[site]);
-          const e = fastest('evidence');
-          const p = fastest('plain');
-          const u = fastest('unhighlighted');
-          const figures: Figure[] = [];
-          const plainProblem = fidelityProblem('plain', summaries.plain!, summaries.evidence!);
-          if (plainProblem) {
-            const reason = `${plainProblem}; a ratio of different pages would mean nothing`;
-            figures.push(notMeasured(ratioFigure, reason, details), notMeasured(perPageFigure, reason));
-          } else {
-            figures.push(
-              measured(ratioFigure, ratio(e, p), {
-                note: `evidence ${e.toFixed(1)} s / plain ${p.toFixed(1)} s, faster of ${seconds.evidence.length} cold builds each; same text on the page`,
-                details,
-              }),
-              measured(perPageFigure, ((e - p) * 1000) / pages, { note: `(evidence - plain) / ${pages} article pages` }),
-            );
-          }
-          const bareProblem = fidelityProblem('unhighlighted', summaries.unhighlighted!, summaries.evidence!);
-          figures.push(bareProblem
-            ? notMeasured(bareFigure, bareProblem, details)
-            : measured(bareFigure, ratio(e, u), { note: `plain with code as static <pre>: ${u.toFixed(1)} s; the evidence site still highlights` }));
-          return figures;
-        })));
+    const createSite = (site: Site) =>
+      ctx.progress.task(`generating the ${site} site (${n} articles)`, async () => {
+        const project = await createProjectCopy(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`);
+        if (site === 'evidence') await writeEvidenceCopies(ctx.root, project.dir, slug, n);
+        else await writePlainCopies(project.dir, slug, site === 'plain' ? sources.highlighted : sources.unhighlighted, n);
+        return project;
+      });
+    return await withTemporary(
+      ctx,
+      () => createSite('plain'),
+      (plain) =>
+        withTemporary(
+          ctx,
+          () => createSite('evidence'),
+          (evidence) =>
+            withTemporary(
+              ctx,
+              () => createSite('unhighlighted'),
+              async (unhighlighted) => {
+                const projects: Record<Site, TempProject> = { plain, evidence, unhighlighted };
+                const seconds: Record<Site, number[]> = { plain: [], evidence: [], unhighlighted: [] };
+                const summaries: Partial<Record<Site, Map<string, ArticleSummary>>> = {};
+                for (const [i, site] of ORDER.entries()) {
+                  const result = await ctx.progress.task(`build ${i + 1} of ${ORDER.length}: ${site} site, ${n} articles (${pages} article pages)`, () =>
+                    astroBuild(projects[site].dir, { config: BENCH_CONFIG, ...build }),
+                  );
+                  seconds[site].push(result.seconds);
+                  summaries[site] ??= await articlePages(projects[site].dir, copySlug(slug, 1));
+                }
+                const details = { articles: n, articlePages: pages, order: ORDER, seconds };
+                const fastest = (site: Site) => Math.min(...seconds[site]);
+                const e = fastest('evidence');
+                const p = fastest('plain');
+                const u = fastest('unhighlighted');
+                const figures: Figure[] = [];
+                const plainProblem = fidelityProblem('plain', summaries.plain!, summaries.evidence!);
+                if (plainProblem) {
+                  const reason = `${plainProblem}; a ratio of different pages would mean nothing`;
+                  figures.push(notMeasured(ratioFigure, reason, details), notMeasured(perPageFigure, reason));
+                } else {
+                  figures.push(
+                    measured(ratioFigure, ratio(e, p), {
+                      note: `evidence ${e.toFixed(1)} s / plain ${p.toFixed(1)} s, faster of ${seconds.evidence.length} cold builds each; same text on the page`,
+                      details,
+                    }),
+                    measured(perPageFigure, ((e - p) * 1000) / pages, { note: `(evidence - plain) / ${pages} article pages` }),
+                  );
+                }
+                const bareProblem = fidelityProblem('unhighlighted', summaries.unhighlighted!, summaries.evidence!);
+                figures.push(
+                  bareProblem
+                    ? notMeasured(bareFigure, bareProblem, details)
+                    : measured(bareFigure, ratio(e, u), { note: `plain with code as static <pre>: ${u.toFixed(1)} s; the evidence site still highlights` }),
+                );
+                return figures;
+              },
+            ),
+        ),
+    );
   } catch (error) {
     return [ratioFigure, perPageFigure, bareFigure].map((base) => notMeasured(base, errorMessage(error)));
   }

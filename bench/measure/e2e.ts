@@ -37,14 +37,16 @@ export async function measureE2e(ctx: BenchContext): Promise<Figure[]> {
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
       const started = performance.now();
-      run = await ctx.progress.task(`browser check: playwright test on port ${port}`, () => execa(process.execPath, [cli, 'test'], {
-        cwd: ctx.root,
-        env: { ...process.env, SHICE_E2E_PORT: String(port) },
-        cancelSignal: ctx.cancelSignal,
-        timeout: e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds) * 1000,
-        all: true,
-        reject: false,
-      }));
+      run = await ctx.progress.task(`browser check: playwright test on port ${port}`, () =>
+        execa(process.execPath, [cli, 'test'], {
+          cwd: ctx.root,
+          env: { ...process.env, SHICE_E2E_PORT: String(port) },
+          cancelSignal: ctx.cancelSignal,
+          timeout: e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds) * 1000,
+          all: true,
+          reject: false,
+        }),
+      );
       seconds = (performance.now() - started) / 1000;
       const conflict = run.exitCode !== 0 ? previewConflict(String(run.all ?? '')) : null;
       if (!conflict) break;
@@ -59,8 +61,18 @@ export async function measureE2e(ctx: BenchContext): Promise<Figure[]> {
     const details = { seconds, exitCode: run.exitCode ?? null, summary, port };
     if (run.timedOut) return [notMeasured(base, `stopped after ${e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds)} s`, details)];
     if (run.exitCode !== 0) {
-      const tail = String(run.all ?? '').trim().split('\n').slice(-3).join(' | ');
-      return [notMeasured(base, `the suite failed (exit ${run.exitCode ?? run.signal}; ${counts}): a failing run's time is not the check's time; last lines: ${tail}`, details)];
+      const tail = String(run.all ?? '')
+        .trim()
+        .split('\n')
+        .slice(-3)
+        .join(' | ');
+      return [
+        notMeasured(
+          base,
+          `the suite failed (exit ${run.exitCode ?? run.signal}; ${counts}): a failing run's time is not the check's time; last lines: ${tail}`,
+          details,
+        ),
+      ];
     }
     return [measured(base, seconds, { note: `${counts}; preview server start included`, details })];
   } catch (error) {

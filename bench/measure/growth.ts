@@ -40,7 +40,7 @@ interface SizeRun {
 
 /** The floor's MDX: the article's own files, each reduced to its prose (file name -> text). */
 async function floorSources(root: string, slug: string): Promise<Map<string, string>> {
-  const sources = await readArticleMdx(root, slug, 'to take the floor\'s prose from');
+  const sources = await readArticleMdx(root, slug, "to take the floor's prose from");
   return new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.text)]));
 }
 
@@ -71,37 +71,55 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
           continue;
         }
         try {
-          run.project = await ctx.progress.task(`generating ${site === 'evidence' ? 'an evidence site' : 'its floor (the same prose, Astro alone)'} of ${n} article(s)`, async () => {
-            const project = await createProjectCopy(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`);
-            if (site === 'evidence') await writeEvidenceCopies(ctx.root, project.dir, slug, n);
-            else await writePlainCopies(project.dir, slug, floorMdx!, n);
-            return project;
-          });
+          run.project = await ctx.progress.task(
+            `generating ${site === 'evidence' ? 'an evidence site' : 'its floor (the same prose, Astro alone)'} of ${n} article(s)`,
+            async () => {
+              const project = await createProjectCopy(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`);
+              if (site === 'evidence') await writeEvidenceCopies(ctx.root, project.dir, slug, n);
+              else await writePlainCopies(project.dir, slug, floorMdx!, n);
+              return project;
+            },
+          );
         } catch (error) {
           run.failure = errorMessage(error);
         }
       }
     }
     const order = interleavedOrder(ctx.args.sizes, GROWTH_BUILDS).flatMap((n, i): Array<[Site, number]> =>
-      i % 2 === 0 ? [['evidence', n], ['floor', n]] : [['floor', n], ['evidence', n]]);
+      i % 2 === 0
+        ? [
+            ['evidence', n],
+            ['floor', n],
+          ]
+        : [
+            ['floor', n],
+            ['evidence', n],
+          ],
+    );
     for (const [i, [site, n]] of order.entries()) {
       const run = sites[site].get(n)!;
       if (!run.project || run.failure) continue;
       const pages = n * LANGS.length;
       try {
-        run.builds.push(await ctx.progress.task(`growth: build ${i + 1} of ${order.length}, ${site === 'evidence' ? 'evidence site' : 'floor'}, ${n} article(s), ${pages} article pages`,
-          () => astroBuild(run.project!.dir, { config: BENCH_CONFIG, timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal })));
+        run.builds.push(
+          await ctx.progress.task(
+            `growth: build ${i + 1} of ${order.length}, ${site === 'evidence' ? 'evidence site' : 'floor'}, ${n} article(s), ${pages} article pages`,
+            () => astroBuild(run.project!.dir, { config: BENCH_CONFIG, timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal }),
+          ),
+        );
       } catch (error) {
-        run.failure = error instanceof BuildTimeout
-          ? `too slow on this machine: stopped after ${ctx.args.buildTimeoutSeconds} s (--build-timeout)`
-          : errorMessage(error);
+        run.failure =
+          error instanceof BuildTimeout ? `too slow on this machine: stopped after ${ctx.args.buildTimeoutSeconds} s (--build-timeout)` : errorMessage(error);
       }
     }
   } finally {
     ctx.cleanups.delete(removeAll);
     await removeAll();
   }
-  return growthFigures(ctx.args.sizes.map((n) => sites.evidence.get(n)!), ctx.args.sizes.map((n) => sites.floor.get(n)!));
+  return growthFigures(
+    ctx.args.sizes.map((n) => sites.evidence.get(n)!),
+    ctx.args.sizes.map((n) => sites.floor.get(n)!),
+  );
 }
 
 type GrowthRun = Pick<SizeRun, 'n' | 'builds' | 'failure'>;
@@ -137,16 +155,22 @@ export function growthFigures(runs: readonly GrowthRun[], floorRuns: readonly Gr
     const fastest = run.builds.reduce((a, b) => (b.seconds < a.seconds ? b : a));
     const floor = floorRuns.find((f) => f.n === run.n);
     const floorNote = floor && floor.builds.length ? `; its floor: ${floor.builds.map((b) => describeBuild(b.seconds, b.cost)).join('; ')}` : '';
-    figures.push(measured(base, fastest.seconds, {
-      note: `faster of ${run.builds.length} cold builds: ${run.builds.map((b) => describeBuild(b.seconds, b.cost)).join('; ')}; ${fastest.htmlFiles} HTML files${floorNote}`,
-      details: {
-        articles: run.n, articlePages: pages, htmlFiles: fastest.htmlFiles,
-        seconds: run.builds.map((b) => b.seconds),
-        cpuSeconds: run.builds.map((b) => b.cost.cpuSeconds),
-        load: run.builds.map((b) => [b.cost.loadBefore, b.cost.loadAfter]),
-        ...(floor ? { floorSeconds: floor.builds.map((b) => b.seconds), floorCpuSeconds: floor.builds.map((b) => b.cost.cpuSeconds), floorFailure: floor.failure } : {}),
-      },
-    }));
+    figures.push(
+      measured(base, fastest.seconds, {
+        note: `faster of ${run.builds.length} cold builds: ${run.builds.map((b) => describeBuild(b.seconds, b.cost)).join('; ')}; ${fastest.htmlFiles} HTML files${floorNote}`,
+        details: {
+          articles: run.n,
+          articlePages: pages,
+          htmlFiles: fastest.htmlFiles,
+          seconds: run.builds.map((b) => b.seconds),
+          cpuSeconds: run.builds.map((b) => b.cost.cpuSeconds),
+          load: run.builds.map((b) => [b.cost.loadBefore, b.cost.loadAfter]),
+          ...(floor
+            ? { floorSeconds: floor.builds.map((b) => b.seconds), floorCpuSeconds: floor.builds.map((b) => b.cost.cpuSeconds), floorFailure: floor.failure }
+            : {}),
+        },
+      }),
+    );
   }
 
   const { wall, cpu, busy } = series(runs);
@@ -154,18 +178,23 @@ export function growthFigures(runs: readonly GrowthRun[], floorRuns: readonly Gr
   const partial = wall.length < sizes ? `; from ${wall.length} of ${sizes} sizes` : '';
   const busyNote = busy ? `; ${busy} build(s) ran with the load above the cores: read the CPU slope` : '';
   const marginal = {
-    id: 'growth.marginal', group: 'growth' as const, unit: 'ms/page' as const,
-    label: 'marginal cost of one more article page', target: { op: '<=' as const, value: MARGINAL_TARGET_MS },
+    id: 'growth.marginal',
+    group: 'growth' as const,
+    unit: 'ms/page' as const,
+    label: 'marginal cost of one more article page',
+    target: { op: '<=' as const, value: MARGINAL_TARGET_MS },
   };
   const wallFit = wall.length < 2 ? null : leastSquares(wall);
   if (wallFit === null) {
     figures.push(notMeasured(marginal, `needs at least 2 measured sizes, got ${wall.length}`));
   } else {
     const noCpu = cpu.length === 0 ? '; CPU time unknown here (it is read from /proc, Linux only)' : '';
-    figures.push(measured(marginal, ms(wallFit), {
-      note: `least-squares slope of wall time, r² ${wallFit.r2.toFixed(3)}, intercept ${wallFit.intercept.toFixed(1)} s${partial}${busyNote}${noCpu}`,
-      details: { points: wall, slopeSecondsPerPage: wallFit.slope, interceptSeconds: wallFit.intercept, r2: wallFit.r2 },
-    }));
+    figures.push(
+      measured(marginal, ms(wallFit), {
+        note: `least-squares slope of wall time, r² ${wallFit.r2.toFixed(3)}, intercept ${wallFit.intercept.toFixed(1)} s${partial}${busyNote}${noCpu}`,
+        details: { points: wall, slopeSecondsPerPage: wallFit.slope, interceptSeconds: wallFit.intercept, r2: wallFit.r2 },
+      }),
+    );
   }
   const marginalCpu = { id: 'growth.marginalCpu', group: 'growth' as const, unit: 'ms/page' as const, label: 'marginal CPU time of one more article page' };
   const cpuFit = cpu.length < 2 ? null : leastSquares(cpu);
@@ -175,10 +204,12 @@ export function growthFigures(runs: readonly GrowthRun[], floorRuns: readonly Gr
   } else if (cpuFit === null) {
     figures.push(notMeasured(marginalCpu, `needs at least 2 sizes with CPU time, got ${cpu.length}`));
   } else {
-    figures.push(measured(marginalCpu, ms(cpuFit), {
-      note: `least-squares slope of CPU time (all the build's processes, user + system), r² ${cpuFit.r2.toFixed(3)}; above the wall slope when the build uses more than one core`,
-      details: { points: cpu, slopeSecondsPerPage: cpuFit.slope, interceptSeconds: cpuFit.intercept, r2: cpuFit.r2 },
-    }));
+    figures.push(
+      measured(marginalCpu, ms(cpuFit), {
+        note: `least-squares slope of CPU time (all the build's processes, user + system), r² ${cpuFit.r2.toFixed(3)}; above the wall slope when the build uses more than one core`,
+        details: { points: cpu, slopeSecondsPerPage: cpuFit.slope, interceptSeconds: cpuFit.intercept, r2: cpuFit.r2 },
+      }),
+    );
   }
   if (floorRuns.length) figures.push(...floorFigures(wallFit, cpuFit, floorRuns));
   const shape = { id: 'growth.shape', group: 'growth' as const, unit: 'x' as const, label: 'growth: last / first marginal cost' };
@@ -196,8 +227,11 @@ export function growthFigures(runs: readonly GrowthRun[], floorRuns: readonly Gr
 function floorFigures(wallFit: LineFit | null, cpuFit: LineFit | null, floorRuns: readonly GrowthRun[]): Figure[] {
   const floor = { id: 'growth.floor', group: 'growth' as const, unit: 'ms/page' as const, label: 'Astro floor: one more page of the same prose' };
   const ratio = {
-    id: 'growth.overFloor', group: 'growth' as const, unit: 'x' as const,
-    label: 'marginal cost over the Astro floor', target: { op: '<=' as const, value: OVER_FLOOR_TARGET },
+    id: 'growth.overFloor',
+    group: 'growth' as const,
+    unit: 'x' as const,
+    label: 'marginal cost over the Astro floor',
+    target: { op: '<=' as const, value: OVER_FLOOR_TARGET },
   };
   const { wall, cpu } = series(floorRuns);
   const failed = floorRuns.find((r) => r.failure)?.failure;
@@ -207,16 +241,20 @@ function floorFigures(wallFit: LineFit | null, cpuFit: LineFit | null, floorRuns
   }
   const floorWall = leastSquares(wall);
   const floorCpu = cpu.length >= 2 ? leastSquares(cpu) : null;
-  const figures = [measured(floor, ms(floorWall), {
-    note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; pages of the article's prose and markdown without its components, no run records`,
-    details: { points: wall, cpuPoints: cpu, slopeSecondsPerPage: floorWall.slope, cpuSlopeSecondsPerPage: floorCpu?.slope ?? null, r2: floorWall.r2 },
-  })];
+  const figures = [
+    measured(floor, ms(floorWall), {
+      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; pages of the article's prose and markdown without its components, no run records`,
+      details: { points: wall, cpuPoints: cpu, slopeSecondsPerPage: floorWall.slope, cpuSlopeSecondsPerPage: floorCpu?.slope ?? null, r2: floorWall.r2 },
+    }),
+  ];
   if (wallFit === null) return [...figures, notMeasured(ratio, 'the evidence site has no slope')];
   if (floorWall.slope <= 0) return [...figures, notMeasured(ratio, 'the floor cost nothing per page: no ratio to form')];
   const cpuRatio = cpuFit && floorCpu && floorCpu.slope > 0 ? cpuFit.slope / floorCpu.slope : null;
-  figures.push(measured(ratio, wallFit.slope / floorWall.slope, {
-    note: `${ms(wallFit).toFixed(1)} / ${ms(floorWall).toFixed(1)} ms/page wall${cpuRatio === null ? '' : `; over CPU time ${cpuRatio.toFixed(2)}x`}`,
-    details: { cpuRatio },
-  }));
+  figures.push(
+    measured(ratio, wallFit.slope / floorWall.slope, {
+      note: `${ms(wallFit).toFixed(1)} / ${ms(floorWall).toFixed(1)} ms/page wall${cpuRatio === null ? '' : `; over CPU time ${cpuRatio.toFixed(2)}x`}`,
+      details: { cpuRatio },
+    }),
+  );
   return figures;
 }

@@ -28,7 +28,7 @@ const FIGURES = {
   prepare: f('prepare', 'kind:prepare: engine, tools and images (as this machine has them)'),
   engine: f('engine', 'kind:prepare: Docker engine ready'),
   images: f('images', 'kind:prepare: node and backend images ready'),
-  createAlone: f('createAlone', 'kind create cluster alone (the capture\'s config and image), 3 nodes'),
+  createAlone: f('createAlone', "kind create cluster alone (the capture's config and image), 3 nodes"),
   deleteAlone: f('deleteAlone', 'kind delete cluster alone'),
   capture: f('capture', 'kind capture of 074 (iptables): wall time, process start to exit'),
   ratio: f('ratio', 'kind capture / kind create cluster alone, same run', 'x'),
@@ -87,7 +87,8 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
   const s = (ms: number) => ms / 1000;
   try {
     const prepare = await ctx.progress.task('kind:prepare --build-images', () =>
-      timed([process.execPath, join(ctx.root, 'scripts/kind-prepare.ts'), '--build-images'], process.env, ctx.root, note, ctx.cancelSignal));
+      timed([process.execPath, join(ctx.root, 'scripts/kind-prepare.ts'), '--build-images'], process.env, ctx.root, note, ctx.cancelSignal),
+    );
     if (prepare.code !== 0) return kindNotMeasured(`kind:prepare exited ${prepare.code}: ${prepare.lines.at(-1)?.text ?? ''}`);
     const engineAt = prepare.lines.find((l) => /Docker engine that answers|started shice's own dockerd/.test(l.text))?.atMs;
     const imagesAt = prepare.lines.find((l) => /^kind:prepare: ready in/.test(l.text))?.atMs;
@@ -98,59 +99,87 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
     if (!node) return kindNotMeasured('kind:prepare recorded no local node image');
     const cgroup = await execa('docker', ['info', '--format', '{{.CgroupVersion}}'], { env, reject: false });
 
-    const alone = await withTemporary(ctx, async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'shice-bench-kind-'));
-      return {
-        dir,
-        remove: async () => {
-          await execa('kind', ['delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', join(dir, 'kubeconfig')], { env, reject: false });
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    }, async ({ dir }) => {
-      const config = join(dir, 'kind-config.yaml');
-      const cluster = { ...experimentForVariant(experiment, 'iptables').cluster, name: 'shice-bench' };
-      await writeFile(config, renderKindConfig(cluster, 'bench', { cniStandIn: true, withoutCoreDNS: true, cgroupV1: cgroup.stdout.trim() === '1' }));
-      const kubeconfig = join(dir, 'kubeconfig');
-      const create = await ctx.progress.task('kind create cluster (alone)', () =>
-        timed(['kind', 'create', 'cluster', '--name', 'shice-bench', '--config', config, '--kubeconfig', kubeconfig, '--image', node.name], env, ctx.root, note, ctx.cancelSignal));
-      const del = await ctx.progress.task('kind delete cluster (alone)', () =>
-        timed(['kind', 'delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', kubeconfig], env, ctx.root, note, ctx.cancelSignal));
-      return { create, del };
-    });
+    const alone = await withTemporary(
+      ctx,
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'shice-bench-kind-'));
+        return {
+          dir,
+          remove: async () => {
+            await execa('kind', ['delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', join(dir, 'kubeconfig')], { env, reject: false });
+            await rm(dir, { recursive: true, force: true });
+          },
+        };
+      },
+      async ({ dir }) => {
+        const config = join(dir, 'kind-config.yaml');
+        const cluster = { ...experimentForVariant(experiment, 'iptables').cluster, name: 'shice-bench' };
+        await writeFile(config, renderKindConfig(cluster, 'bench', { cniStandIn: true, withoutCoreDNS: true, cgroupV1: cgroup.stdout.trim() === '1' }));
+        const kubeconfig = join(dir, 'kubeconfig');
+        const create = await ctx.progress.task('kind create cluster (alone)', () =>
+          timed(
+            ['kind', 'create', 'cluster', '--name', 'shice-bench', '--config', config, '--kubeconfig', kubeconfig, '--image', node.name],
+            env,
+            ctx.root,
+            note,
+            ctx.cancelSignal,
+          ),
+        );
+        const del = await ctx.progress.task('kind delete cluster (alone)', () =>
+          timed(['kind', 'delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', kubeconfig], env, ctx.root, note, ctx.cancelSignal),
+        );
+        return { create, del };
+      },
+    );
     if (alone.create.code !== 0) return kindNotMeasured(`kind create cluster exited ${alone.create.code}: ${alone.create.lines.at(-1)?.text ?? ''}`);
 
-    return await withTemporary(ctx, async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'shice-bench-kind-capture-'));
-      return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-    }, async ({ dir }) => {
-      const capture = await ctx.progress.task('kind capture: npm run capture -- 074-external-traffic-policy --variant iptables --out <temp>', () =>
-        timed([process.execPath, join(ctx.root, 'scripts/capture.ts'), experiment.slug, '--variant', 'iptables', '--out', dir], process.env, ctx.root, note, ctx.cancelSignal));
-      if (capture.code !== 0) return kindNotMeasured(`the kind capture exited ${capture.code}: ${capture.lines.at(-1)?.text ?? ''}`);
-      const parts = kindParts(capture.lines, capture.wallMs);
-      if (parts === null) return kindNotMeasured('the capture printed its progress without the kind driver\'s marks');
-      const slugs = (await readdir(dir)).filter((name) => !name.startsWith('.'));
-      const steps = slugs.flatMap((slug) => [...loadSnapshots(join(dir, slug)).steps.values()]);
-      const stepsMs = steps.reduce((sum, step) => sum + step.durationMs, 0);
-      const part = (figure: (typeof FIGURES)[keyof typeof FIGURES], ms: number | null, why = 'no such part in this run') =>
-        ms === null ? notMeasured(figure, why) : measured(figure, s(ms));
-      return [
-        measured(FIGURES.prepare, s(prepare.wallMs), { note: prepare.note }),
-        engineAt === undefined ? notMeasured(FIGURES.engine, 'kind:prepare printed no engine line') : measured(FIGURES.engine, s(engineAt)),
-        imagesAt === undefined ? notMeasured(FIGURES.images, 'kind:prepare printed no ready line') : measured(FIGURES.images, s(imagesAt)),
-        measured(FIGURES.createAlone, s(alone.create.wallMs), { note: alone.create.note }),
-        measured(FIGURES.deleteAlone, s(alone.del.wallMs), { note: alone.del.note }),
-        measured(FIGURES.capture, s(capture.wallMs), { note: `${capture.note}; the cluster's own CPU runs under dockerd and is not counted`, details: { parts, stepsMs } }),
-        measured(FIGURES.ratio, capture.wallMs / alone.create.wallMs, { note: `${s(capture.wallMs).toFixed(1)} s over ${s(alone.create.wallMs).toFixed(1)} s` }),
-        part(FIGURES.preflight, parts.preflightMs),
-        part(FIGURES.cluster, parts.clusterMs),
-        part(FIGURES.standIn, parts.standInMs, "kind's official image: no stand-in"),
-        part(FIGURES.nodesReady, parts.nodesReadyMs),
-        part(FIGURES.podsReady, parts.podsReadyMs),
-        measured(FIGURES.steps, s(parts.stepsMs), { note: `${steps.length} steps, ${s(stepsMs).toFixed(1)} s of it in the steps' own durations` }),
-        part(FIGURES.teardown, parts.teardownMs),
-      ];
-    });
+    return await withTemporary(
+      ctx,
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'shice-bench-kind-capture-'));
+        return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+      },
+      async ({ dir }) => {
+        const capture = await ctx.progress.task('kind capture: npm run capture -- 074-external-traffic-policy --variant iptables --out <temp>', () =>
+          timed(
+            [process.execPath, join(ctx.root, 'scripts/capture.ts'), experiment.slug, '--variant', 'iptables', '--out', dir],
+            process.env,
+            ctx.root,
+            note,
+            ctx.cancelSignal,
+          ),
+        );
+        if (capture.code !== 0) return kindNotMeasured(`the kind capture exited ${capture.code}: ${capture.lines.at(-1)?.text ?? ''}`);
+        const parts = kindParts(capture.lines, capture.wallMs);
+        if (parts === null) return kindNotMeasured("the capture printed its progress without the kind driver's marks");
+        const slugs = (await readdir(dir)).filter((name) => !name.startsWith('.'));
+        const steps = slugs.flatMap((slug) => [...loadSnapshots(join(dir, slug)).steps.values()]);
+        const stepsMs = steps.reduce((sum, step) => sum + step.durationMs, 0);
+        const part = (figure: (typeof FIGURES)[keyof typeof FIGURES], ms: number | null, why = 'no such part in this run') =>
+          ms === null ? notMeasured(figure, why) : measured(figure, s(ms));
+        return [
+          measured(FIGURES.prepare, s(prepare.wallMs), { note: prepare.note }),
+          engineAt === undefined ? notMeasured(FIGURES.engine, 'kind:prepare printed no engine line') : measured(FIGURES.engine, s(engineAt)),
+          imagesAt === undefined ? notMeasured(FIGURES.images, 'kind:prepare printed no ready line') : measured(FIGURES.images, s(imagesAt)),
+          measured(FIGURES.createAlone, s(alone.create.wallMs), { note: alone.create.note }),
+          measured(FIGURES.deleteAlone, s(alone.del.wallMs), { note: alone.del.note }),
+          measured(FIGURES.capture, s(capture.wallMs), {
+            note: `${capture.note}; the cluster's own CPU runs under dockerd and is not counted`,
+            details: { parts, stepsMs },
+          }),
+          measured(FIGURES.ratio, capture.wallMs / alone.create.wallMs, {
+            note: `${s(capture.wallMs).toFixed(1)} s over ${s(alone.create.wallMs).toFixed(1)} s`,
+          }),
+          part(FIGURES.preflight, parts.preflightMs),
+          part(FIGURES.cluster, parts.clusterMs),
+          part(FIGURES.standIn, parts.standInMs, "kind's official image: no stand-in"),
+          part(FIGURES.nodesReady, parts.nodesReadyMs),
+          part(FIGURES.podsReady, parts.podsReadyMs),
+          measured(FIGURES.steps, s(parts.stepsMs), { note: `${steps.length} steps, ${s(stepsMs).toFixed(1)} s of it in the steps' own durations` }),
+          part(FIGURES.teardown, parts.teardownMs),
+        ];
+      },
+    );
   } catch (error) {
     return kindNotMeasured(errorMessage(error));
   }

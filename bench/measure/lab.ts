@@ -17,7 +17,13 @@ import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 export const LAB_TARGET_SECONDS = 30;
 
 const FIGURES = {
-  perRun: { id: 'lab.perRun', group: 'lab' as const, unit: 's' as const, label: 'lab capture: wall time per run', target: { op: '<=' as const, value: LAB_TARGET_SECONDS } },
+  perRun: {
+    id: 'lab.perRun',
+    group: 'lab' as const,
+    unit: 's' as const,
+    label: 'lab capture: wall time per run',
+    target: { op: '<=' as const, value: LAB_TARGET_SECONDS },
+  },
   wall: { id: 'lab.wall', group: 'lab' as const, unit: 's' as const, label: 'lab capture: wall time, every run' },
   ratio: { id: 'lab.ratio', group: 'lab' as const, unit: 'x' as const, label: 'lab capture: wall time / floor' },
   network: { id: 'lab.network', group: 'lab' as const, unit: 's' as const, label: 'lab: namespaces, network and PKI' },
@@ -43,55 +49,76 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
   const unavailable = labUnavailable();
   if (unavailable) return labNotMeasured(unavailable);
   try {
-    return await withTemporary(ctx, async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'shice-bench-lab-'));
-      return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-    }, async ({ dir }) => {
-      const argv = [join(ctx.root, 'scripts/capture.ts'), '--driver', 'lab', '--out', dir];
-      const startMs = Date.now();
-      const run = await ctx.progress.task('lab capture: npm run capture -- --driver lab --out <temp>', async () => {
-        const child = execa(process.execPath, argv, { cwd: ctx.root, cancelSignal: ctx.cancelSignal, all: true, reject: false, timeout: ctx.args.buildTimeoutSeconds * 1000 });
-        // The capture's own progress, passed through as it comes.
-        child.all?.on('data', (chunk: Buffer) => {
-          for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) ctx.progress.note(`  capture │ ${line.replace(/\r|\x1b\[2K/g, '')}`);
+    return await withTemporary(
+      ctx,
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'shice-bench-lab-'));
+        return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+      },
+      async ({ dir }) => {
+        const argv = [join(ctx.root, 'scripts/capture.ts'), '--driver', 'lab', '--out', dir];
+        const startMs = Date.now();
+        const run = await ctx.progress.task('lab capture: npm run capture -- --driver lab --out <temp>', async () => {
+          const child = execa(process.execPath, argv, {
+            cwd: ctx.root,
+            cancelSignal: ctx.cancelSignal,
+            all: true,
+            reject: false,
+            timeout: ctx.args.buildTimeoutSeconds * 1000,
+          });
+          // The capture's own progress, passed through as it comes.
+          child.all?.on('data', (chunk: Buffer) => {
+            for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) ctx.progress.note(`  capture │ ${line.replace(/\r|\x1b\[2K/g, '')}`);
+          });
+          return await child;
         });
-        return await child;
-      });
-      const endMs = Date.now();
-      if (run.timedOut) return labNotMeasured(`the capture took longer than ${ctx.args.buildTimeoutSeconds} s and was stopped`);
-      if (run.exitCode !== 0) {
-        const last = String(run.all ?? '').trim().split('\n').at(-1) ?? '';
-        return labNotMeasured(`the capture exited ${run.exitCode ?? run.signal}: ${last}`);
-      }
+        const endMs = Date.now();
+        if (run.timedOut) return labNotMeasured(`the capture took longer than ${ctx.args.buildTimeoutSeconds} s and was stopped`);
+        if (run.exitCode !== 0) {
+          const last =
+            String(run.all ?? '')
+              .trim()
+              .split('\n')
+              .at(-1) ?? '';
+          return labNotMeasured(`the capture exited ${run.exitCode ?? run.signal}: ${last}`);
+        }
 
-      const steps: TimedStep[] = [];
-      const slugs = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
-      if (!slugs.length) return labNotMeasured(`the capture wrote no snapshots to ${dir}`);
-      for (const slug of slugs) steps.push(...loadSnapshots(join(dir, slug)).steps.values());
-      const t = labTimings({ startMs, endMs }, steps);
-      const s = (ms: number) => ms / 1000;
-      // The bring-up's parts, as the capture's progress lines report them.
-      const phases = readPhases(String(run.all ?? ''));
-      const part = (figure: (typeof FIGURES)[keyof typeof FIGURES], ms: number | undefined) =>
-        ms === undefined ? notMeasured(figure, 'the capture printed no such phase') : measured(figure, s(ms));
-      const waits = t.waits.map((w) => `${w.step} ${s(w.ms)} s`).join(', ');
-      return [
-        // One run per snapshot folder: an article with variants (kube-proxy modes) captures one run each.
-        measured(FIGURES.perRun, s(t.wallMs) / slugs.length, { note: `process start to exit over ${slugs.length} run(s); the phases below are the first run's` }),
-        measured(FIGURES.wall, s(t.wallMs), { note: `${slugs.length} run(s) (${slugs.join(', ')}), ${steps.length} steps; process start to exit`, details: { runs: slugs, ...t, phases } }),
-        part(FIGURES.network, phases.network),
-        part(FIGURES.controlPlane, phases.controlPlane),
-        part(FIGURES.nodes, phases.nodes),
-        part(FIGURES.pods, phases.pods),
-        measured(FIGURES.steps, s(t.stepsMs), { note: 'sum of the steps\' durationMs' }),
-        part(FIGURES.down, phases.down),
-        t.floorMs === 0
-          ? notMeasured(FIGURES.ratio, 'no step had to wait: no curl timed out (exit 28), so there is no floor to compare with')
-          : measured(FIGURES.ratio, t.wallMs / t.floorMs, { note: `against the curl timeouts it must sit out: ${waits}` }),
-        measured(FIGURES.setup, s(t.setupMs), { note: 'process start to the first step: Node, preflight, the whole bring-up' }),
-        measured(FIGURES.teardown, s(t.teardownMs), { note: `end of the last step to exit: snapshots written, lab taken down${t.betweenStepsMs > 50 ? `; ${s(t.betweenStepsMs).toFixed(1)} s more between steps` : ''}` }),
-      ];
-    });
+        const steps: TimedStep[] = [];
+        const slugs = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+        if (!slugs.length) return labNotMeasured(`the capture wrote no snapshots to ${dir}`);
+        for (const slug of slugs) steps.push(...loadSnapshots(join(dir, slug)).steps.values());
+        const t = labTimings({ startMs, endMs }, steps);
+        const s = (ms: number) => ms / 1000;
+        // The bring-up's parts, as the capture's progress lines report them.
+        const phases = readPhases(String(run.all ?? ''));
+        const part = (figure: (typeof FIGURES)[keyof typeof FIGURES], ms: number | undefined) =>
+          ms === undefined ? notMeasured(figure, 'the capture printed no such phase') : measured(figure, s(ms));
+        const waits = t.waits.map((w) => `${w.step} ${s(w.ms)} s`).join(', ');
+        return [
+          // One run per snapshot folder: an article with variants (kube-proxy modes) captures one run each.
+          measured(FIGURES.perRun, s(t.wallMs) / slugs.length, {
+            note: `process start to exit over ${slugs.length} run(s); the phases below are the first run's`,
+          }),
+          measured(FIGURES.wall, s(t.wallMs), {
+            note: `${slugs.length} run(s) (${slugs.join(', ')}), ${steps.length} steps; process start to exit`,
+            details: { runs: slugs, ...t, phases },
+          }),
+          part(FIGURES.network, phases.network),
+          part(FIGURES.controlPlane, phases.controlPlane),
+          part(FIGURES.nodes, phases.nodes),
+          part(FIGURES.pods, phases.pods),
+          measured(FIGURES.steps, s(t.stepsMs), { note: "sum of the steps' durationMs" }),
+          part(FIGURES.down, phases.down),
+          t.floorMs === 0
+            ? notMeasured(FIGURES.ratio, 'no step had to wait: no curl timed out (exit 28), so there is no floor to compare with')
+            : measured(FIGURES.ratio, t.wallMs / t.floorMs, { note: `against the curl timeouts it must sit out: ${waits}` }),
+          measured(FIGURES.setup, s(t.setupMs), { note: 'process start to the first step: Node, preflight, the whole bring-up' }),
+          measured(FIGURES.teardown, s(t.teardownMs), {
+            note: `end of the last step to exit: snapshots written, lab taken down${t.betweenStepsMs > 50 ? `; ${s(t.betweenStepsMs).toFixed(1)} s more between steps` : ''}`,
+          }),
+        ];
+      },
+    );
   } catch (error) {
     return labNotMeasured(errorMessage(error));
   }

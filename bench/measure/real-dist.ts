@@ -62,8 +62,9 @@ export function ensureRealDist(ctx: BenchContext): Promise<{ built: boolean; rea
       return { built: false, reason };
     }
     // The project's own build: its caches stay (other work may be using them).
-    await ctx.progress.task(`building the project (npm run build): ${reason}`,
-      () => astroBuild(ctx.root, { timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal, keepCaches: true }));
+    await ctx.progress.task(`building the project (npm run build): ${reason}`, () =>
+      astroBuild(ctx.root, { timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal, keepCaches: true }),
+    );
     return { built: true, reason };
   })();
   return ensured;

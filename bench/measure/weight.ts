@@ -49,12 +49,30 @@ async function weighArticlePage(ctx: BenchContext, slug: string, lang: Lang): Pr
   const short = /^\d+(?=-)/.exec(slug)?.[0] ?? slug;
   const label = (what: string) => `article ${short} ${lang}: ${what}`;
   const bases = {
-    total: { id: id('total'), group: 'weight' as const, unit: 'bytes' as const, label: label('weight, gzip'), target: { op: '<=' as const, value: PAGE_TARGET_BYTES } },
+    total: {
+      id: id('total'),
+      group: 'weight' as const,
+      unit: 'bytes' as const,
+      label: label('weight, gzip'),
+      target: { op: '<=' as const, value: PAGE_TARGET_BYTES },
+    },
     html: { id: id('html'), group: 'weight' as const, unit: 'bytes' as const, label: label('HTML, gzip (inline CSS/JS included)') },
     css: { id: id('css'), group: 'weight' as const, unit: 'bytes' as const, label: label('CSS files, gzip') },
-    js: { id: id('js'), group: 'weight' as const, unit: 'bytes' as const, label: label('JavaScript, gzip'), target: { op: '<=' as const, value: JS_TARGET_BYTES } },
+    js: {
+      id: id('js'),
+      group: 'weight' as const,
+      unit: 'bytes' as const,
+      label: label('JavaScript, gzip'),
+      target: { op: '<=' as const, value: JS_TARGET_BYTES },
+    },
     images: { id: id('images'), group: 'weight' as const, unit: 'bytes' as const, label: label('images, gzip') },
-    readable: { id: id('readableWithoutJs'), group: 'weight' as const, unit: 'yes/no' as const, label: label('readable without JavaScript'), target: { op: '==' as const, value: true } },
+    readable: {
+      id: id('readableWithoutJs'),
+      group: 'weight' as const,
+      unit: 'yes/no' as const,
+      label: label('readable without JavaScript'),
+      target: { op: '==' as const, value: true },
+    },
   };
   try {
     const html = await readFile(join(ctx.root, page), 'utf8');
@@ -75,7 +93,9 @@ async function weighArticlePage(ctx: BenchContext, slug: string, lang: Lang): Pr
     return [
       measured(bases.total, weight.total.gzip, { note: `raw ${kb(weight.total.raw)}; ${weight.items.filter((i) => !i.inline).length} downloads`, details }),
       measured(bases.html, weight.byKind.html.gzip, { note: raw('html') }),
-      measured(bases.css, weight.byKind.css.gzip, { note: `${raw('css')}; inline in the HTML: ${kb(weight.inline.css.raw)} raw, ${weight.inline.css.count} <style>` }),
+      measured(bases.css, weight.byKind.css.gzip, {
+        note: `${raw('css')}; inline in the HTML: ${kb(weight.inline.css.raw)} raw, ${weight.inline.css.count} <style>`,
+      }),
       measured(bases.js, js.gzip, { note: `raw ${kb(js.raw)}; ${weight.byKind.js.count} file(s), ${weight.inline.js.count} inline script(s)` }),
       measured(bases.images, weight.byKind.image.gzip, { note: raw('image') }),
       measured(bases.readable, missing.length === 0, { note: readableNote, details: { fragments: fragments.length, missing } }),
@@ -86,7 +106,13 @@ async function weighArticlePage(ctx: BenchContext, slug: string, lang: Lang): Pr
 }
 
 export async function measureWeight(ctx: BenchContext): Promise<Figure[]> {
-  const total = { id: 'weight.total', group: 'weight' as const, unit: 'bytes' as const, label: 'page weight, gzip', target: { op: '<=' as const, value: PAGE_TARGET_BYTES } };
+  const total = {
+    id: 'weight.total',
+    group: 'weight' as const,
+    unit: 'bytes' as const,
+    label: 'page weight, gzip',
+    target: { op: '<=' as const, value: PAGE_TARGET_BYTES },
+  };
   try {
     await ensureRealDist(ctx);
     const slugs = await realArticles(ctx.root);

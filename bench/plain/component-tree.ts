@@ -49,7 +49,14 @@ export function componentTree(file: string, source: string): ComponentNode[] {
       continue;
     }
     const node: ComponentNode = {
-      index: index++, name: tag.name, open: tag, close: null, flow: false, aloneOnLine: false, children: [], at: at(tag.start),
+      index: index++,
+      name: tag.name,
+      open: tag,
+      close: null,
+      flow: false,
+      aloneOnLine: false,
+      children: [],
+      at: at(tag.start),
     };
     (open.at(-1)?.children ?? roots).push(node);
     if (tag.selfClosing) {
@@ -82,13 +89,7 @@ export function childrenRange(node: ComponentNode): { start: number; end: number
  * source[from, to) with every component in `nodes` that starts in the range
  * replaced by what `replace` returns for it.
  */
-export function rewriteComponents(
-  source: string,
-  from: number,
-  to: number,
-  nodes: readonly ComponentNode[],
-  replace: (node: ComponentNode) => string,
-): string {
+export function rewriteComponents(source: string, from: number, to: number, nodes: readonly ComponentNode[], replace: (node: ComponentNode) => string): string {
   let out = '';
   let pos = from;
   for (const node of nodes) {

@@ -60,7 +60,11 @@ export async function astroBuild(dir: string, options: BuildOptions): Promise<Bu
   if (result.timedOut) throw new BuildTimeout(`astro build in ${dir} took longer than ${Math.round(options.timeoutMs / 1000)} s and was stopped`);
   if (result.isCanceled) throw new Error(`astro build in ${dir} was interrupted`);
   if (result.exitCode !== 0) {
-    const tail = String(result.all ?? '').trim().split('\n').slice(-12).join('\n');
+    const tail = String(result.all ?? '')
+      .trim()
+      .split('\n')
+      .slice(-12)
+      .join('\n');
     throw new Error(`astro build in ${dir} failed (exit ${result.exitCode ?? result.signal}):\n${tail}`);
   }
   return { seconds, cost, htmlFiles: await countHtml(join(dir, 'dist')) };

@@ -17,8 +17,12 @@ export interface PlainSources {
 }
 
 export async function plainSources(root: string, slug: string, options: { timeoutMs: number; cancelSignal?: AbortSignal }): Promise<PlainSources> {
-  const sources = new Map([...await readArticleMdx(root, slug, 'to write a plain variant of')]
-    .map(([name, mdx]) => [name, { ...mdx, page: `dist${articlePath(mdx.lang, slug)}index.html` }]));
+  const sources = new Map(
+    [...(await readArticleMdx(root, slug, 'to write a plain variant of'))].map(([name, mdx]) => [
+      name,
+      { ...mdx, page: `dist${articlePath(mdx.lang, slug)}index.html` },
+    ]),
+  );
 
   const probe = await createProjectCopy(root, 'probe', slug);
   try {

@@ -73,7 +73,14 @@ export async function createProjectCopy(root: string, variant: Variant, label: s
 async function copyArticle(root: string, dir: string, sourceSlug: string, slug: string, number: number | null): Promise<string> {
   const from = join(root, ARTICLES_DIR, sourceSlug);
   const to = join(dir, ARTICLES_DIR, slug);
-  await cp(from, to, { recursive: true, filter: (path) => !path.slice(from.length).split('/').some((p) => p.startsWith('.')) });
+  await cp(from, to, {
+    recursive: true,
+    filter: (path) =>
+      !path
+        .slice(from.length)
+        .split('/')
+        .some((p) => p.startsWith('.')),
+  });
   for (const name of await readdir(to)) {
     if (!name.endsWith('.mdx') || number === null) continue;
     const file = join(to, name);

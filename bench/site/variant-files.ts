@@ -17,11 +17,10 @@ export function benchConfig(variant: Variant): string {
     `const EVIDENCE = ${JSON.stringify(EVIDENCE_INTEGRATION)};`,
     'const integrations = (config.integrations ?? []).flat(Infinity).filter(Boolean);',
     'const evidence = integrations.filter((i) => i.name === EVIDENCE);',
-    "if (evidence.length !== 1) throw new Error(`astro.config.mjs: expected one integration named \"${EVIDENCE}\", found ${evidence.length}`);",
+    'if (evidence.length !== 1) throw new Error(`astro.config.mjs: expected one integration named "${EVIDENCE}", found ${evidence.length}`);',
   ];
-  const tail = variant === 'evidence'
-    ? ['export default config;']
-    : ['export default { ...config, integrations: integrations.filter((i) => i.name !== EVIDENCE) };'];
+  const tail =
+    variant === 'evidence' ? ['export default config;'] : ['export default { ...config, integrations: integrations.filter((i) => i.name !== EVIDENCE) };'];
   return [...head, ...tail, ''].join('\n');
 }
 

@@ -111,7 +111,8 @@ export function importGraph(files: ReadonlyMap<string, string>, exists: (path: s
       }
       const rule = rules.find((r) => file.startsWith(r.layer));
       const crossed = rule?.forbidden.find((f) => target.startsWith(f));
-      if (rule && crossed) problems.push(`${file}:${site.line}: imports ${target}: ${rule.layer.slice(0, -1)} must not import ${crossed.slice(0, -1)} (${rule.because})`);
+      if (rule && crossed)
+        problems.push(`${file}:${site.line}: imports ${target}: ${rule.layer.slice(0, -1)} must not import ${crossed.slice(0, -1)} (${rule.because})`);
       if (files.has(target) && !targets.includes(target)) targets.push(target);
     }
     edges.set(file, targets);
@@ -131,14 +132,20 @@ function knots(edges: ReadonlyMap<string, readonly string[]>): string[][] {
   for (const root of [...edges.keys()].sort()) {
     if (index.has(root)) continue;
     const work: Array<{ node: string; child: number }> = [{ node: root, child: 0 }];
-    index.set(root, next); low.set(root, next++); stack.push(root); onStack.add(root);
+    index.set(root, next);
+    low.set(root, next++);
+    stack.push(root);
+    onStack.add(root);
     while (work.length) {
       const top = work.at(-1)!;
       const children = edges.get(top.node) ?? [];
       if (top.child < children.length) {
         const child = children[top.child++]!;
         if (!index.has(child)) {
-          index.set(child, next); low.set(child, next++); stack.push(child); onStack.add(child);
+          index.set(child, next);
+          low.set(child, next++);
+          stack.push(child);
+          onStack.add(child);
           work.push({ node: child, child: 0 });
         } else if (onStack.has(child)) {
           low.set(top.node, Math.min(low.get(top.node)!, index.get(child)!));

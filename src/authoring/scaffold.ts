@@ -27,7 +27,8 @@ export function slugProblem(slug: string | undefined): string | null {
   if (!slug) return 'usage: npm run new -- <slug>   (e.g. 076-service-session-affinity: the series number, then words in lowercase and dashes)';
   const shown = `"${terminalSafe(clip(slug, 60))}"`;
   if (slug.length > SLUG_MAX_LENGTH) return `slug ${shown}: ${slug.length} characters; expected at most ${SLUG_MAX_LENGTH}`;
-  if (!SLUG_PATTERN.test(slug)) return `slug ${shown}: expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity)`;
+  if (!SLUG_PATTERN.test(slug))
+    return `slug ${shown}: expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity)`;
   return null;
 }
 
@@ -36,7 +37,9 @@ export function scaffoldFiles(slug: string, today: string): ScaffoldFile[] {
   const files: ScaffoldFile[] = [];
   const add = (path: string, content: string) => files.push({ path, content: `${content.trim()}\n` });
 
-  add('experiment.ts', `
+  add(
+    'experiment.ts',
+    `
 // What to run (both drivers read this file): the cluster, the manifests applied
 // with kubectl, and the steps, argv arrays run in order on named nodes. Values the
 // run allocates (node addresses, NodePorts) come through the TopologyView \`t\`.
@@ -67,9 +70,12 @@ export const experiment: Experiment = {
     },
   ],
 };
-`);
+`,
+  );
 
-  add('manifests/app.yaml', `
+  add(
+    'manifests/app.yaml',
+    `
 # The objects of the experiment, applied in order by kubectl. A number written
 # here can be bound in the prose as a declared fact (facts.ts, declaredFact).
 apiVersion: v1
@@ -133,9 +139,12 @@ spec:
   ports:
     - port: 80
       targetPort: 80
-`);
+`,
+  );
 
-  add('facts.ts', `
+  add(
+    'facts.ts',
+    `
 // Every value the prose binds, derived by pure functions from the snapshots
 // (src/evidence/fact-kit.ts and src/evidence/extract/ have the helpers). Ids read
 // "<step>.<what>" or "node./pod./service./run.". Every step also gets
@@ -154,9 +163,12 @@ export const facts: FactDef[] = [
   // Declared, not measured: read from the manifest, marked as such on the page.
   declaredFact('declared.app.replicas', '${slug}', 'manifests/app.yaml', 'Deployment/app', 'spec.replicas'),
 ];
-`);
+`,
+  );
 
-  add('lines.ts', `
+  add(
+    'lines.ts',
+    `
 // One line per step, in both languages, for the 实测 figure (<Measured steps="...">).
 // Values only as {fact.id} placeholders: a digit typed in here is refused.
 import type { LineTemplates } from '../../../src/evidence/template.ts';
@@ -167,9 +179,12 @@ export const lines: LineTemplates = {
     en: 'Control-plane to worker at {node.worker.ip}:{service.app.nodePort}: answered {request.answer}; curl exited {request.rc} after {request.seconds} s',
   },
 };
-`);
+`,
+  );
 
-  add('claims.ts', `
+  add(
+    'claims.ts',
+    `
 // What the prose asserts, as checks over facts. A passage names the claims it
 // rests on (<Claim ids="...">); a capture that breaks one fails the build
 // (npm run build:draft builds anyway and flags the passage).
@@ -186,7 +201,8 @@ export const claims: ClaimDef[] = [
     holds: (v) => v('request.rc') === '0',
   },
 ];
-`);
+`,
+  );
 
   const frontmatter = (lang: 'zh' | 'en', title: string, summary: string) => `---
 title: ${title}
@@ -198,7 +214,9 @@ series:
   number: ${number}
 ---`;
 
-  add('zh.mdx', `
+  add(
+    'zh.mdx',
+    `
 ${frontmatter('zh', '新文章（标题待定）', '一句话说明这篇文章测了什么、发现了什么。')}
 
 {/* 正文。测得的值用 <Fact id="..." /> 绑定；清单里声明的值用声明事实（facts.ts 的 declaredFact）；
@@ -230,9 +248,12 @@ ${frontmatter('zh', '新文章（标题待定）', '一句话说明这篇文章�
 - 这里列出本文没有验证的内容。
 
 </RunLimits>
-`);
+`,
+  );
 
-  add('en.mdx', `
+  add(
+    'en.mdx',
+    `
 ${frontmatter('en', 'A new article (title to come)', 'One sentence on what this article measured and what it found.')}
 
 {/* The prose. Measured values are bound with <Fact id="..." />; values the manifests declare are declared
@@ -264,6 +285,7 @@ Every number in this article comes from run <Fact id="run.id" />:
 - What this article did not verify goes here.
 
 </RunLimits>
-`);
+`,
+  );
   return files;
 }

@@ -83,7 +83,7 @@ values that differ on every run by design are listed apart as volatile.
 
 Exit codes: 0 swapped in; 1 the run failed (or its facts could not be derived);
 2 usage, prerequisites or a target refused; 3 a claim broke (the run was kept
-aside); 130 and 143 interrupted by SIGINT and SIGTERM.`
+aside); 130 and 143 interrupted by SIGINT and SIGTERM.`;
 
 export function parseCaptureArgs(argv: string[]): CaptureArgs {
   let parsed;
@@ -140,15 +140,35 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   if ((v.variant ?? []).length && args.variants.some((name) => !/^[a-z0-9]+$/.test(name))) {
     throw new UsageError(`--variant expects names of lowercase letters and digits separated by commas, got "${clip((v.variant ?? []).join(','))}"`);
   }
-  for (const [flag, on] of [['--reuse', args.reuse], ['--image', args.image !== null], ['--load-images', args.loadImages]] as const) {
+  for (const [flag, on] of [
+    ['--reuse', args.reuse],
+    ['--image', args.image !== null],
+    ['--load-images', args.loadImages],
+  ] as const) {
     if (on && driver !== 'kind') throw new UsageError(`${flag} works with --driver kind only`);
   }
   if (args.kubeBin !== null && driver !== 'lab') throw new UsageError('--kube-bin works with --driver lab only');
   if (args.compare && (args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image || args.variants.length)) {
     throw new UsageError('--compare only compares two runs; it takes no capture options');
   }
-  if (args.accept !== null && (args.slugs.length || v.driver !== undefined || args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image || args.variants.length || args.compare || args.kubeBin)) {
-    throw new UsageError('--accept swaps in a kept run as it was captured (its article, variants and target are in its kept.json); it takes no slug and no other option');
+  if (
+    args.accept !== null &&
+    (args.slugs.length ||
+      v.driver !== undefined ||
+      args.dryRun ||
+      args.clean ||
+      args.keep ||
+      args.out ||
+      args.reuse ||
+      args.loadImages ||
+      args.image ||
+      args.variants.length ||
+      args.compare ||
+      args.kubeBin)
+  ) {
+    throw new UsageError(
+      '--accept swaps in a kept run as it was captured (its article, variants and target are in its kept.json); it takes no slug and no other option',
+    );
   }
   if (args.reuse && args.image) throw new UsageError('--reuse runs on an existing cluster: --image would not apply');
   return args;
@@ -159,7 +179,12 @@ export function selectSlugs(requested: string[], known: string[]): string[] {
   if (requested.length === 0) return known;
   const unknown = requested.filter((s) => !known.includes(s));
   if (unknown.length) {
-    throw new UsageError(`unknown article ${unknown.slice(0, 3).map((s) => `"${clip(s, 60)}"`).join(', ')}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ''}; known: ${known.join(', ') || 'none'}`);
+    throw new UsageError(
+      `unknown article ${unknown
+        .slice(0, 3)
+        .map((s) => `"${clip(s, 60)}"`)
+        .join(', ')}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ''}; known: ${known.join(', ') || 'none'}`,
+    );
   }
   return [...new Set(requested)];
 }

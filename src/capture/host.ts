@@ -28,7 +28,11 @@ export function readIpvsFacts(): IpvsFacts {
   let configLine: string | null = null;
   try {
     const config = gunzipSync(readFileSync('/proc/config.gz')).toString('utf8');
-    configLine = config.split('\n').find((l) => /^(# )?CONFIG_IP_VS[= ]/.test(l))?.trim() ?? null;
+    configLine =
+      config
+        .split('\n')
+        .find((l) => /^(# )?CONFIG_IP_VS[= ]/.test(l))
+        ?.trim() ?? null;
   } catch {
     configLine = null;
   }

@@ -25,14 +25,18 @@ export const keptManifestSchema = z.strictObject({
   /** Why the run was not swapped in: a claim broke (it may be accepted), or a fact could not be derived (it may not). */
   reason: z.enum(['claims', 'facts']),
   keptAt: z.string(),
-  runs: z.array(z.strictObject({
-    variant: z.string().nullable(),
-    runId,
-    /** The snapshots folder the run would replace, absolute. */
-    target: z.string().startsWith('/'),
-    /** The run's folder inside the kept folder: its target's name. */
-    folder: z.string().regex(/^[^/.][^/]*$/),
-  })).min(1),
+  runs: z
+    .array(
+      z.strictObject({
+        variant: z.string().nullable(),
+        runId,
+        /** The snapshots folder the run would replace, absolute. */
+        target: z.string().startsWith('/'),
+        /** The run's folder inside the kept folder: its target's name. */
+        folder: z.string().regex(/^[^/.][^/]*$/),
+      }),
+    )
+    .min(1),
 });
 
 export type KeptManifest = z.infer<typeof keptManifestSchema>;
@@ -92,7 +96,8 @@ export function readKept(dir: string): { dir: string; manifest: KeptManifest } {
   const result = keptManifestSchema.safeParse(data, { reportInput: true });
   if (!result.success) throw new KeptRunError(formatIssues(shown, result.error.issues, keptManifestSchema)[0]!);
   for (const run of result.data.runs) {
-    if (!existsSync(join(dir, run.folder))) throw new KeptRunError(`${shown}: field "runs": names ${run.folder}, but ${displayPath(join(dir, run.folder))} does not exist`);
+    if (!existsSync(join(dir, run.folder)))
+      throw new KeptRunError(`${shown}: field "runs": names ${run.folder}, but ${displayPath(join(dir, run.folder))} does not exist`);
   }
   return { dir, manifest: result.data };
 }
@@ -100,7 +105,9 @@ export function readKept(dir: string): { dir: string; manifest: KeptManifest } {
 /** Run ids of the kept folders under `base`, oldest first. */
 export function listKept(base: string): string[] {
   try {
-    return readdirSync(base).filter((name) => existsSync(join(base, name, KEPT_MANIFEST))).sort();
+    return readdirSync(base)
+      .filter((name) => existsSync(join(base, name, KEPT_MANIFEST)))
+      .sort();
   } catch {
     return [];
   }

@@ -23,7 +23,9 @@ export class LockHeld extends Error {
   override name = 'LockHeld';
   readonly holder: LockInfo;
   constructor(holder: LockInfo) {
-    super(`another capture is writing this target: pid ${holder.pid}, run ${holder.runId}, started ${holder.startedAt}; wait for it to end (or stop it) and try again`);
+    super(
+      `another capture is writing this target: pid ${holder.pid}, run ${holder.runId}, started ${holder.startedAt}; wait for it to end (or stop it) and try again`,
+    );
     this.holder = holder;
   }
 }

@@ -107,8 +107,17 @@ export function runProcess(argv: string[], options: ProcessOptions): Promise<Pro
     // Interrupted before it started: nothing to run, nothing to end.
     const none = stdout.done();
     return Promise.resolve({
-      argv, exitCode: null, signal: null, stdout: none, stderr: stderr.done(), startedAt: startedAt.toISOString(),
-      durationMs: 0, missing: false, timedOut: false, canceled: true, spawnError: null,
+      argv,
+      exitCode: null,
+      signal: null,
+      stdout: none,
+      stderr: stderr.done(),
+      startedAt: startedAt.toISOString(),
+      durationMs: 0,
+      missing: false,
+      timedOut: false,
+      canceled: true,
+      spawnError: null,
     });
   }
 
@@ -190,7 +199,12 @@ export function text(stream: CapturedStream): string {
 
 /** The first non-empty line of a text, trimmed: what an error message quotes of a tool's output (some print their version on stderr). */
 export function firstLine(value: string): string {
-  return value.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  return (
+    value
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? ''
+  );
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */

@@ -3,6 +3,9 @@
 import { randomBytes } from 'node:crypto';
 
 export function makeRunId(at: Date, random: string = randomBytes(3).toString('hex')): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
   return `${stamp}-${random}`;
 }

@@ -23,10 +23,7 @@ const SIBLING_SUFFIX_BYTES = '.previous-'.length + 1 + 40;
 
 export type Entry = { name: string; type: 'file' | 'dir' | 'symlink' | 'other' };
 
-export type TargetFacts =
-  | { kind: 'absent' }
-  | { kind: 'file' | 'symlink' | 'other' }
-  | { kind: 'dir'; entries: Entry[]; runYaml: unknown };
+export type TargetFacts = { kind: 'absent' } | { kind: 'file' | 'symlink' | 'other' } | { kind: 'dir'; entries: Entry[]; runYaml: unknown };
 
 export type TargetVerdict = { ok: true; state: 'absent' | 'empty' | 'snapshots' } | { ok: false; reason: string };
 
@@ -35,11 +32,15 @@ const STEP_FILE = /^[a-z0-9-]+\.yaml$/;
 /** Whether the capture may replace what is at the target. Pure. */
 export function judgeTarget(facts: TargetFacts, slug: string): TargetVerdict {
   if (facts.kind === 'absent') return { ok: true, state: 'absent' };
-  if (facts.kind !== 'dir') return { ok: false, reason: facts.kind === 'file' ? 'is a file, not a folder' : facts.kind === 'symlink' ? 'is a symbolic link' : 'is not a folder' };
+  if (facts.kind !== 'dir')
+    return { ok: false, reason: facts.kind === 'file' ? 'is a file, not a folder' : facts.kind === 'symlink' ? 'is a symbolic link' : 'is not a folder' };
   if (facts.entries.length === 0) return { ok: true, state: 'empty' };
   const foreign = facts.entries.filter((e) => e.type !== 'file' || !STEP_FILE.test(e.name));
   if (foreign.length > 0) {
-    const names = foreign.slice(0, 4).map((e) => clip(e.name, 40) + (e.type === 'dir' ? '/' : '')).join(', ');
+    const names = foreign
+      .slice(0, 4)
+      .map((e) => clip(e.name, 40) + (e.type === 'dir' ? '/' : ''))
+      .join(', ');
     return { ok: false, reason: `holds what a capture did not write (${names}${foreign.length > 4 ? `, … ${foreign.length} in all` : ''})` };
   }
   const run = facts.runYaml as { schema?: unknown; slug?: unknown; runId?: unknown } | null;
@@ -82,17 +83,30 @@ export function inspectTarget(target: string): TargetFacts {
 /** Too long for Linux, counting the names the capture puts beside the target. Pure; null when fine. */
 export function checkPathShape(target: string): string | null {
   const bytes = (s: string) => Buffer.byteLength(s);
-  if (bytes(target) + SIBLING_SUFFIX_BYTES + 1 > PATH_MAX_BYTES) return `the path is too long (${bytes(target)} bytes; Linux allows ${PATH_MAX_BYTES} with the capture's staging name)`;
+  if (bytes(target) + SIBLING_SUFFIX_BYTES + 1 > PATH_MAX_BYTES)
+    return `the path is too long (${bytes(target)} bytes; Linux allows ${PATH_MAX_BYTES} with the capture's staging name)`;
   const long = target.split(sep).find((part) => bytes(part) > NAME_MAX_BYTES - SIBLING_SUFFIX_BYTES);
-  if (long !== undefined) return `a name in the path is too long (${bytes(long)} bytes; at most ${NAME_MAX_BYTES - SIBLING_SUFFIX_BYTES} leave room for the capture's staging name)`;
+  if (long !== undefined)
+    return `a name in the path is too long (${bytes(long)} bytes; at most ${NAME_MAX_BYTES - SIBLING_SUFFIX_BYTES} leave room for the capture's staging name)`;
   return null;
 }
 
 /** Kernel file systems no capture writes to (statfs f_type). */
 const SPECIAL_FS: Record<number, string> = {
-  0x9fa0: 'proc', 0x62656572: 'sysfs', 0x1cd1: 'devpts', 0x64626720: 'debugfs', 0x73636673: 'securityfs',
-  0x27e0eb: 'cgroup', 0x63677270: 'cgroup2', 0x74726163: 'tracefs', 0xcafe4a11: 'bpf', 0x6165676c: 'pstore',
-  0x62656570: 'configfs', 0xde5e81e4: 'efivarfs', 0x6e736673: 'nsfs', 0x42494e4d: 'binfmt_misc',
+  0x9fa0: 'proc',
+  0x62656572: 'sysfs',
+  0x1cd1: 'devpts',
+  0x64626720: 'debugfs',
+  0x73636673: 'securityfs',
+  0x27e0eb: 'cgroup',
+  0x63677270: 'cgroup2',
+  0x74726163: 'tracefs',
+  0xcafe4a11: 'bpf',
+  0x6165676c: 'pstore',
+  0x62656570: 'configfs',
+  0xde5e81e4: 'efivarfs',
+  0x6e736673: 'nsfs',
+  0x42494e4d: 'binfmt_misc',
 };
 const SPECIAL_TREES = ['/proc', '/sys', '/dev'];
 
@@ -161,7 +175,10 @@ export function checkTarget(target: string, slug: string, shown: string, allowed
   if (shape) say(shape);
   const tree = SPECIAL_TREES.find((t) => absolute === t || absolute.startsWith(`${t}/`));
   if (tree) say(`is under ${tree}, a kernel file system; choose a folder on a disk`);
-  const system = systemFolderProblem(dirname(resolveExisting(absolute)), { home: homedir() || null, allowed: [...allowed, '/tmp', '/var/tmp', tmpdir()].map((p) => resolveExisting(resolve(p))) });
+  const system = systemFolderProblem(dirname(resolveExisting(absolute)), {
+    home: homedir() || null,
+    allowed: [...allowed, '/tmp', '/var/tmp', tmpdir()].map((p) => resolveExisting(resolve(p))),
+  });
   if (system) say(system);
   const existing = nearestExisting(absolute);
   const below = existing;

@@ -12,7 +12,12 @@ export function runSide(evidence: ArticleEvidence): RunSide {
 }
 
 /** The evidence of a snapshots folder, or why it cannot be read (a folder that is not there is not an error). */
-export function tryEvidence(slug: string, dir: string, defs: ArticleDefinitions, variant: string | null = null): { evidence?: ArticleEvidence; problem?: string } {
+export function tryEvidence(
+  slug: string,
+  dir: string,
+  defs: ArticleDefinitions,
+  variant: string | null = null,
+): { evidence?: ArticleEvidence; problem?: string } {
   if (!existsSync(join(dir, 'run.yaml'))) return { problem: `${dir} holds no run` };
   try {
     // One folder, one run: that variant's facts and claims (the default's when none is named).
@@ -26,7 +31,10 @@ export function claimsReport(evidence: ArticleEvidence): string {
   const broken = formatBrokenClaims(evidence.claims);
   const holds = evidence.claims.length - broken.length;
   if (!broken.length) return `claims: all ${evidence.claims.length} hold`;
-  return [`claims: ${holds} hold, ${broken.length} no longer hold (the build will fail until the prose or the experiment changes; SHICE_DRAFT=1 builds anyway):`, ...broken].join('\n');
+  return [
+    `claims: ${holds} hold, ${broken.length} no longer hold (the build will fail until the prose or the experiment changes; SHICE_DRAFT=1 builds anyway):`,
+    ...broken,
+  ].join('\n');
 }
 
 export function whatChanged(previous: { evidence?: ArticleEvidence; problem?: string }, next: ArticleEvidence): string {

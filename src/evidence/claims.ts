@@ -50,11 +50,7 @@ export function checkClaimDefs(defs: readonly ClaimDef[], factIds: Iterable<stri
   return problems;
 }
 
-export function evaluateClaims(
-  defs: readonly ClaimDef[],
-  facts: ReadonlyMap<string, Fact>,
-  fileOfStep: (step: string) => string,
-): ClaimResult[] {
+export function evaluateClaims(defs: readonly ClaimDef[], facts: ReadonlyMap<string, Fact>, fileOfStep: (step: string) => string): ClaimResult[] {
   return defs.map((def) => {
     const values: ClaimValue[] = def.facts.map((id) => {
       const fact = facts.get(id);
@@ -67,14 +63,18 @@ export function evaluateClaims(
       if (!def.facts.includes(id)) throw new Error(`claim "${def.id}" reads fact "${id}" without declaring it in its facts`);
       return facts.get(id)!.value;
     };
-    return { ...base, status: def.holds(read) ? 'holds' as const : 'broken' as const };
+    return { ...base, status: def.holds(read) ? ('holds' as const) : ('broken' as const) };
   });
 }
 
 /** One block per broken claim: its name, statement, the facts' values now and where they came from. */
 export function formatBrokenClaims(results: readonly ClaimResult[], lang: Lang = 'en'): string[] {
-  return results.filter((r) => r.status === 'broken').map((r) => [
-    `claim "${r.id}" no longer holds: ${r.statement[lang]}${r.problem ? ` (${r.problem})` : ''}`,
-    ...r.values.map((v) => `    ${v.id} = ${v.value === undefined ? '(missing)' : JSON.stringify(v.value)}${v.file ? `  from ${v.file}` : ''}`),
-  ].join('\n'));
+  return results
+    .filter((r) => r.status === 'broken')
+    .map((r) =>
+      [
+        `claim "${r.id}" no longer holds: ${r.statement[lang]}${r.problem ? ` (${r.problem})` : ''}`,
+        ...r.values.map((v) => `    ${v.id} = ${v.value === undefined ? '(missing)' : JSON.stringify(v.value)}${v.file ? `  from ${v.file}` : ''}`),
+      ].join('\n'),
+    );
 }

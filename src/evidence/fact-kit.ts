@@ -61,10 +61,7 @@ export function optional(def: FactDef, reason: string): FactDef {
 
 /** `<step>.rc` and `<step>.seconds` (rounded; raw = the exact milliseconds): every step has them. */
 export function outcomeFacts(step: string): FactDef[] {
-  return [
-    stepFact(`${step}.rc`, step, (s) => String(s.exitCode)),
-    stepFact(`${step}.seconds`, step, (s) => durationSeconds(s.durationMs)),
-  ];
+  return [stepFact(`${step}.rc`, step, (s) => String(s.exitCode)), stepFact(`${step}.seconds`, step, (s) => durationSeconds(s.durationMs))];
 }
 
 /**
@@ -133,11 +130,13 @@ export function conntrackFacts(step: string): FactDef[] {
   ];
   for (const direction of ['original', 'reply'] as const) {
     for (const key of ['src', 'dst', 'sport', 'dport'] as const) {
-      defs.push(stepFact(`${step}.first.${direction}.${key}`, step, (s) => {
-        const value = first(s)[direction][key];
-        if (value === undefined) throw new ExtractError(`the first entry's ${direction} direction has no ${key}=: ${first(s).line}`);
-        return value;
-      }));
+      defs.push(
+        stepFact(`${step}.first.${direction}.${key}`, step, (s) => {
+          const value = first(s)[direction][key];
+          if (value === undefined) throw new ExtractError(`the first entry's ${direction} direction has no ${key}=: ${first(s).line}`);
+          return value;
+        }),
+      );
     }
   }
   return defs;

@@ -71,17 +71,15 @@ function checkDefs(defs: readonly FactDef[]): void {
 }
 
 /** Derives every fact; optional ones that cannot be derived from this run are reported in `skipped`. */
-export function deriveFactsWithSkips(
-  defs: readonly FactDef[],
-  snapshots: Snapshots,
-): { facts: Map<string, Fact>; skipped: SkippedFact[] } {
+export function deriveFactsWithSkips(defs: readonly FactDef[], snapshots: Snapshots): { facts: Map<string, Fact>; skipped: SkippedFact[] } {
   checkDefs(defs);
   const facts = new Map<string, Fact>();
   const skipped: SkippedFact[] = [];
   const problems: string[] = [];
   for (const def of defs) {
     const isRun = def.step === RUN_STEP || def.step === DECLARED_STEP;
-    const file = def.declared?.file ?? (isRun ? snapshots.files.run : (snapshots.files.steps.get(def.step) ?? displayPath(join(snapshots.dir, `${def.step}.yaml`))));
+    const file =
+      def.declared?.file ?? (isRun ? snapshots.files.run : (snapshots.files.steps.get(def.step) ?? displayPath(join(snapshots.dir, `${def.step}.yaml`))));
     const step = isRun ? undefined : snapshots.steps.get(def.step);
     try {
       if (!isRun && !step) {
@@ -92,7 +90,9 @@ export function deriveFactsWithSkips(
         throw new ExtractError(`the derived value is empty`);
       }
       facts.set(def.id, {
-        id: def.id, step: def.step, value: derived.value,
+        id: def.id,
+        step: def.step,
+        value: derived.value,
         ...(derived.raw === undefined ? {} : { raw: derived.raw }),
         ...(def.declared === undefined ? {} : { declared: def.declared }),
       });

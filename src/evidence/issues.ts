@@ -47,8 +47,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
   return current;
 }
 
-const isInteger = (schema: z.ZodType | undefined): boolean =>
-  Boolean(schema && (schema as unknown as { isInt?: boolean }).isInt);
+const isInteger = (schema: z.ZodType | undefined): boolean => Boolean(schema && (schema as unknown as { isInt?: boolean }).isInt);
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
@@ -82,9 +81,7 @@ function expectation(issue: z.core.$ZodIssue, schema: z.ZodType): string {
       return isNullable(schema, issue.path) ? `${base} or null` : base;
     }
     case 'invalid_value':
-      return issue.values.length === 1
-        ? JSON.stringify(issue.values[0])
-        : `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return issue.values.length === 1 ? JSON.stringify(issue.values[0]) : `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_format':
       if (issue.format === 'regex') return issue.message;
       return FORMAT_NAMES[issue.format] ?? `a ${issue.format}`;

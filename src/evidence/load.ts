@@ -56,14 +56,23 @@ export function parseRunSnapshot(text: string, file: string): RunSnapshot {
   const run = validate(runSchema, parseYaml(text, file), file);
   const problems: string[] = [];
   const nodeNames = run.nodes.map((n) => n.name);
-  for (const [list, key] of [['nodes', nodeNames], ['pods', run.pods.map((p) => p.name)], ['services', run.services.map((s) => s.name)], ['steps', run.steps]] as const) {
+  for (const [list, key] of [
+    ['nodes', nodeNames],
+    ['pods', run.pods.map((p) => p.name)],
+    ['services', run.services.map((s) => s.name)],
+    ['steps', run.steps],
+  ] as const) {
     for (const [value, index] of duplicates([...key])) {
-      problems.push(`${file}: field "${formatPath([list, index])}": ${JSON.stringify(value)} appears twice; expected unique ${list === 'steps' ? 'step ids' : 'names'}`);
+      problems.push(
+        `${file}: field "${formatPath([list, index])}": ${JSON.stringify(value)} appears twice; expected unique ${list === 'steps' ? 'step ids' : 'names'}`,
+      );
     }
   }
   run.pods.forEach((pod, i) => {
     if (!nodeNames.includes(pod.node)) {
-      problems.push(`${file}: field "${formatPath(['pods', i, 'node'])}": expected one of the run's nodes (${nodeNames.join(', ')}), got ${JSON.stringify(pod.node)}`);
+      problems.push(
+        `${file}: field "${formatPath(['pods', i, 'node'])}": expected one of the run's nodes (${nodeNames.join(', ')}), got ${JSON.stringify(pod.node)}`,
+      );
     }
   });
   if (problems.length) throw new EvidenceError(problems);
@@ -101,10 +110,22 @@ export function invalidUtf8Offset(bytes: Uint8Array): number {
       continue;
     }
     // The length of the sequence and the range its second byte must fall in (RFC 3629's table).
-    const [length, low, high] = b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf]
-      : b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f] : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf]
-      : b === 0xf0 ? [4, 0x90, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf]
-      : [0, 0, 0];
+    const [length, low, high] =
+      b >= 0xc2 && b <= 0xdf
+        ? [2, 0x80, 0xbf]
+        : b === 0xe0
+          ? [3, 0xa0, 0xbf]
+          : b === 0xed
+            ? [3, 0x80, 0x9f]
+            : b >= 0xe1 && b <= 0xef
+              ? [3, 0x80, 0xbf]
+              : b === 0xf0
+                ? [4, 0x90, 0xbf]
+                : b === 0xf4
+                  ? [4, 0x80, 0x8f]
+                  : b >= 0xf1 && b <= 0xf3
+                    ? [4, 0x80, 0xbf]
+                    : [0, 0, 0];
     if (length === 0) return i;
     for (let k = 1; k < length; k += 1) {
       const c = bytes[i + k];
@@ -123,17 +144,25 @@ export function invalidUtf8Offset(bytes: Uint8Array): number {
  */
 function readSnapshotFile(file: string, shown: string, realDir: string): string {
   const stat = lstatSync(file);
-  if (stat.isSymbolicLink()) throw new EvidenceError(`${shown}: is a symbolic link; expected a regular file written by the capture (snapshots are not read through links)`);
+  if (stat.isSymbolicLink())
+    throw new EvidenceError(`${shown}: is a symbolic link; expected a regular file written by the capture (snapshots are not read through links)`);
   if (!stat.isFile()) throw new EvidenceError(`${shown}: is not a regular file; expected a YAML file written by the capture`);
   // A second name of any file on this file system (/etc/passwd) looks like a regular file: only a link count tells.
-  if (stat.nlink !== 1) throw new EvidenceError(`${shown}: has ${stat.nlink} hard links; expected a file the capture wrote, with one link (another name of some other file is not read)`);
+  if (stat.nlink !== 1)
+    throw new EvidenceError(
+      `${shown}: has ${stat.nlink} hard links; expected a file the capture wrote, with one link (another name of some other file is not read)`,
+    );
   const real = realpathSync(file);
   if (dirname(real) !== realDir) throw new EvidenceError(`${shown}: resolves outside the snapshots folder; expected a file inside it`);
-  if (stat.size > MAX_SNAPSHOT_FILE_BYTES) throw new EvidenceError(`${shown}: ${stat.size} bytes; expected at most ${MAX_SNAPSHOT_FILE_BYTES} (the capture keeps 1 MiB per stream)`);
+  if (stat.size > MAX_SNAPSHOT_FILE_BYTES)
+    throw new EvidenceError(`${shown}: ${stat.size} bytes; expected at most ${MAX_SNAPSHOT_FILE_BYTES} (the capture keeps 1 MiB per stream)`);
   const bytes = readFileSync(file);
   const bad = invalidUtf8Offset(bytes);
   // Decoding would turn the byte into U+FFFD without a word: a value no run printed.
-  if (bad >= 0) throw new EvidenceError(`${shown}: byte ${bad} (0x${bytes[bad]!.toString(16).padStart(2, '0')}) is not UTF-8; expected a UTF-8 file as the capture writes them (output that is not UTF-8 is stored as base64)`);
+  if (bad >= 0)
+    throw new EvidenceError(
+      `${shown}: byte ${bad} (0x${bytes[bad]!.toString(16).padStart(2, '0')}) is not UTF-8; expected a UTF-8 file as the capture writes them (output that is not UTF-8 is stored as base64)`,
+    );
   return bytes.toString('utf8');
 }
 
@@ -163,7 +192,9 @@ export function interruptedSwapHint(dir: string): string {
 export function loadSnapshots(dir: string, expected: { slug?: string } = {}): Snapshots {
   const shownDir = displayPath(dir);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new EvidenceError(`${shownDir}: snapshot folder not found; expected run.yaml and one <step>.yaml per step (npm run capture writes them)${interruptedSwapHint(dir)}`);
+    throw new EvidenceError(
+      `${shownDir}: snapshot folder not found; expected run.yaml and one <step>.yaml per step (npm run capture writes them)${interruptedSwapHint(dir)}`,
+    );
   }
   const realDir = realpathSync(dir);
   const runFile = join(dir, 'run.yaml');
@@ -173,7 +204,9 @@ export function loadSnapshots(dir: string, expected: { slug?: string } = {}): Sn
   }
   const run = parseRunSnapshot(readSnapshotFile(runFile, shownRun, realDir), shownRun);
   if (expected.slug !== undefined && run.slug !== expected.slug) {
-    throw new EvidenceError(`${shownRun}: field "slug": expected ${JSON.stringify(expected.slug)} (the article these snapshots are read for), got ${describeValue(run.slug)}`);
+    throw new EvidenceError(
+      `${shownRun}: field "slug": expected ${JSON.stringify(expected.slug)} (the article these snapshots are read for), got ${describeValue(run.slug)}`,
+    );
   }
 
   const problems: string[] = [];

@@ -92,8 +92,7 @@ export function checkReferences(
   const facts = new Set(factIds);
   const steps = new Set(stepIds);
   const problems: BindingProblem[] = [];
-  const report = (line: number, column: number, text: string) =>
-    problems.push({ file, line, column, message: `${file}:${line}:${column}: ${text}` });
+  const report = (line: number, column: number, text: string) => problems.push({ file, line, column, message: `${file}:${line}:${column}: ${text}` });
 
   for (const ref of findFactReferences(source, scan)) {
     const known = ref.kind === 'fact' ? facts : steps;
@@ -143,8 +142,19 @@ function boundRegions(tags: MdxTag[], sourceLength: number, components: Readonly
  * an image, or read out by a screen reader.
  */
 export const READER_ATTRIBUTES: ReadonlySet<string> = new Set([
-  'title', 'alt', 'aria-label', 'aria-description', 'aria-roledescription', 'aria-valuetext', 'aria-placeholder',
-  'placeholder', 'label', 'summary', 'abbr', 'content', 'value',
+  'title',
+  'alt',
+  'aria-label',
+  'aria-description',
+  'aria-roledescription',
+  'aria-valuetext',
+  'aria-placeholder',
+  'placeholder',
+  'label',
+  'summary',
+  'abbr',
+  'content',
+  'value',
 ]);
 
 /** The source ranges of a tag's reader-visible attribute values (string or expression). */
@@ -176,7 +186,9 @@ export function findUnboundValues(file: string, source: string, options: Unbound
   const spans = [
     ...scan.prose.map((span) => ({ ...span, where: '' })),
     // A bound component's or data-ui element's attributes are its own to prove, like its content.
-    ...scan.tags.flatMap((tag) => (tag.closing || components.has(tag.name) || tag.attributes.some((a) => a.name === UI_ATTRIBUTE) ? [] : readerAttributes(source, tag))),
+    ...scan.tags.flatMap((tag) =>
+      tag.closing || components.has(tag.name) || tag.attributes.some((a) => a.name === UI_ATTRIBUTE) ? [] : readerAttributes(source, tag),
+    ),
   ].sort((a, b) => a.start - b.start);
   for (const span of spans) {
     if (regions.some(([start, end]) => span.start >= start && span.end <= end)) continue;
@@ -193,7 +205,12 @@ export function findUnboundValues(file: string, source: string, options: Unbound
       while (to < lineText.length && WORD_CHAR.test(lineText[to - 1]!) && WORD_CHAR.test(lineText[to]!)) to++;
       const context = `${from > 0 ? '…' : ''}${lineText.slice(from, to).trim()}${to < lineText.length ? '…' : ''}`;
       found.push({
-        file, line, column, text: token.text, kind: token.kind, context,
+        file,
+        line,
+        column,
+        text: token.text,
+        kind: token.kind,
+        context,
         message: `${file}:${line}:${column}: unbound ${KIND_LABELS[token.kind]} "${token.text}"${span.where} in "${context}" (bind it with <Fact id="..."/>, or mark interface chrome with ${UI_ATTRIBUTE})`,
       });
     }

@@ -27,7 +27,8 @@ const IP = /^\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?(?::\d+)?$/;
 const DURATION_UNIT = /^\s?(?:ms|s|secs?|seconds?|min|minutes?|毫秒|秒|分钟)(?![A-Za-z])/;
 const EXIT_CODE_BEFORE = /(?:\brc|\bexit(?: code| status)?|exitCode|退出码|返回码)\s*[=:]?\s*$|curl: \($/i;
 const STATUS_BEFORE = /(?:HTTP(?:\/[\d.]+)?|\bstatus(?: code)?|状态码?)\s*[=:]?\s*$/i;
-const STATUS_AFTER = /^\s*(?:OK|Created|Accepted|No Content|Moved Permanently|Found|Not Modified|Bad Request|Unauthorized|Forbidden|Not Found|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b/;
+const STATUS_AFTER =
+  /^\s*(?:OK|Created|Accepted|No Content|Moved Permanently|Found|Not Modified|Bad Request|Unauthorized|Forbidden|Not Found|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b/;
 const COMMON_STATUSES = new Set([200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 500, 502, 503, 504]);
 const STATUS_NEARBY = /HTTP|status|状态|健康检查|health/i;
 const PORT_BEFORE = /(?:\bport|端口|NodePort|dport|sport)\s*[=:]?\s*$|[A-Za-z0-9\])]:$/i;
@@ -59,9 +60,7 @@ const NUMERAL = /(?![0-9\u3007])[\p{Nd}\p{Nl}\p{No}]/gu;
  */
 export function foldDigits(text: string): string {
   // ASCII digits stay as they are: only other numerals are rewritten (most prose has none).
-  return text
-    .replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
-    .replace(NUMERAL, (c) => '0'.repeat(c.length));
+  return text.replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(NUMERAL, (c) => '0'.repeat(c.length));
 }
 
 /** Every number in `text` outside names, classified by how it looks and what surrounds it (any script's digits). */

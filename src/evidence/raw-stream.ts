@@ -83,12 +83,19 @@ export function storeStreamHead(head: Uint8Array, whole: { bytes: number; sha256
 }
 
 /** The snapshot fields of both streams (`stdout`, `stdoutEncoding`, `stdoutCut`, ...), only those that apply. */
-export function streamFields(stdout: Uint8Array, stderr: Uint8Array, limit: number = STREAM_LIMIT_BYTES): Pick<StepSnapshot, 'stdout' | 'stderr' | 'stdoutEncoding' | 'stderrEncoding' | 'stdoutCut' | 'stderrCut'> {
+export function streamFields(
+  stdout: Uint8Array,
+  stderr: Uint8Array,
+  limit: number = STREAM_LIMIT_BYTES,
+): Pick<StepSnapshot, 'stdout' | 'stderr' | 'stdoutEncoding' | 'stderrEncoding' | 'stdoutCut' | 'stderrCut'> {
   return storedFields(storeStream(stdout, limit), storeStream(stderr, limit));
 }
 
 /** The snapshot fields of two stored streams. */
-export function storedFields(out: StoredStream, err: StoredStream): Pick<StepSnapshot, 'stdout' | 'stderr' | 'stdoutEncoding' | 'stderrEncoding' | 'stdoutCut' | 'stderrCut'> {
+export function storedFields(
+  out: StoredStream,
+  err: StoredStream,
+): Pick<StepSnapshot, 'stdout' | 'stderr' | 'stdoutEncoding' | 'stderrEncoding' | 'stdoutCut' | 'stderrCut'> {
   return {
     stdout: out.text,
     stderr: err.text,
@@ -156,7 +163,9 @@ export function readableStep(step: StepSnapshot): StepSnapshot {
       Object.defineProperty(view, name, {
         enumerable: true,
         get() {
-          throw new ExtractError(`step ${step.id}'s ${name} was cut by the capture: ${streamBytes(step, name).length} of ${cut.bytes} bytes kept (sha256 ${cut.sha256}); a fact cannot be derived from part of it (make the step print less)`);
+          throw new ExtractError(
+            `step ${step.id}'s ${name} was cut by the capture: ${streamBytes(step, name).length} of ${cut.bytes} bytes kept (sha256 ${cut.sha256}); a fact cannot be derived from part of it (make the step print less)`,
+          );
         },
       });
     } else {

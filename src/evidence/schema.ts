@@ -20,7 +20,8 @@ const localized = z
       ctx.addIssue({
         code: 'custom',
         input: value,
-        message: 'a mapping { zh: ..., en: ... } (the run is described in both languages; this is the older one-string form: re-capture, or translate it by hand)',
+        message:
+          'a mapping { zh: ..., en: ... } (the run is described in both languages; this is the older one-string form: re-capture, or translate it by hand)',
       });
     }
   })

@@ -29,7 +29,9 @@ export function parseTemplate(text: string): TemplateSegment[] {
       const close = text.indexOf('}', i);
       const id = close < 0 ? '' : text.slice(i + 1, close);
       if (!FACT_ID.test(id)) {
-        throw new Error(`at column ${i + 1}: expected {<fact id>} (or {{ for a literal brace), got ${JSON.stringify(text.slice(i, close < 0 ? i + 20 : close + 1))}`);
+        throw new Error(
+          `at column ${i + 1}: expected {<fact id>} (or {{ for a literal brace), got ${JSON.stringify(text.slice(i, close < 0 ? i + 20 : close + 1))}`,
+        );
       }
       if (buffer) segments.push({ kind: 'text', text: buffer });
       buffer = '';

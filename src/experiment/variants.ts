@@ -21,11 +21,14 @@ export function variantProblems(experiment: Experiment, file: string): string[] 
   if (axis.axis !== 'kubeProxyMode') problems.push(`${file}: field "variants.axis": expected "kubeProxyMode", got ${JSON.stringify(axis.axis)}`);
   if (!axis.values.length) problems.push(`${file}: field "variants.values": expected at least one kube-proxy mode`);
   for (const value of axis.values) {
-    if (!(KUBE_PROXY_MODES as readonly string[]).includes(value)) problems.push(`${file}: field "variants.values": expected ${KUBE_PROXY_MODES.join(', ')}, got ${JSON.stringify(value)}`);
+    if (!(KUBE_PROXY_MODES as readonly string[]).includes(value))
+      problems.push(`${file}: field "variants.values": expected ${KUBE_PROXY_MODES.join(', ')}, got ${JSON.stringify(value)}`);
   }
   if (new Set(axis.values).size !== axis.values.length) problems.push(`${file}: field "variants.values": a mode is listed twice`);
   if (axis.values[0] !== experiment.cluster.kubeProxyMode) {
-    problems.push(`${file}: field "variants.values": expected the cluster's kubeProxyMode "${experiment.cluster.kubeProxyMode}" first (the default variant), got ${JSON.stringify(axis.values[0])}`);
+    problems.push(
+      `${file}: field "variants.values": expected the cluster's kubeProxyMode "${experiment.cluster.kubeProxyMode}" first (the default variant), got ${JSON.stringify(axis.values[0])}`,
+    );
   }
   for (const step of stepVariants) {
     const unknown = step.variants!.filter((v) => !(axis.values as string[]).includes(v));

@@ -74,7 +74,9 @@ export function buildEditions<E extends ArticleFile>(files: readonly E[]): Editi
     }
     const owner = seriesOwners.get(seriesKey(first.data));
     if (owner !== undefined) {
-      throw new Error(`${where(first)}: frontmatter field "series" is ${seriesKey(first.data)}, already taken by the article "${owner}"; expected a number of its own`);
+      throw new Error(
+        `${where(first)}: frontmatter field "series" is ${seriesKey(first.data)}, already taken by the article "${owner}"; expected a number of its own`,
+      );
     }
     seriesOwners.set(seriesKey(first.data), slug);
 
@@ -82,7 +84,12 @@ export function buildEditions<E extends ArticleFile>(files: readonly E[]): Editi
       const own = written.get(lang);
       const contentLang = own ? lang : translations[0]!;
       editions.push({
-        slug, lang, entry: own ?? first, contentLang, isFallback: own === undefined, translations,
+        slug,
+        lang,
+        entry: own ?? first,
+        contentLang,
+        isFallback: own === undefined,
+        translations,
       });
     }
   }
@@ -93,9 +100,7 @@ export function buildEditions<E extends ArticleFile>(files: readonly E[]): Editi
 export function listingFor<E extends ArticleFile>(editions: readonly Edition<E>[], lang: Lang): Edition<E>[] {
   return editions
     .filter((edition) => edition.lang === lang)
-    .sort((a, b) =>
-      b.entry.data.date.getTime() - a.entry.data.date.getTime()
-      || b.entry.data.series.number - a.entry.data.series.number);
+    .sort((a, b) => b.entry.data.date.getTime() - a.entry.data.date.getTime() || b.entry.data.series.number - a.entry.data.series.number);
 }
 
 export interface Neighbours<E extends ArticleFile> {

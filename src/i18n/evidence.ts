@@ -25,7 +25,8 @@ const zh = {
   runRecordLink: '完整的运行记录：每一步的节点、退出码、用时、实际执行的命令行和原始输出，以及工具版本',
   runRecordTitle: '运行记录',
   variantRunRecordTitle: '运行记录（kube-proxy {variant} 模式）',
-  runRecordIntro: '这一页记着一次运行的全部经过：每一步在哪个节点上执行、退出码、用时、实际执行的命令行和原始输出，以及用到的工具版本。文章里的每个数字都取自这些输出。',
+  runRecordIntro:
+    '这一页记着一次运行的全部经过：每一步在哪个节点上执行、退出码、用时、实际执行的命令行和原始输出，以及用到的工具版本。文章里的每个数字都取自这些输出。',
   runRecordOf: '这次运行所支撑的文章：',
   runFinished: '结束时间',
   outputsHeading: '各步骤的命令和原始输出',
@@ -92,7 +93,8 @@ const en: typeof zh = {
   runRecordLink: 'The full run record: each step’s node, exit code, duration, argv as executed and raw output, and the tool versions',
   runRecordTitle: 'Run record',
   variantRunRecordTitle: 'Run record (kube-proxy in {variant} mode)',
-  runRecordIntro: 'This page records one run from start to finish: where each step ran, its exit code, how long it took, the argv exactly as executed and its raw output, and the versions of the tools it used. Every number in the article comes from these outputs.',
+  runRecordIntro:
+    'This page records one run from start to finish: where each step ran, its exit code, how long it took, the argv exactly as executed and its raw output, and the versions of the tools it used. Every number in the article comes from these outputs.',
   runRecordOf: 'The article this run supports: ',
   runFinished: 'Finished at',
   outputsHeading: 'Each step’s command and raw output',

@@ -47,14 +47,23 @@ test('a number typed into the prose under npm run dev: the terminal and the page
     assert.equal(scaffold.status, 0, scaffold.stderr);
     // Port 0: the server takes a free port and prints its address; never another tree's server.
     dev = spawn(process.execPath, [join(project, 'node_modules/astro/bin/astro.mjs'), 'dev', '--host', '127.0.0.1', '--port', '0'], {
-      cwd: project, env: { ...process.env, SHICE_DRAFT: '1', ASTRO_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+      cwd: project,
+      env: { ...process.env, SHICE_DRAFT: '1', ASTRO_TELEMETRY_DISABLED: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let output = '';
     const printed = () => output;
-    dev.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
-    dev.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
+    dev.stdout!.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    dev.stderr!.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
     let exited = false;
-    dev.once('exit', () => { exited = true; });
+    dev.once('exit', () => {
+      exited = true;
+    });
     const running = () => {
       if (exited) assert.fail(`astro dev exited:\n${output.slice(-3000)}`);
       return true;
@@ -71,13 +80,17 @@ test('a number typed into the prose under npm run dev: the terminal and the page
         return { status: 0, text: '' };
       }
     };
-    const pageShows = (what: string, holds: (p: { status: number; text: string }) => boolean) => until(what, async () => running() && holds(await page()), printed);
+    const pageShows = (what: string, holds: (p: { status: number; text: string }) => boolean) =>
+      until(what, async () => running() && holds(await page()), printed);
 
     await pageShows('the draft page', (p) => p.status === 200 && !p.text.includes('class="dev-problems"'));
     const en = join(project, 'content/articles', slug, 'en.mdx');
     const prose = readFileSync(en, 'utf8');
     appendFileSync(en, '\nIt listens on port 8080.\n');
-    await terminal('the terminal to name the typed number', new RegExp(`after a change to content/articles/${slug}/en\\.mdx: the articles do not match their snapshots[\\s\\S]*en\\.mdx:\\d+.*8080`));
+    await terminal(
+      'the terminal to name the typed number',
+      new RegExp(`after a change to content/articles/${slug}/en\\.mdx: the articles do not match their snapshots[\\s\\S]*en\\.mdx:\\d+.*8080`),
+    );
     await pageShows('the page to show it', (p) => p.status === 200 && /class="dev-problems"[\s\S]*en\.mdx:\d+:\d+: unbound port &quot;8080&quot;/.test(p.text));
     writeFileSync(en, prose);
     await terminal('the terminal to clear it', new RegExp(`after a change to content/articles/${slug}/en\\.mdx: .*no problem`));
@@ -90,5 +103,9 @@ test('a number typed into the prose under npm run dev: the terminal and the page
     }
     rmSync(project, { recursive: true, force: true });
   }
-  assert.equal(spawnSync('git', ['-C', root, 'status', '--porcelain', '--', 'content'], { encoding: 'utf8' }).stdout, articlesBefore, 'the real content/ is as it was');
+  assert.equal(
+    spawnSync('git', ['-C', root, 'status', '--porcelain', '--', 'content'], { encoding: 'utf8' }).stdout,
+    articlesBefore,
+    'the real content/ is as it was',
+  );
 });

@@ -14,7 +14,10 @@ const SLUG = '075-local-uneven-weights';
 const snapshots = loadSnapshots(join(ROOT, 'content/articles', SLUG, 'snapshots'));
 const declared = new Set(factDefs.map((d) => d.id));
 const facts = deriveFacts([...factDefs.filter((d) => !d.optional), ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))], snapshots);
-const PAGES = [{ lang: 'zh', path: `/${SLUG}/` }, { lang: 'en', path: `/en/${SLUG}/` }] as const;
+const PAGES = [
+  { lang: 'zh', path: `/${SLUG}/` },
+  { lang: 'en', path: `/en/${SLUG}/` },
+] as const;
 
 async function strayDigits(page: Page): Promise<string[]> {
   return page.$eval('article[data-run]', (article) => {
@@ -35,7 +38,9 @@ for (const { lang, path } of PAGES) {
   test(`${lang}: article 075 binds every value to its run, the chart included`, async ({ page }) => {
     await page.goto(path);
     await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', snapshots.run.runId);
-    const bound = await page.$$eval('[data-fact]', (els) => els.map((el) => ({ id: el.getAttribute('data-fact')!, step: el.getAttribute('data-step'), text: el.textContent, raw: el.getAttribute('data-raw') })));
+    const bound = await page.$$eval('[data-fact]', (els) =>
+      els.map((el) => ({ id: el.getAttribute('data-fact')!, step: el.getAttribute('data-step'), text: el.textContent, raw: el.getAttribute('data-raw') })),
+    );
     expect(bound.length).toBeGreaterThan(50);
     for (const el of bound) {
       const fact = facts.get(el.id);
@@ -55,10 +60,16 @@ for (const { lang, path } of PAGES) {
       }
     }
     // Bars are drawn to their share: the lone pod's bar under Local is twice a shared pod's, near enough.
-    const width = (i: number) => chart.locator('rect.chart-bar').nth(i).evaluate((r) => Number(r.getAttribute('width')));
+    const width = (i: number) =>
+      chart
+        .locator('rect.chart-bar')
+        .nth(i)
+        .evaluate((r) => Number(r.getAttribute('width')));
     const bars = await Promise.all([0, 1, 2, 3, 4, 5].map(width));
     const ratio = bars[3]! / ((bars[4]! + bars[5]!) / 2);
-    const expected = Number(facts.get('spread-local.share.lone')!.raw) / ((Number(facts.get('spread-local.share.shared-1')!.raw) + Number(facts.get('spread-local.share.shared-2')!.raw)) / 2);
+    const expected =
+      Number(facts.get('spread-local.share.lone')!.raw) /
+      ((Number(facts.get('spread-local.share.shared-1')!.raw) + Number(facts.get('spread-local.share.shared-2')!.raw)) / 2);
     expect(Math.abs(ratio - expected)).toBeLessThan(0.01);
     // The table is there for a screen reader, with a caption and column headers.
     const table = chart.locator('table');
@@ -91,7 +102,10 @@ test('the chart follows the colour scheme: its text is the page text colour in l
     await page.emulateMedia({ colorScheme });
     await page.goto(PAGES[1].path);
     const [text, body] = await Promise.all([
-      page.locator('svg text.chart-value').first().evaluate((el) => getComputedStyle(el).fill),
+      page
+        .locator('svg text.chart-value')
+        .first()
+        .evaluate((el) => getComputedStyle(el).fill),
       page.locator('body').evaluate((el) => getComputedStyle(el).color),
     ]);
     expect(text).toBe(body);

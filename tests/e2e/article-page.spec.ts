@@ -16,7 +16,10 @@ const PAGES = [
   { lang: 'en' as const, path: `/en/${SLUG}/` },
 ];
 
-interface Localized { zh: string; en: string }
+interface Localized {
+  zh: string;
+  en: string;
+}
 const run = load(readFileSync(join(committedSnapshots, 'run.yaml'), 'utf8')) as {
   runId: string;
   steps: string[];
@@ -25,14 +28,14 @@ const run = load(readFileSync(join(committedSnapshots, 'run.yaml'), 'utf8')) as 
 
 /** Ids that links on the page point at (`#x`) and do not exist on it. */
 async function brokenFragmentLinks(page: Page): Promise<string[]> {
-  return page.$$eval('a[href^="#"]', (links) => links
-    .map((a) => decodeURIComponent(a.getAttribute('href')!.slice(1)))
-    .filter((id) => id !== '' && !document.getElementById(id)));
+  return page.$$eval('a[href^="#"]', (links) =>
+    links.map((a) => decodeURIComponent(a.getAttribute('href')!.slice(1))).filter((id) => id !== '' && !document.getElementById(id)),
+  );
 }
 
 for (const { lang, path } of PAGES) {
   test.describe(path, () => {
-    test('each step\'s raw output is on the page exactly once; the walkthrough links to it', async ({ page }) => {
+    test("each step's raw output is on the page exactly once; the walkthrough links to it", async ({ page }) => {
       await page.goto(path);
       for (const step of run.steps) {
         // The article's own run; another variant's outputs carry data-variant (variants.spec.ts).
@@ -44,7 +47,9 @@ for (const { lang, path } of PAGES) {
       expect(await brokenFragmentLinks(page)).toEqual([]);
     });
 
-    test('a link to a raw output opens the folded block that holds it; its "run record" link leads to the step\'s row on the run\'s own page', async ({ page }) => {
+    test('a link to a raw output opens the folded block that holds it; its "run record" link leads to the step\'s row on the run\'s own page', async ({
+      page,
+    }) => {
       await page.goto(path);
       const step = run.steps[0]!;
       await expect(page.locator(`#output-${step}`)).toBeHidden();
@@ -65,7 +70,7 @@ for (const { lang, path } of PAGES) {
       await expect(page.locator('article table.run-steps, article table.run-versions, article [data-fact$=".argv"]')).toHaveCount(0);
     });
 
-    test('the run record page: one row per step, each step\'s argv and raw output once, translated', async ({ page }) => {
+    test("the run record page: one row per step, each step's argv and raw output once, translated", async ({ page }) => {
       await page.goto(`${path}run/`);
       const record = page.locator('.run-record');
       await expect(record).toHaveAttribute('data-run', run.runId);
@@ -78,7 +83,7 @@ for (const { lang, path } of PAGES) {
       expect(await brokenFragmentLinks(page)).toEqual([]);
       await expect(page.locator(`.run-record-of a[href="${path}"]`)).toHaveCount(1);
       const labels = (await page.locator('h1, h2, th[scope="col"], dt, .code-label').allTextContents()).join(' ');
-      if (lang === 'zh') expect(labels, 'no English words in the Chinese record\'s labels').not.toMatch(/capture|argv|Run|Step|stdout|stderr/);
+      if (lang === 'zh') expect(labels, "no English words in the Chinese record's labels").not.toMatch(/capture|argv|Run|Step|stdout|stderr/);
       else expect(labels).not.toMatch(/\p{Script=Han}/u);
     });
 
@@ -90,7 +95,7 @@ for (const { lang, path } of PAGES) {
       await expect(page.locator('#run-environment')).toContainText(run.environment.standsFor[lang]);
       const listed = await page.locator('#run-limits li').allTextContents();
       expect(listed.slice(0, run.environment.limits.length)).toEqual(run.environment.limits.map((l) => l[lang]));
-      expect(listed.length, 'the article\'s own items follow').toBeGreaterThan(run.environment.limits.length);
+      expect(listed.length, "the article's own items follow").toBeGreaterThan(run.environment.limits.length);
       const other = lang === 'zh' ? 'en' : 'zh';
       await expect(page.locator('article')).not.toContainText(run.environment.summary[other]);
     });
@@ -134,9 +139,9 @@ for (const { lang, path } of PAGES) {
         await page.goto(path);
         await page.locator('details').evaluateAll((ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
         // The argv as executed is the one code that wraps, between its arguments, in the run record.
-        const broken = await page.$$eval('article :not(pre) > code:not(.argv), article .nobr, article [data-fact]:not(.wraps)', (els) => els
-          .filter((el) => !el.closest('pre, .argv') && el.getClientRects().length > 1)
-          .map((el) => el.textContent));
+        const broken = await page.$$eval('article :not(pre) > code:not(.argv), article .nobr, article [data-fact]:not(.wraps)', (els) =>
+          els.filter((el) => !el.closest('pre, .argv') && el.getClientRects().length > 1).map((el) => el.textContent),
+        );
         expect(broken).toEqual([]);
         expect(await page.locator('article .nobr', { hasText: /^s-cluster$/ }).count(), 'service names are kept whole').toBeGreaterThan(0);
       });
@@ -150,10 +155,14 @@ for (const { lang, path } of PAGES) {
       const pre = rule.locator('pre');
       expect(await pre.evaluate((el) => getComputedStyle(el).overflowX)).toBe('auto');
       expect(await pre.evaluate((el) => el.scrollWidth > el.clientWidth), 'the rule is wider than a phone: it scrolls').toBe(true);
-      const unlabelled = await page.$$eval('article pre', (pres) => pres.filter((pre) => {
-        const holder = pre.closest('.step-stream, .step-output, figure');
-        return !holder?.querySelector('.code-label, figcaption');
-      }).length);
+      const unlabelled = await page.$$eval(
+        'article pre',
+        (pres) =>
+          pres.filter((pre) => {
+            const holder = pre.closest('.step-stream, .step-output, figure');
+            return !holder?.querySelector('.code-label, figcaption');
+          }).length,
+      );
       expect(unlabelled).toBe(0);
     });
 
@@ -222,13 +231,17 @@ test.describe.serial('a build for a public URL with a path', () => {
       expect(article).toContain(`<link rel="canonical" href="https://measured.example.org/shice/en/${SLUG}/">`);
       expect(readFileSync(join(out, 'sitemap-0.xml'), 'utf8')).toContain(`<loc>https://measured.example.org/shice/${SLUG}/</loc>`);
       expect(readFileSync(join(out, 'rss.xml'), 'utf8')).toContain(`https://measured.example.org/shice/${SLUG}/`);
-      const htmlFiles = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-        const file = join(dir, name);
-        return statSync(file).isDirectory() ? htmlFiles(file) : name.endsWith('.html') ? [file] : [];
-      });
+      const htmlFiles = (dir: string): string[] =>
+        readdirSync(dir).flatMap((name) => {
+          const file = join(dir, name);
+          return statSync(file).isDirectory() ? htmlFiles(file) : name.endsWith('.html') ? [file] : [];
+        });
       for (const file of htmlFiles(out)) {
         const rootLinks = [...readFileSync(file, 'utf8').matchAll(/(?:href|src)="(\/[^"]*)"/g)].map((m) => m[1]!);
-        expect(rootLinks.filter((link) => !link.startsWith('/shice/')), file).toEqual([]);
+        expect(
+          rootLinks.filter((link) => !link.startsWith('/shice/')),
+          file,
+        ).toEqual([]);
       }
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -9,24 +9,44 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { load, dump } from 'js-yaml';
-import { committedSnapshots, deriveEvidence, deriveRuns, numericTokens, ROOT, SLUG, variantDir, VARIANTS_074, type DerivedEvidence, type Variant074 } from './support/evidence.ts';
+import {
+  committedSnapshots,
+  deriveEvidence,
+  deriveRuns,
+  numericTokens,
+  ROOT,
+  SLUG,
+  variantDir,
+  VARIANTS_074,
+  type DerivedEvidence,
+  type Variant074,
+} from './support/evidence.ts';
 
 const LANGS = [
   { lang: 'zh' as const, path: `/${SLUG}/` },
   { lang: 'en' as const, path: `/en/${SLUG}/` },
 ];
 
-interface BoundElement { id: string; step: string; text: string; raw: string | null; variant: string | null; run: string | null }
+interface BoundElement {
+  id: string;
+  step: string;
+  text: string;
+  raw: string | null;
+  variant: string | null;
+  run: string | null;
+}
 
 async function boundElements(page: Page): Promise<BoundElement[]> {
-  return page.$$eval('[data-fact]', (els) => els.map((el) => ({
-    id: el.getAttribute('data-fact')!,
-    step: el.getAttribute('data-step')!,
-    text: el.textContent ?? '',
-    raw: el.getAttribute('data-raw'),
-    variant: el.getAttribute('data-variant'),
-    run: el.getAttribute('data-variant') === null ? null : el.getAttribute('data-run'),
-  })));
+  return page.$$eval('[data-fact]', (els) =>
+    els.map((el) => ({
+      id: el.getAttribute('data-fact')!,
+      step: el.getAttribute('data-step')!,
+      text: el.textContent ?? '',
+      raw: el.getAttribute('data-raw'),
+      variant: el.getAttribute('data-variant'),
+      run: el.getAttribute('data-variant') === null ? null : el.getAttribute('data-run'),
+    })),
+  );
 }
 
 /** Text nodes with a number inside the article that no bound element, UI chrome or experiment file excerpt holds. */
@@ -82,22 +102,27 @@ async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvid
   expect(elements.length, 'the article binds facts').toBeGreaterThan(20);
   expectBoundValues(elements, runs);
 
-  const figures = await page.$$eval('figure[data-measured]', (els) => els.map((fig) => ({
-    variant: fig.getAttribute('data-variant'),
-    run: fig.getAttribute('data-variant') === null ? null : fig.getAttribute('data-run'),
-    steps: fig.getAttribute('data-measured')!.split(' '),
-    lines: [...fig.querySelectorAll(':scope > .measured-lines > li')].map((li) => ({
-      step: li.getAttribute('data-step'),
-      text: li.textContent ?? '',
-      factSteps: [...li.querySelectorAll('[data-fact]')].map((f) => f.getAttribute('data-step')),
+  const figures = await page.$$eval('figure[data-measured]', (els) =>
+    els.map((fig) => ({
+      variant: fig.getAttribute('data-variant'),
+      run: fig.getAttribute('data-variant') === null ? null : fig.getAttribute('data-run'),
+      steps: fig.getAttribute('data-measured')!.split(' '),
+      lines: [...fig.querySelectorAll(':scope > .measured-lines > li')].map((li) => ({
+        step: li.getAttribute('data-step'),
+        text: li.textContent ?? '',
+        factSteps: [...li.querySelectorAll('[data-fact]')].map((f) => f.getAttribute('data-step')),
+      })),
+      heading: fig.querySelector('figcaption')?.textContent ?? '',
     })),
-    heading: fig.querySelector('figcaption')?.textContent ?? '',
-  })));
+  );
   expect(figures.length, 'the article has measured figures').toBeGreaterThan(3);
   for (const figure of figures) {
     const evidence = runOf(runs, figure.variant, figure.run, `figure[data-measured="${figure.steps.join(' ')}"]`);
     expect(figure.heading).toBe(lang === 'zh' ? '实测 · 本机执行输出' : 'Measured · output of this run');
-    expect(figure.lines.map((l) => l.step), 'one line per step, in order').toEqual(figure.steps);
+    expect(
+      figure.lines.map((l) => l.step),
+      'one line per step, in order',
+    ).toEqual(figure.steps);
     for (const line of figure.lines) {
       expect(line.text, `the line of ${line.step}`).toBe(evidence.expectedLine(line.step!, lang));
       for (const step of line.factSteps) expect(evidence.rawFiles.has(step!)).toBe(true);
@@ -150,7 +175,8 @@ function buildFrom(mutate: (dir: string) => void, env: NodeJS.ProcessEnv = {}): 
   for (const variant of VARIANTS_074) cpSync(variantDir(committedSnapshots, variant), variantDir(snapshots, variant), { recursive: true });
   // The other articles build from their committed runs.
   for (const other of readdirSync(join(ROOT, 'content/articles'))) {
-    if (other !== SLUG && existsSync(join(ROOT, 'content/articles', other, 'snapshots'))) cpSync(join(ROOT, 'content/articles', other, 'snapshots'), join(root, 'snapshots', other), { recursive: true });
+    if (other !== SLUG && existsSync(join(ROOT, 'content/articles', other, 'snapshots')))
+      cpSync(join(ROOT, 'content/articles', other, 'snapshots'), join(root, 'snapshots', other), { recursive: true });
   }
   mutate(snapshots);
   const dist = join(root, 'dist');
@@ -175,8 +201,12 @@ test.describe.serial('builds from other snapshots', () => {
   test('a snapshot holding <script> and <img onerror> renders as text', async ({ page }) => {
     const payload = '<script>window.__shiceXss = 1</script><img src=x onerror="window.__shiceXss = 2">';
     const site = buildFrom((dir) => {
-      editYaml(join(dir, 'cluster-via-worker.yaml'), (s) => { s['stderr'] = `${payload}\n`; });
-      editYaml(join(dir, 'filter-worker2.yaml'), (s) => { s['stdout'] = `# ${payload}\n${s['stdout']}`; });
+      editYaml(join(dir, 'cluster-via-worker.yaml'), (s) => {
+        s['stderr'] = `${payload}\n`;
+      });
+      editYaml(join(dir, 'filter-worker2.yaml'), (s) => {
+        s['stdout'] = `# ${payload}\n${s['stdout']}`;
+      });
       editYaml(join(dir, 'run.yaml'), (r) => {
         (r['environment'] as { summary: Record<string, string> }).summary['zh'] = `A lab ${payload}`;
       });
@@ -186,7 +216,11 @@ test.describe.serial('builds from other snapshots', () => {
       await page.locator('details.measured-raw').evaluateAll((els) => els.forEach((d) => ((d as HTMLDetailsElement).open = true)));
       expect(await page.evaluate(() => (window as unknown as { __shiceXss?: number }).__shiceXss)).toBeUndefined();
       expect(await page.locator('article img').count(), 'no <img> from a snapshot').toBe(0);
-      expect(await page.locator('article script:not([type="module"]):not([src])').evaluateAll((els) => els.filter((e) => e.textContent?.includes('__shiceXss')).length)).toBe(0);
+      expect(
+        await page
+          .locator('article script:not([type="module"]):not([src])')
+          .evaluateAll((els) => els.filter((e) => e.textContent?.includes('__shiceXss')).length),
+      ).toBe(0);
       await expect(page.locator('[data-fact="run.environment.summary.zh"]').first()).toHaveText(`A lab ${payload}`);
       await expect(page.locator('figure[data-measured~="cluster-via-worker"] .step-stderr').first()).toContainText('<script>window.__shiceXss = 1</script>');
     } finally {
@@ -196,16 +230,25 @@ test.describe.serial('builds from other snapshots', () => {
 
   test('a build from snapshots whose values differ shows those values, not the committed ones', async ({ page }) => {
     const committed = deriveEvidence(committedSnapshots);
-    const site = buildFrom((dir) => {
-      editYaml(join(dir, 'run.yaml'), (r) => { r['runId'] = 'fixture-run-differing'; });
-      editYaml(join(dir, 'cluster-via-worker2.yaml'), (s) => { s['stdout'] = 'client=192.0.2.77\n'; });
-      editYaml(join(dir, 'local-via-worker2.yaml'), (s) => {
-        s['exitCode'] = 7;
-        s['durationMs'] = 12.5;
-        s['stderr'] = 'curl: (7) Failed to connect to 172.18.0.4 port 30154 after 12 ms: Connection refused\n';
-      });
-      editYaml(join(dir, 'health-worker.yaml'), (s) => { s['stdout'] = String(s['stdout']).replace(/^HTTP\/1\.1 200 OK/, 'HTTP/1.1 299 Odd'); });
-    }, { SHICE_DRAFT: '1' }); // these values break claims: a draft build flags them instead of failing
+    const site = buildFrom(
+      (dir) => {
+        editYaml(join(dir, 'run.yaml'), (r) => {
+          r['runId'] = 'fixture-run-differing';
+        });
+        editYaml(join(dir, 'cluster-via-worker2.yaml'), (s) => {
+          s['stdout'] = 'client=192.0.2.77\n';
+        });
+        editYaml(join(dir, 'local-via-worker2.yaml'), (s) => {
+          s['exitCode'] = 7;
+          s['durationMs'] = 12.5;
+          s['stderr'] = 'curl: (7) Failed to connect to 172.18.0.4 port 30154 after 12 ms: Connection refused\n';
+        });
+        editYaml(join(dir, 'health-worker.yaml'), (s) => {
+          s['stdout'] = String(s['stdout']).replace(/^HTTP\/1\.1 200 OK/, 'HTTP/1.1 299 Odd');
+        });
+      },
+      { SHICE_DRAFT: '1' },
+    ); // these values break claims: a draft build flags them instead of failing
     try {
       const fixtureRuns = deriveRuns(site.snapshots);
       const fixture = fixtureRuns.iptables;
@@ -223,7 +266,10 @@ test.describe.serial('builds from other snapshots', () => {
         await expect(broken.filter({ has: page.locator('[data-claim="local-drops-without-backend"]') })).toHaveCount(1);
         await expect(broken.filter({ has: page.locator('[data-claim="local-drops-without-backend"]') }).locator('.claim-warning')).toBeVisible();
         await expect(page.locator('.claim[data-claims="local-keeps-client"]')).toHaveAttribute('data-claim-status', 'holds');
-        await expect(page.locator('figure[data-measured~="local-via-worker2"] li[data-claim="local-drops-without-backend"]').first()).toHaveAttribute('data-claim-status', 'broken');
+        await expect(page.locator('figure[data-measured~="local-via-worker2"] li[data-claim="local-drops-without-backend"]').first()).toHaveAttribute(
+          'data-claim-status',
+          'broken',
+        );
       }
     } finally {
       rmSync(site.root, { recursive: true, force: true });

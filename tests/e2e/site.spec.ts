@@ -4,8 +4,17 @@
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import {
-  HTML_LANG, LANGS, articlePathOf, articleSlugs, homePathOf, isWritten, otherLang, runRecordPathsOf, writtenArticles,
-  type Lang, type WrittenArticle,
+  HTML_LANG,
+  LANGS,
+  articlePathOf,
+  articleSlugs,
+  homePathOf,
+  isWritten,
+  otherLang,
+  runRecordPathsOf,
+  writtenArticles,
+  type Lang,
+  type WrittenArticle,
 } from './support/articles.ts';
 import { crawlSite } from './support/crawl.ts';
 import { saveScreenshot, sidewaysOverflow } from './support/layout.ts';
@@ -25,11 +34,13 @@ const written = writtenArticles();
 const slugs = articleSlugs();
 
 function articlePages(): ArticlePage[] {
-  return slugs.flatMap((slug) => LANGS.map((lang) => {
-    const own = written.find((a) => a.slug === slug && a.lang === lang);
-    const shown = own ?? written.find((a) => a.slug === slug)!;
-    return { slug, lang, path: articlePathOf(lang, slug), shown, written: own !== undefined };
-  }));
+  return slugs.flatMap((slug) =>
+    LANGS.map((lang) => {
+      const own = written.find((a) => a.slug === slug && a.lang === lang);
+      const shown = own ?? written.find((a) => a.slug === slug)!;
+      return { slug, lang, path: articlePathOf(lang, slug), shown, written: own !== undefined };
+    }),
+  );
 }
 
 const pages = articlePages();
@@ -42,8 +53,9 @@ test('the content folder has at least one article to check', () => {
 });
 
 async function hreflangs(page: Page): Promise<Record<string, string>> {
-  const links = await page.locator('head link[rel="alternate"][hreflang]').evaluateAll((els) =>
-    els.map((el) => [el.getAttribute('hreflang') ?? '', el.getAttribute('href') ?? '']));
+  const links = await page
+    .locator('head link[rel="alternate"][hreflang]')
+    .evaluateAll((els) => els.map((el) => [el.getAttribute('hreflang') ?? '', el.getAttribute('href') ?? '']));
   expect(new Set(links.map(([tag]) => tag)).size, 'one link per hreflang').toBe(links.length);
   return Object.fromEntries(links);
 }
@@ -63,7 +75,9 @@ test.describe('languages', () => {
       await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG[lang]);
       await expect(page.locator('head link[rel="canonical"]')).toHaveAttribute('href', publicUrl(path));
       expect(await hreflangs(page)).toEqual({
-        'zh-CN': publicUrl('/'), en: publicUrl('/en/'), 'x-default': publicUrl('/'),
+        'zh-CN': publicUrl('/'),
+        en: publicUrl('/en/'),
+        'x-default': publicUrl('/'),
       });
       const other = otherLang(lang);
       await switchLanguage(page, other);
@@ -161,7 +175,10 @@ test.describe('series', () => {
       const n = article.shown.seriesNumber;
       const previous = sameSeries.filter((p) => p.shown.seriesNumber < n).sort((a, b) => b.shown.seriesNumber - a.shown.seriesNumber)[0];
       const next = sameSeries.filter((p) => p.shown.seriesNumber > n).sort((a, b) => a.shown.seriesNumber - b.shown.seriesNumber)[0];
-      for (const [rel, neighbour] of [['prev', previous], ['next', next]] as const) {
+      for (const [rel, neighbour] of [
+        ['prev', previous],
+        ['next', next],
+      ] as const) {
         const link = page.locator(`.series-nav a[rel="${rel}"]`);
         if (neighbour) await expect(link).toHaveAttribute('href', neighbour.path);
         else await expect(link).toHaveCount(0);
@@ -175,8 +192,7 @@ test.describe('interface chrome', () => {
     test(`${path}: every digit of the chrome sits in a data-ui element`, async ({ page }) => {
       await page.goto(path);
       const loose = await page.evaluate(() => {
-        const chrome = document.querySelectorAll(
-          '.site-header, .site-footer, .series-position, .article-meta, .article-list__date');
+        const chrome = document.querySelectorAll('.site-header, .site-footer, .series-position, .article-meta, .article-list__date');
         const found: string[] = [];
         for (const root of chrome) {
           const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
@@ -246,7 +262,10 @@ test('every internal link and asset resolves, crawling from both home pages', as
   });
   expect(result.problems).toEqual([]);
   for (const p of [...pages, ...records]) expect(result.pages, `${p.path} is reachable by links`).toContain(p.path);
-  expect(result.assets.some((asset) => asset.endsWith('.css')), 'a stylesheet was found and fetched').toBe(true);
+  expect(
+    result.assets.some((asset) => asset.endsWith('.css')),
+    'a stylesheet was found and fetched',
+  ).toBe(true);
 });
 
 test.describe('narrow and wide screens', () => {
@@ -280,12 +299,9 @@ test.describe('accessibility (axe)', () => {
       test(`${path} (${colorScheme}) has no axe violation`, async ({ page }) => {
         await page.emulateMedia({ colorScheme });
         await page.goto(path);
-        const results = await new AxeBuilder({ page })
-          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-          .analyze();
+        const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze();
         // Every violation, moderate ones too (heading-order was one).
-        const violations = results.violations
-          .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        const violations = results.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
         expect(violations).toEqual([]);
       });
     }
@@ -327,8 +343,9 @@ test.describe('feeds and sitemap', () => {
       if (translations.length < 2) continue;
       for (const l of translations) {
         const entry = urls.find((u) => u.loc === publicUrl(articlePathOf(l, slug)))!;
-        expect(entry.alternates).toEqual(expect.arrayContaining(
-          translations.map((t) => ({ hreflang: HTML_LANG[t], href: publicUrl(articlePathOf(t, slug)) }))));
+        expect(entry.alternates).toEqual(
+          expect.arrayContaining(translations.map((t) => ({ hreflang: HTML_LANG[t], href: publicUrl(articlePathOf(t, slug)) }))),
+        );
       }
     }
   });

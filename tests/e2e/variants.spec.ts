@@ -19,24 +19,28 @@ for (const { lang, path } of LANGS) {
     await expect(figure).toHaveCount(1);
     await expect(figure).toHaveAttribute('data-comparison', VARIANTS_074.join(' '));
 
-    const header = await figure.locator('thead th[data-variant]').evaluateAll((ths) => ths.map((th) => ({ variant: th.getAttribute('data-variant'), run: th.getAttribute('data-run') })));
+    const header = await figure
+      .locator('thead th[data-variant]')
+      .evaluateAll((ths) => ths.map((th) => ({ variant: th.getAttribute('data-variant'), run: th.getAttribute('data-run') })));
     expect(header).toEqual(VARIANTS_074.map((variant) => ({ variant, run: runs[variant].runId })));
 
-    const rows = await figure.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
-      row: tr.getAttribute('data-row'),
-      label: tr.querySelector('th')?.textContent ?? '',
-      cells: [...tr.querySelectorAll('td')].map((td) => ({
-        bound: [...td.querySelectorAll('[data-fact]')].map((el) => ({
-          id: el.getAttribute('data-fact'),
-          step: el.getAttribute('data-step'),
-          variant: el.getAttribute('data-variant'),
-          run: el.getAttribute('data-run'),
-          raw: el.getAttribute('data-raw'),
-          text: el.textContent ?? '',
+    const rows = await figure.locator('tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        row: tr.getAttribute('data-row'),
+        label: tr.querySelector('th')?.textContent ?? '',
+        cells: [...tr.querySelectorAll('td')].map((td) => ({
+          bound: [...td.querySelectorAll('[data-fact]')].map((el) => ({
+            id: el.getAttribute('data-fact'),
+            step: el.getAttribute('data-step'),
+            variant: el.getAttribute('data-variant'),
+            run: el.getAttribute('data-run'),
+            raw: el.getAttribute('data-raw'),
+            text: el.textContent ?? '',
+          })),
+          text: td.textContent ?? '',
         })),
-        text: td.textContent ?? '',
       })),
-    })));
+    );
     expect(rows.map((r) => r.row)).toEqual(comparisonRows.map((r) => r.fact));
     for (const [i, row] of rows.entries()) {
       expect(row.label).toBe(comparisonRows[i]!.label[lang]);
@@ -87,7 +91,9 @@ for (const { lang, path } of LANGS) {
     await expect(output).toContainText(nft.facts.get('nft-worker2.drop.element')!.value);
     await expect(page.locator('#run-step-nft-worker2')).toHaveCount(1);
     // Every value on the nftables record is bound to that run.
-    for (const el of await page.$$eval('[data-fact]', (els) => els.map((e) => ({ variant: e.getAttribute('data-variant'), run: e.getAttribute('data-run') })))) {
+    for (const el of await page.$$eval('[data-fact]', (els) =>
+      els.map((e) => ({ variant: e.getAttribute('data-variant'), run: e.getAttribute('data-run') })),
+    )) {
       expect(el).toEqual({ variant: 'nftables', run: nft.runId });
     }
     await page.goto(path);

@@ -46,7 +46,12 @@ for (const path of PAGES) {
       expect(await visibleIndex()).toEqual([count - 1]);
       await expect(next).toBeDisabled();
       // The highlighted lines of the object are the fields the stop is about.
-      await expect(stops.nth(count - 1).locator('.highlighted').first()).toBeVisible();
+      await expect(
+        stops
+          .nth(count - 1)
+          .locator('.highlighted')
+          .first(),
+      ).toBeVisible();
     });
   });
 }

@@ -44,7 +44,8 @@ function runProcesses(runId: string): string[] {
     } catch {
       continue;
     }
-    if (Number(pid) !== process.pid && (cmdline.includes(runFolder(runId)) || cmdline.includes(`${LAB_PREFIX}${runId}.`))) found.push(`${pid} ${cmdline.slice(0, 120)}`);
+    if (Number(pid) !== process.pid && (cmdline.includes(runFolder(runId)) || cmdline.includes(`${LAB_PREFIX}${runId}.`)))
+      found.push(`${pid} ${cmdline.slice(0, 120)}`);
   }
   return found;
 }
@@ -77,7 +78,17 @@ async function broken(make: (runId: string) => Experiment) {
   };
   let error: Error | null = null;
   try {
-    await runCapture({ experiment: make(runId), driver, articleDir: ARTICLE, target, runId, signal: new AbortController().signal, reporter, git: { commit: null, dirty: false }, host: { os: 'linux', arch: process.arch, kernel: 'test' } });
+    await runCapture({
+      experiment: make(runId),
+      driver,
+      articleDir: ARTICLE,
+      target,
+      runId,
+      signal: new AbortController().signal,
+      reporter,
+      git: { commit: null, dirty: false },
+      host: { os: 'linux', arch: process.arch, kernel: 'test' },
+    });
   } catch (e) {
     error = e as Error;
   }
@@ -89,22 +100,35 @@ async function broken(make: (runId: string) => Experiment) {
 }
 
 /** A step that runs `command` on `node` once the lab is up. */
-const step = (id: string, node: string, command: string[], extra: Partial<ExecStep> = {}): ExecStep => ({ kind: 'exec', id, node, title: id, command: () => command, ...extra });
-
-test('a step that never ends fails the run at its time limit, with one line naming it; the snapshots stay and nothing is left', { skip, timeout: 180_000 }, async () => {
-  assert.equal(missing, null, `prerequisites: ${missing}`);
-  const hangs = { ...base, steps: [firstStep, step('never-ends', 'worker', ['sleep', 'infinity'], { timeoutMs: 1500 })] };
-  const started = performance.now();
-  const r = await broken(() => hangs);
-  assert.ok(r.error, 'the run failed');
-  assert.match(r.error.message, /^step never-ends on worker did not finish within 1\.5 s \(`sleep infinity`\)/);
-  assert.doesNotMatch(r.error.message, /\n/);
-  assert.ok(r.failedAt - r.stepEnded.get('cluster-via-worker')! < 10_000, 'bounded by the step limit, not by anything longer');
-  assert.deepEqual(r.after, r.before, 'the previous snapshots, byte for byte');
-  assert.deepEqual(r.staging, [], 'no staging folder');
-  assert.deepEqual(r.left, [], 'nothing of the run is left');
-  process.stdout.write(`# never-ending step: failed ${((r.failedAt - r.stepEnded.get('cluster-via-worker')!) / 1000).toFixed(2)} s after the step before it ended (limit 1.5 s); whole run ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+const step = (id: string, node: string, command: string[], extra: Partial<ExecStep> = {}): ExecStep => ({
+  kind: 'exec',
+  id,
+  node,
+  title: id,
+  command: () => command,
+  ...extra,
 });
+
+test(
+  'a step that never ends fails the run at its time limit, with one line naming it; the snapshots stay and nothing is left',
+  { skip, timeout: 180_000 },
+  async () => {
+    assert.equal(missing, null, `prerequisites: ${missing}`);
+    const hangs = { ...base, steps: [firstStep, step('never-ends', 'worker', ['sleep', 'infinity'], { timeoutMs: 1500 })] };
+    const started = performance.now();
+    const r = await broken(() => hangs);
+    assert.ok(r.error, 'the run failed');
+    assert.match(r.error.message, /^step never-ends on worker did not finish within 1\.5 s \(`sleep infinity`\)/);
+    assert.doesNotMatch(r.error.message, /\n/);
+    assert.ok(r.failedAt - r.stepEnded.get('cluster-via-worker')! < 10_000, 'bounded by the step limit, not by anything longer');
+    assert.deepEqual(r.after, r.before, 'the previous snapshots, byte for byte');
+    assert.deepEqual(r.staging, [], 'no staging folder');
+    assert.deepEqual(r.left, [], 'nothing of the run is left');
+    process.stdout.write(
+      `# never-ending step: failed ${((r.failedAt - r.stepEnded.get('cluster-via-worker')!) / 1000).toFixed(2)} s after the step before it ended (limit 1.5 s); whole run ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+  },
+);
 
 test('a step that declares its time limit a result is stored as timed out, and the run completes', { skip, timeout: 180_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
@@ -114,7 +138,17 @@ test('a step that declares its time limit a result is stored as timed out, and t
   const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
   try {
     const silent: CaptureReporter = { phase() {}, stepStarted() {}, stepFinished() {} };
-    await runCapture({ experiment: waits, driver, articleDir: ARTICLE, target: join(out, 'snapshots'), runId, signal: new AbortController().signal, reporter: silent, git: { commit: null, dirty: false }, host: { os: 'linux', arch: process.arch, kernel: 'test' } });
+    await runCapture({
+      experiment: waits,
+      driver,
+      articleDir: ARTICLE,
+      target: join(out, 'snapshots'),
+      runId,
+      signal: new AbortController().signal,
+      reporter: silent,
+      git: { commit: null, dirty: false },
+      host: { os: 'linux', arch: process.arch, kernel: 'test' },
+    });
     const stored = loadSnapshots(join(out, 'snapshots')).steps.get('waits-out')!;
     assert.equal(stored.timedOut, true);
     assert.equal(stored.exitCode, 128 + 15, 'ended by SIGTERM, as a shell reports it');
@@ -131,55 +165,78 @@ const kubeProxyOf = (runId: string, node: string) => `${runFolder(runId)}/kube-p
 
 test('a kube-proxy frozen (SIGSTOP) during the steps fails the run, naming it and its node; nothing is left', { skip, timeout: 180_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
-  const freezes = (runId: string): Experiment => ({ ...base, steps: [firstStep, step('freeze', 'worker2', ['pkill', '-STOP', '-f', kubeProxyOf(runId, 'worker2')]), base.steps[1]!] });
+  const freezes = (runId: string): Experiment => ({
+    ...base,
+    steps: [firstStep, step('freeze', 'worker2', ['pkill', '-STOP', '-f', kubeProxyOf(runId, 'worker2')]), base.steps[1]!],
+  });
   const r = await broken(freezes);
   assert.ok(r.error, 'the run failed');
-  assert.match(r.error.message, /^the cluster broke during step freeze \(kube-proxy on worker2 did not answer http:\/\/127\.0\.0\.1:10256\/healthz \(curl exit 28: no answer within 2 s, frozen\?\)\): this run is no measurement$/);
+  assert.match(
+    r.error.message,
+    /^the cluster broke during step freeze \(kube-proxy on worker2 did not answer http:\/\/127\.0\.0\.1:10256\/healthz \(curl exit 28: no answer within 2 s, frozen\?\)\): this run is no measurement$/,
+  );
   assert.ok(!r.stepEnded.has(base.steps[1]!.id), 'no step ran on the broken cluster');
   assert.deepEqual(r.after, r.before, 'the previous snapshots, byte for byte');
   assert.deepEqual(r.left, [], 'the frozen process was taken down too');
-  process.stdout.write(`# frozen kube-proxy: the run failed ${((r.failedAt - r.stepEnded.get('cluster-via-worker')!) / 1000).toFixed(2)} s after the step before the freeze ended\n`);
+  process.stdout.write(
+    `# frozen kube-proxy: the run failed ${((r.failedAt - r.stepEnded.get('cluster-via-worker')!) / 1000).toFixed(2)} s after the step before the freeze ended\n`,
+  );
 });
 
 test('a component killed (SIGKILL) during the steps fails the run, naming it with the end of its log', { skip, timeout: 180_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
-  const kills = (runId: string): Experiment => ({ ...base, steps: [firstStep, step('kill-scheduler', 'control-plane', ['pkill', '-KILL', '-f', `${runFolder(runId)}/kubeconfig/scheduler.conf`]), base.steps[1]!] });
+  const kills = (runId: string): Experiment => ({
+    ...base,
+    steps: [firstStep, step('kill-scheduler', 'control-plane', ['pkill', '-KILL', '-f', `${runFolder(runId)}/kubeconfig/scheduler.conf`]), base.steps[1]!],
+  });
   const r = await broken(kills);
   assert.ok(r.error, 'the run failed');
-  assert.match(r.error.message, /^the cluster broke during step kill-scheduler \(lab: kube-scheduler (exited \(killed by a signal\)|is gone): .+\): this run is no measurement$/);
+  assert.match(
+    r.error.message,
+    /^the cluster broke during step kill-scheduler \(lab: kube-scheduler (exited \(killed by a signal\)|is gone): .+\): this run is no measurement$/,
+  );
   assert.deepEqual(r.after, r.before);
   assert.deepEqual(r.left, []);
-  process.stdout.write(`# killed kube-scheduler: the run failed ${((r.failedAt - r.stepEnded.get('cluster-via-worker')!) / 1000).toFixed(2)} s after the step before the kill ended\n`);
+  process.stdout.write(
+    `# killed kube-scheduler: the run failed ${((r.failedAt - r.stepEnded.get('cluster-via-worker')!) / 1000).toFixed(2)} s after the step before the kill ended\n`,
+  );
 });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  test(`${signal} while the control plane starts ends the capture with ${signal === 'SIGINT' ? 130 : 143}, no stack, and nothing left`, { skip, timeout: 180_000 }, async () => {
-    assert.equal(missing, null, `prerequisites: ${missing}`);
-    const out = mkdtempSync(join(tmpdir(), 'shice-fault-signal-'));
-    const child = spawn(process.execPath, [join(root, 'scripts/capture.ts'), '--driver', 'lab', '--variant', 'iptables', '--out', out, SLUG], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let runId = '';
-    const reached = new Promise<void>((resolve) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        runId ||= /\(run ([0-9A-Za-z-]+)\)/.exec(stderr)?.[1] ?? '';
-        // The controller-manager and scheduler are being started, beside the kubectl calls.
-        if (/lab: kube-controller-manager and kube-scheduler/.test(stderr)) resolve();
+  test(
+    `${signal} while the control plane starts ends the capture with ${signal === 'SIGINT' ? 130 : 143}, no stack, and nothing left`,
+    { skip, timeout: 180_000 },
+    async () => {
+      assert.equal(missing, null, `prerequisites: ${missing}`);
+      const out = mkdtempSync(join(tmpdir(), 'shice-fault-signal-'));
+      const child = spawn(process.execPath, [join(root, 'scripts/capture.ts'), '--driver', 'lab', '--variant', 'iptables', '--out', out, SLUG], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
       });
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await reached;
-    child.kill(signal);
-    const code = await exited;
-    try {
-      assert.equal(code, signal === 'SIGINT' ? 130 : 143, stderr.slice(-800));
-      assert.doesNotMatch(stderr, /^\s+at /m, 'no stack trace');
-      assert.match(stderr, /interrupted; the snapshots were left as they were/);
-      assert.ok(runId, 'the run id was printed');
-      assert.deepEqual(await leftoversOf(runId), []);
-      assert.deepEqual(readdirSync(out), [], 'no snapshots, staging folder or lock in the target');
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
-  });
+      let stderr = '';
+      let runId = '';
+      const reached = new Promise<void>((resolve) => {
+        child.stderr!.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          runId ||= /\(run ([0-9A-Za-z-]+)\)/.exec(stderr)?.[1] ?? '';
+          // The controller-manager and scheduler are being started, beside the kubectl calls.
+          if (/lab: kube-controller-manager and kube-scheduler/.test(stderr)) resolve();
+        });
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      await reached;
+      child.kill(signal);
+      const code = await exited;
+      try {
+        assert.equal(code, signal === 'SIGINT' ? 130 : 143, stderr.slice(-800));
+        assert.doesNotMatch(stderr, /^\s+at /m, 'no stack trace');
+        assert.match(stderr, /interrupted; the snapshots were left as they were/);
+        assert.ok(runId, 'the run id was printed');
+        assert.deepEqual(await leftoversOf(runId), []);
+        assert.deepEqual(readdirSync(out), [], 'no snapshots, staging folder or lock in the target');
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    },
+  );
 }

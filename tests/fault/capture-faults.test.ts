@@ -58,14 +58,19 @@ interface Capture {
 }
 
 function capture(args: string[], env: Record<string, string> = {}): Capture {
-  const child = spawn(process.execPath, [join(root, 'scripts/capture.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [join(root, 'scripts/capture.ts'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stderr = '';
   const waiters: Array<{ mark: RegExp; resolve: () => void; reject: (e: Error) => void }> = [];
   const check = () => {
-    for (const w of [...waiters]) if (w.mark.test(stderr)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve();
-    }
+    for (const w of [...waiters])
+      if (w.mark.test(stderr)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
   };
   child.stdout!.on('data', () => {});
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -84,10 +89,11 @@ function capture(args: string[], env: Record<string, string> = {}): Capture {
   return {
     child,
     stderr: () => stderr,
-    reached: (mark) => new Promise((resolve, reject) => {
-      waiters.push({ mark, resolve, reject });
-      check();
-    }),
+    reached: (mark) =>
+      new Promise((resolve, reject) => {
+        waiters.push({ mark, resolve, reject });
+        check();
+      }),
     done,
   };
 }
@@ -106,7 +112,7 @@ function prepareOut(): { out: string; target: string; digest: () => Record<strin
   const out = mkdtempSync(join(tmpdir(), 'shice-fault-out-'));
   const target = join(out, SLUG);
   cpSync(COMMITTED, target, { recursive: true });
-  writeFileSync(join(out, 'notes-of-someone-else.txt'), 'not the capture\'s\n');
+  writeFileSync(join(out, 'notes-of-someone-else.txt'), "not the capture's\n");
   return { out, target, digest: () => treeDigest(out) };
 }
 
@@ -115,7 +121,6 @@ interface RunTrace {
   /** Every process inside the run's namespaces when it was killed, with its start time and process group. */
   processes: Array<{ pid: number; startTime: string | null; group?: number | null }>;
 }
-
 
 /** What a run has on the machine right now: its namespaces, processes inside them, its temp folder. */
 async function traceRun(runId: string): Promise<RunTrace & { namespaces: string[]; components: string[] }> {
@@ -153,7 +158,11 @@ async function leftovers(trace: RunTrace, out: string): Promise<string[]> {
  * group) (watched, not waited for by the clock); returns what the run had on
  * the machine then, and the capture's process group.
  */
-async function killAt(run: Capture, mark: RegExp, withDaemons = false): Promise<RunTrace & { namespaces: string[]; components: string[]; progress: string; captureGroup: number | null }> {
+async function killAt(
+  run: Capture,
+  mark: RegExp,
+  withDaemons = false,
+): Promise<RunTrace & { namespaces: string[]; components: string[]; progress: string; captureGroup: number | null }> {
   const captureGroup = processGroup(run.child.pid!);
   await run.reached(mark);
   let trace = await traceRun(runIdOf(run.stderr()));
@@ -178,9 +187,18 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
     assert.ok(trace.namespaces.length > 0, 'the killed run had created namespaces');
     assert.ok(trace.processes.length > 0, 'processes of the killed run were running inside them');
     const dirty = await leftovers(trace, out);
-    assert.ok(dirty.some((l) => l.startsWith('namespace ')), `the kill left namespaces: ${dirty.join(', ')}`);
-    assert.ok(dirty.some((l) => l.includes('.staging-')), 'the kill left the staging folder');
-    assert.ok(dirty.some((l) => l.startsWith('record ')), 'the kill left the records');
+    assert.ok(
+      dirty.some((l) => l.startsWith('namespace ')),
+      `the kill left namespaces: ${dirty.join(', ')}`,
+    );
+    assert.ok(
+      dirty.some((l) => l.includes('.staging-')),
+      'the kill left the staging folder',
+    );
+    assert.ok(
+      dirty.some((l) => l.startsWith('record ')),
+      'the kill left the records',
+    );
 
     // The components are daemons, each in a process group of its own; what shares the killed
     // capture's group is a command it had in flight (the readiness probe, curl --max-time 2),
@@ -194,7 +212,13 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
     for (const ns of trace.namespaces) assert.match(result.stderr, new RegExp(`dead lab run ${trace.runId}: removed namespace ${ns.replaceAll('.', '\\.')}`));
     for (const p of daemons) assert.match(result.stderr, new RegExp(`dead lab run ${trace.runId}: removed process ${p.pid} `));
     const ended = await waitUntil(() => !inFlight.some(stillRunning), 10_000, 50);
-    assert.ok(ended, `the killed capture's in-flight commands ended: ${inFlight.filter(stillRunning).map((p) => p.pid).join(', ')}`);
+    assert.ok(
+      ended,
+      `the killed capture's in-flight commands ended: ${inFlight
+        .filter(stillRunning)
+        .map((p) => p.pid)
+        .join(', ')}`,
+    );
     assert.match(result.stderr, new RegExp(`dead capture ${trace.runId} of ${SLUG}: removed the staging folder`));
     assert.match(result.stderr, new RegExp(`dead capture ${trace.runId} of ${SLUG}: removed the lock`));
     assert.deepEqual(await leftovers(trace, out), [], 'nothing of the killed run is left');
@@ -205,38 +229,42 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
   }
 });
 
-test('kill -9 during a step: the next capture recovers the dead run, says what it removed, and compares with the previous snapshots', { skip, timeout: 120_000 }, async () => {
-  assert.equal(missing, null, `prerequisites: ${missing}`);
-  const { out, target, digest } = prepareOut();
-  const before = digest();
-  const previousRun = (load(readFileSync(join(target, 'run.yaml'), 'utf8')) as { runId: string }).runId;
-  try {
-    const trace = await killAt(labCapture(out), IN_STEP);
-    // Killed during step 5: the whole lab ran, each component in its namespace, beside the step's own command.
-    const lab = trace.components.filter((c) => !/^(?:curl|ip) in node\.control-plane$/.test(c));
-    assert.deepEqual(lab, expectedComponents(['control-plane', 'worker', 'worker2'], ['default.backend']), trace.components.join(', '));
-    assert.deepEqual(digest().hasOwnProperty(SLUG) && treeDigest(target), treeDigest(COMMITTED), 'the kill left the previous snapshots as they were');
-    assert.notDeepEqual(await leftovers(trace, out), []);
+test(
+  'kill -9 during a step: the next capture recovers the dead run, says what it removed, and compares with the previous snapshots',
+  { skip, timeout: 120_000 },
+  async () => {
+    assert.equal(missing, null, `prerequisites: ${missing}`);
+    const { out, target, digest } = prepareOut();
+    const before = digest();
+    const previousRun = (load(readFileSync(join(target, 'run.yaml'), 'utf8')) as { runId: string }).runId;
+    try {
+      const trace = await killAt(labCapture(out), IN_STEP);
+      // Killed during step 5: the whole lab ran, each component in its namespace, beside the step's own command.
+      const lab = trace.components.filter((c) => !/^(?:curl|ip) in node\.control-plane$/.test(c));
+      assert.deepEqual(lab, expectedComponents(['control-plane', 'worker', 'worker2'], ['default.backend']), trace.components.join(', '));
+      assert.deepEqual(digest().hasOwnProperty(SLUG) && treeDigest(target), treeDigest(COMMITTED), 'the kill left the previous snapshots as they were');
+      assert.notDeepEqual(await leftovers(trace, out), []);
 
-    const next = labCapture(out);
-    const result = await next.done;
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stderr, new RegExp(`recovered: dead lab run ${trace.runId}: removed namespace `));
-    assert.match(result.stderr, new RegExp(`recovered: dead lab run ${trace.runId}: removed process \\d+`));
-    assert.match(result.stderr, new RegExp(`recovered: dead capture ${trace.runId} of ${SLUG}: removed the staging folder`));
-    assert.doesNotMatch(result.stderr, /nothing to compare with/);
-    assert.match(result.stderr, /what changed/);
-    assert.deepEqual(await leftovers(trace, out), [], 'nothing of the killed run is left');
-    const nextTrace = { runId: runIdOf(result.stderr), processes: [] };
-    assert.deepEqual(await leftovers(nextTrace, out), [], 'nothing of the next run is left');
-    const snapshots = loadSnapshots(target);
-    assert.equal(snapshots.run.runId, nextTrace.runId);
-    assert.notEqual(snapshots.run.runId, previousRun);
-    assert.equal(digest()['notes-of-someone-else.txt'], before['notes-of-someone-else.txt'], 'the foreign file is byte-identical');
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-});
+      const next = labCapture(out);
+      const result = await next.done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr, new RegExp(`recovered: dead lab run ${trace.runId}: removed namespace `));
+      assert.match(result.stderr, new RegExp(`recovered: dead lab run ${trace.runId}: removed process \\d+`));
+      assert.match(result.stderr, new RegExp(`recovered: dead capture ${trace.runId} of ${SLUG}: removed the staging folder`));
+      assert.doesNotMatch(result.stderr, /nothing to compare with/);
+      assert.match(result.stderr, /what changed/);
+      assert.deepEqual(await leftovers(trace, out), [], 'nothing of the killed run is left');
+      const nextTrace = { runId: runIdOf(result.stderr), processes: [] };
+      assert.deepEqual(await leftovers(nextTrace, out), [], 'nothing of the next run is left');
+      const snapshots = loadSnapshots(target);
+      assert.equal(snapshots.run.runId, nextTrace.runId);
+      assert.notEqual(snapshots.run.runId, previousRun);
+      assert.equal(digest()['notes-of-someone-else.txt'], before['notes-of-someone-else.txt'], 'the foreign file is byte-identical');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  },
+);
 
 test('kill -9 between the two renames of the swap: the build says how to recover; --clean finishes the swap', { skip, timeout: 120_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
@@ -248,11 +276,19 @@ test('kill -9 between the two renames of the swap: the build says how to recover
     assert.equal(existsSync(target), false, 'the kill left no snapshot folder');
     // What the build's check calls for the article (integration.ts), not the loader alone.
     const defs = await loadArticleDefinitions(root, SLUG);
-    assert.throws(() => evidenceFromDisk(SLUG, target, defs, { variants: true }), (error: unknown) => {
-      assert.ok(error instanceof EvidenceError);
-      assert.match(error.message, new RegExp(`snapshot folder not found;.*\\.${SLUG}\\.previous-${trace.runId}.*run \`npm run capture -- --clean\` \\(or the next capture\\) to finish or undo the swap`));
-      return true;
-    });
+    assert.throws(
+      () => evidenceFromDisk(SLUG, target, defs, { variants: true }),
+      (error: unknown) => {
+        assert.ok(error instanceof EvidenceError);
+        assert.match(
+          error.message,
+          new RegExp(
+            `snapshot folder not found;.*\\.${SLUG}\\.previous-${trace.runId}.*run \`npm run capture -- --clean\` \\(or the next capture\\) to finish or undo the swap`,
+          ),
+        );
+        return true;
+      },
+    );
     const clean = await capture(['--clean']).done;
     assert.equal(clean.code, 0, clean.stderr);
     assert.match(clean.stderr, new RegExp(`finished the interrupted swap of run ${trace.runId}`));
@@ -264,30 +300,48 @@ test('kill -9 between the two renames of the swap: the build says how to recover
   }
 });
 
-test('two captures started together into a target locked by a dead capture: one takes the lock over and says so, the other refuses at once naming it', { skip, timeout: 120_000 }, async () => {
-  assert.equal(missing, null, `prerequisites: ${missing}`);
-  const { out, target } = prepareOut();
-  // The lock of a capture that is gone (its record lost): a pid that has ended.
-  const gone = spawnSync('true');
-  const deadLock = { pid: gone.pid, startTime: '1', runId: 'the-dead-run', startedAt: '2026-12-01T00:00:00.000Z', target, staging: join(out, `.${SLUG}.staging-the-dead-run`), previous: join(out, `.${SLUG}.previous-the-dead-run`) };
-  writeFileSync(join(out, `.${SLUG}.lock`), JSON.stringify(deadLock));
-  try {
-    const [a, b] = [labCapture(out), labCapture(out)];
-    const [ra, rb] = await Promise.all([a.done, b.done]);
-    const [winner, loser, winnerChild] = ra.code === 0 ? [ra, rb, a.child] : [rb, ra, b.child];
-    assert.equal(winner.code, 0, winner.stderr);
-    assert.match(winner.stderr, new RegExp(`took over the lock of a capture that is gone \\(pid ${gone.pid}, run the-dead-run, started 2026-12-01T00:00:00.000Z\\)`));
-    assert.equal(loser.code, 2, loser.stderr);
-    const lines = loser.stderr.trimEnd().split('\n').filter((l) => l.startsWith('capture: ') && !l.includes('recovered'));
-    assert.equal(lines.length, 1, loser.stderr);
-    assert.match(lines[0]!, new RegExp(`another capture is writing this target: pid ${winnerChild.pid}, run ${runIdOf(winner.stderr)}, started `));
-    assert.doesNotMatch(loser.stderr, /\(run [0-9A-Za-z-]+\) with --driver/, 'the refused capture started nothing');
-    assert.equal(loadSnapshots(target).run.runId, runIdOf(winner.stderr));
-    assert.deepEqual(await leftovers({ runId: runIdOf(winner.stderr), processes: [] }, out), []);
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-});
+test(
+  'two captures started together into a target locked by a dead capture: one takes the lock over and says so, the other refuses at once naming it',
+  { skip, timeout: 120_000 },
+  async () => {
+    assert.equal(missing, null, `prerequisites: ${missing}`);
+    const { out, target } = prepareOut();
+    // The lock of a capture that is gone (its record lost): a pid that has ended.
+    const gone = spawnSync('true');
+    const deadLock = {
+      pid: gone.pid,
+      startTime: '1',
+      runId: 'the-dead-run',
+      startedAt: '2026-12-01T00:00:00.000Z',
+      target,
+      staging: join(out, `.${SLUG}.staging-the-dead-run`),
+      previous: join(out, `.${SLUG}.previous-the-dead-run`),
+    };
+    writeFileSync(join(out, `.${SLUG}.lock`), JSON.stringify(deadLock));
+    try {
+      const [a, b] = [labCapture(out), labCapture(out)];
+      const [ra, rb] = await Promise.all([a.done, b.done]);
+      const [winner, loser, winnerChild] = ra.code === 0 ? [ra, rb, a.child] : [rb, ra, b.child];
+      assert.equal(winner.code, 0, winner.stderr);
+      assert.match(
+        winner.stderr,
+        new RegExp(`took over the lock of a capture that is gone \\(pid ${gone.pid}, run the-dead-run, started 2026-12-01T00:00:00.000Z\\)`),
+      );
+      assert.equal(loser.code, 2, loser.stderr);
+      const lines = loser.stderr
+        .trimEnd()
+        .split('\n')
+        .filter((l) => l.startsWith('capture: ') && !l.includes('recovered'));
+      assert.equal(lines.length, 1, loser.stderr);
+      assert.match(lines[0]!, new RegExp(`another capture is writing this target: pid ${winnerChild.pid}, run ${runIdOf(winner.stderr)}, started `));
+      assert.doesNotMatch(loser.stderr, /\(run [0-9A-Za-z-]+\) with --driver/, 'the refused capture started nothing');
+      assert.equal(loadSnapshots(target).run.runId, runIdOf(winner.stderr));
+      assert.deepEqual(await leftovers({ runId: runIdOf(winner.stderr), processes: [] }, out), []);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  },
+);
 
 test('SIGTERM during a step exits 143, keeps the previous snapshots and takes the lab down', { skip, timeout: 120_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
@@ -318,7 +372,10 @@ test('--out into a folder holding other files, and into content/articles, is ref
     const beforeOut = treeDigest(out);
     const beforeArticles = treeDigest(articles);
     const registryBefore = readRecords();
-    for (const [dir, expected] of [[out, /holds what a capture did not write \(my-notes\.txt\)/], [articles, /holds what a capture did not write \(claims\.ts, en\.mdx, experiment\.ts, facts\.ts, … \d+ in all\)/]] as const) {
+    for (const [dir, expected] of [
+      [out, /holds what a capture did not write \(my-notes\.txt\)/],
+      [articles, /holds what a capture did not write \(claims\.ts, en\.mdx, experiment\.ts, facts\.ts, … \d+ in all\)/],
+    ] as const) {
       const result = await capture([SLUG, '--driver', 'lab', '--out', dir]).done;
       assert.equal(result.code, 2, result.stderr);
       assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
@@ -333,47 +390,70 @@ test('--out into a folder holding other files, and into content/articles, is ref
   }
 });
 
-test('a real lab step printing bytes that are not UTF-8 and 3 MiB of output: stored losslessly and cut, shown escaped with a note', { skip, timeout: 120_000 }, async () => {
-  assert.equal(missing, null, `prerequisites: ${missing}`);
-  const out = mkdtempSync(join(tmpdir(), 'shice-fault-bytes-'));
-  const runId = makeRunId(new Date());
-  const articleDir = join(root, 'content/articles', SLUG);
-  const driver = new LabDriver({ runId, articleDir, keep: false });
-  const silent: CaptureReporter = { phase() {}, stepStarted() {}, stepFinished() {} };
-  const hostile = {
-    ...experiment,
-    steps: [
-      { kind: 'exec' as const, id: 'binary-output', node: 'worker', title: 'bytes that are not UTF-8', command: () => ['sh', '-c', "printf 'client=\\377\\376 ok\\n'; printf '\\300 err' >&2"] },
-      { kind: 'exec' as const, id: 'huge-output', node: 'worker', title: '3 MiB of output', command: () => ['sh', '-c', 'yes 实测 | head -c 3145728'] },
-    ],
-  };
-  try {
-    const started = performance.now();
-    await runCapture({ experiment: hostile, driver, articleDir, target: join(out, SLUG), runId, signal: new AbortController().signal, reporter: silent, git: { commit: null, dirty: false }, host: { os: 'linux', arch: process.arch, kernel: 'test' } });
-    const ms = performance.now() - started;
-    const snapshots = loadSnapshots(join(out, SLUG));
-    const binary = snapshots.steps.get('binary-output')!;
-    assert.equal(binary.stdoutEncoding, 'base64');
-    assert.deepEqual(Buffer.from(binary.stdout, 'base64'), Buffer.from([...Buffer.from('client='), 0xff, 0xfe, ...Buffer.from(' ok\n')]));
-    assert.equal(binary.stderrEncoding, 'base64');
-    assert.equal(readableStep(binary).stdout, 'client=\\xff\\xfe ok\n');
-    assert.equal(outputBlocks(binary)[0]!.code, 'client=\\xff\\xfe ok');
-    assert.match(streamNoteText(binary, 'stdout', 'zh')!, /非 UTF-8/);
-    assert.ok(!JSON.stringify(binary).includes('\uFFFD'), 'no replacement character anywhere');
+test(
+  'a real lab step printing bytes that are not UTF-8 and 3 MiB of output: stored losslessly and cut, shown escaped with a note',
+  { skip, timeout: 120_000 },
+  async () => {
+    assert.equal(missing, null, `prerequisites: ${missing}`);
+    const out = mkdtempSync(join(tmpdir(), 'shice-fault-bytes-'));
+    const runId = makeRunId(new Date());
+    const articleDir = join(root, 'content/articles', SLUG);
+    const driver = new LabDriver({ runId, articleDir, keep: false });
+    const silent: CaptureReporter = { phase() {}, stepStarted() {}, stepFinished() {} };
+    const hostile = {
+      ...experiment,
+      steps: [
+        {
+          kind: 'exec' as const,
+          id: 'binary-output',
+          node: 'worker',
+          title: 'bytes that are not UTF-8',
+          command: () => ['sh', '-c', "printf 'client=\\377\\376 ok\\n'; printf '\\300 err' >&2"],
+        },
+        { kind: 'exec' as const, id: 'huge-output', node: 'worker', title: '3 MiB of output', command: () => ['sh', '-c', 'yes 实测 | head -c 3145728'] },
+      ],
+    };
+    try {
+      const started = performance.now();
+      await runCapture({
+        experiment: hostile,
+        driver,
+        articleDir,
+        target: join(out, SLUG),
+        runId,
+        signal: new AbortController().signal,
+        reporter: silent,
+        git: { commit: null, dirty: false },
+        host: { os: 'linux', arch: process.arch, kernel: 'test' },
+      });
+      const ms = performance.now() - started;
+      const snapshots = loadSnapshots(join(out, SLUG));
+      const binary = snapshots.steps.get('binary-output')!;
+      assert.equal(binary.stdoutEncoding, 'base64');
+      assert.deepEqual(Buffer.from(binary.stdout, 'base64'), Buffer.from([...Buffer.from('client='), 0xff, 0xfe, ...Buffer.from(' ok\n')]));
+      assert.equal(binary.stderrEncoding, 'base64');
+      assert.equal(readableStep(binary).stdout, 'client=\\xff\\xfe ok\n');
+      assert.equal(outputBlocks(binary)[0]!.code, 'client=\\xff\\xfe ok');
+      assert.match(streamNoteText(binary, 'stdout', 'zh')!, /非 UTF-8/);
+      assert.ok(!JSON.stringify(binary).includes('\uFFFD'), 'no replacement character anywhere');
 
-    const huge = snapshots.steps.get('huge-output')!;
-    assert.equal(huge.stdoutCut?.bytes, 3145728);
-    assert.match(huge.stdoutCut!.sha256, /^[0-9a-f]{64}$/);
-    assert.ok(Buffer.byteLength(huge.stdout) <= STREAM_LIMIT_BYTES && Buffer.byteLength(huge.stdout) > STREAM_LIMIT_BYTES - 4);
-    assert.ok(huge.stdout.endsWith('测\n') || huge.stdout.endsWith('实') || huge.stdout.endsWith('测') || huge.stdout.endsWith('\n'), 'cut between characters');
-    assert.throws(() => readableStep(huge).stdout, /huge-output's stdout was cut by the capture: \d+ of 3145728 bytes kept/);
-    assert.match(streamNoteText(huge, 'stdout', 'en')!, /of 3145728 bytes are kept and shown/);
-    const fileSize = readFileSync(join(out, SLUG, 'huge-output.yaml')).length;
-    assert.ok(fileSize < 2 * STREAM_LIMIT_BYTES, `the step file is ${fileSize} bytes`);
-    process.stdout.write(`# hostile-output capture: ${(ms / 1000).toFixed(2)} s, huge-output.yaml ${fileSize} bytes\n`);
-    assert.deepEqual(await leftovers({ runId, processes: [] }, out), []);
-  } finally {
-    await driver.down({ log: () => {} });
-    rmSync(out, { recursive: true, force: true });
-  }
-});
+      const huge = snapshots.steps.get('huge-output')!;
+      assert.equal(huge.stdoutCut?.bytes, 3145728);
+      assert.match(huge.stdoutCut!.sha256, /^[0-9a-f]{64}$/);
+      assert.ok(Buffer.byteLength(huge.stdout) <= STREAM_LIMIT_BYTES && Buffer.byteLength(huge.stdout) > STREAM_LIMIT_BYTES - 4);
+      assert.ok(
+        huge.stdout.endsWith('测\n') || huge.stdout.endsWith('实') || huge.stdout.endsWith('测') || huge.stdout.endsWith('\n'),
+        'cut between characters',
+      );
+      assert.throws(() => readableStep(huge).stdout, /huge-output's stdout was cut by the capture: \d+ of 3145728 bytes kept/);
+      assert.match(streamNoteText(huge, 'stdout', 'en')!, /of 3145728 bytes are kept and shown/);
+      const fileSize = readFileSync(join(out, SLUG, 'huge-output.yaml')).length;
+      assert.ok(fileSize < 2 * STREAM_LIMIT_BYTES, `the step file is ${fileSize} bytes`);
+      process.stdout.write(`# hostile-output capture: ${(ms / 1000).toFixed(2)} s, huge-output.yaml ${fileSize} bytes\n`);
+      assert.deepEqual(await leftovers({ runId, processes: [] }, out), []);
+    } finally {
+      await driver.down({ log: () => {} });
+      rmSync(out, { recursive: true, force: true });
+    }
+  },
+);

@@ -78,7 +78,10 @@ test('the build error for a missing snapshot folder says how to recover when an 
     // The function the build's check calls for every article (integration.ts), not the loader alone.
     const defs = await loadArticleDefinitions(root, '074-external-traffic-policy');
     const [message] = problems(() => evidenceFromDisk('074-external-traffic-policy', join(dir, 'snapshots'), defs, { variants: true }));
-    assert.match(message!, /snapshot folder not found;.*\.snapshots\.previous-20261202T000000Z-abcdef: run `npm run capture -- --clean` \(or the next capture\) to finish or undo the swap/);
+    assert.match(
+      message!,
+      /snapshot folder not found;.*\.snapshots\.previous-20261202T000000Z-abcdef: run `npm run capture -- --clean` \(or the next capture\) to finish or undo the swap/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -86,7 +89,13 @@ test('the build error for a missing snapshot folder says how to recover when an 
 
 test('full-width digits in prose are unbound numbers like ASCII ones', () => {
   const found = findUnboundValues('zh.mdx', '经 worker2 访问时，curl 等了 ３.０２ 秒后放弃，退出码 ２８。\n');
-  assert.deepEqual(found.map((f) => [f.text, f.kind]), [['３.０２', 'duration'], ['２８', 'exit-code']]);
+  assert.deepEqual(
+    found.map((f) => [f.text, f.kind]),
+    [
+      ['３.０２', 'duration'],
+      ['２８', 'exit-code'],
+    ],
+  );
   assert.match(found[0]!.message, /^zh\.mdx:1:\d+: unbound duration "３.０２"/);
 });
 
@@ -100,7 +109,14 @@ test('numbers in attributes a reader sees (title, alt, aria-label) are unbound; 
     '',
   ].join('\n');
   const found = findUnboundValues('en.mdx', source);
-  assert.deepEqual(found.map((f) => [f.line, f.text, f.kind]), [[1, '3.02', 'duration'], [2, '503', 'http-status'], [3, '28', 'exit-code']]);
+  assert.deepEqual(
+    found.map((f) => [f.line, f.text, f.kind]),
+    [
+      [1, '3.02', 'duration'],
+      [2, '503', 'http-status'],
+      [3, '28', 'exit-code'],
+    ],
+  );
   assert.match(found[0]!.message, /unbound duration "3\.02" in attribute title of <abbr>/);
 });
 
@@ -126,8 +142,24 @@ test('output above the limit is stored cut with its full size and SHA-256; a fac
   assert.equal(stored.cut!.bytes, big.length);
   assert.match(stored.cut!.sha256, /^[0-9a-f]{64}$/);
   assert.equal(Buffer.byteLength(stored.text), STREAM_LIMIT_BYTES - 1);
-  const step = { id: 'big', kind: 'exec' as const, node: 'worker', title: '', command: ['x'], argv: ['x'], exitCode: 0, startedAt: '2026-12-02T00:00:00.000Z', durationMs: 1, stdout: stored.text, stdoutCut: stored.cut!, stderr: '' };
-  assert.throws(() => readableStep(step).stdout, /step big's stdout was cut by the capture: 1048575 of 1048586 bytes kept \(sha256 [0-9a-f]{64}\); a fact cannot be derived from part of it/);
+  const step = {
+    id: 'big',
+    kind: 'exec' as const,
+    node: 'worker',
+    title: '',
+    command: ['x'],
+    argv: ['x'],
+    exitCode: 0,
+    startedAt: '2026-12-02T00:00:00.000Z',
+    durationMs: 1,
+    stdout: stored.text,
+    stdoutCut: stored.cut!,
+    stderr: '',
+  };
+  assert.throws(
+    () => readableStep(step).stdout,
+    /step big's stdout was cut by the capture: 1048575 of 1048586 bytes kept \(sha256 [0-9a-f]{64}\); a fact cannot be derived from part of it/,
+  );
   assert.equal(readableStep(step).stderr, '');
   assert.match(streamNoteText(step, 'stdout', 'en')!, /the first 1048575 of 1048586 bytes are kept and shown/);
 });
@@ -137,25 +169,70 @@ test('what a capture may replace: only a snapshot folder of the same slug, or no
   const run = { schema: 1, slug, runId: 'r-1' };
   assert.deepEqual(judgeTarget({ kind: 'absent' }, slug), { ok: true, state: 'absent' });
   assert.deepEqual(judgeTarget({ kind: 'dir', entries: [], runYaml: null }, slug), { ok: true, state: 'empty' });
-  assert.deepEqual(judgeTarget({ kind: 'dir', entries: [{ name: 'run.yaml', type: 'file' }, { name: 'a-step.yaml', type: 'file' }], runYaml: run }, slug), { ok: true, state: 'snapshots' });
+  assert.deepEqual(
+    judgeTarget(
+      {
+        kind: 'dir',
+        entries: [
+          { name: 'run.yaml', type: 'file' },
+          { name: 'a-step.yaml', type: 'file' },
+        ],
+        runYaml: run,
+      },
+      slug,
+    ),
+    { ok: true, state: 'snapshots' },
+  );
   const refused = (facts: Parameters<typeof judgeTarget>[0]) => {
     const verdict = judgeTarget(facts, slug);
     assert.equal(verdict.ok, false);
     return (verdict as { reason: string }).reason;
   };
   assert.equal(refused({ kind: 'file' }), 'is a file, not a folder');
-  assert.match(refused({ kind: 'dir', entries: [{ name: 'run.yaml', type: 'file' }, { name: 'notes.txt', type: 'file' }], runYaml: run }), /did not write \(notes\.txt\)/);
-  assert.match(refused({ kind: 'dir', entries: [{ name: 'run.yaml', type: 'file' }, { name: 'x.yaml', type: 'symlink' }], runYaml: run }), /did not write \(x\.yaml\)/);
-  assert.match(refused({ kind: 'dir', entries: [{ name: 'run.yaml', type: 'file' }], runYaml: { ...run, slug: 'other' } }), /snapshots of another article \(other\)/);
+  assert.match(
+    refused({
+      kind: 'dir',
+      entries: [
+        { name: 'run.yaml', type: 'file' },
+        { name: 'notes.txt', type: 'file' },
+      ],
+      runYaml: run,
+    }),
+    /did not write \(notes\.txt\)/,
+  );
+  assert.match(
+    refused({
+      kind: 'dir',
+      entries: [
+        { name: 'run.yaml', type: 'file' },
+        { name: 'x.yaml', type: 'symlink' },
+      ],
+      runYaml: run,
+    }),
+    /did not write \(x\.yaml\)/,
+  );
+  assert.match(
+    refused({ kind: 'dir', entries: [{ name: 'run.yaml', type: 'file' }], runYaml: { ...run, slug: 'other' } }),
+    /snapshots of another article \(other\)/,
+  );
   assert.match(refused({ kind: 'dir', entries: [{ name: 'run.yaml', type: 'file' }], runYaml: { slug } }), /run\.yaml the capture did not write/);
-  assert.match(refused({ kind: 'dir', entries: [{ name: 'experiment.ts', type: 'file' }, { name: 'snapshots', type: 'dir' }], runYaml: null }), /experiment\.ts, snapshots\//);
+  assert.match(
+    refused({
+      kind: 'dir',
+      entries: [
+        { name: 'experiment.ts', type: 'file' },
+        { name: 'snapshots', type: 'dir' },
+      ],
+      runYaml: null,
+    }),
+    /experiment\.ts, snapshots\//,
+  );
   assert.equal(checkPathShape('/tmp/run/074'), null);
   assert.match(checkPathShape(`/tmp/${'a'.repeat(250)}`)!, /a name in the path is too long/);
   assert.match(checkPathShape(`/tmp/${'abc/'.repeat(1100)}`)!, /the path is too long/);
 });
 
-const capture = (args: string[]) =>
-  spawnSync(process.execPath, [join(root, 'scripts/capture.ts'), ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+const capture = (args: string[]) => spawnSync(process.execPath, [join(root, 'scripts/capture.ts'), ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
 
 test('special and impossible targets fail at once with one line and exit 2; nothing is touched', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shice-fault-targets-'));

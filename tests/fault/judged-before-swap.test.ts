@@ -48,12 +48,16 @@ function outFor(slug: string): { out: string; target: string; digest: () => Reco
   cpSync(join(root, 'content/articles', SOURCE, 'snapshots'), target, { recursive: true });
   const run = join(target, 'run.yaml');
   writeFileSync(run, readFileSync(run, 'utf8').replace(`slug: ${SOURCE}`, `slug: ${slug}`));
-  writeFileSync(join(out, 'notes-of-someone-else.txt'), 'not the capture\'s\n');
+  writeFileSync(join(out, 'notes-of-someone-else.txt'), "not the capture's\n");
   return { out, target, digest: () => treeDigest(out) };
 }
 
 function capture(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [join(root, 'scripts/capture.ts'), ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [join(root, 'scripts/capture.ts'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -63,79 +67,111 @@ function capture(args: string[], env: Record<string, string>): Promise<{ code: n
 
 const runIdOf = (stderr: string) => /\(run ([0-9A-Za-z-]+)\) with --driver lab/.exec(stderr)?.[1];
 
-test('a claim that cannot hold: exit 3, each broken claim with its values and files, the target byte for byte, the run kept; --accept swaps it in', { skip, timeout: 240_000 }, async () => {
-  assert.equal(missing, null, `prerequisites: ${missing}`);
-  const slug = '098-fault-claim-cannot-hold';
-  const article = articleCopy(slug, (dir) => insertAfter(join(dir, 'claims.ts'), 'export const claims: ClaimDef[] = [', `  {
+test(
+  'a claim that cannot hold: exit 3, each broken claim with its values and files, the target byte for byte, the run kept; --accept swaps it in',
+  { skip, timeout: 240_000 },
+  async () => {
+    assert.equal(missing, null, `prerequisites: ${missing}`);
+    const slug = '098-fault-claim-cannot-hold';
+    const article = articleCopy(slug, (dir) =>
+      insertAfter(
+        join(dir, 'claims.ts'),
+        'export const claims: ClaimDef[] = [',
+        `  {
     id: 'fault-cannot-hold',
     statement: { zh: '这一条永远不成立', en: 'This never holds' },
     facts: ['local-via-worker2.rc'],
     holds: (v) => v('local-via-worker2.rc') === 'never',
-  },`));
-  const { out, target, digest } = outFor(slug);
-  const kept = join(out, '.kept');
-  const env = { SHICE_KEPT_RUNS: kept };
-  try {
-    const before = digest();
-    const run = await capture([slug, '--variant', 'iptables', '--driver', 'lab', '--out', out], env);
-    assert.equal(run.code, 3, run.stderr);
-    const runId = runIdOf(run.stderr);
-    assert.ok(runId, run.stderr);
-    const keptRun = join(kept, runId);
-    assert.match(run.stderr, new RegExp(`capture: ${slug}: 1 claim\\(s\\) no longer hold on this run, so it was not swapped in; the snapshots were left as they were:`));
-    assert.match(run.stderr, /claim "fault-cannot-hold" no longer holds: This never holds\n {4}local-via-worker2\.rc = "28" {2}from \S+\/\.kept\/[0-9A-Za-z-]+\/098-fault-claim-cannot-hold\/local-via-worker2\.yaml/);
-    assert.match(run.stderr, new RegExp(`the run is kept at \\S*${runId}; .*npm run capture -- --accept ${runId}`));
-    assert.doesNotMatch(run.stderr, /claims: all/);
-    const after = Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept')));
-    assert.deepEqual(after, before, 'the target and its neighbours are byte for byte as they were');
-    assert.equal(loadSnapshots(join(keptRun, slug)).run.runId, runId, 'the kept run is complete');
-    assert.equal(readRecords().captures.filter((r) => r.runId === runId).length, 0, 'no record of the capture is left');
+  },`,
+      ),
+    );
+    const { out, target, digest } = outFor(slug);
+    const kept = join(out, '.kept');
+    const env = { SHICE_KEPT_RUNS: kept };
+    try {
+      const before = digest();
+      const run = await capture([slug, '--variant', 'iptables', '--driver', 'lab', '--out', out], env);
+      assert.equal(run.code, 3, run.stderr);
+      const runId = runIdOf(run.stderr);
+      assert.ok(runId, run.stderr);
+      const keptRun = join(kept, runId);
+      assert.match(
+        run.stderr,
+        new RegExp(`capture: ${slug}: 1 claim\\(s\\) no longer hold on this run, so it was not swapped in; the snapshots were left as they were:`),
+      );
+      assert.match(
+        run.stderr,
+        /claim "fault-cannot-hold" no longer holds: This never holds\n {4}local-via-worker2\.rc = "28" {2}from \S+\/\.kept\/[0-9A-Za-z-]+\/098-fault-claim-cannot-hold\/local-via-worker2\.yaml/,
+      );
+      assert.match(run.stderr, new RegExp(`the run is kept at \\S*${runId}; .*npm run capture -- --accept ${runId}`));
+      assert.doesNotMatch(run.stderr, /claims: all/);
+      const after = Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept')));
+      assert.deepEqual(after, before, 'the target and its neighbours are byte for byte as they were');
+      assert.equal(loadSnapshots(join(keptRun, slug)).run.runId, runId, 'the kept run is complete');
+      assert.equal(readRecords().captures.filter((r) => r.runId === runId).length, 0, 'no record of the capture is left');
 
-    const accepted = await capture(['--accept', runId], env);
-    assert.equal(accepted.code, 0, accepted.stderr);
-    assert.match(accepted.stderr, new RegExp(`accepted run ${runId} of ${slug} variant iptables`));
-    assert.equal(loadSnapshots(target).run.runId, runId, 'the target now holds the accepted run');
-    assert.equal(existsSync(keptRun), false);
-    assert.deepEqual(readdirSync(out).sort(), ['.kept', 'notes-of-someone-else.txt', slug].sort(), 'no staging, previous folder or lock left');
-  } finally {
-    article.remove();
-    rmSync(out, { recursive: true, force: true });
-  }
-});
+      const accepted = await capture(['--accept', runId], env);
+      assert.equal(accepted.code, 0, accepted.stderr);
+      assert.match(accepted.stderr, new RegExp(`accepted run ${runId} of ${slug} variant iptables`));
+      assert.equal(loadSnapshots(target).run.runId, runId, 'the target now holds the accepted run');
+      assert.equal(existsSync(keptRun), false);
+      assert.deepEqual(readdirSync(out).sort(), ['.kept', 'notes-of-someone-else.txt', slug].sort(), 'no staging, previous folder or lock left');
+    } finally {
+      article.remove();
+      rmSync(out, { recursive: true, force: true });
+    }
+  },
+);
 
-test('a fact that cannot be derived from the real run: exit 1, one line naming the fact and the step\'s file, the target byte for byte', { skip, timeout: 240_000 }, async () => {
-  assert.equal(missing, null, `prerequisites: ${missing}`);
-  const slug = '098-fault-fact-cannot-derive';
-  const article = articleCopy(slug, (dir) => {
-    const facts = join(dir, 'facts.ts');
-    writeFileSync(facts, `import { ExtractError } from '../../../src/evidence/errors.ts';\n${readFileSync(facts, 'utf8')}`);
-    insertAfter(facts, 'export const facts: FactDef[] = [', `  {
+test(
+  "a fact that cannot be derived from the real run: exit 1, one line naming the fact and the step's file, the target byte for byte",
+  { skip, timeout: 240_000 },
+  async () => {
+    assert.equal(missing, null, `prerequisites: ${missing}`);
+    const slug = '098-fault-fact-cannot-derive';
+    const article = articleCopy(slug, (dir) => {
+      const facts = join(dir, 'facts.ts');
+      writeFileSync(facts, `import { ExtractError } from '../../../src/evidence/errors.ts';\n${readFileSync(facts, 'utf8')}`);
+      insertAfter(
+        facts,
+        'export const facts: FactDef[] = [',
+        `  {
     id: 'fault.body-line', step: 'health-worker2',
     derive: ({ step }) => {
       const line = step!.stdout.split('\\n').find((l) => l.startsWith('fault-line='));
       if (!line) throw new ExtractError('looked for a line "fault-line=<value>" in stdout, found none');
       return { value: line };
     },
-  },`);
-  });
-  const { out, digest } = outFor(slug);
-  const kept = join(out, '.kept');
-  try {
-    const before = digest();
-    const run = await capture([slug, '--variant', 'iptables', '--driver', 'lab', '--out', out], { SHICE_KEPT_RUNS: kept });
-    assert.equal(run.code, 1, run.stderr);
-    const runId = runIdOf(run.stderr)!;
-    const lines = run.stderr.trimEnd().split('\n').filter((l) => l.startsWith('capture: '));
-    assert.equal(lines.length, 1, run.stderr);
-    assert.match(lines[0]!, new RegExp(`^capture: ${slug}: facts cannot be derived from this run, so it is no measurement: variant iptables: \\S+/\\.kept/${runId}/${slug}/health-worker2\\.yaml: fact "fault\\.body-line": looked for a line "fault-line=<value>" in stdout, found none; the snapshots were left as they were; the run is kept at \\S+${runId} to look into \\(it cannot be accepted\\)$`));
-    const after = Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept')));
-    assert.deepEqual(after, before);
-    const refused = await capture(['--accept', runId], { SHICE_KEPT_RUNS: kept });
-    assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /cannot be accepted/);
-    assert.deepEqual(Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept'))), before);
-  } finally {
-    article.remove();
-    rmSync(out, { recursive: true, force: true });
-  }
-});
+  },`,
+      );
+    });
+    const { out, digest } = outFor(slug);
+    const kept = join(out, '.kept');
+    try {
+      const before = digest();
+      const run = await capture([slug, '--variant', 'iptables', '--driver', 'lab', '--out', out], { SHICE_KEPT_RUNS: kept });
+      assert.equal(run.code, 1, run.stderr);
+      const runId = runIdOf(run.stderr)!;
+      const lines = run.stderr
+        .trimEnd()
+        .split('\n')
+        .filter((l) => l.startsWith('capture: '));
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(
+        lines[0]!,
+        new RegExp(
+          `^capture: ${slug}: facts cannot be derived from this run, so it is no measurement: variant iptables: \\S+/\\.kept/${runId}/${slug}/health-worker2\\.yaml: fact "fault\\.body-line": looked for a line "fault-line=<value>" in stdout, found none; the snapshots were left as they were; the run is kept at \\S+${runId} to look into \\(it cannot be accepted\\)$`,
+        ),
+      );
+      const after = Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept')));
+      assert.deepEqual(after, before);
+      const refused = await capture(['--accept', runId], { SHICE_KEPT_RUNS: kept });
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /cannot be accepted/);
+      assert.deepEqual(Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept'))), before);
+    } finally {
+      article.remove();
+      rmSync(out, { recursive: true, force: true });
+    }
+  },
+);

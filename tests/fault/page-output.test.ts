@@ -46,7 +46,8 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
     cpSync(join(root, 'content/articles', SLUG, 'snapshots.nftables'), `${snapshots}.nftables`, { recursive: true });
     // The other articles build from their committed runs.
     for (const other of readdirSync(join(root, 'content/articles'))) {
-      if (other !== SLUG && existsSync(join(root, 'content/articles', other, 'snapshots'))) cpSync(join(root, 'content/articles', other, 'snapshots'), join(work, 'runs', other), { recursive: true });
+      if (other !== SLUG && existsSync(join(root, 'content/articles', other, 'snapshots')))
+        cpSync(join(root, 'content/articles', other, 'snapshots'), join(work, 'runs', other), { recursive: true });
     }
     edit(join(snapshots, 'cluster-via-worker.yaml'), (step) => {
       const bytes = Buffer.concat([Buffer.from(step.stdout as string), Buffer.from([0xff, 0xfe]), Buffer.from(' trailing bytes\n')]);
@@ -59,15 +60,24 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
       step.stdoutCut = { bytes: 5_000_000, sha256: createHash('sha256').update('the whole stream').digest('hex') };
     });
     // The facts still derive: client= is read from the escaped text; no fact reads delete-backend's stdout.
-    const facts = deriveFacts(factDefs.filter((d) => !d.optional), loadSnapshots(snapshots));
+    const facts = deriveFacts(
+      factDefs.filter((d) => !d.optional),
+      loadSnapshots(snapshots),
+    );
     assert.match(facts.get('cluster-via-worker.client')!.value, /^\d+\.\d+\.\d+\.\d+$/);
 
     const outDir = join(work, 'dist');
     const build = spawnSync(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', outDir], {
-      cwd: root, encoding: 'utf8', env: { ...process.env, SHICE_SNAPSHOT_ROOT: join(work, 'runs') }, timeout: 170_000,
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, SHICE_SNAPSHOT_ROOT: join(work, 'runs') },
+      timeout: 170_000,
     });
     assert.equal(build.status, 0, `${build.stdout.slice(-2000)}\n${build.stderr.slice(-2000)}`);
-    const noted = htmlFiles(outDir).filter((f) => readFileSync(f, 'utf8').includes('data-stream-note')).map((f) => f.slice(outDir.length)).sort();
+    const noted = htmlFiles(outDir)
+      .filter((f) => readFileSync(f, 'utf8').includes('data-stream-note'))
+      .map((f) => f.slice(outDir.length))
+      .sort();
     // The article in each language, and the record of the run in each language, where every step's output is.
     assert.deepEqual(noted, [`/${SLUG}/index.html`, `/${SLUG}/run/index.html`, `/en/${SLUG}/index.html`, `/en/${SLUG}/run/index.html`]);
     const pages = noted.filter((f) => !f.includes('/run/')).map((f) => readFileSync(join(outDir, f), 'utf8'));
@@ -96,11 +106,21 @@ test('a fact that reads a cut stream fails with the step, the bytes kept and wha
     edit(join(snapshots, 'health-worker.yaml'), (step) => {
       step.stdoutCut = { bytes: 9_999_999, sha256: 'a'.repeat(64) };
     });
-    assert.throws(() => deriveFacts(factDefs.filter((d) => !d.optional), loadSnapshots(snapshots)), (error: unknown) => {
-      assert.ok(error instanceof EvidenceError);
-      assert.match(error.problems[0]!, /health-worker\.yaml: fact "health-worker\.status": step health-worker's stdout was cut by the capture: \d+ of 9999999 bytes kept \(sha256 a{64}\); a fact cannot be derived from part of it \(make the step print less\)/);
-      return true;
-    });
+    assert.throws(
+      () =>
+        deriveFacts(
+          factDefs.filter((d) => !d.optional),
+          loadSnapshots(snapshots),
+        ),
+      (error: unknown) => {
+        assert.ok(error instanceof EvidenceError);
+        assert.match(
+          error.problems[0]!,
+          /health-worker\.yaml: fact "health-worker\.status": step health-worker's stdout was cut by the capture: \d+ of 9999999 bytes kept \(sha256 a{64}\); a fact cannot be derived from part of it \(make the step print less\)/,
+        );
+        return true;
+      },
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -16,7 +16,16 @@ import { execa } from 'execa';
 import { evidenceFromDisk, loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
 import { formatBrokenClaims } from '../../src/evidence/claims.ts';
 import {
-  dockerObjects, engineProcesses, kindStateFiles, kindTest, prepareKind, ROOT, rootNamespace, runCaptureCli, stopKindIfStarted, unavailable,
+  dockerObjects,
+  engineProcesses,
+  kindStateFiles,
+  kindTest,
+  prepareKind,
+  ROOT,
+  rootNamespace,
+  runCaptureCli,
+  stopKindIfStarted,
+  unavailable,
   type KindHost,
 } from './support.ts';
 
@@ -62,7 +71,10 @@ kindTest("article 074 on a real kind cluster, both modes: the article's observat
   assert.equal(run.code, 0, run.stderr);
 
   const defs = await loadArticleDefinitions(ROOT, SLUG);
-  for (const [variant, folder] of [['iptables', SLUG], ['nftables', `${SLUG}.nftables`]] as const) {
+  for (const [variant, folder] of [
+    ['iptables', SLUG],
+    ['nftables', `${SLUG}.nftables`],
+  ] as const) {
     const evidence = evidenceFromDisk(SLUG, join(out, folder), defs, { variants: false, variant });
     const { run: snapshot } = evidence.snapshots;
     const fact = (id: string) => {
@@ -77,7 +89,10 @@ kindTest("article 074 on a real kind cluster, both modes: the article's observat
     if (/built on this machine/.test(snapshot.versions['node-image-source'] ?? '')) {
       assert.match(snapshot.versions.cni ?? '', /kindnetd stand-in/, 'a local node image runs with the stand-in, and says so');
       assert.match(snapshot.versions['image-substitutes'] ?? '', /^nginx:1\.27-alpine -> shice\/nginx-light:/);
-      assert.ok(snapshot.environment.limits.some((l) => /kindnetd did not run/.test(l.en)), 'the page will say kindnetd did not run');
+      assert.ok(
+        snapshot.environment.limits.some((l) => /kindnetd did not run/.test(l.en)),
+        'the page will say kindnetd did not run',
+      );
     }
     // The article's observations, each read from what the real tools printed.
     assert.equal(fact('cluster-via-worker.client'), fact('node.worker.podGateway'), 'Cluster, via the node with the backend: the pod gateway');

@@ -76,7 +76,11 @@ export async function rootNamespace(): Promise<Record<string, string[]>> {
     iptables: (await lines(['iptables-save'])).filter((l) => !l.startsWith('#')).map(counters),
     nftables: await lines(['nft', 'list', 'ruleset']),
     libModules: [String(existsSync('/lib/modules'))],
-    mounts: readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' ')[4] ?? '').filter(Boolean).sort(),
+    mounts: readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' ')[4] ?? '')
+      .filter(Boolean)
+      .sort(),
   };
 }
 
@@ -110,7 +114,9 @@ export function engineProcesses(): string[] {
 export function kindStateFiles(): string[] {
   const dir = join(ROOT, '.shice/kind');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => name === 'kubeconfig' || name.endsWith('.kind-config.yaml') || name.endsWith('.owner.json') || name.endsWith('.manifests')).sort();
+  return readdirSync(dir)
+    .filter((name) => name === 'kubeconfig' || name.endsWith('.kind-config.yaml') || name.endsWith('.owner.json') || name.endsWith('.manifests'))
+    .sort();
 }
 
 export interface CaptureRun {

@@ -41,12 +41,29 @@ export function suiteList(root: string, node: string): Suite[] {
       name,
       shown: ['node', '--test', ...args],
       // The spec reporter on the terminal, TAP into the report file for the counts and skip reasons.
-      argv: (reportFile) => [node, '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${reportFile}`, ...args],
+      argv: (reportFile) => [
+        node,
+        '--test',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${reportFile}`,
+        ...args,
+      ],
       report: 'tap',
     };
   };
-  const command = (word: string, name: string, argv: string[]): Suite => ({ word, name, shown: argv.map((a) => (a === node ? 'node' : a.replace(`${root}/`, ''))), argv: () => argv, report: null });
+  const command = (word: string, name: string, argv: string[]): Suite => ({
+    word,
+    name,
+    shown: argv.map((a) => (a === node ? 'node' : a.replace(`${root}/`, ''))),
+    argv: () => argv,
+    report: null,
+  });
   return [
+    // The house's rules, fastest of all: one format (prettier, its files named by .prettierignore), and no import cycle or import back up the data flow.
+    command('format', 'format (prettier --check)', [node, `${root}/node_modules/prettier/bin/prettier.cjs`, '--check', '--log-level=warn', root]),
+    command('imports', 'imports (no cycle, none against the data flow)', [node, `${root}/scripts/check-imports.ts`]),
     nodeTest('unit', 'unit (node:test)', 'tests/unit/**/*.test.ts'),
     command('types', 'types (astro check)', [node, astro, 'check']),
     // The lab runs the real Kubernetes components: built here when missing or stale (a cold build takes minutes).
@@ -86,11 +103,20 @@ export function selectSuites(suites: Suite[], words: string[]): { suites: Suite[
 
 /** The suites SHICE_TEST_OPTOUT leaves out, or the one line saying why it cannot. */
 export function optedOutSuites(value: string | undefined, words: readonly string[], onCI: boolean): { optedOut: Set<string> } | { problem: string } {
-  const named = (value ?? '').split(',').map((w) => w.trim()).filter((w) => w !== '');
+  const named = (value ?? '')
+    .split(',')
+    .map((w) => w.trim())
+    .filter((w) => w !== '');
   const unknown = named.filter((w) => !words.includes(w));
-  if (unknown.length > 0) return { problem: `${OPT_OUT_VARIABLE}: ${unknown.map((w) => `"${w}"`).join(', ')} names no suite; expected a comma-separated list of: ${words.join(', ')}` };
+  if (unknown.length > 0)
+    return {
+      problem: `${OPT_OUT_VARIABLE}: ${unknown.map((w) => `"${w}"`).join(', ')} names no suite; expected a comma-separated list of: ${words.join(', ')}`,
+    };
   const refused = named.filter((w) => onCI && MUST_RUN_ON_CI.includes(w));
-  if (refused.length > 0) return { problem: `${OPT_OUT_VARIABLE} names ${refused.join(', ')}, but on CI (CI=true) the ${MUST_RUN_ON_CI.join(', ')} suites must run: remove ${refused.length > 1 ? 'them' : 'it'} from ${OPT_OUT_VARIABLE}` };
+  if (refused.length > 0)
+    return {
+      problem: `${OPT_OUT_VARIABLE} names ${refused.join(', ')}, but on CI (CI=true) the ${MUST_RUN_ON_CI.join(', ')} suites must run: remove ${refused.length > 1 ? 'them' : 'it'} from ${OPT_OUT_VARIABLE}`,
+    };
   return { optedOut: new Set(named) };
 }
 

@@ -15,15 +15,30 @@ test('a clean pair of articles has no problem', () => {
 
 test('an unknown fact, step or claim names the file and the id', () => {
   const problems = checkArticleSources([zh('<Fact id="a.rcc" />\n\n<Measured steps="a c" />\n\n<Claim ids="nope">\n\nx\n\n</Claim>')], evidence);
-  assert.ok(problems.some((p) => /zh\.mdx:\d+:\d+: <Fact id="a\.rcc">: unknown fact id "a\.rcc" \(did you mean "a\.rc"\?\)/.test(p)), problems.join('\n'));
-  assert.ok(problems.some((p) => /zh\.mdx:\d+:\d+: <Measured steps="...">: unknown step id "c"/.test(p)), problems.join('\n'));
-  assert.ok(problems.some((p) => /zh\.mdx:\d+: <Claim ids="…nope…">: unknown claim "nope"; the article declares: local-drops/.test(p)), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => /zh\.mdx:\d+:\d+: <Fact id="a\.rcc">: unknown fact id "a\.rcc" \(did you mean "a\.rc"\?\)/.test(p)),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => /zh\.mdx:\d+:\d+: <Measured steps="...">: unknown step id "c"/.test(p)),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => /zh\.mdx:\d+: <Claim ids="…nope…">: unknown claim "nope"; the article declares: local-drops/.test(p)),
+    problems.join('\n'),
+  );
 });
 
 test('a measured-looking value typed into prose fails with the file and the text', () => {
   const problems = checkArticleSources([zh('curl 等了 3.1 秒,后端看到 172.18.0.3。')], evidence);
-  assert.ok(problems.some((p) => p.includes('zh.mdx') && p.includes('3.1')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.includes('zh.mdx') && p.includes('172.18.0.3')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('zh.mdx') && p.includes('3.1')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.includes('zh.mdx') && p.includes('172.18.0.3')),
+    problems.join('\n'),
+  );
 });
 
 test('zh and en must bind the same facts, steps and claims, unless a fact is declared language-specific', () => {
@@ -36,9 +51,16 @@ test('zh and en must bind the same facts, steps and claims, unless a fact is dec
 
   const declared = zh('<Fact id="a.rc" /> <Fact id="b.client" />', 'languageSpecificFacts:\n  b.client: the Chinese text quotes it in a footnote\n');
   assert.deepEqual(checkParity([declared, en('<Fact id="a.rc" />')]), []);
-  assert.ok(checkArticleSources([zh('x', 'languageSpecificFacts:\n  ghost: because\n')], evidence).some((p) => /languageSpecificFacts names "ghost", which is no fact/.test(p)));
+  assert.ok(
+    checkArticleSources([zh('x', 'languageSpecificFacts:\n  ghost: because\n')], evidence).some((p) =>
+      /languageSpecificFacts names "ghost", which is no fact/.test(p),
+    ),
+  );
 });
 
 test('claim references carry their line', () => {
-  assert.deepEqual(findClaimReferences('a\n<Claim ids="x y">\n'), [{ id: 'x', line: 2 }, { id: 'y', line: 2 }]);
+  assert.deepEqual(findClaimReferences('a\n<Claim ids="x y">\n'), [
+    { id: 'x', line: 2 },
+    { id: 'y', line: 2 },
+  ]);
 });

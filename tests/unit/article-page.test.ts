@@ -11,11 +11,20 @@ import { highlight, highlightCss, splitThemeStyle } from '../../src/article/rend
 import type { Fact } from '../../src/evidence/facts.ts';
 
 test('hyphenated names and flags are whole tokens; plain words and Chinese are not', () => {
-  const whole = (text: string) => unbreakableRuns(text).filter((r) => r.whole).map((r) => r.text);
+  const whole = (text: string) =>
+    unbreakableRuns(text)
+      .filter((r) => r.whole)
+      .map((r) => r.text);
   assert.deepEqual(whole('curl 等满 --max-time 设定的秒数，s-cluster 和 kube-proxy'), ['--max-time', 's-cluster', 'kube-proxy']);
   assert.deepEqual(whole('-m addrtype --dst-type LOCAL'), ['--dst-type']);
   assert.deepEqual(whole('worker2 上没有后端'), []);
-  assert.equal(unbreakableRuns('a s-lb b').map((r) => r.text).join(''), 'a s-lb b', 'nothing is lost');
+  assert.equal(
+    unbreakableRuns('a s-lb b')
+      .map((r) => r.text)
+      .join(''),
+    'a s-lb b',
+    'nothing is lost',
+  );
 });
 
 test('names are kept whole in text, never inside code, pre or attributes', () => {
@@ -33,13 +42,25 @@ test('each h2 and h3 with an id gets a link to itself', () => {
 test('a table of contents only for articles with more than a few sections, and of sections only', () => {
   const h = (depth: number, slug: string) => ({ depth, slug, text: slug });
   assert.deepEqual(tocEntries([h(2, 'a'), h(2, 'b'), h(3, 'b1'), h(2, 'c')]), []);
-  assert.deepEqual(tocEntries([h(2, 'a'), h(3, 'a1'), h(2, 'b'), h(2, 'c'), h(2, 'd')]).map((e) => e.slug), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(
+    tocEntries([h(2, 'a'), h(3, 'a1'), h(2, 'b'), h(2, 'c'), h(2, 'd')]).map((e) => e.slug),
+    ['a', 'b', 'c', 'd'],
+  );
 });
 
 test('plural forms follow the bound count through Intl.PluralRules', () => {
-  const fact = (value: string): Fact => ({ id: 'conntrack-worker2.count', step: 'conntrack-worker2', value } as Fact);
-  const line = (value: string) => choosePlurals([{ kind: 'text', text: 'holds ' }, { kind: 'fact', fact: fact(value) }, { kind: 'text', text: ' [connection|connections] to' }], 'en')
-    .map((s) => (s.kind === 'text' ? s.text : s.fact.value)).join('');
+  const fact = (value: string): Fact => ({ id: 'conntrack-worker2.count', step: 'conntrack-worker2', value }) as Fact;
+  const line = (value: string) =>
+    choosePlurals(
+      [
+        { kind: 'text', text: 'holds ' },
+        { kind: 'fact', fact: fact(value) },
+        { kind: 'text', text: ' [connection|connections] to' },
+      ],
+      'en',
+    )
+      .map((s) => (s.kind === 'text' ? s.text : s.fact.value))
+      .join('');
   assert.equal(line('1'), 'holds 1 connection to');
   assert.equal(line('2'), 'holds 2 connections to');
   assert.equal(line('0'), 'holds 0 connections to');

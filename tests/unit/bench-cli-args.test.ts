@@ -41,6 +41,10 @@ test('every mistake is one line naming the option and what it expected', () => {
     [['--fast'], /Unknown option '--fast'.*\(see --help\)/],
   ];
   for (const [argv, message] of cases) {
-    assert.throws(() => parseBenchArgs(argv), (error: unknown) => error instanceof UsageError && message.test(error.message), argv.join(' '));
+    assert.throws(
+      () => parseBenchArgs(argv),
+      (error: unknown) => error instanceof UsageError && message.test(error.message),
+      argv.join(' '),
+    );
   }
 });

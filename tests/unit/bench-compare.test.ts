@@ -21,9 +21,14 @@ test('figures are matched by id; those in one run only are listed too', () => {
   const before = [measured(ratio, 1.1), measured(e2e, 246)];
   const after = [measured(ratio, 1.2), measured(page, 22221)];
   const rows = compareResults(before, after);
-  assert.deepEqual(rows.map((r) => [r.id, Boolean(r.before), Boolean(r.after)]), [
-    ['binding.ratio', true, true], ['weight.074.zh.total', false, true], ['e2e.seconds', true, false],
-  ]);
+  assert.deepEqual(
+    rows.map((r) => [r.id, Boolean(r.before), Boolean(r.after)]),
+    [
+      ['binding.ratio', true, true],
+      ['weight.074.zh.total', false, true],
+      ['e2e.seconds', true, false],
+    ],
+  );
   const lines = formatComparison(rows);
   assert.match(lines[0]!, /binding overhead\s+1\.10x\s+->\s+1\.20x\s+\+0\.10x \(\+9\.1%\)\s+no longer meets its target/);
   assert.match(lines[1]!, /zh page\s+absent\s+->\s+21\.7 KB/);
@@ -43,8 +48,10 @@ test('a result file is read back with its schema checked', () => {
   const good = JSON.stringify({ schema: 1, startedAt: 'a', finishedAt: 'b', figures: [measured(ratio, 1.1)], host: { cpus: 2 } });
   assert.equal(parseResults(good, 'latest.json').figures[0]!.value, 1.1);
   assert.throws(() => parseResults('{', 'old.json'), /^Error: old\.json: not JSON/);
-  assert.throws(() => parseResults(JSON.stringify({ schema: 2, startedAt: 'a', finishedAt: 'b', figures: [] }), 'old.json'),
-    /old\.json: field "schema": .*expected a result file of npm run bench \(schema 1\)/);
+  assert.throws(
+    () => parseResults(JSON.stringify({ schema: 2, startedAt: 'a', finishedAt: 'b', figures: [] }), 'old.json'),
+    /old\.json: field "schema": .*expected a result file of npm run bench \(schema 1\)/,
+  );
   const badFigure = JSON.stringify({ schema: 1, startedAt: 'a', finishedAt: 'b', figures: [{ ...measured(ratio, 1.1), unit: 'parsecs' }] });
   assert.throws(() => parseResults(badFigure, 'new.json'), /new\.json: field "figures\.0\.unit"/);
 });

@@ -30,14 +30,23 @@ test('the series number changes in the frontmatter only', () => {
 
 test('a frontmatter without series.number is an error naming the file and the field', () => {
   assert.throws(() => renumberSeries('no frontmatter', 'a/zh.mdx', 1), /a\/zh\.mdx: expected a frontmatter block/);
-  assert.throws(() => renumberSeries('---\ntitle: x\nnumber: 3\n---\n', 'a/en.mdx', 1), /a\/en\.mdx: frontmatter field "series\.number": expected a line " {2}number: <n>" under "series:"/);
+  assert.throws(
+    () => renumberSeries('---\ntitle: x\nnumber: 3\n---\n', 'a/en.mdx', 1),
+    /a\/en\.mdx: frontmatter field "series\.number": expected a line " {2}number: <n>" under "series:"/,
+  );
 });
 
 test("experiment.ts and run.yaml get the copy's slug", () => {
   const experiment = "export const experiment: Experiment = {\n  slug: '074-external-traffic-policy',\n  cluster: {\n";
   assert.match(renameExperimentSlug(experiment, 'experiment.ts', '074-external-traffic-policy', 'x-b0001'), /slug: 'x-b0001',/);
-  assert.throws(() => renameExperimentSlug(experiment, 'experiment.ts', 'other', 'x'), /experiment\.ts: field "slug": expected exactly one slug: 'other', found 0/);
+  assert.throws(
+    () => renameExperimentSlug(experiment, 'experiment.ts', 'other', 'x'),
+    /experiment\.ts: field "slug": expected exactly one slug: 'other', found 0/,
+  );
   const run = 'schema: 1\nslug: 074-external-traffic-policy\nrunId: 20261202T114747Z-152be1\n';
   assert.equal(renameRunSlug(run, 'run.yaml', '074-external-traffic-policy', 'x-b0001'), 'schema: 1\nslug: x-b0001\nrunId: 20261202T114747Z-152be1\n');
-  assert.throws(() => renameRunSlug('schema: 1\n', 'snapshots/run.yaml', 'a', 'b'), /snapshots\/run\.yaml: field "slug": expected exactly one top-level "slug: a" line, found 0/);
+  assert.throws(
+    () => renameRunSlug('schema: 1\n', 'snapshots/run.yaml', 'a', 'b'),
+    /snapshots\/run\.yaml: field "slug": expected exactly one top-level "slug: a" line, found 0/,
+  );
 });

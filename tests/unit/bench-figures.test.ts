@@ -1,8 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  exitCodeFor, formatFigureLine, formatFigures, formatTarget, formatValue, judge, measured, notMeasured, summarize,
-} from '../../bench/figures.ts';
+import { exitCodeFor, formatFigureLine, formatFigures, formatTarget, formatValue, judge, measured, notMeasured, summarize } from '../../bench/figures.ts';
 
 const ratioBase = { id: 'binding.ratio', group: 'binding' as const, label: 'binding overhead', unit: 'x' as const, target: { op: '<=' as const, value: 1.15 } };
 

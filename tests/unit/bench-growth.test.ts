@@ -9,7 +9,8 @@ import { growthFigures, MARGINAL_TARGET_MS, OVER_FLOOR_TARGET } from '../../benc
 import type { BuildResult } from '../../bench/site/astro-build.ts';
 
 // /proc/<pid>/stat of a node process, as Linux 6.18 wrote it (cutime 1234, cstime 56).
-const STAT = '4170 (node) S 4169 4170 4169 0 -1 4194560 3637 1120 0 0 12 3 1234 56 20 0 11 0 5312 1129451520 12291 18446744073709551615 1 1 0 0 0 0 0 16781312 17922 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0';
+const STAT =
+  '4170 (node) S 4169 4170 4169 0 -1 4194560 3637 1120 0 0 12 3 1234 56 20 0 11 0 5312 1129451520 12291 18446744073709551615 1 1 0 0 0 0 0 16781312 17922 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0';
 
 test('the CPU time of reaped children is cutime + cstime, whatever the command name', () => {
   assert.equal(childCpuSeconds(STAT), 12.9);
@@ -17,11 +18,11 @@ test('the CPU time of reaped children is cutime + cstime, whatever the command n
   assert.throws(() => childCpuSeconds('garbage'), /not a \/proc stat line/);
 });
 
-test('this process\'s own /proc/self/stat parses', { skip: process.platform !== 'linux' }, () => {
+test("this process's own /proc/self/stat parses", { skip: process.platform !== 'linux' }, () => {
   assert.ok(childCpuSeconds(readFileSync('/proc/self/stat', 'utf8')) >= 0);
 });
 
-test('a build\'s cost: CPU between two samples, the load before and after, and whether the machine was busy', () => {
+test("a build's cost: CPU between two samples, the load before and after, and whether the machine was busy", () => {
   const cost = buildCost({ childCpu: 10, load: 0.4 }, { childCpu: 25.5, load: 3.1 });
   assert.deepEqual(cost, { cpuSeconds: 15.5, loadBefore: 0.4, loadAfter: 3.1 });
   assert.equal(describeBuild(12.34, cost), '12.3 s wall, 15.5 s CPU, load 0.4→3.1');
@@ -36,8 +37,11 @@ test('sizes are interleaved: up, down, up', () => {
   assert.throws(() => interleavedOrder([1], 0), /rounds >= 1/);
 });
 
-const build = (seconds: number, cpuSeconds: number | null, load = 0.5): BuildResult =>
-  ({ seconds, cost: { cpuSeconds, loadBefore: load, loadAfter: load }, htmlFiles: 1 });
+const build = (seconds: number, cpuSeconds: number | null, load = 0.5): BuildResult => ({
+  seconds,
+  cost: { cpuSeconds, loadBefore: load, loadAfter: load },
+  htmlFiles: 1,
+});
 
 test('the slopes over wall and CPU time, each build described beside its size', () => {
   // 2, 100 and 400 article pages; wall grows 10 ms a page, CPU 14 ms a page.
@@ -67,7 +71,7 @@ test('a size that failed is not measured and the slopes come from the others', (
   assert.match(byId.get('growth.marginal')!.note!, /CPU time unknown here/);
 });
 
-test('the floor: Astro\'s slope for the same prose, and the evidence site\'s over it, over wall and CPU time', () => {
+test("the floor: Astro's slope for the same prose, and the evidence site's over it, over wall and CPU time", () => {
   const evidence = [
     { n: 1, builds: [build(4.02, 5.03)], failure: null },
     { n: 50, builds: [build(5.0, 6.4)], failure: null },
@@ -96,8 +100,8 @@ test('a floor that could not be built is not measured, and says why; the evidenc
     { n: 50, builds: [build(5, 6.4)], failure: null },
   ];
   const floor = [
-    { n: 1, builds: [], failure: 'content/articles/x: no zh.mdx or en.mdx to take the floor\'s prose from' },
-    { n: 50, builds: [], failure: 'content/articles/x: no zh.mdx or en.mdx to take the floor\'s prose from' },
+    { n: 1, builds: [], failure: "content/articles/x: no zh.mdx or en.mdx to take the floor's prose from" },
+    { n: 50, builds: [], failure: "content/articles/x: no zh.mdx or en.mdx to take the floor's prose from" },
   ];
   const byId = new Map(growthFigures(evidence, floor).map((f) => [f.id, f]));
   assert.equal(byId.get('growth.floor')!.status, 'not measured');

@@ -7,12 +7,30 @@ const curl = (url: string) => ['curl', '--silent', '--show-error', '--max-time',
 const STEPS: TimedStep[] = [
   { id: 'cluster-via-worker', command: curl('http://172.18.0.2:30278/'), exitCode: 0, startedAt: '2026-12-02T11:47:49.275Z', durationMs: 43.11494300000004 },
   { id: 'cluster-via-worker2', command: curl('http://172.18.0.4:30278/'), exitCode: 0, startedAt: '2026-12-02T11:47:49.326Z', durationMs: 40.0161420000004 },
-  { id: 'conntrack-worker2', command: ['conntrack', '-L', '-p', 'tcp', '--orig-port-dst', '30278'], exitCode: 0, startedAt: '2026-12-02T11:47:49.375Z', durationMs: 20.139501999999993 },
+  {
+    id: 'conntrack-worker2',
+    command: ['conntrack', '-L', '-p', 'tcp', '--orig-port-dst', '30278'],
+    exitCode: 0,
+    startedAt: '2026-12-02T11:47:49.375Z',
+    durationMs: 20.139501999999993,
+  },
   { id: 'local-via-worker', command: curl('http://172.18.0.2:32123/'), exitCode: 0, startedAt: '2026-12-02T11:47:49.401Z', durationMs: 40.195874 },
   { id: 'local-via-worker2', command: curl('http://172.18.0.4:32123/'), exitCode: 28, startedAt: '2026-12-02T11:47:49.445Z', durationMs: 3047.2459259999996 },
   { id: 'filter-worker2', command: ['iptables-save', '-t', 'filter'], exitCode: 0, startedAt: '2026-12-02T11:47:52.499Z', durationMs: 33.51761799999986 },
-  { id: 'delete-backend', command: ['ip', 'netns', 'del', 'shice-lab-20261202T114747Z-152be1.pod.default.backend'], exitCode: 0, startedAt: '2026-12-02T11:47:52.691Z', durationMs: 25.467877999999473 },
-  { id: 'health-worker-after-delete', command: ['curl', '--silent', '--show-error', '--include', '--max-time', '3', 'http://172.18.0.2:31874/'], exitCode: 0, startedAt: '2026-12-02T11:47:52.942Z', durationMs: 45.06346399999984 },
+  {
+    id: 'delete-backend',
+    command: ['ip', 'netns', 'del', 'shice-lab-20261202T114747Z-152be1.pod.default.backend'],
+    exitCode: 0,
+    startedAt: '2026-12-02T11:47:52.691Z',
+    durationMs: 25.467877999999473,
+  },
+  {
+    id: 'health-worker-after-delete',
+    command: ['curl', '--silent', '--show-error', '--include', '--max-time', '3', 'http://172.18.0.2:31874/'],
+    exitCode: 0,
+    startedAt: '2026-12-02T11:47:52.942Z',
+    durationMs: 45.06346399999984,
+  },
 ];
 
 test("curl's --max-time in every spelling; other commands have none", () => {
@@ -49,7 +67,10 @@ test('timings refuse what cannot be: no steps, steps outside the process, a bad 
   assert.throws(() => labTimings({ startMs: 5, endMs: 1 }, STEPS), /ended \(1\) before it started \(5\)/);
   const late = Date.parse('2026-12-02T11:47:50.000Z');
   assert.throws(() => labTimings({ startMs: late, endMs: late + 10_000 }, STEPS), /lie outside the process's run/);
-  assert.throws(() => labTimings({ startMs: 0, endMs: 1 }, [{ ...STEPS[0]!, startedAt: 'yesterday' }]), /step "cluster-via-worker" startedAt: expected an ISO 8601 time, got "yesterday"/);
+  assert.throws(
+    () => labTimings({ startMs: 0, endMs: 1 }, [{ ...STEPS[0]!, startedAt: 'yesterday' }]),
+    /step "cluster-via-worker" startedAt: expected an ISO 8601 time, got "yesterday"/,
+  );
 });
 
 test("the lab's bring-up phases are read back from a real capture's progress lines", async () => {

@@ -43,14 +43,17 @@ const PROBE_ARTICLE = `<article class="article-body" data-run="20261202T114747Z-
 
 test('components form a tree; flow when alone on their lines, inline inside prose', () => {
   const tree = componentTree('zh.mdx', SOURCE);
-  assert.deepEqual(tree.map((n) => [n.index, n.name, n.flow, n.aloneOnLine, n.children.map((c) => c.index)]), [
-    [0, 'Fact', false, false, []],
-    [1, 'Fact', false, false, []],
-    [2, 'Measured', true, true, [3]],
-    [4, 'Claim', true, true, [5]],
-    [6, 'Fact', false, true, []],
-    [7, 'Fact', false, false, []],
-  ]);
+  assert.deepEqual(
+    tree.map((n) => [n.index, n.name, n.flow, n.aloneOnLine, n.children.map((c) => c.index)]),
+    [
+      [0, 'Fact', false, false, []],
+      [1, 'Fact', false, false, []],
+      [2, 'Measured', true, true, [3]],
+      [4, 'Claim', true, true, [5]],
+      [6, 'Fact', false, true, []],
+      [7, 'Fact', false, false, []],
+    ],
+  );
 });
 
 test('unbalanced components are errors with file, line and column', () => {
@@ -67,20 +70,26 @@ test('startsLine: only whitespace and container markers before the offset', () =
 
 test('rewriteComponents replaces each component in the range and keeps the rest', () => {
   const source = 'a <Fact id="x" /> b <Fact id="y" /> c';
-  assert.equal(rewriteComponents(source, 0, source.length, componentTree('f', source), (n) => `[${n.index}]`), 'a [0] b [1] c');
+  assert.equal(
+    rewriteComponents(source, 0, source.length, componentTree('f', source), (n) => `[${n.index}]`),
+    'a [0] b [1] c',
+  );
 });
 
 test('the probe wraps every component and its children in numbered markers, and the body in one more', () => {
   const probe = probeMdx('zh.mdx', SOURCE);
   assert.ok(probe.startsWith(splitFrontmatter('zh.mdx', SOURCE).frontmatter));
   assert.match(probe, /\n<div data-bench-content="">\n\n客户端是 <span data-bench-block="0"><Fact id="node\.control-plane\.ip" \/><\/span>/);
-  assert.match(probe, /<div data-bench-block="2">\n<Measured steps="local-via-worker2">\n<div data-bench-slot="2">\n\n对照:<span data-bench-block="3"><Fact id="node\.control-plane\.ip" \/><\/span>。\n\n<\/div>\n<\/Measured>\n<\/div>/);
+  assert.match(
+    probe,
+    /<div data-bench-block="2">\n<Measured steps="local-via-worker2">\n<div data-bench-slot="2">\n\n对照:<span data-bench-block="3"><Fact id="node\.control-plane\.ip" \/><\/span>。\n\n<\/div>\n<\/Measured>\n<\/div>/,
+  );
   assert.match(probe, /> <span data-bench-block="6"><Fact id="run\.environment\.summary" \/><\/span>/);
   assert.throws(() => probeMdx('x.mdx', '---\ntitle: t\n---\nimport X from "./x"\n'), /x\.mdx: an import\/export line/);
   assert.throws(() => probeMdx('x.mdx', 'no frontmatter'), /x\.mdx: expected a frontmatter block/);
 });
 
-test('the probe page gives what surrounds the MDX and each component\'s output', () => {
+test("the probe page gives what surrounds the MDX and each component's output", () => {
   const probe = readProbePage('probe.html', PROBE_ARTICLE);
   assert.deepEqual([...probe.blocks.keys()].sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
   assert.equal(probe.before.length, 1);
@@ -97,15 +106,24 @@ test('the plain MDX: values typed in, components as the static markup they rende
   assert.ok(!plain.includes('data-fact'), 'values are bare text');
   assert.match(plain, /\n客户端是 172\.18\.0\.3,退出码 rc=28。\n/);
   // The run badge ArticleBody draws above the MDX.
-  assert.match(plain, /\n<aside class="run-badge" aria-label="本文的数字来自这次运行"><span class="run-badge-title">本文的数字来自这次运行<\/span><span>日期 2026-12-02<\/span>/);
+  assert.match(
+    plain,
+    /\n<aside class="run-badge" aria-label="本文的数字来自这次运行"><span class="run-badge-title">本文的数字来自这次运行<\/span><span>日期 2026-12-02<\/span>/,
+  );
   // The Measured block: its figure, its note back as markdown, its output as fenced code the plain build highlights.
-  assert.match(plain, /\n<figure class="measured" data-measured="local-via-worker2">\n<figcaption class="measured-heading">实测 · 本机执行输出<\/figcaption>\n/);
+  assert.match(
+    plain,
+    /\n<figure class="measured" data-measured="local-via-worker2">\n<figcaption class="measured-heading">实测 · 本机执行输出<\/figcaption>\n/,
+  );
   assert.match(plain, /<div class="measured-note">\n\n对照:172\.18\.0\.3。\n\n<\/div>/);
   assert.match(plain, /\n```shellsession\ncontrol-plane\$ curl --silent --show-error --max-time 3 http:\/\/172\.18\.0\.4:32123\/\n```\n/);
   assert.match(plain, /\n```text\ncurl: \(28\) Connection timed out after 3000 milliseconds\n```\n/);
   assert.match(plain, /<dd><code data-ui>local-via-worker2<\/code><\/dd>/);
   // A passage under a claim keeps its own prose.
-  assert.match(plain, /<div class="claim" data-claims="local-keeps-client" data-claim-status="holds">\n\n经 worker 访问,后端看到的是 172\.18\.0\.3。\n\n<\/div>/);
+  assert.match(
+    plain,
+    /<div class="claim" data-claims="local-keeps-client" data-claim-status="holds">\n\n经 worker 访问,后端看到的是 172\.18\.0\.3。\n\n<\/div>/,
+  );
   // Alone on a quoted line: a string expression, as a bare line would become a paragraph the page did not have.
   assert.match(plain, /\n> \{"A lab on one Linux kernel: network namespaces/);
   // Text MDX would read as markup goes in as a string.
@@ -123,13 +141,19 @@ test('the unhighlighted baseline: code blocks as static <pre> text, everything e
 
 test('plainMdx fails naming the component whose output the probe page lacks', () => {
   const withoutBlock7 = PROBE_ARTICLE.replace('data-bench-block="7"', 'data-other="7"');
-  assert.throws(() => plainMdx('zh.mdx', SOURCE, 'probe.html', withoutBlock7), /probe\.html: no output of <Fact> at zh\.mdx:\d+:\d+ \(marker data-bench-block="7" not found\)/);
+  assert.throws(
+    () => plainMdx('zh.mdx', SOURCE, 'probe.html', withoutBlock7),
+    /probe\.html: no output of <Fact> at zh\.mdx:\d+:\d+ \(marker data-bench-block="7" not found\)/,
+  );
 });
 
 test('html-tree: elements, bare and quoted attributes, decoded text, raw script bodies', () => {
   const nodes = parseHtml('<!DOCTYPE html><p class="a" data-ui>x &lt; y<br>z</p><script type="module">if(a<b&&c)x()</script><!-- c --><img src="/i.png">');
   const p = findElements(nodes, (e) => e.name === 'p')[0]!;
-  assert.deepEqual(p.attributes, [{ name: 'class', value: 'a' }, { name: 'data-ui', value: null }]);
+  assert.deepEqual(p.attributes, [
+    { name: 'class', value: 'a' },
+    { name: 'data-ui', value: null },
+  ]);
   assert.equal(textContent(p.children), 'x < yz');
   const script = findElements(nodes, (e) => e.name === 'script')[0]!;
   assert.equal(textContent(script.children), 'if(a<b&&c)x()');
@@ -138,9 +162,14 @@ test('html-tree: elements, bare and quoted attributes, decoded text, raw script 
 
 test('html-to-mdx: blocks on their own lines, inline runs as text, code as fences, scripts kept as they are', () => {
   const none = { slot: () => undefined };
-  const nodes = parseHtml('<div class="w"><span class="l">标准输出</span><pre class="astro-code" data-language="http"><code><span class="line"><span>HTTP/1.1 200 OK</span></span>\n<span class="line"><span>X: 1</span></span></code></pre></div>'
-    + '<script type="module">if(a<b)x("y")</script>');
-  assert.equal(flowMdx(nodes, none), '<div class="w">\n<span class="l">标准输出</span>\n\n```http\nHTTP/1.1 200 OK\nX: 1\n```\n\n</div>\n<script type="module" set:html={"if(a<b)x(\\"y\\")"}></script>');
+  const nodes = parseHtml(
+    '<div class="w"><span class="l">标准输出</span><pre class="astro-code" data-language="http"><code><span class="line"><span>HTTP/1.1 200 OK</span></span>\n<span class="line"><span>X: 1</span></span></code></pre></div>' +
+      '<script type="module">if(a<b)x("y")</script>',
+  );
+  assert.equal(
+    flowMdx(nodes, none),
+    '<div class="w">\n<span class="l">标准输出</span>\n\n```http\nHTTP/1.1 200 OK\nX: 1\n```\n\n</div>\n<script type="module" set:html={"if(a<b)x(\\"y\\")"}></script>',
+  );
   const withFact = parseHtml('a <span class="fact" data-fact="x">1.2</span> b<br>');
   assert.equal(inlineMdx(withFact, none), 'a 1.2 b<br />');
   assert.equal(inlineMdx(withFact, none, true, true), '{"a 1.2 b"}<br />', 'a line of its own: text as a string, never a paragraph');
@@ -150,7 +179,24 @@ test('html-to-mdx: blocks on their own lines, inline runs as text, code as fence
 test('mdxText: plain when MDX would show it as is, a string otherwise', () => {
   assert.equal(mdxText('172.18.0.3'), '172.18.0.3');
   assert.equal(mdxText('控制面节点 kx-main-control-plane'), '控制面节点 kx-main-control-plane');
-  for (const risky of ['a{b}', '<x>', '*a*', 'a_b', '`c`', '[l](u)', 'a & b', 'a|b', '"q"', "it's", 'a--b', 'wait...', 'http://x/', ' lead', 'trail ', 'two\nlines']) {
+  for (const risky of [
+    'a{b}',
+    '<x>',
+    '*a*',
+    'a_b',
+    '`c`',
+    '[l](u)',
+    'a & b',
+    'a|b',
+    '"q"',
+    "it's",
+    'a--b',
+    'wait...',
+    'http://x/',
+    ' lead',
+    'trail ',
+    'two\nlines',
+  ]) {
     assert.equal(mdxText(risky), `{${JSON.stringify(risky)}}`, risky);
   }
   assert.equal(mdxText('1. item', true), '{"1. item"}');

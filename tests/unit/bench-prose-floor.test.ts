@@ -15,7 +15,11 @@ for (const lang of ['zh', 'en']) {
   test(`the floor of ${lang}.mdx keeps every heading and sentence and no component`, () => {
     const source = readFileSync(`${ARTICLE}/${lang}.mdx`, 'utf8');
     const floor = proseFloorMdx(source);
-    assert.deepEqual(scanMdx(floor).tags.filter((t) => /^[A-Z]/.test(t.name)), [], 'no component left');
+    assert.deepEqual(
+      scanMdx(floor).tags.filter((t) => /^[A-Z]/.test(t.name)),
+      [],
+      'no component left',
+    );
     const headings = (text: string) => text.split('\n').filter((l) => /^#{1,6} /.test(l));
     assert.deepEqual(headings(floor), headings(source));
     assert.ok(floor.startsWith('---\n'), 'the frontmatter stays');
@@ -39,15 +43,10 @@ test('a block component is unwrapped, one alone on its line dropped, one inside 
     '<div class="kept">html stays</div>',
     'End.',
   ].join('\n');
-  assert.equal(proseFloorMdx(source), [
-    `Before ${FLOOR_VALUE} after.`,
-    '',
-    `The caption, ${FLOOR_VALUE}.`,
-    '',
-    '',
-    '<div class="kept">html stays</div>',
-    'End.',
-  ].join('\n'));
+  assert.equal(
+    proseFloorMdx(source),
+    [`Before ${FLOOR_VALUE} after.`, '', `The caption, ${FLOOR_VALUE}.`, '', '', '<div class="kept">html stays</div>', 'End.'].join('\n'),
+  );
 });
 
 test('fenced code and inline code are not read as components', () => {
@@ -55,14 +54,15 @@ test('fenced code and inline code are not read as components', () => {
   assert.equal(proseFloorMdx(source), source);
 });
 
-test('the floor reads the article\'s own MDX files; an article without any is one line naming its folder', async () => {
+test("the floor reads the article's own MDX files; an article without any is one line naming its folder", async () => {
   const root = mkdtempSync(join(tmpdir(), 'shice-floor-'));
   try {
     mkdirSync(join(root, 'content/articles/x'), { recursive: true });
-    await assert.rejects(readArticleMdx(root, 'x', 'to take the floor\'s prose from'),
-      { message: 'content/articles/x: no zh.mdx or en.mdx to take the floor\'s prose from' });
+    await assert.rejects(readArticleMdx(root, 'x', "to take the floor's prose from"), {
+      message: "content/articles/x: no zh.mdx or en.mdx to take the floor's prose from",
+    });
     writeFileSync(join(root, 'content/articles/x/en.mdx'), '# Only English\n');
-    const found = await readArticleMdx(root, 'x', 'to take the floor\'s prose from');
+    const found = await readArticleMdx(root, 'x', "to take the floor's prose from");
     assert.deepEqual([...found], [['en.mdx', { lang: 'en', file: 'content/articles/x/en.mdx', text: '# Only English\n' }]]);
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -26,13 +26,14 @@ kind: Service
 \`\`\`
 `;
 
-const HTML = '<article class="article-body" data-run="20261202T114747Z-152be1" lang="en">'
-  + '<p>The control-plane node, <span class="fact" data-fact="node.control-plane.name" data-step="run">kx-main-control-plane</span> at '
-  + '<span class="fact" data-fact="node.control-plane.ip" data-step="run">172.18.0.3</span>, plays the client outside the cluster. It talks to the other nodes’ addresses.</p>\n'
-  + '<h2 id="cluster-rewrites-the-source-address">Cluster rewrites the source address</h2>\n'
-  + '<figure class="measured"><div class="measured-note"><p>For comparison: the control-plane node that sent both requests is <span class="fact">172.18.0.3</span>.</p></div></figure>'
-  + '<ul>\n<li><code>internalTrafficPolicy</code>.</li>\n<li>See <a href="https://github.com/kubernetes/kubernetes/issues/127937">the issue</a> about <strong>timeouts</strong>.</li>\n</ul>'
-  + '<blockquote><span class="fact">A lab on one Linux kernel</span></blockquote></article>';
+const HTML =
+  '<article class="article-body" data-run="20261202T114747Z-152be1" lang="en">' +
+  '<p>The control-plane node, <span class="fact" data-fact="node.control-plane.name" data-step="run">kx-main-control-plane</span> at ' +
+  '<span class="fact" data-fact="node.control-plane.ip" data-step="run">172.18.0.3</span>, plays the client outside the cluster. It talks to the other nodes’ addresses.</p>\n' +
+  '<h2 id="cluster-rewrites-the-source-address">Cluster rewrites the source address</h2>\n' +
+  '<figure class="measured"><div class="measured-note"><p>For comparison: the control-plane node that sent both requests is <span class="fact">172.18.0.3</span>.</p></div></figure>' +
+  '<ul>\n<li><code>internalTrafficPolicy</code>.</li>\n<li>See <a href="https://github.com/kubernetes/kubernetes/issues/127937">the issue</a> about <strong>timeouts</strong>.</li>\n</ul>' +
+  '<blockquote><span class="fact">A lab on one Linux kernel</span></blockquote></article>';
 
 test('prose fragments: text between components, without markdown syntax, link targets or code blocks', () => {
   assert.deepEqual(proseFragments(MDX), [
@@ -53,9 +54,10 @@ test('every fragment of the real article text is visible in its HTML (smart quot
 });
 
 test('text only a script would show, or that sits in a hidden element or a template, is missing', () => {
-  const scripted = '<article><p>The control-plane node,</p><script>document.body.append("It talks to the other nodes\' addresses.")</script>'
-    + '<div hidden><p>Cluster rewrites the source address</p></div>'
-    + '<template><p>For comparison: the control-plane node that sent both requests is</p></template></article>';
+  const scripted =
+    '<article><p>The control-plane node,</p><script>document.body.append("It talks to the other nodes\' addresses.")</script>' +
+    '<div hidden><p>Cluster rewrites the source address</p></div>' +
+    '<template><p>For comparison: the control-plane node that sent both requests is</p></template></article>';
   const missing = missingFragments(proseFragments(MDX), visibleText(scripted));
   assert.ok(missing.includes('Cluster rewrites the source address'));
   assert.ok(missing.includes('For comparison: the control-plane node that sent both requests is'));

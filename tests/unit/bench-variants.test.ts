@@ -13,7 +13,10 @@ import { buildEnvironment } from '../../bench/site/astro-build.ts';
 async function loadConfig(variant: Variant, integrations: string[]): Promise<{ integrations: Array<{ name: string }>; site: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'shice-bench-test-'));
   try {
-    await writeFile(join(dir, 'astro.config.mjs'), `export default { site: 'https://shice.example', integrations: ${JSON.stringify(integrations.map((name) => ({ name })))} };\n`);
+    await writeFile(
+      join(dir, 'astro.config.mjs'),
+      `export default { site: 'https://shice.example', integrations: ${JSON.stringify(integrations.map((name) => ({ name })))} };\n`,
+    );
     await writeFile(join(dir, BENCH_CONFIG), benchConfig(variant));
     return (await import(pathToFileURL(join(dir, BENCH_CONFIG)).href)).default;
   } finally {
@@ -23,14 +26,20 @@ async function loadConfig(variant: Variant, integrations: string[]): Promise<{ i
 
 test('the evidence variant builds with the project config, the evidence integration present', async () => {
   const config = await loadConfig('evidence', ['shice-evidence', '@astrojs/mdx', '@astrojs/sitemap']);
-  assert.deepEqual(config.integrations.map((i) => i.name), ['shice-evidence', '@astrojs/mdx', '@astrojs/sitemap']);
+  assert.deepEqual(
+    config.integrations.map((i) => i.name),
+    ['shice-evidence', '@astrojs/mdx', '@astrojs/sitemap'],
+  );
   assert.equal(config.site, 'https://shice.example');
 });
 
 test('the plain and probe variants build without it, everything else the same', async () => {
   for (const variant of ['plain', 'probe'] as const) {
     const config = await loadConfig(variant, ['shice-evidence', '@astrojs/mdx', '@astrojs/sitemap']);
-    assert.deepEqual(config.integrations.map((i) => i.name), ['@astrojs/mdx', '@astrojs/sitemap']);
+    assert.deepEqual(
+      config.integrations.map((i) => i.name),
+      ['@astrojs/mdx', '@astrojs/sitemap'],
+    );
     assert.equal(config.site, 'https://shice.example');
   }
 });
@@ -53,7 +62,10 @@ test('a build never reads snapshots from SHICE_SNAPSHOT_ROOT, and sends no telem
 });
 
 test('fidelity: the same text with and without bound values is the same page; other text is not', () => {
-  const evidence = summarizeArticle('e.html', '<article class="article-body"><p>client=<span class="fact" data-fact="x">10.244.1.1</span> “ok”</p><script>x()</script></article>');
+  const evidence = summarizeArticle(
+    'e.html',
+    '<article class="article-body"><p>client=<span class="fact" data-fact="x">10.244.1.1</span> “ok”</p><script>x()</script></article>',
+  );
   const plain = summarizeArticle('p.html', '<article class="article-body">\n<p>client=10.244.1.1 "ok"</p>\n</article>');
   assert.equal(evidence.boundValues, 1);
   assert.equal(plain.boundValues, 0);
@@ -67,9 +79,18 @@ test('progress: task start, end with its time, and a failure line', async () => 
   let clock = 0;
   const lines: string[] = [];
   const progress = createProgress({ write: (s: string) => lines.push(s) }, { now: () => clock, heartbeatMs: 60_000 });
-  const value = await progress.task('build 1 of 4', async () => { clock += 17_300; return 42; });
+  const value = await progress.task('build 1 of 4', async () => {
+    clock += 17_300;
+    return 42;
+  });
   assert.equal(value, 42);
-  await assert.rejects(progress.task('probe build', async () => { clock += 1_000; throw new Error('astro build failed (exit 1):\nmore'); }), /astro build failed/);
+  await assert.rejects(
+    progress.task('probe build', async () => {
+      clock += 1_000;
+      throw new Error('astro build failed (exit 1):\nmore');
+    }),
+    /astro build failed/,
+  );
   assert.deepEqual(lines, [
     '[bench  0:00] build 1 of 4 …\n',
     '[bench  0:17]   done in 17.3 s: build 1 of 4\n',

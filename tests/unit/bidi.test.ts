@@ -29,5 +29,8 @@ test('HTML without a control is returned as it is; scripts, styles and comments 
   const plain = '<p title="a">x &amp; y</p>';
   assert.equal(isolateBidiControls(plain), plain);
   const code = '<script>const s = "\u202E";</script><style>.a::after{content:"\u202E"}</style><!-- \u202E --><p>\u202E</p>';
-  assert.equal(isolateBidiControls(code), `<script>const s = "\u202E";</script><style>.a::after{content:"\u202E"}</style><!-- \u202E --><p>${shown('\u202E')}</p>`);
+  assert.equal(
+    isolateBidiControls(code),
+    `<script>const s = "\u202E";</script><style>.a::after{content:"\u202E"}</style><!-- \u202E --><p>${shown('\u202E')}</p>`,
+  );
 });

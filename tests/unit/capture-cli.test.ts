@@ -37,7 +37,11 @@ test('mistakes are one clear line', () => {
     [['--driver', 'lab', '--kube-bin', ''], /--kube-bin needs a value/],
   ];
   for (const [argv, message] of cases) {
-    assert.throws(() => parseCaptureArgs(argv), (e: Error) => e instanceof UsageError && message.test(e.message) && !e.message.includes('\n'), argv.join(' '));
+    assert.throws(
+      () => parseCaptureArgs(argv),
+      (e: Error) => e instanceof UsageError && message.test(e.message) && !e.message.includes('\n'),
+      argv.join(' '),
+    );
   }
 });
 
@@ -63,7 +67,19 @@ test('the topology view answers from the run; the symbolic view answers placehol
 });
 
 test('progress lines say step, node, exit code and time', () => {
-  const step = { id: 'local-via-worker2', kind: 'exec' as const, node: 'control-plane', title: '', command: ['curl'], argv: ['curl'], exitCode: 28, startedAt: '', durationMs: 3012, stdout: '', stderr: '' };
+  const step = {
+    id: 'local-via-worker2',
+    kind: 'exec' as const,
+    node: 'control-plane',
+    title: '',
+    command: ['curl'],
+    argv: ['curl'],
+    exitCode: 28,
+    startedAt: '',
+    durationMs: 3012,
+    stdout: '',
+    stderr: '',
+  };
   assert.equal(formatStepDone(step, 4, 11), '[ 5/11] local-via-worker2 on control-plane: exit 28 in 3.01 s');
   const summary = formatSummary('074', 'snapshots', [step, { ...step, id: 'x', durationMs: 100, exitCode: 0 }], 4000);
   assert.match(summary, /2 steps captured in 4\.00 s \(steps 3\.11 s, setup and teardown 0\.89 s\)/);

@@ -74,10 +74,20 @@ test('a complete run replaces the snapshots with run.yaml and one valid file per
     const files = await readAll(target);
     assert.deepEqual(Object.keys(files).sort(), ['run.yaml', ...experiment.steps.map((s) => `${s.id}.yaml`)].sort());
     const run = runSchema.parse(load(files['run.yaml']!));
-    assert.deepEqual(run.steps, experiment.steps.map((s) => s.id));
+    assert.deepEqual(
+      run.steps,
+      experiment.steps.map((s) => s.id),
+    );
     assert.equal(run.runId, 'test-run');
     // The nodes as the (fake) API reported them, not the article's.
-    assert.deepEqual(run.nodes.map((n) => [n.name, n.internalIP]), [['control-plane', '172.19.0.4'], ['worker', '172.19.0.2'], ['worker2', '172.19.0.3']]);
+    assert.deepEqual(
+      run.nodes.map((n) => [n.name, n.internalIP]),
+      [
+        ['control-plane', '172.19.0.4'],
+        ['worker', '172.19.0.2'],
+        ['worker2', '172.19.0.3'],
+      ],
+    );
     assert.equal(run.versions.scripted, '1', "the provider's own facts");
     assert.equal(run.versions['kube-proxy-mode'], 'iptables', "kube-proxy's answer on /proxyMode");
     const step = stepSchema.parse(load(files['cluster-via-worker.yaml']!));
@@ -85,7 +95,11 @@ test('a complete run replaces the snapshots with run.yaml and one valid file per
     assert.deepEqual(step.argv, ['scripted', 'control-plane', ...step.command]);
     assert.equal(step.stdout, 'client=10.244.1.1\n');
     assert.equal(result.steps.length, experiment.steps.length);
-    assert.deepEqual(started, experiment.steps.map((s) => s.id), 'every step in the experiment\'s order');
+    assert.deepEqual(
+      started,
+      experiment.steps.map((s) => s.id),
+      "every step in the experiment's order",
+    );
     // The delete went through the API; the step returned once kube-proxy reported no local endpoint.
     const deleted = stepSchema.parse(load(files['delete-backend.yaml']!));
     assert.equal(deleted.stdout, 'pod "backend" deleted\n');
@@ -170,44 +184,48 @@ test('an interrupted capture (abort signal mid-step) keeps the old snapshots and
   });
 });
 
-test('a capture process killed midway (SIGKILL) leaves the old snapshots unchanged; the next capture clears its staging folder', { timeout: 20_000 }, async (t) => {
-  const parent = await tempDir(t);
-  const { target, files } = await oldSnapshots(parent);
-  // The child's own temp folder (its fake kubectl's): nothing in the child can remove it once killed.
-  const childTmp = await mkdtemp(join(tmpdir(), 'shice-engine-child-'));
-  const child = spawn(process.execPath, [fileURLToPath(new URL('../fixtures/capture/killable-capture.ts', import.meta.url)), target], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TMPDIR: childTmp },
-  });
-  t.after(async () => {
-    child.kill('SIGKILL');
-    await rm(childTmp, { recursive: true, force: true });
-  });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('done filter-worker2')) resolve();
+test(
+  'a capture process killed midway (SIGKILL) leaves the old snapshots unchanged; the next capture clears its staging folder',
+  { timeout: 20_000 },
+  async (t) => {
+    const parent = await tempDir(t);
+    const { target, files } = await oldSnapshots(parent);
+    // The child's own temp folder (its fake kubectl's): nothing in the child can remove it once killed.
+    const childTmp = await mkdtemp(join(tmpdir(), 'shice-engine-child-'));
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../fixtures/capture/killable-capture.ts', import.meta.url)), target], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TMPDIR: childTmp },
     });
-    child.on('exit', (code) => reject(new Error(`the capture exited (${code}) before it reached the hanging step`)));
-  });
-  // The child now hangs in a later step with most steps staged.
-  child.kill('SIGKILL');
-  await exited;
-  assert.deepEqual(await readAll(target), files, 'the old snapshots are untouched');
-  const staged = (await readdir(parent)).filter((n) => n.startsWith('.snapshots.staging-'));
-  assert.equal(staged.length, 1, 'the killed run left its staging folder (nothing could remove it)');
+    t.after(async () => {
+      child.kill('SIGKILL');
+      await rm(childTmp, { recursive: true, force: true });
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('done filter-worker2')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`the capture exited (${code}) before it reached the hanging step`)));
+    });
+    // The child now hangs in a later step with most steps staged.
+    child.kill('SIGKILL');
+    await exited;
+    assert.deepEqual(await readAll(target), files, 'the old snapshots are untouched');
+    const staged = (await readdir(parent)).filter((n) => n.startsWith('.snapshots.staging-'));
+    assert.equal(staged.length, 1, 'the killed run left its staging folder (nothing could remove it)');
 
-  // Nothing is removed by the look of its name: a second capture's staging stands beside the killed one's.
-  const staging = await openStaging(target, 'next-run');
-  assert.deepEqual((await readdir(parent)).sort(), [staged[0], '.snapshots.staging-next-run', 'snapshots'].sort());
-  await staging.discard();
-  // Recovery by the killed run's record (its paths) removes its staging folder and keeps the snapshots.
-  const killedRun = staged[0]!.slice('.snapshots.staging-'.length);
-  const done = settleSwap(swapPaths(target, killedRun), killedRun);
-  assert.deepEqual(done, [`removed the staging folder ${join(parent, staged[0]!)} of run ${killedRun}`]);
-  assert.deepEqual(await readdir(parent), ['snapshots']);
-  assert.deepEqual(await readAll(target), files);
-});
+    // Nothing is removed by the look of its name: a second capture's staging stands beside the killed one's.
+    const staging = await openStaging(target, 'next-run');
+    assert.deepEqual((await readdir(parent)).sort(), [staged[0], '.snapshots.staging-next-run', 'snapshots'].sort());
+    await staging.discard();
+    // Recovery by the killed run's record (its paths) removes its staging folder and keeps the snapshots.
+    const killedRun = staged[0]!.slice('.snapshots.staging-'.length);
+    const done = settleSwap(swapPaths(target, killedRun), killedRun);
+    assert.deepEqual(done, [`removed the staging folder ${join(parent, staged[0]!)} of run ${killedRun}`]);
+    assert.deepEqual(await readdir(parent), ['snapshots']);
+    assert.deepEqual(await readAll(target), files);
+  },
+);
 
 test('a swap interrupted between its two renames is undone when the staged run is incomplete: the old run comes back', async (t) => {
   const parent = await tempDir(t);
@@ -243,7 +261,19 @@ test('the writer refuses to swap in a run whose run.yaml lists a step it never w
   const { target, files } = await oldSnapshots(parent);
   const staging = await openStaging(target, 'bad-run');
   await assert.rejects(
-    staging.writeStep({ id: 'x', kind: 'exec', node: 'worker', title: '', command: [], argv: ['a'], exitCode: 0, startedAt: 'now', durationMs: 1, stdout: '', stderr: '' }),
+    staging.writeStep({
+      id: 'x',
+      kind: 'exec',
+      node: 'worker',
+      title: '',
+      command: [],
+      argv: ['a'],
+      exitCode: 0,
+      startedAt: 'now',
+      durationMs: 1,
+      stdout: '',
+      stderr: '',
+    }),
     /command|startedAt/,
   );
   await assert.rejects(staging.commit(), /has no run\.yaml/);

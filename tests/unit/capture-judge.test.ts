@@ -44,7 +44,15 @@ const nowhere = (variant: string) => `/nonexistent/${variant}`;
 test('the committed runs of both variants, judged together: every fact derives, no claim breaks', () => {
   const { tmp, iptables, nftables } = runs();
   try {
-    const judged = judgeRuns(SLUG, defs, [{ variant: 'iptables', dir: iptables }, { variant: 'nftables', dir: nftables }], nowhere);
+    const judged = judgeRuns(
+      SLUG,
+      defs,
+      [
+        { variant: 'iptables', dir: iptables },
+        { variant: 'nftables', dir: nftables },
+      ],
+      nowhere,
+    );
     assert.deepEqual(judged, { verdict: 'claims', broken: [], notes: [] });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -55,7 +63,15 @@ test('a claim that breaks is named with its variant, its values and the file eac
   const { tmp, iptables, nftables } = runs();
   try {
     breakClaim(iptables);
-    const judged = judgeRuns(SLUG, defs, [{ variant: 'iptables', dir: iptables }, { variant: 'nftables', dir: nftables }], nowhere);
+    const judged = judgeRuns(
+      SLUG,
+      defs,
+      [
+        { variant: 'iptables', dir: iptables },
+        { variant: 'nftables', dir: nftables },
+      ],
+      nowhere,
+    );
     assert.equal(judged.verdict, 'claims');
     // The variant's own claim, and the comparison that reads the same value in both runs.
     const [block, across] = judged.verdict === 'claims' ? judged.broken : [];
@@ -75,7 +91,15 @@ test('a fact that cannot be derived makes the verdict "facts", naming the varian
   try {
     breakFact(iptables);
     breakClaim(nftables);
-    const judged = judgeRuns(SLUG, defs, [{ variant: 'iptables', dir: iptables }, { variant: 'nftables', dir: nftables }], nowhere);
+    const judged = judgeRuns(
+      SLUG,
+      defs,
+      [
+        { variant: 'iptables', dir: iptables },
+        { variant: 'nftables', dir: nftables },
+      ],
+      nowhere,
+    );
     assert.equal(judged.verdict, 'facts');
     const problems = judged.verdict === 'facts' ? judged.problems : [];
     assert.ok(problems.length >= 1);
@@ -88,16 +112,26 @@ test('a fact that cannot be derived makes the verdict "facts", naming the varian
 test('one variant staged alone: the claims across variants read the other variant where the swap leaves it, or are noted as not evaluated', () => {
   const { tmp, iptables, nftables } = runs();
   try {
-    assert.deepEqual(judgeRuns(SLUG, defs, [{ variant: 'nftables', dir: nftables }], (v) => (v === 'iptables' ? iptables : nowhere(v))), { verdict: 'claims', broken: [], notes: [] });
+    assert.deepEqual(
+      judgeRuns(SLUG, defs, [{ variant: 'nftables', dir: nftables }], (v) => (v === 'iptables' ? iptables : nowhere(v))),
+      { verdict: 'claims', broken: [], notes: [] },
+    );
     const alone = judgeRuns(SLUG, defs, [{ variant: 'nftables', dir: nftables }], nowhere);
-    assert.deepEqual(alone, { verdict: 'claims', broken: [], notes: ['the claims across variants were not evaluated: the default variant iptables has no run yet'] });
+    assert.deepEqual(alone, {
+      verdict: 'claims',
+      broken: [],
+      notes: ['the claims across variants were not evaluated: the default variant iptables has no run yet'],
+    });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
 });
 
 const manifestFor = (target: string, reason: KeptManifest['reason'] = 'claims'): KeptManifest => ({
-  schema: 1, slug: SLUG, reason, keptAt: '2026-12-03T00:00:00.000Z',
+  schema: 1,
+  slug: SLUG,
+  reason,
+  keptAt: '2026-12-03T00:00:00.000Z',
   runs: [{ variant: 'iptables', runId: '20261203T000000Z-aaaaaa', target, folder: SLUG }],
 });
 
@@ -113,7 +147,10 @@ test('a kept run: its staged folder moved beside kept.json, read back; a broken 
     assert.deepEqual(readKept(keptFolder('20261203T000000Z-aaaaaa', base)), { dir, manifest });
     assert.equal(keptFolder(dir, base), dir);
     writeFileSync(join(dir, 'kept.json'), JSON.stringify({ ...manifest, reason: 'because' }));
-    assert.throws(() => readKept(dir), (e: unknown) => e instanceof KeptRunError && /kept\.json: field "reason": expected one of/.test(e.message) && !e.message.includes('\n'));
+    assert.throws(
+      () => readKept(dir),
+      (e: unknown) => e instanceof KeptRunError && /kept\.json: field "reason": expected one of/.test(e.message) && !e.message.includes('\n'),
+    );
     writeFileSync(join(dir, 'kept.json'), JSON.stringify(manifest));
     rmSync(join(dir, SLUG), { recursive: true });
     assert.throws(() => readKept(dir), new RegExp(`kept\\.json: field "runs": names ${SLUG}, but .* does not exist`));
@@ -125,7 +162,12 @@ test('a kept run: its staged folder moved beside kept.json, read back; a broken 
 
 test('--accept takes a kept run and nothing else', () => {
   assert.equal(parseCaptureArgs(['--accept', 'r-1']).accept, 'r-1');
-  for (const argv of [['--accept', 'r-1', SLUG], ['--accept', 'r-1', '--out', '/tmp/x'], ['--accept', 'r-1', '--driver', 'lab'], ['--accept', '']]) {
+  for (const argv of [
+    ['--accept', 'r-1', SLUG],
+    ['--accept', 'r-1', '--out', '/tmp/x'],
+    ['--accept', 'r-1', '--driver', 'lab'],
+    ['--accept', ''],
+  ]) {
     assert.throws(() => parseCaptureArgs(argv), UsageError, argv.join(' '));
   }
 });
@@ -137,7 +179,7 @@ function acceptScene(reason: KeptManifest['reason'] = 'claims') {
   mkdirSync(out);
   const target = join(out, SLUG);
   cpSync(COMMITTED, target, { recursive: true });
-  writeFileSync(join(out, 'notes-of-someone-else.txt'), 'not the capture\'s\n');
+  writeFileSync(join(out, 'notes-of-someone-else.txt'), "not the capture's\n");
   breakClaim(iptables);
   const kept = keepAside(join(tmp, 'kept'), manifestFor(target, reason), () => iptables);
   const env = { ...process.env, SHICE_KEPT_RUNS: join(tmp, 'kept'), SHICE_RUN_REGISTRY: join(tmp, 'registry') };
@@ -145,7 +187,7 @@ function acceptScene(reason: KeptManifest['reason'] = 'claims') {
   return { tmp, out, target, kept, accept };
 }
 
-test('--accept swaps a kept run in under the capture\'s lock and records, says what broke, and leaves nothing behind', () => {
+test("--accept swaps a kept run in under the capture's lock and records, says what broke, and leaves nothing behind", () => {
   const { tmp, out, target, kept, accept } = acceptScene();
   try {
     const keptRun = treeDigest(join(kept, SLUG));
@@ -173,7 +215,12 @@ test('--accept refuses a run kept because its facts could not be derived, and on
       assert.equal(result.status, reason === 'facts' ? 2 : 1, result.stderr);
       const lines = result.stderr.trimEnd().split('\n');
       assert.equal(lines.length, 1, result.stderr);
-      assert.match(lines[0]!, reason === 'facts' ? /its facts could not be derived when it was captured; .* cannot be accepted$/ : /facts cannot be derived from the kept run, so it cannot be accepted: .*health-worker2\.yaml: fact "health-worker2\./);
+      assert.match(
+        lines[0]!,
+        reason === 'facts'
+          ? /its facts could not be derived when it was captured; .* cannot be accepted$/
+          : /facts cannot be derived from the kept run, so it cannot be accepted: .*health-worker2\.yaml: fact "health-worker2\./,
+      );
       assert.deepEqual(treeDigest(target), before);
       assert.ok(existsSync(join(kept, 'kept.json')), 'the kept run stays');
     } finally {

@@ -16,7 +16,15 @@ const temp = () => mkdtempSync(join(tmpdir(), 'shice-lock-'));
 const deadPid = () => spawnSync('true').pid!;
 
 function info(dir: string, runId: string, owner = currentOwner()): LockInfo {
-  return { pid: owner.pid, startTime: owner.startTime, runId, startedAt: '2026-12-02T00:00:00.000Z', target: join(dir, 's'), staging: join(dir, `.s.staging-${runId}`), previous: join(dir, `.s.previous-${runId}`) };
+  return {
+    pid: owner.pid,
+    startTime: owner.startTime,
+    runId,
+    startedAt: '2026-12-02T00:00:00.000Z',
+    target: join(dir, 's'),
+    staging: join(dir, `.s.staging-${runId}`),
+    previous: join(dir, `.s.previous-${runId}`),
+  };
 }
 
 test('a lock held by a live process is refused, naming its pid, run and start', () => {
@@ -25,11 +33,17 @@ test('a lock held by a live process is refused, naming its pid, run and start', 
     const lockFile = join(dir, '.s.lock');
     const first = acquireLock(lockFile, info(dir, 'run-a'));
     assert.equal(first.tookOver, null);
-    assert.throws(() => acquireLock(lockFile, info(dir, 'run-b')), (error: unknown) => {
-      assert.ok(error instanceof LockHeld);
-      assert.equal(error.message, `another capture is writing this target: pid ${process.pid}, run run-a, started 2026-12-02T00:00:00.000Z; wait for it to end (or stop it) and try again`);
-      return true;
-    });
+    assert.throws(
+      () => acquireLock(lockFile, info(dir, 'run-b')),
+      (error: unknown) => {
+        assert.ok(error instanceof LockHeld);
+        assert.equal(
+          error.message,
+          `another capture is writing this target: pid ${process.pid}, run run-a, started 2026-12-02T00:00:00.000Z; wait for it to end (or stop it) and try again`,
+        );
+        return true;
+      },
+    );
     assert.equal(JSON.parse(readFileSync(lockFile, 'utf8')).runId, 'run-a', 'the refused capture did not touch the lock');
     first.release();
     assert.equal(existsSync(lockFile), false);
@@ -38,7 +52,7 @@ test('a lock held by a live process is refused, naming its pid, run and start', 
   }
 });
 
-test('the lock of a dead owner (or an unreadable one) is taken over and reported; release removes only one\'s own lock', () => {
+test("the lock of a dead owner (or an unreadable one) is taken over and reported; release removes only one's own lock", () => {
   const dir = temp();
   try {
     const lockFile = join(dir, '.s.lock');
@@ -73,12 +87,31 @@ test('records: written before use, read back validated, a bad file named and nev
     assert.equal(owner.startTime, processStartTime(process.pid));
     assert.equal(ownerAlive(owner), true);
     assert.equal(ownerAlive({ pid: deadPid(), startTime: owner.startTime }), false);
-    recordCapture({ kind: 'capture', runId: 'r1', slug: 'a', owner, startedAt: 'now', target: '/x/s', staging: '/x/.s.staging-r1', previous: '/x/.s.previous-r1', lock: '/x/.s.lock' }, dir);
-    recordRun({ runId: 'r1', namespaces: ['shice-lab-r1.bridge'], processes: [{ pid: 5, startTime: '9', label: 'nginx' }], folders: ['/tmp/shice-lab-r1'] }, dir);
+    recordCapture(
+      {
+        kind: 'capture',
+        runId: 'r1',
+        slug: 'a',
+        owner,
+        startedAt: 'now',
+        target: '/x/s',
+        staging: '/x/.s.staging-r1',
+        previous: '/x/.s.previous-r1',
+        lock: '/x/.s.lock',
+      },
+      dir,
+    );
+    recordRun(
+      { runId: 'r1', namespaces: ['shice-lab-r1.bridge'], processes: [{ pid: 5, startTime: '9', label: 'nginx' }], folders: ['/tmp/shice-lab-r1'] },
+      dir,
+    );
     writeFileSync(join(dir, 'r2.lab.json'), '{"kind":"lab","runId":"r2"}');
     const records = readRecords(dir);
     assert.equal(records.captures[0]!.target, '/x/s');
-    assert.deepEqual(records.runs.map((r) => [r.runId, r.owner.pid, r.kind === 'lab' ? r.namespaces : r.kind]), [['r1', process.pid, ['shice-lab-r1.bridge']]]);
+    assert.deepEqual(
+      records.runs.map((r) => [r.runId, r.owner.pid, r.kind === 'lab' ? r.namespaces : r.kind]),
+      [['r1', process.pid, ['shice-lab-r1.bridge']]],
+    );
     assert.deepEqual(records.unreadable, [join(dir, 'r2.lab.json')]);
     assert.throws(() => recordRun({ runId: 'bad id', namespaces: [], processes: [], folders: [] }, dir));
     assert.throws(() => recordRun({ runId: 'r3', namespaces: [], processes: [], folders: ['relative/path'] }, dir));
@@ -100,6 +133,10 @@ test('a process is known by pid and start time: this one runs, a changed start t
   assert.equal(stillRunning(me), true);
   assert.equal(stillRunning({ ...me, startTime: `${me.startTime}0` }), false);
   assert.equal(stillRunning({ ...me, startTime: null }), false);
-  assert.equal(processGroup(process.pid), Number(spawnSync('ps', ['-o', 'pgid=', '-p', String(process.pid)], { encoding: 'utf8' }).stdout.trim()), 'as ps reports it');
+  assert.equal(
+    processGroup(process.pid),
+    Number(spawnSync('ps', ['-o', 'pgid=', '-p', String(process.pid)], { encoding: 'utf8' }).stdout.trim()),
+    'as ps reports it',
+  );
   assert.equal(processGroup(2 ** 22 + 1), null, 'beyond pid_max: no such process');
 });

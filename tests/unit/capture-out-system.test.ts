@@ -28,7 +28,11 @@ test('the folders a capture may not create its own in, and those it may', () => 
 });
 
 function captureOut(out: string) {
-  return spawnSync(process.execPath, [join(root, 'scripts/capture.ts'), SLUG, '--driver', 'lab', '--variant', 'iptables', '--out', out], { cwd: root, encoding: 'utf8', env: { ...process.env, SHICE_RUN_REGISTRY: join(tmpdir(), 'shice-out-system-never-written') } });
+  return spawnSync(process.execPath, [join(root, 'scripts/capture.ts'), SLUG, '--driver', 'lab', '--variant', 'iptables', '--out', out], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, SHICE_RUN_REGISTRY: join(tmpdir(), 'shice-out-system-never-written') },
+  });
 }
 
 test('--out /etc, /, /var/lib, the home folder and a link to /etc: exit 2, one line naming the path and why, nothing created', () => {

@@ -37,13 +37,18 @@ function evidenceOf(dir: string) {
 }
 
 type Mutation = (dir: string) => void;
-const edit = (file: string, change: (data: Record<string, unknown>) => void): Mutation => (dir) => {
-  const path = join(dir, file);
-  const data = load(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  change(data);
-  writeFileSync(path, dump(data, { lineWidth: -1 }));
-};
-const stdout = (file: string, from: RegExp, to: string) => edit(file, (s) => { s['stdout'] = String(s['stdout']).replace(from, to); });
+const edit =
+  (file: string, change: (data: Record<string, unknown>) => void): Mutation =>
+  (dir) => {
+    const path = join(dir, file);
+    const data = load(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    change(data);
+    writeFileSync(path, dump(data, { lineWidth: -1 }));
+  };
+const stdout = (file: string, from: RegExp, to: string) =>
+  edit(file, (s) => {
+    s['stdout'] = String(s['stdout']).replace(from, to);
+  });
 
 /** For each claim, a run in which what it asserts is no longer observed. */
 const breaking: Record<string, Mutation> = {
@@ -70,7 +75,8 @@ function mutatedRun(mutate: Mutation): { root: string; dir: string } {
   cpSync(`${committed}.nftables`, `${dir}.nftables`, { recursive: true });
   // The other articles' committed runs, so that a build from this root sees every article.
   for (const other of readdirSync(join(root, 'content/articles'))) {
-    if (other !== SLUG && existsSync(join(root, 'content/articles', other, 'snapshots'))) cpSync(join(root, 'content/articles', other, 'snapshots'), join(tmp, other), { recursive: true });
+    if (other !== SLUG && existsSync(join(root, 'content/articles', other, 'snapshots')))
+      cpSync(join(root, 'content/articles', other, 'snapshots'), join(tmp, other), { recursive: true });
   }
   mutate(dir);
   return { root: tmp, dir };
@@ -90,7 +96,10 @@ for (const claim of claims) {
     try {
       const results = evidenceOf(run.dir).claims;
       const broken = results.filter((r) => r.status === 'broken');
-      assert.ok(broken.some((r) => r.id === claim.id), `${claim.id} is reported broken`);
+      assert.ok(
+        broken.some((r) => r.id === claim.id),
+        `${claim.id} is reported broken`,
+      );
       for (const r of broken) assert.ok(r.values.length > 0);
     } finally {
       rmSync(run.root, { recursive: true, force: true });
@@ -132,7 +141,10 @@ test('claim declarations are checked: ids, statements, facts that exist; undecla
   assert.ok(problems.some((p) => /claim "dup": expected a statement in zh and en/.test(p)));
   assert.ok(problems.some((p) => /claim "dup" reads fact "nope", which this article does not declare/.test(p)));
   const sneaky: ClaimDef = { id: 'sneaky', statement: { zh: 'x', en: 'x' }, facts: ['a'], holds: (v) => v('b') === '1' };
-  const facts = new Map([['a', { id: 'a', step: 'run', value: '1' }], ['b', { id: 'b', step: 'run', value: '1' }]]);
+  const facts = new Map([
+    ['a', { id: 'a', step: 'run', value: '1' }],
+    ['b', { id: 'b', step: 'run', value: '1' }],
+  ]);
   assert.throws(() => evaluateClaims([sneaky], facts, () => 'run.yaml'), /reads fact "b" without declaring it/);
   const missing: ClaimDef = { id: 'missing', statement: { zh: 'x', en: 'x' }, facts: ['gone'], holds: () => true };
   const [result] = evaluateClaims([missing], facts, () => 'run.yaml');

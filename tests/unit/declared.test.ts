@@ -11,13 +11,17 @@ import { factHtml } from '../../src/article/render/fact-html.ts';
 import { checkArticleSources } from '../../src/article/check/check-article.ts';
 
 const SLUG = '075-local-uneven-weights';
-const MANIFEST = 'kind: ConfigMap\nmetadata: {name: c}\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template: {spec: {containers: [{name: n, ports: [{containerPort: 80}]}]}}\n';
+const MANIFEST =
+  'kind: ConfigMap\nmetadata: {name: c}\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template: {spec: {containers: [{name: n, ports: [{containerPort: 80}]}]}}\n';
 
 test('a manifest value: by Kind/name and dotted path, list items by index; what is missing is named', () => {
   assert.equal(manifestValue(MANIFEST, 'Deployment/web', 'spec.replicas'), '3');
   assert.equal(manifestValue(MANIFEST, 'Deployment/web', 'spec.template.spec.containers.0.ports.0.containerPort'), '80');
   assert.throws(() => manifestValue(MANIFEST, 'Deployment/api', 'spec.replicas'), /^ExtractError: no document Deployment\/api$/);
-  assert.throws(() => manifestValue(MANIFEST, 'Deployment/web', 'spec.template'), /Deployment\/web: field spec\.template: expected a number, a string or a boolean, got object/);
+  assert.throws(
+    () => manifestValue(MANIFEST, 'Deployment/web', 'spec.template'),
+    /Deployment\/web: field spec\.template: expected a number, a string or a boolean, got object/,
+  );
   assert.throws(() => manifestValue(MANIFEST, 'web', 'spec'), /object "web": expected Kind\/name/);
 });
 
@@ -38,7 +42,10 @@ test("a declared fact reads the article's manifest, carries its file and is mark
 
 test('<NotMeasured> is the one way to write a literal number in prose; outside it the number is refused', () => {
   const evidence = { factIds: [], stepIds: [] };
-  const ok = checkArticleSources([{ lang: 'en', file: 'en.mdx', source: 'As <NotMeasured>RFC 7231</NotMeasured> says, pod <NotMeasured>2</NotMeasured> goes first.\n' }], evidence);
+  const ok = checkArticleSources(
+    [{ lang: 'en', file: 'en.mdx', source: 'As <NotMeasured>RFC 7231</NotMeasured> says, pod <NotMeasured>2</NotMeasured> goes first.\n' }],
+    evidence,
+  );
   assert.deepEqual(ok, []);
   const refused = checkArticleSources([{ lang: 'en', file: 'en.mdx', source: 'As RFC 7231 says, port `8080` is used.\n' }], evidence);
   assert.ok(refused.length >= 2, refused.join('\n'));

@@ -11,6 +11,14 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 test('which files re-run the checks', () => {
   const at = (p: string) => join(root, p);
-  for (const p of ['content/articles/075-x/zh.mdx', 'content/articles/075-x/facts.ts', 'content/articles/075-x/claims.ts', 'content/articles/075-x/snapshots/run.yaml', 'content/articles/075-x/manifests/web.yaml']) assert.ok(isEvidenceSource(root, at(p)), p);
-  for (const p of ['src/article/render/chart.ts', 'content/articles/075-x/notes.txt', 'content/articles/075-x/snapshots/sub/a.yaml']) assert.ok(!isEvidenceSource(root, at(p)), p);
+  for (const p of [
+    'content/articles/075-x/zh.mdx',
+    'content/articles/075-x/facts.ts',
+    'content/articles/075-x/claims.ts',
+    'content/articles/075-x/snapshots/run.yaml',
+    'content/articles/075-x/manifests/web.yaml',
+  ])
+    assert.ok(isEvidenceSource(root, at(p)), p);
+  for (const p of ['src/article/render/chart.ts', 'content/articles/075-x/notes.txt', 'content/articles/075-x/snapshots/sub/a.yaml'])
+    assert.ok(!isEvidenceSource(root, at(p)), p);
 });

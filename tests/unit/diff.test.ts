@@ -58,7 +58,12 @@ test('random-by-design values are marked volatile, real changes are not', () => 
 });
 
 test('a missing step and a fact that disappeared are reported; identical runs say so', () => {
-  const next: RunSide = { ...old, runId: 'run-c', steps: ['cluster-via-worker'], facts: new Map([...old.facts].filter(([id]) => id !== 'local-via-worker2.rc')) };
+  const next: RunSide = {
+    ...old,
+    runId: 'run-c',
+    steps: ['cluster-via-worker'],
+    facts: new Map([...old.facts].filter(([id]) => id !== 'local-via-worker2.rc')),
+  };
   const diff = diffRuns(old, next);
   assert.deepEqual(diff.missingSteps, ['local-via-worker2']);
   assert.match(formatRunDiff(diff), /local-via-worker2\.rc: "28" -> \(none\)/);

@@ -53,7 +53,11 @@ test("article 074's facts all derive from the sample run; only driver-specific v
     assert.ok(fact.step === 'run' || stepIds.includes(fact.step), `${fact.id} names step ${fact.step}`);
     assert.notEqual(fact.value, '');
   }
-  for (const id of stepIds) assert.ok([...facts.values()].some((f) => f.step === id), `no fact binds step ${id}`);
+  for (const id of stepIds)
+    assert.ok(
+      [...facts.values()].some((f) => f.step === id),
+      `no fact binds step ${id}`,
+    );
 });
 
 test('the facts say what the snapshots say (read here independently of the extractors)', () => {
@@ -89,7 +93,9 @@ test('the facts say what the snapshots say (read here independently of the extra
   assert.equal(value('conntrack-worker2.first.reply.sport'), '80');
 
   assert.deepEqual(
-    ['health-worker', 'health-worker2', 'health-control-plane', 'health-worker-after-delete'].map((id) => `${value(`${id}.status`)}/${value(`${id}.localEndpoints`)}`),
+    ['health-worker', 'health-worker2', 'health-control-plane', 'health-worker-after-delete'].map(
+      (id) => `${value(`${id}.status`)}/${value(`${id}.localEndpoints`)}`,
+    ),
     ['200/1', '503/0', '503/0', '503/0'],
   );
   for (const node of sample.run.nodes) assert.equal(value(`node.${node.name}.ip`), node.internalIP);
@@ -112,46 +118,85 @@ test("the sample's addresses and ports are not the published article's, so a pag
 test('a fact whose step snapshot is missing names the step file', () => {
   const snapshots = withStep('health-worker', 'remove');
   const problems = problemsOf(() => deriveFacts(articleFacts, snapshots));
-  assert.deepEqual(problems.map((p) => p.split(': fact ')[1]!.split('"')[1]), ['health-worker.status', 'health-worker.reason', 'health-worker.localEndpoints']);
-  assert.equal(problems[0], `${relative(process.cwd(), join(SNAPSHOT_SAMPLE_DIR, 'health-worker.yaml'))}: fact "health-worker.status": no such step snapshot (run.yaml lists: ${sample.run.steps.join(', ')})`);
+  assert.deepEqual(
+    problems.map((p) => p.split(': fact ')[1]!.split('"')[1]),
+    ['health-worker.status', 'health-worker.reason', 'health-worker.localEndpoints'],
+  );
+  assert.equal(
+    problems[0],
+    `${relative(process.cwd(), join(SNAPSHOT_SAMPLE_DIR, 'health-worker.yaml'))}: fact "health-worker.status": no such step snapshot (run.yaml lists: ${sample.run.steps.join(', ')})`,
+  );
 });
 
 test('a fact the extractor cannot find names the step file, the fact and what was looked for', () => {
   const file = sample.files.steps.get('local-via-worker')!;
-  assert.deepEqual(problemsOf(() => deriveFacts(articleFacts, withStep('local-via-worker', (s) => ({ ...s, stdout: '' })))), [
-    `${file}: fact "local-via-worker.client": looked for a line "client=<address>" in stdout, got ""`,
-  ]);
+  assert.deepEqual(
+    problemsOf(() =>
+      deriveFacts(
+        articleFacts,
+        withStep('local-via-worker', (s) => ({ ...s, stdout: '' })),
+      ),
+    ),
+    [`${file}: fact "local-via-worker.client": looked for a line "client=<address>" in stdout, got ""`],
+  );
   const filter = sample.files.steps.get('filter-worker2')!;
-  const noDrop = withStep('filter-worker2', (s) => ({ ...s, stdout: s.stdout.split('\n').filter((l) => !l.includes('s-local has no local endpoints')).join('\n') }));
+  const noDrop = withStep('filter-worker2', (s) => ({
+    ...s,
+    stdout: s.stdout
+      .split('\n')
+      .filter((l) => !l.includes('s-local has no local endpoints'))
+      .join('\n'),
+  }));
   const problems = problemsOf(() => deriveFacts(articleFacts, noDrop));
   assert.equal(problems.length, 2);
-  assert.match(problems[0]!, new RegExp(`^${filter.replace(/\./g, '\\.')}: fact "filter-worker2\\.dropRule": looked for a rule with table filter, chain KUBE-EXTERNAL-SERVICES, target DROP, --dport 30187 in iptables-save output, found none`));
+  assert.match(
+    problems[0]!,
+    new RegExp(
+      `^${filter.replace(/\./g, '\\.')}: fact "filter-worker2\\.dropRule": looked for a rule with table filter, chain KUBE-EXTERNAL-SERVICES, target DROP, --dport 30187 in iptables-save output, found none`,
+    ),
+  );
   const conntrack = sample.files.steps.get('conntrack-worker2')!;
   const lying = withStep('conntrack-worker2', (s) => ({ ...s, stderr: s.stderr.replace(/\d+ flow entries/, '5 flow entries') }));
-  assert.ok(problemsOf(() => deriveFacts(articleFacts, lying)).includes(
-    `${conntrack}: fact "conntrack-worker2.count": stderr says 5 flow entries were shown, but stdout has 1`,
-  ));
+  assert.ok(
+    problemsOf(() => deriveFacts(articleFacts, lying)).includes(
+      `${conntrack}: fact "conntrack-worker2.count": stderr says 5 flow entries were shown, but stdout has 1`,
+    ),
+  );
 });
 
 test('ids must be unique and well-formed; empty values are refused; other errors are not swallowed', () => {
   const ok = runFact('run.id', (run) => run.runId);
-  assert.deepEqual(problemsOf(() => deriveFacts([ok, ok], sample)), ['fact id "run.id" is declared twice']);
-  assert.deepEqual(problemsOf(() => deriveFacts([runFact('run id', (run) => run.runId)], sample)), [
-    'fact id "run id": expected dotted segments of letters, digits and dashes',
-  ]);
-  assert.deepEqual(problemsOf(() => deriveFacts([stepFact('x.empty', 'health-worker', () => '')], sample)), [
-    `${sample.files.steps.get('health-worker')}: fact "x.empty": the derived value is empty`,
-  ]);
-  const buggy: FactDef = { id: 'x.bug', step: 'run', derive: () => { throw new TypeError('a bug'); } };
+  assert.deepEqual(
+    problemsOf(() => deriveFacts([ok, ok], sample)),
+    ['fact id "run.id" is declared twice'],
+  );
+  assert.deepEqual(
+    problemsOf(() => deriveFacts([runFact('run id', (run) => run.runId)], sample)),
+    ['fact id "run id": expected dotted segments of letters, digits and dashes'],
+  );
+  assert.deepEqual(
+    problemsOf(() => deriveFacts([stepFact('x.empty', 'health-worker', () => '')], sample)),
+    [`${sample.files.steps.get('health-worker')}: fact "x.empty": the derived value is empty`],
+  );
+  const buggy: FactDef = {
+    id: 'x.bug',
+    step: 'run',
+    derive: () => {
+      throw new TypeError('a bug');
+    },
+  };
   assert.throws(() => deriveFacts([buggy], sample), TypeError);
 });
 
 test('optional facts are skipped with their reason when the run lacks them, derived when it has them', () => {
-  const def = optional(runFact('version.docker', (run) => {
-    const v = run.versions['docker'];
-    if (!v) return '';
-    return v;
-  }), 'only kind records it');
+  const def = optional(
+    runFact('version.docker', (run) => {
+      const v = run.versions['docker'];
+      if (!v) return '';
+      return v;
+    }),
+    'only kind records it',
+  );
   const lab = deriveFactsWithSkips([def], sample);
   assert.equal(lab.facts.size, 0);
   assert.deepEqual(lab.skipped, [{ id: 'version.docker', step: 'run', reason: 'only kind records it', cause: 'the derived value is empty' }]);

@@ -66,12 +66,15 @@ test('a hard link to /etc/passwd is refused without quoting it (where the temp f
       if (code === 'EXDEV' || code === 'EPERM') return t.skip(`no hard link to /etc/passwd can be made here (${code})`);
       throw error;
     }
-    assert.throws(() => loadSnapshots(join(runs, SLUG)), (error: unknown) => {
-      assert.ok(error instanceof EvidenceError);
-      assert.match(error.message, /health-worker\.yaml: has \d+ hard links; expected a file the capture wrote/);
-      assert.ok(!error.message.includes(readFileSync('/etc/passwd', 'utf8').split('\n')[0]!));
-      return true;
-    });
+    assert.throws(
+      () => loadSnapshots(join(runs, SLUG)),
+      (error: unknown) => {
+        assert.ok(error instanceof EvidenceError);
+        assert.match(error.message, /health-worker\.yaml: has \d+ hard links; expected a file the capture wrote/);
+        assert.ok(!error.message.includes(readFileSync('/etc/passwd', 'utf8').split('\n')[0]!));
+        return true;
+      },
+    );
   } finally {
     rmSync(runs, { recursive: true, force: true });
   }
@@ -84,7 +87,10 @@ test('run.yaml that is not UTF-8 fails the build naming the file and the byte of
     const bytes = readFileSync(file);
     const at = bytes.indexOf('runId: ') + 'runId: '.length;
     writeFileSync(file, Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at)]));
-    assert.equal(await buildProblem(runs), `${shown(file)}: byte ${at} (0xff) is not UTF-8; expected a UTF-8 file as the capture writes them (output that is not UTF-8 is stored as base64)`);
+    assert.equal(
+      await buildProblem(runs),
+      `${shown(file)}: byte ${at} (0xff) is not UTF-8; expected a UTF-8 file as the capture writes them (output that is not UTF-8 is stored as base64)`,
+    );
   } finally {
     rmSync(runs, { recursive: true, force: true });
   }
@@ -117,7 +123,10 @@ test('with SHICE_SNAPSHOT_ROOT, an article without snapshots is named by the fol
   const runs = snapshotRoot();
   try {
     rmSync(join(runs, OTHER), { recursive: true });
-    assert.equal(await buildProblem(runs), `${shown(join(runs, OTHER))}: not yet measured (no snapshots of ${OTHER}): capture it with \`npm run capture -- ${OTHER}\`, or preview it with \`npm run build:draft\``);
+    assert.equal(
+      await buildProblem(runs),
+      `${shown(join(runs, OTHER))}: not yet measured (no snapshots of ${OTHER}): capture it with \`npm run capture -- ${OTHER}\`, or preview it with \`npm run build:draft\``,
+    );
   } finally {
     rmSync(runs, { recursive: true, force: true });
   }
@@ -132,7 +141,12 @@ test('a swap cut short (the folder set aside, the staged run beside it) makes th
     for (const draft of [undefined, '1']) {
       const { problems } = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: runs, ...(draft ? { SHICE_DRAFT: draft } : {}) });
       assert.equal(problems.length, 1, problems.join('\n'));
-      assert.match(problems[0]!, new RegExp(`^${shown(join(runs, SLUG)).replaceAll('.', '\\.')}: snapshot folder not found;.*\\.${SLUG}\\.previous-${runId}.*: run \`npm run capture -- --clean\` \\(or the next capture\\) to finish or undo the swap$`));
+      assert.match(
+        problems[0]!,
+        new RegExp(
+          `^${shown(join(runs, SLUG)).replaceAll('.', '\\.')}: snapshot folder not found;.*\\.${SLUG}\\.previous-${runId}.*: run \`npm run capture -- --clean\` \\(or the next capture\\) to finish or undo the swap$`,
+        ),
+      );
       assert.doesNotMatch(problems[0]!, /not yet measured/);
     }
     assert.ok(!existsSync(join(runs, SLUG)));
@@ -149,7 +163,7 @@ test('what the build prints escapes bidi and terminal controls a snapshot carrie
     const problem = await buildProblem(runs);
     assert.ok(problem.includes('\u202e'), 'the problem itself holds what the file holds');
     const printed = problemsMessage([problem]);
-    assert.match(printed, /got "074-external-traffic-policy\\u202e\\u001b\[2J"$/, "the escape JSON already wrote stays, the bidi override is escaped");
+    assert.match(printed, /got "074-external-traffic-policy\\u202e\\u001b\[2J"$/, 'the escape JSON already wrote stays, the bidi override is escaped');
     assert.doesNotMatch(printed, /[\u202e\u001b]/);
   } finally {
     rmSync(runs, { recursive: true, force: true });

@@ -12,7 +12,7 @@ const page = [
   'series: 74',
   '---',
   "import Fact from '../../../src/components/Fact.astro';", // 5
-  "export const meta = { order: 74 };",
+  'export const meta = { order: 74 };',
   '',
   '<span data-ui="series">Kubernetes · 74</span>',
   '',
@@ -49,42 +49,62 @@ test('findFactReferences lists every <Fact id> and every step of <Measured steps
 
 test('checkReferences names the file, line and id of unknown facts and steps, with a suggestion', () => {
   const problems = checkReferences(FILE, page, ['node.worker.ip', 'service.s-cluster.nodePort', 'cluster-via-worker.clients'], ['cluster-via-worker']);
-  assert.deepEqual(problems.map((p) => p.message), [
-    `${FILE}:12:${col(12, '<Fact id="cluster')}: <Fact id="cluster-via-worker.client">: unknown fact id "cluster-via-worker.client" (did you mean "cluster-via-worker.clients"?)`,
-    `${FILE}:14:1: <Measured steps="...">: unknown step id "cluster-via-worker2" (did you mean "cluster-via-worker"?)`,
-  ]);
-  assert.deepEqual(problems.map((p) => [p.file, p.line, p.column]), [[FILE, 12, col(12, '<Fact id="cluster')], [FILE, 14, 1]]);
-  assert.deepEqual(checkReferences(FILE, 'x <Fact id="zzz.q"/>\n', ['node.worker.ip'], []).map((p) => p.message), [
-    `${FILE}:1:3: <Fact id="zzz.q">: unknown fact id "zzz.q"`,
-  ]);
+  assert.deepEqual(
+    problems.map((p) => p.message),
+    [
+      `${FILE}:12:${col(12, '<Fact id="cluster')}: <Fact id="cluster-via-worker.client">: unknown fact id "cluster-via-worker.client" (did you mean "cluster-via-worker.clients"?)`,
+      `${FILE}:14:1: <Measured steps="...">: unknown step id "cluster-via-worker2" (did you mean "cluster-via-worker"?)`,
+    ],
+  );
+  assert.deepEqual(
+    problems.map((p) => [p.file, p.line, p.column]),
+    [
+      [FILE, 12, col(12, '<Fact id="cluster')],
+      [FILE, 14, 1],
+    ],
+  );
+  assert.deepEqual(
+    checkReferences(FILE, 'x <Fact id="zzz.q"/>\n', ['node.worker.ip'], []).map((p) => p.message),
+    [`${FILE}:1:3: <Fact id="zzz.q">: unknown fact id "zzz.q"`],
+  );
   assert.deepEqual(
     checkReferences(FILE, 'a <Fact id={name}/> b\n\n<Measured>\nx\n</Measured>\n', [], []).map((p) => p.message),
     [`${FILE}:1:3: <Fact> needs a literal id="<fact id>" attribute`, `${FILE}:3:1: <Measured> needs a literal steps="<step id> ..." attribute`],
   );
-  assert.deepEqual(checkReferences(FILE, page, ['node.worker.ip', 'service.s-cluster.nodePort', 'cluster-via-worker.client'], ['cluster-via-worker', 'cluster-via-worker2']), []);
+  assert.deepEqual(
+    checkReferences(FILE, page, ['node.worker.ip', 'service.s-cluster.nodePort', 'cluster-via-worker.client'], ['cluster-via-worker', 'cluster-via-worker2']),
+    [],
+  );
 });
 
 test('findUnboundValues reports typed values in prose, classified, and nothing that is bound or not prose', () => {
   const found = findUnboundValues(FILE, page);
-  assert.deepEqual(found.map((f) => [f.line, f.text, f.kind]), [
-    [22, '172.18.0.3', 'ip'],
-    [22, '28', 'exit-code'],
-    [22, '3.1', 'duration'],
-    [22, '503', 'http-status'],
-    [22, '31273', 'port'],
-    [22, '31575', 'port'],
-  ]);
+  assert.deepEqual(
+    found.map((f) => [f.line, f.text, f.kind]),
+    [
+      [22, '172.18.0.3', 'ip'],
+      [22, '28', 'exit-code'],
+      [22, '3.1', 'duration'],
+      [22, '503', 'http-status'],
+      [22, '31273', 'port'],
+      [22, '31575', 'port'],
+    ],
+  );
   assert.equal(found[0]!.file, FILE);
   assert.equal(found[0]!.column, col(22, '172.18.0.3'));
-  assert.equal(found[0]!.message, `${FILE}:22:${col(22, '172.18.0.3')}: unbound IP address "172.18.0.3" in "控制面节点的 IP 是 172.18.0.3,curl rc=28,用时 3.1 秒,健康检查返回 HTTP…" (bind it with <Fact id="..."/>, or mark interface chrome with data-ui)`);
+  assert.equal(
+    found[0]!.message,
+    `${FILE}:22:${col(22, '172.18.0.3')}: unbound IP address "172.18.0.3" in "控制面节点的 IP 是 172.18.0.3,curl rc=28,用时 3.1 秒,健康检查返回 HTTP…" (bind it with <Fact id="..."/>, or mark interface chrome with data-ui)`,
+  );
   assert.match(found[2]!.message, /unbound duration "3\.1" in ".*用时 3\.1 秒/);
 });
 
 test('English prose: durations in s and seconds, statuses, exit codes, ports after a host', () => {
   const source = 'The request to worker2:32459 timed out after 3.1 s; curl exited with exit code 28 after 3 seconds, and the check said HTTP 200 OK.\n';
-  assert.deepEqual(findUnboundValues('en.mdx', source).map((f) => `${f.text}:${f.kind}`), [
-    '32459:port', '3.1:duration', '28:exit-code', '3:duration', '200:http-status',
-  ]);
+  assert.deepEqual(
+    findUnboundValues('en.mdx', source).map((f) => `${f.text}:${f.kind}`),
+    ['32459:port', '3.1:duration', '28:exit-code', '3:duration', '200:http-status'],
+  );
 });
 
 test('not prose: frontmatter, imports/exports, fenced code, comments, link targets, attribute values, list markers, names', () => {
@@ -119,56 +139,77 @@ test('not prose: frontmatter, imports/exports, fenced code, comments, link targe
 });
 
 test('still prose: inline code, headings, text inside ordinary elements, JSX expressions', () => {
-  const source = [
-    '## 3 个节点',
-    'Run `curl --max-time 3 http://x/`.',
-    '<Callout>The pod got 10.244.1.178.</Callout>',
-    'Total {1 + 1}.',
-    '',
-  ].join('\n');
-  assert.deepEqual(findUnboundValues('b.mdx', source).map((f) => [f.line, f.text, f.kind]), [
-    [1, '3', 'number'],
-    [2, '3', 'number'],
-    [3, '10.244.1.178', 'ip'],
-    [4, '1', 'number'],
-    [4, '1', 'number'],
-  ]);
+  const source = ['## 3 个节点', 'Run `curl --max-time 3 http://x/`.', '<Callout>The pod got 10.244.1.178.</Callout>', 'Total {1 + 1}.', ''].join('\n');
+  assert.deepEqual(
+    findUnboundValues('b.mdx', source).map((f) => [f.line, f.text, f.kind]),
+    [
+      [1, '3', 'number'],
+      [2, '3', 'number'],
+      [3, '10.244.1.178', 'ip'],
+      [4, '1', 'number'],
+      [4, '1', 'number'],
+    ],
+  );
 });
 
 test('an allow-list of components binds their content; unclosed bound elements bind to the end', () => {
   const source = '<Stat>172.18.0.3</Stat> and <Other>31575</Other>\n';
-  assert.deepEqual(findUnboundValues('c.mdx', source).map((f) => f.text), ['172.18.0.3', '31575']);
-  assert.deepEqual(findUnboundValues('c.mdx', source, { boundComponents: ['Stat'] }).map((f) => f.text), ['31575']);
+  assert.deepEqual(
+    findUnboundValues('c.mdx', source).map((f) => f.text),
+    ['172.18.0.3', '31575'],
+  );
+  assert.deepEqual(
+    findUnboundValues('c.mdx', source, { boundComponents: ['Stat'] }).map((f) => f.text),
+    ['31575'],
+  );
   assert.ok(BOUND_COMPONENTS.has('Fact') && BOUND_COMPONENTS.has('Measured'));
   assert.deepEqual(findUnboundValues('c.mdx', 'a 1\n<Measured steps="x">\n172.18.0.3\n'), [
-    { file: 'c.mdx', line: 1, column: 3, text: '1', kind: 'number', context: 'a 1',
-      message: 'c.mdx:1:3: unbound number "1" in "a 1" (bind it with <Fact id="..."/>, or mark interface chrome with data-ui)' },
+    {
+      file: 'c.mdx',
+      line: 1,
+      column: 3,
+      text: '1',
+      kind: 'number',
+      context: 'a 1',
+      message: 'c.mdx:1:3: unbound number "1" in "a 1" (bind it with <Fact id="..."/>, or mark interface chrome with data-ui)',
+    },
   ]);
 });
 
 test('findNumericTokens skips digits inside names and classifies by context', () => {
   assert.deepEqual(findNumericTokens('worker2 k8s x86_64 KUBE-SVC-QPIWDHN5TQJEDX6Q s-lb'), []);
-  assert.deepEqual(findNumericTokens('mark 0x4000, nginx:1.27-alpine, localEndpoints=1').map((t) => `${t.text}:${t.kind}`), [
-    '0x4000:number', '1.27:port', '1:number',
-  ]);
-  assert.deepEqual(findNumericTokens('10.244.0.0/16 via 172.18.0.2:30080, NodePort 31000, 退出码 0, 状态码 503, 120 ms').map((t) => `${t.text}:${t.kind}`), [
-    '10.244.0.0/16:ip', '172.18.0.2:30080:ip', '31000:port', '0:exit-code', '503:http-status', '120:duration',
-  ]);
+  assert.deepEqual(
+    findNumericTokens('mark 0x4000, nginx:1.27-alpine, localEndpoints=1').map((t) => `${t.text}:${t.kind}`),
+    ['0x4000:number', '1.27:port', '1:number'],
+  );
+  assert.deepEqual(
+    findNumericTokens('10.244.0.0/16 via 172.18.0.2:30080, NodePort 31000, 退出码 0, 状态码 503, 120 ms').map((t) => `${t.text}:${t.kind}`),
+    ['10.244.0.0/16:ip', '172.18.0.2:30080:ip', '31000:port', '0:exit-code', '503:http-status', '120:duration'],
+  );
 });
 
 test('the lexer reads the same whichever way it reaches a place: list markers on every line of a long region, tags after long text, digits folded only where they are not ASCII', () => {
   const lines = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? `${i}. item <Fact id="f${i}" /> text` : `plain text ${'x'.repeat(i % 50)} &amp; more`));
   const source = lines.join('\n');
   const refs = findFactReferences(source);
-  assert.deepEqual(refs.map((r) => r.line), lines.map((_, i) => i + 1).filter((l) => (l - 1) % 3 === 0));
+  assert.deepEqual(
+    refs.map((r) => r.line),
+    lines.map((_, i) => i + 1).filter((l) => (l - 1) % 3 === 0),
+  );
   // The list markers are not prose, the digits in the ids are bound: nothing unbound.
   assert.deepEqual(findUnboundValues('f.mdx', source), []);
   // A scan handed in gives what the function's own scan gives.
   assert.deepEqual(findFactReferences(source, scanMdx(source)), refs);
-  assert.deepEqual(findNumericTokens('等了 ３.０２ 秒, then ٣ and 12').map((t) => t.text), ['３.０２', '٣', '12']);
+  assert.deepEqual(
+    findNumericTokens('等了 ３.０２ 秒, then ٣ and 12').map((t) => t.text),
+    ['３.０２', '٣', '12'],
+  );
 });
 
 test('the source check finds circled, Roman and other numerals (No, Nl) as it finds digits, and leaves 一 二 三 to the prose', () => {
   const problems = findUnboundValues('f.mdx', '第 ③ 个 Pod，罗马数字 Ⅲ，平方 ²，第三个\n');
-  assert.deepEqual(problems.map((p) => p.text), ['③', 'Ⅲ', '²']);
+  assert.deepEqual(
+    problems.map((p) => p.text),
+    ['③', 'Ⅲ', '²'],
+  );
 });

@@ -7,16 +7,29 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { articleFileStamps, EvidenceMemo, evidenceMemo, memoKey, stampsSignature, type FileStamp, type MemoTarget } from '../../src/article/evidence/evidence-memo.ts';
+import {
+  articleFileStamps,
+  EvidenceMemo,
+  evidenceMemo,
+  memoKey,
+  stampsSignature,
+  type FileStamp,
+  type MemoTarget,
+} from '../../src/article/evidence/evidence-memo.ts';
 import { checkArticles } from '../../src/article/check/integration.ts';
 import type { ArticleEvidence } from '../../src/evidence/article/types.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLUG = '074-external-traffic-policy';
 
-const target = (over: Partial<MemoTarget> = {}): MemoTarget => ({ slug: 'a', articleDir: '/x/content/articles/a', snapshotsDir: '/x/content/articles/a/snapshots', draft: false, ...over });
+const target = (over: Partial<MemoTarget> = {}): MemoTarget => ({
+  slug: 'a',
+  articleDir: '/x/content/articles/a',
+  snapshotsDir: '/x/content/articles/a/snapshots',
+  draft: false,
+  ...over,
+});
 const evidence = (slug: string) => ({ slug }) as unknown as ArticleEvidence;
-
 
 test('the signature is the set of stamps, whatever their order; any change of size, time or path changes it', () => {
   const a: FileStamp = { path: '/s/run.yaml', size: 10n, mtimeNs: 5n };
@@ -60,7 +73,7 @@ test('stamps taken before deriving: a file changed during the derivation is not 
   assert.equal(memo.recall(target()), undefined);
 });
 
-test('articleFileStamps sees every file of the article, the variants\' snapshots and snapshots read from elsewhere', () => {
+test("articleFileStamps sees every file of the article, the variants' snapshots and snapshots read from elsewhere", () => {
   const dir = mkdtempSync(join(tmpdir(), 'shice-memo-'));
   try {
     const article = join(dir, 'content/articles/a');
@@ -69,7 +82,9 @@ test('articleFileStamps sees every file of the article, the variants\' snapshots
     writeFileSync(join(article, 'facts.ts'), 'x');
     writeFileSync(join(article, 'snapshots/run.yaml'), 'x');
     writeFileSync(join(article, 'snapshots.nftables/run.yaml'), 'x');
-    const own = articleFileStamps({ slug: 'a', articleDir: article, snapshotsDir: join(article, 'snapshots'), draft: false }).map((s) => s.path).sort();
+    const own = articleFileStamps({ slug: 'a', articleDir: article, snapshotsDir: join(article, 'snapshots'), draft: false })
+      .map((s) => s.path)
+      .sort();
     assert.deepEqual(own, [join(article, 'facts.ts'), join(article, 'snapshots.nftables/run.yaml'), join(article, 'snapshots/run.yaml')]);
     const other = join(dir, 'run-root');
     mkdirSync(join(other, 'a'), { recursive: true });
@@ -81,13 +96,13 @@ test('articleFileStamps sees every file of the article, the variants\' snapshots
     const elsewhere = articleFileStamps({ slug: 'a', articleDir: article, snapshotsDir: join(other, 'a'), draft: false }).map((s) => s.path);
     assert.ok(elsewhere.includes(join(other, 'a/run.yaml')));
     assert.ok(elsewhere.includes(join(other, 'a.nftables/run.yaml')));
-    assert.ok(!elsewhere.includes(join(other, 'ab/run.yaml')), 'another article\'s folder is not this one\'s');
+    assert.ok(!elsewhere.includes(join(other, 'ab/run.yaml')), "another article's folder is not this one's");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('the build check remembers each article\'s evidence; a changed snapshot file is not served from the memo', async () => {
+test("the build check remembers each article's evidence; a changed snapshot file is not served from the memo", async () => {
   // The committed runs copied to a snapshot root of their own (SHICE_SNAPSHOT_ROOT), so the test may change them.
   const runs = mkdtempSync(join(tmpdir(), 'shice-memo-'));
   try {
@@ -100,7 +115,7 @@ test('the build check remembers each article\'s evidence; a changed snapshot fil
     assert.deepEqual((await checkArticles(root, env)).problems, []);
     const mine: MemoTarget = { slug: SLUG, articleDir: join(root, 'content/articles', SLUG), snapshotsDir: join(runs, SLUG), draft: false };
     const remembered = evidenceMemo().recall(mine);
-    assert.ok(remembered, 'the check left the article\'s evidence for the pages');
+    assert.ok(remembered, "the check left the article's evidence for the pages");
     assert.equal(remembered.slug, SLUG);
     assert.equal(remembered.snapshots.files.run, join(runs, SLUG, 'run.yaml'));
     assert.equal(evidenceMemo().recall({ ...mine, draft: true }), undefined);

@@ -41,7 +41,10 @@ test('parseTemplate splits text and {fact.id} placeholders; {{ and }} are litera
 });
 
 test('parseTemplate refuses malformed placeholders, saying where', () => {
-  assert.throws(() => parseTemplate('client={cluster-via-worker.client'), /^Error: at column 8: expected \{<fact id>\} \(or \{\{ for a literal brace\), got "\{cluster-via-worker\."$/);
+  assert.throws(
+    () => parseTemplate('client={cluster-via-worker.client'),
+    /^Error: at column 8: expected \{<fact id>\} \(or \{\{ for a literal brace\), got "\{cluster-via-worker\."$/,
+  );
   assert.throws(() => parseTemplate('a {not an id} b'), /at column 3: expected \{<fact id>\} .* got "\{not an id\}"/);
   assert.throws(() => parseTemplate('a } b'), /at column 3: a lone "\}" \(write \}\} for a literal brace\)/);
 });
@@ -68,15 +71,19 @@ test('checkLineTemplates names the step and language of an unknown id, a typed d
   ]);
   assert.throws(() => assertLineTemplates(broken, context), { name: 'EvidenceError' });
   // Names with digits (worker2) are not measured values.
-  assert.deepEqual(checkLineTemplates({ ...lines, 'health-worker2': { zh: 'worker2 → HTTP {health-worker2.status}', en: 'worker2: HTTP {health-worker2.status}' } }, context), []);
+  assert.deepEqual(
+    checkLineTemplates({ ...lines, 'health-worker2': { zh: 'worker2 → HTTP {health-worker2.status}', en: 'worker2: HTTP {health-worker2.status}' } }, context),
+    [],
+  );
 });
 
 test('renderLine fills placeholders with facts, keeping their provenance', () => {
   const rendered = renderLine(lines, 'local-via-worker2', 'zh', facts);
   const factSegments = rendered.flatMap((s) => (s.kind === 'fact' ? [s.fact] : []));
-  assert.deepEqual(factSegments.map((f) => f.id), [
-    'node.worker2.ip', 'service.s-local.nodePort', 'local-via-worker2.timeout', 'local-via-worker2.rc', 'local-via-worker2.seconds',
-  ]);
+  assert.deepEqual(
+    factSegments.map((f) => f.id),
+    ['node.worker2.ip', 'service.s-local.nodePort', 'local-via-worker2.timeout', 'local-via-worker2.rc', 'local-via-worker2.seconds'],
+  );
   assert.equal(factSegments[3]!.value, '28');
   assert.equal(factSegments[3]!.step, 'local-via-worker2');
   assert.equal(factSegments[0]!.step, 'run');

@@ -64,10 +64,7 @@ test('counts: two entries, none, and the stderr summary', () => {
 
 test("the article's quoted lines (single-spaced) parse the same way", () => {
   const [first, second] = readLines('seed/074-conntrack.txt').map(parseConntrackLine);
-  assert.deepEqual(
-    [first!.original.src, first!.original.dst, first!.original.sport, first!.original.dport],
-    ['172.18.0.3', '172.18.0.4', '52092', '31575'],
-  );
+  assert.deepEqual([first!.original.src, first!.original.dst, first!.original.sport, first!.original.dport], ['172.18.0.3', '172.18.0.4', '52092', '31575']);
   assert.deepEqual([first!.reply.src, first!.reply.dst, first!.reply.sport, first!.reply.dport], ['10.244.1.178', '172.18.0.4', '80', '4458']);
   assert.equal(first!.timeout, 119);
   assert.equal(second!.timeout, 102);
@@ -77,7 +74,8 @@ test("the article's quoted lines (single-spaced) parse the same way", () => {
 test('lines that are not conntrack entries fail with the line and what was expected', () => {
   assert.throws(() => parseConntrackList('tcp 6 119 TIME_WAIT src=1.1.1.1 dst=2.2.2.2 sport=1 dport=2\n'), {
     name: 'ExtractError',
-    message: 'conntrack output line 1: conntrack line: expected an original and a reply direction (two src=... groups), got "tcp 6 119 TIME_WAIT src=1.1.1.1 dst=2.2.2.2 sport=1 dport=2"',
+    message:
+      'conntrack output line 1: conntrack line: expected an original and a reply direction (two src=... groups), got "tcp 6 119 TIME_WAIT src=1.1.1.1 dst=2.2.2.2 sport=1 dport=2"',
   });
   assert.throws(() => parseConntrackLine('client=10.245.1.1'), /expected a protocol name first/);
   assert.throws(() => parseConntrackLine('tcp x 119'), /expected a protocol number second/);

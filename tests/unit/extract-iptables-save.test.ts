@@ -4,17 +4,32 @@ import { findRule, findRules, optionValue, parseIptablesSave, splitRuleArgs } fr
 import { readLines, readSample } from '../fixtures/samples/read-sample.ts';
 
 const filterWorker2 = readSample('iptables/filter-worker2.yaml').stdout;
-const DROP_LOCAL = '-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 30187 -j DROP';
+const DROP_LOCAL =
+  '-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 30187 -j DROP';
 
 test("parseIptablesSave reads worker2's filter table: chains with policies, rules with their exact lines", () => {
   const save = parseIptablesSave(filterWorker2);
-  assert.deepEqual(save.tables.map((t) => t.name), ['filter']);
+  assert.deepEqual(
+    save.tables.map((t) => t.name),
+    ['filter'],
+  );
   const filter = save.tables[0]!;
   // kube-proxy v1.37's own chains, as iptables-save prints them.
-  assert.deepEqual(filter.chains.map((c) => `${c.name} ${c.policy}`), [
-    'INPUT ACCEPT', 'FORWARD ACCEPT', 'OUTPUT ACCEPT', 'KUBE-EXTERNAL-SERVICES -', 'KUBE-FIREWALL -', 'KUBE-FORWARD -',
-    'KUBE-NODEPORTS -', 'KUBE-PROXY-CANARY -', 'KUBE-PROXY-FIREWALL -', 'KUBE-SERVICES -',
-  ]);
+  assert.deepEqual(
+    filter.chains.map((c) => `${c.name} ${c.policy}`),
+    [
+      'INPUT ACCEPT',
+      'FORWARD ACCEPT',
+      'OUTPUT ACCEPT',
+      'KUBE-EXTERNAL-SERVICES -',
+      'KUBE-FIREWALL -',
+      'KUBE-FORWARD -',
+      'KUBE-NODEPORTS -',
+      'KUBE-PROXY-CANARY -',
+      'KUBE-PROXY-FIREWALL -',
+      'KUBE-SERVICES -',
+    ],
+  );
   assert.equal(filter.chains[0]!.counters, '[0:0]');
   assert.equal(filter.rules.length, filterWorker2.split('\n').filter((l) => l.startsWith('-A ')).length);
   const drop = filter.rules.find((r) => r.line === DROP_LOCAL)!;
@@ -31,37 +46,61 @@ test("parseIptablesSave reads worker2's filter table: chains with policies, rule
 test('findRule returns the DROP rule for a NodePort exactly as iptables-save printed it', () => {
   const save = parseIptablesSave(filterWorker2);
   assert.equal(findRule(save, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 30187 }).line, DROP_LOCAL);
-  assert.match(findRule(save, { table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: '31317' }).line, /"default\/s-lb has no local endpoints".* --dport 31317 -j DROP$/);
+  assert.match(
+    findRule(save, { table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: '31317' }).line,
+    /"default\/s-lb has no local endpoints".* --dport 31317 -j DROP$/,
+  );
   assert.equal(findRule(save, { chain: 'KUBE-NODEPORTS', target: 'ACCEPT' }).args.at(-3), '31877');
 });
 
 test('findRule says what it looked for and what the chain holds when nothing matches', () => {
   const save = parseIptablesSave(filterWorker2);
-  assert.throws(() => findRule(save, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 1 }), (e: Error) => {
-    assert.equal(e.name, 'ExtractError');
-    assert.match(e.message, /^looked for a rule with chain KUBE-EXTERNAL-SERVICES, target DROP, --dport 1 in iptables-save output, found none \(chain KUBE-EXTERNAL-SERVICES has: "-A KUBE-EXTERNAL-SERVICES/);
-    return true;
-  });
-  assert.throws(() => findRule(save, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP' }), /expected one rule with chain KUBE-EXTERNAL-SERVICES, target DROP, found 2: line \d+, line \d+/);
+  assert.throws(
+    () => findRule(save, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 1 }),
+    (e: Error) => {
+      assert.equal(e.name, 'ExtractError');
+      assert.match(
+        e.message,
+        /^looked for a rule with chain KUBE-EXTERNAL-SERVICES, target DROP, --dport 1 in iptables-save output, found none \(chain KUBE-EXTERNAL-SERVICES has: "-A KUBE-EXTERNAL-SERVICES/,
+      );
+      return true;
+    },
+  );
+  assert.throws(
+    () => findRule(save, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP' }),
+    /expected one rule with chain KUBE-EXTERNAL-SERVICES, target DROP, found 2: line \d+, line \d+/,
+  );
   // On worker (the node with the backend) kube-proxy writes no DROP rule.
   const worker = parseIptablesSave(readSample('iptables/worker-filter.yaml').stdout);
-  assert.throws(() => findRule(worker, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 30187 }), /found none \(chain KUBE-EXTERNAL-SERVICES has no rules\)/);
+  assert.throws(
+    () => findRule(worker, { chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: 30187 }),
+    /found none \(chain KUBE-EXTERNAL-SERVICES has no rules\)/,
+  );
   assert.throws(() => findRule(save, { table: 'nat', target: 'DNAT' }), /found none \(tables present: filter\)/);
 });
 
 test('parseIptablesSave reads every table of a full iptables-save, nat rules included', () => {
   const save = parseIptablesSave(readSample('iptables/worker2-all.yaml').stdout);
-  assert.deepEqual(save.tables.map((t) => t.name), ['mangle', 'filter', 'nat']);
+  assert.deepEqual(
+    save.tables.map((t) => t.name),
+    ['mangle', 'filter', 'nat'],
+  );
   const nodePorts = findRules(save, { table: 'nat', chain: 'KUBE-NODEPORTS' });
   // Two rules a NodePort (kube-proxy v1.37): each still jumps to the Service's KUBE-EXT chain.
-  assert.deepEqual(nodePorts.map((r) => optionValue(r.args, '--dport')), ['32083', '32083', '30187', '30187', '31317', '31317']);
+  assert.deepEqual(
+    nodePorts.map((r) => optionValue(r.args, '--dport')),
+    ['32083', '32083', '30187', '30187', '31317', '31317'],
+  );
   assert.ok(nodePorts.every((r) => r.target?.startsWith('KUBE-EXT-')));
   // One endpoint a Service: the backend for the three, the API server for `kubernetes`.
   const dnat = findRules(save, { table: 'nat', target: 'DNAT' });
   assert.deepEqual(dnat.map((r) => optionValue(r.args, '--to-destination')).sort(), ['10.245.1.2:80', '10.245.1.2:80', '10.245.1.2:80', '172.20.0.3:6443']);
   // The same table read alone gives the same rules.
   const natOnly = parseIptablesSave(readSample('iptables/worker2-nat.yaml').stdout);
-  assert.deepEqual(natOnly.tables[0]!.rules.map((r) => r.line), save.tables.find((t) => t.name === 'nat')!.rules.map((r) => r.line));
+  assert.deepEqual(
+    natOnly.tables[0]!.rules.map((r) => r.line),
+    save.tables.find((t) => t.name === 'nat')!.rules.map((r) => r.line),
+  );
   // A negated match keeps its "!" as an argument.
   assert.deepEqual(findRules(natOnly, { chain: 'KUBE-POSTROUTING', target: 'RETURN' })[0]!.args.slice(0, 4), ['-m', 'mark', '!', '--mark']);
 });
@@ -80,7 +119,14 @@ test('iptables-save -c counters before -A are accepted; the line stays as printe
 });
 
 test('splitRuleArgs honours quotes and backslash escapes', () => {
-  assert.deepEqual(splitRuleArgs('-m comment --comment "say \\"hi\\" \\\\ there" -j ACCEPT'), ['-m', 'comment', '--comment', 'say "hi" \\ there', '-j', 'ACCEPT']);
+  assert.deepEqual(splitRuleArgs('-m comment --comment "say \\"hi\\" \\\\ there" -j ACCEPT'), [
+    '-m',
+    'comment',
+    '--comment',
+    'say "hi" \\ there',
+    '-j',
+    'ACCEPT',
+  ]);
   assert.deepEqual(splitRuleArgs('--comment ""'), ['--comment', '']);
   assert.throws(() => splitRuleArgs('--comment "open'), /unterminated quote/);
 });

@@ -26,16 +26,25 @@ test("parses kube-proxy's table: sets and maps with their elements over several 
   const input = findChain(table, 'filter-input');
   assert.equal(input.hook, 'type filter hook input priority filter; policy accept;');
   assert.equal(findChainRule(table, 'filter-input', 'jump nodeport-endpoints-check'), 'ct state new jump nodeport-endpoints-check');
-  assert.equal(findChainRule(table, 'nodeport-endpoints-check', '@no-endpoint-nodeports'), 'ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports');
+  assert.equal(
+    findChainRule(table, 'nodeport-endpoints-check', '@no-endpoint-nodeports'),
+    'ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports',
+  );
   assert.equal(findChain(table, 'reject-chain').rules.join('|'), 'reject', "a chain's own comment is not a rule");
   // Set elements on one line, and map elements whose verdicts name chains with slashes.
   assert.equal(findSet(table, 'nodeport-ips').elements.length, 1);
-  assert.match(findPortVerdict(findSet(table, 'service-nodeports'), 'tcp', nodePort('s-cluster')).verdict, /^goto external-[A-Z0-9]+-default\/s-cluster\/tcp\/$/);
+  assert.match(
+    findPortVerdict(findSet(table, 'service-nodeports'), 'tcp', nodePort('s-cluster')).verdict,
+    /^goto external-[A-Z0-9]+-default\/s-cluster\/tcp\/$/,
+  );
 });
 
 test('what is not there is named, with what is', () => {
   const table = parseNftTable(stdout);
-  assert.throws(() => findPortVerdict(findSet(table, 'no-endpoint-nodeports'), 'tcp', nodePort('s-cluster')), /looked for tcp \. \d+ in map "no-endpoint-nodeports"; it holds tcp \. /);
+  assert.throws(
+    () => findPortVerdict(findSet(table, 'no-endpoint-nodeports'), 'tcp', nodePort('s-cluster')),
+    /looked for tcp \. \d+ in map "no-endpoint-nodeports"; it holds tcp \. /,
+  );
   assert.throws(() => findSet(table, 'nope'), /looked for set or map "nope" in table ip kube-proxy; it has hairpin-connections, /);
   assert.throws(() => findChainRule(table, 'filter-input', 'jump nowhere'), /looked for one rule of chain "filter-input" with "jump nowhere", found 0/);
   assert.throws(() => parseNftTable('Error: No such file or directory\n'), /expected "table <family> <name> \{" on the first line/);

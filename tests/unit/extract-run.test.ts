@@ -4,9 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import type { RunSnapshot } from '../../src/evidence/schema.ts';
-import {
-  firstAddress, healthCheckNodePort, nodeIP, nodePort, podGateway, podIP, runDate, version,
-} from '../../src/evidence/extract/run.ts';
+import { firstAddress, healthCheckNodePort, nodeIP, nodePort, podGateway, podIP, runDate, version } from '../../src/evidence/extract/run.ts';
 import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
 
 const run = load(readFileSync(join(SNAPSHOT_SAMPLE_DIR, 'run.yaml'), 'utf8')) as RunSnapshot;

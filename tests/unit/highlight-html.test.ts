@@ -34,7 +34,11 @@ function reference(code: string, lang: string, marked: readonly number[], classe
   };
   const classesOf = (node: HastNode) => {
     const value = node.properties?.class ?? node.properties?.className;
-    return Array.isArray(value) ? value.map(String) : String(value ?? '').split(/\s+/).filter(Boolean);
+    return Array.isArray(value)
+      ? value.map(String)
+      : String(value ?? '')
+          .split(/\s+/)
+          .filter(Boolean);
   };
   const slim = (children: HastNode[], blockColour: string): HastNode[] => {
     const out: HastNode[] = [];
@@ -109,7 +113,8 @@ function corpus(): Array<{ code: string; lang: string }> {
       }
     }
     const manifests = join(dir, 'manifests');
-    if (existsSync(manifests)) for (const file of readdirSync(manifests)) blocks.push({ code: readFileSync(join(manifests, file), 'utf8').replace(/\n$/, ''), lang: 'yaml' });
+    if (existsSync(manifests))
+      for (const file of readdirSync(manifests)) blocks.push({ code: readFileSync(join(manifests, file), 'utf8').replace(/\n$/, ''), lang: 'yaml' });
   }
   return blocks;
 }
@@ -122,19 +127,37 @@ const EDGE_CASES: Array<{ code: string; lang: string }> = [
   { code: 'key:   value  \n   \n\tindented:\ttab\r\nwin: crlf', lang: 'yaml' },
   { code: '{"a": "<script>&amp;</script>", "b": [1, 2.5e3, null, true], "c": "中文 😀 \\u00e9"}', lang: 'json' },
   { code: 'HTTP/1.1 200 OK\nContent-Type: text/plain; charset=<x>&y\nX-Empty:', lang: 'http' },
-  { code: '$ echo "a & b" | grep -E \'<[a-z]+>\' > /dev/null && echo $((1 + 2)) # comment\nroot@node# ls -la ~/.kube\noutput line <not a prompt>', lang: 'shellsession' },
+  {
+    code: '$ echo "a & b" | grep -E \'<[a-z]+>\' > /dev/null && echo $((1 + 2)) # comment\nroot@node# ls -la ~/.kube\noutput line <not a prompt>',
+    lang: 'shellsession',
+  },
   { code: '   leading spaces\ntrailing spaces   \n \u00a0 \u3000 wide space', lang: 'plaintext' },
-  { code: 'apiVersion: v1\nkind: ConfigMap\ndata:\n  conf: |\n    server { listen 80; return 200 "a&b<c>"; }\n  list:\n    - "x"   # note\n    - 0x1F', lang: 'yaml' },
+  {
+    code: 'apiVersion: v1\nkind: ConfigMap\ndata:\n  conf: |\n    server { listen 80; return 200 "a&b<c>"; }\n  list:\n    - "x"   # note\n    - 0x1F',
+    lang: 'yaml',
+  },
   // Constructs the grammars treat specially, for the engine comparison.
-  { code: '---\nanchor: &a {k: v, "q k": [1, 2.0, -3e4, .inf, ~, null, true, no]}\nref: *a\nmerge:\n  <<: *a\nfolded: >-\n  text\n  more\nliteral: |+\n  keep\n\n? complex key\n: value\ndate: 2026-12-02T20:21:36Z\nsingle: \'it\'\'s\'\n...\n--- !!map\ntagged: !custom x\n# end', lang: 'yaml' },
-  { code: '$ cat <<\'EOF\' > /tmp/x.conf\nline $HOME ${PATH:-/bin} `date` $(uname -r)\nEOF\n$ for i in 1 2 3; do echo "$i" 2>&1 | tee -a log; done\n$ if [[ -n "$X" && $Y -eq 0 ]]; then exit 1; fi\n$ kubectl get svc -o jsonpath=\'{.items[*].spec.ports[0].nodePort}\' # ports\n$ echo \\$escaped "a\\"b" \'c\\d\'; arr=(a b); echo ${arr[@]} $((i++)) ~user/*.{yaml,json}', lang: 'shellsession' },
-  { code: '{\n  "a": {"b": [true, false, null, -0.5e-7, 12345678901234567890]},\n  "esc": "\\"\\\\\\/\\b\\f\\n\\r\\t\\u4e2d",\n  "empty": {}, "list": [], "k": "v"\n}', lang: 'json' },
-  { code: 'GET /healthz?x=1&y=%20 HTTP/1.1\nHost: 172.18.0.3:32154\nAccept: */*\n\nHTTP/1.1 503 Service Unavailable\nContent-Type: application/json\nX-Content-Type-Options: nosniff\nDate: Wed, 02 Dec 2026 19:42:38 GMT\nContent-Length: 102', lang: 'http' },
+  {
+    code: "---\nanchor: &a {k: v, \"q k\": [1, 2.0, -3e4, .inf, ~, null, true, no]}\nref: *a\nmerge:\n  <<: *a\nfolded: >-\n  text\n  more\nliteral: |+\n  keep\n\n? complex key\n: value\ndate: 2026-12-02T20:21:36Z\nsingle: 'it''s'\n...\n--- !!map\ntagged: !custom x\n# end",
+    lang: 'yaml',
+  },
+  {
+    code: '$ cat <<\'EOF\' > /tmp/x.conf\nline $HOME ${PATH:-/bin} `date` $(uname -r)\nEOF\n$ for i in 1 2 3; do echo "$i" 2>&1 | tee -a log; done\n$ if [[ -n "$X" && $Y -eq 0 ]]; then exit 1; fi\n$ kubectl get svc -o jsonpath=\'{.items[*].spec.ports[0].nodePort}\' # ports\n$ echo \\$escaped "a\\"b" \'c\\d\'; arr=(a b); echo ${arr[@]} $((i++)) ~user/*.{yaml,json}',
+    lang: 'shellsession',
+  },
+  {
+    code: '{\n  "a": {"b": [true, false, null, -0.5e-7, 12345678901234567890]},\n  "esc": "\\"\\\\\\/\\b\\f\\n\\r\\t\\u4e2d",\n  "empty": {}, "list": [], "k": "v"\n}',
+    lang: 'json',
+  },
+  {
+    code: 'GET /healthz?x=1&y=%20 HTTP/1.1\nHost: 172.18.0.3:32154\nAccept: */*\n\nHTTP/1.1 503 Service Unavailable\nContent-Type: application/json\nX-Content-Type-Options: nosniff\nDate: Wed, 02 Dec 2026 19:42:38 GMT\nContent-Length: 102',
+    lang: 'http',
+  },
 ];
 
 const MARKS: number[][] = [[], [1], [2, 3], [1, 4, 40]];
 
-test('blockHtml writes what shiki\'s codeToHtml wrote with the former transformers, byte for byte, classes included', () => {
+test("blockHtml writes what shiki's codeToHtml wrote with the former transformers, byte for byte, classes included", () => {
   const blocks = [...corpus(), ...EDGE_CASES];
   assert.ok(blocks.length > 40, `the committed articles give blocks to compare (${blocks.length})`);
   let compared = 0;

@@ -14,7 +14,10 @@ test('an article in both languages: zh-CN, en, and x-default on the Chinese page
 
 test('order follows the site languages, not the order of the keys given', () => {
   const alternates = hreflangAlternates({ en: '/en/a/', zh: '/a/' }, SITE);
-  assert.deepEqual(alternates.map((a) => a.hreflang), ['zh-CN', 'en', 'x-default']);
+  assert.deepEqual(
+    alternates.map((a) => a.hreflang),
+    ['zh-CN', 'en', 'x-default'],
+  );
 });
 
 test('an article written only in English: no zh-CN alternate, x-default is the English page', () => {

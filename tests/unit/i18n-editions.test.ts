@@ -9,8 +9,12 @@ function file(slug: string, lang: Lang, number: number, date = '2026-12-02', ext
     id: `${slug}/${lang}`,
     filePath: `content/articles/${slug}/${lang}.mdx`,
     data: {
-      title: `${slug} (${lang})`, summary: 's', date: new Date(`${date}T00:00:00Z`), lang,
-      series: { name: 'Kubernetes', number }, ...extra,
+      title: `${slug} (${lang})`,
+      summary: 's',
+      date: new Date(`${date}T00:00:00Z`),
+      lang,
+      series: { name: 'Kubernetes', number },
+      ...extra,
     },
   };
 }
@@ -19,10 +23,13 @@ test('an article written in both languages gets two pages, each showing its own 
   const zh = file('074-etp', 'zh', 74);
   const en = file('074-etp', 'en', 74);
   const editions = buildEditions([en, zh]);
-  assert.deepEqual(editions.map((e) => [e.slug, e.lang, e.contentLang, e.isFallback]), [
-    ['074-etp', 'zh', 'zh', false],
-    ['074-etp', 'en', 'en', false],
-  ]);
+  assert.deepEqual(
+    editions.map((e) => [e.slug, e.lang, e.contentLang, e.isFallback]),
+    [
+      ['074-etp', 'zh', 'zh', false],
+      ['074-etp', 'en', 'en', false],
+    ],
+  );
   assert.equal(editions[0]!.entry, zh);
   assert.equal(editions[1]!.entry, en);
   assert.deepEqual(editions[0]!.translations, ['zh', 'en']);
@@ -37,41 +44,64 @@ test('a missing translation is a fallback page showing the other language, not a
   assert.deepEqual(enPage!.translations, ['zh']);
 
   const onlyEnglish = buildEditions([file('075-x', 'en', 75)]);
-  assert.deepEqual(onlyEnglish.map((e) => [e.lang, e.contentLang, e.isFallback]), [['zh', 'en', true], ['en', 'en', false]]);
+  assert.deepEqual(
+    onlyEnglish.map((e) => [e.lang, e.contentLang, e.isFallback]),
+    [
+      ['zh', 'en', true],
+      ['en', 'en', false],
+    ],
+  );
 });
 
 test('the frontmatter language must match the file name', () => {
   const wrong = { ...file('074-etp', 'en', 74), data: { ...file('074-etp', 'zh', 74).data } };
-  assert.throws(() => buildEditions([wrong]),
-    /content\/articles\/074-etp\/en\.mdx: frontmatter field "lang" is "zh", expected "en" as the file name says/);
+  assert.throws(() => buildEditions([wrong]), /content\/articles\/074-etp\/en\.mdx: frontmatter field "lang" is "zh", expected "en" as the file name says/);
 });
 
 test('an id that is not <slug>/<lang> names the file and what was expected', () => {
   const odd = { ...file('074-etp', 'zh', 74), id: '074-etp/fr' };
-  assert.throws(() => parseEntryId(odd), /content\/articles\/074-etp\/zh\.mdx: expected content\/articles\/<slug>\/<lang>\.mdx with <lang> one of zh, en, got id "074-etp\/fr"/);
+  assert.throws(
+    () => parseEntryId(odd),
+    /content\/articles\/074-etp\/zh\.mdx: expected content\/articles\/<slug>\/<lang>\.mdx with <lang> one of zh, en, got id "074-etp\/fr"/,
+  );
   const shadow = { ...file('en', 'zh', 1), id: 'en/zh' };
   assert.throws(() => parseEntryId(shadow), /folder name "en" is a language code/);
 });
 
 test('the two languages of an article must agree on its place in the series', () => {
-  assert.throws(() => buildEditions([file('074-etp', 'zh', 74), file('074-etp', 'en', 75)]),
-    /en\.mdx: frontmatter field "series" is Kubernetes · 75, expected Kubernetes · 74 as in content\/articles\/074-etp\/zh\.mdx/);
+  assert.throws(
+    () => buildEditions([file('074-etp', 'zh', 74), file('074-etp', 'en', 75)]),
+    /en\.mdx: frontmatter field "series" is Kubernetes · 75, expected Kubernetes · 74 as in content\/articles\/074-etp\/zh\.mdx/,
+  );
 });
 
 test('two articles cannot hold the same series number', () => {
-  assert.throws(() => buildEditions([file('074-a', 'zh', 74), file('074-b', 'zh', 74)]),
-    /074-b\/zh\.mdx: frontmatter field "series" is Kubernetes · 74, already taken by the article "074-a"/);
+  assert.throws(
+    () => buildEditions([file('074-a', 'zh', 74), file('074-b', 'zh', 74)]),
+    /074-b\/zh\.mdx: frontmatter field "series" is Kubernetes · 74, already taken by the article "074-a"/,
+  );
 });
 
 test('a listing is one language, newest first, then the higher number first on the same day', () => {
   const editions = buildEditions([
     file('072-old', 'zh', 72, '2026-10-01'),
     file('073-same-day', 'zh', 73, '2026-12-02'),
-    file('074-same-day', 'zh', 74, '2026-12-02'), file('074-same-day', 'en', 74, '2026-12-02'),
+    file('074-same-day', 'zh', 74, '2026-12-02'),
+    file('074-same-day', 'en', 74, '2026-12-02'),
   ]);
-  assert.deepEqual(listingFor(editions, 'zh').map((e) => e.slug), ['074-same-day', '073-same-day', '072-old']);
+  assert.deepEqual(
+    listingFor(editions, 'zh').map((e) => e.slug),
+    ['074-same-day', '073-same-day', '072-old'],
+  );
   const en = listingFor(editions, 'en');
-  assert.deepEqual(en.map((e) => [e.slug, e.isFallback]), [['074-same-day', false], ['073-same-day', true], ['072-old', true]]);
+  assert.deepEqual(
+    en.map((e) => [e.slug, e.isFallback]),
+    [
+      ['074-same-day', false],
+      ['073-same-day', true],
+      ['072-old', true],
+    ],
+  );
 });
 
 test('neighbours are the nearest numbers of the same series, in the page language', () => {
@@ -80,7 +110,10 @@ test('neighbours are the nearest numbers of the same series, in the page languag
   const { previous, next } = seriesNeighbours(editions, middle);
   assert.deepEqual([previous?.slug, previous?.lang], ['070-a', 'en']);
   assert.deepEqual([next?.slug, next?.lang], ['080-c', 'en']);
-  const first = seriesNeighbours(editions, editions.find((e) => e.slug === '070-a' && e.lang === 'zh')!);
+  const first = seriesNeighbours(
+    editions,
+    editions.find((e) => e.slug === '070-a' && e.lang === 'zh')!,
+  );
   assert.equal(first.previous, null);
   assert.equal(first.next?.slug, '074-b');
   const alone = buildEditions([file('074-b', 'zh', 74)]);
@@ -89,7 +122,10 @@ test('neighbours are the nearest numbers of the same series, in the page languag
 
 test('frontmatter: a complete one parses, with the YAML date as a Date', () => {
   const parsed = articleFrontmatterSchema.parse({
-    title: 'externalTrafficPolicy', summary: 'x', date: new Date('2026-12-02'), lang: 'zh',
+    title: 'externalTrafficPolicy',
+    summary: 'x',
+    date: new Date('2026-12-02'),
+    lang: 'zh',
     series: { name: 'Kubernetes', number: 74 },
     languageSpecificFacts: { 'cluster-client-ip': 'the Chinese text quotes it twice' },
   });

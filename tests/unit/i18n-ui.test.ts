@@ -21,7 +21,10 @@ test('a string asks for the same placeholders in every language', () => {
 
 test('no string is left untranslated (the same text in both languages)', () => {
   const keys = Object.keys(ui('zh')) as (keyof ReturnType<typeof ui>)[];
-  assert.deepEqual(keys.filter((key) => ui('zh')[key] === ui('en')[key]), []);
+  assert.deepEqual(
+    keys.filter((key) => ui('zh')[key] === ui('en')[key]),
+    [],
+  );
 });
 
 test('fill replaces every placeholder', () => {

@@ -1,8 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  absoluteUrl, articleOfPath, articlePath, homePath, isLang, localizePath, notFoundPath, otherLang, rssPath, runRecordPath,
-  slugProblem, splitLangPath,
+  absoluteUrl,
+  articleOfPath,
+  articlePath,
+  homePath,
+  isLang,
+  localizePath,
+  notFoundPath,
+  otherLang,
+  rssPath,
+  runRecordPath,
+  slugProblem,
+  splitLangPath,
 } from '../../src/i18n/urls.ts';
 
 const SLUG = '074-external-traffic-policy';

@@ -34,7 +34,8 @@ function checkTree(files: Record<string, string>): { code: number; stdout: strin
 test('a clean tree passes: static, type, re-export and dynamic imports of files that exist, packages ignored', () => {
   const r = checkTree({
     'src/experiment/types.ts': 'export type Step = { id: string };\n',
-    'src/evidence/facts.ts': "import type { Step } from '../experiment/types.ts';\nimport { load } from 'js-yaml';\nexport const f = (s: Step) => load(s.id);\n",
+    'src/evidence/facts.ts':
+      "import type { Step } from '../experiment/types.ts';\nimport { load } from 'js-yaml';\nexport const f = (s: Step) => load(s.id);\n",
     'src/capture/run.ts': "export { f } from '../evidence/facts.ts';\nexport const later = () => import('../evidence/facts.ts');\n",
     'src/components/Fact.astro': "---\nimport { f } from '../evidence/facts.ts';\n---\n<p>{f({ id: 'x' })}</p>\n",
     'scripts/go.ts': "import '../src/capture/run.ts';\n",
@@ -83,8 +84,12 @@ test('a dynamic import of a missing file is found; a specifier held in a string,
 });
 
 test("an .astro file's imports are its frontmatter's and its module scripts', at their own lines", () => {
-  const source = "---\nimport A from './A.astro';\n---\n<p>import B from './B.astro'</p>\n<script>\nimport { c } from './c.ts';\n</script>\n<script is:inline>import('./inline.js')</script>\n";
-  assert.deepEqual(importSites('X.astro', source), [{ specifier: './A.astro', line: 2 }, { specifier: './c.ts', line: 6 }]);
+  const source =
+    "---\nimport A from './A.astro';\n---\n<p>import B from './B.astro'</p>\n<script>\nimport { c } from './c.ts';\n</script>\n<script is:inline>import('./inline.js')</script>\n";
+  assert.deepEqual(importSites('X.astro', source), [
+    { specifier: './A.astro', line: 2 },
+    { specifier: './c.ts', line: 6 },
+  ]);
   assert.equal(astroCode(source).split('\n').length, source.split('\n').length);
 });
 
@@ -96,12 +101,27 @@ test('every cycle through a knot is named, each once, from its first file', () =
     ['d', ['d']],
     ['e', ['a']],
   ]);
-  assert.deepEqual(importCycles(edges), [['a', 'b', 'a'], ['a', 'c', 'a'], ['d', 'd']]);
-  assert.deepEqual(importCycles(new Map([['a', ['b']], ['b', []]])), []);
+  assert.deepEqual(importCycles(edges), [
+    ['a', 'b', 'a'],
+    ['a', 'c', 'a'],
+    ['d', 'd'],
+  ]);
+  assert.deepEqual(
+    importCycles(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+  );
 });
 
 test('an import outside the scanned files counts as found when the path exists', () => {
   const files = new Map([['src/pages/p.ts', "import { x } from '../../content/articles/001-a/facts.ts';\n"]]);
-  assert.deepEqual(checkImports(files, (p) => p === 'content/articles/001-a/facts.ts'), []);
+  assert.deepEqual(
+    checkImports(files, (p) => p === 'content/articles/001-a/facts.ts'),
+    [],
+  );
   assert.equal(checkImports(files, () => false).length, 1);
 });

@@ -11,13 +11,16 @@ import { experimentForVariant } from '../../src/experiment/variants.ts';
 
 const manifest = (name: string) => readFile(new URL(`../../content/articles/074-external-traffic-policy/manifests/${name}`, import.meta.url), 'utf8');
 
-test('kind config: v1alpha4, one control-plane and two workers, iptables stated, the experiment\'s subnets, owner labels', () => {
+test("kind config: v1alpha4, one control-plane and two workers, iptables stated, the experiment's subnets, owner labels", () => {
   const config = load(renderKindConfig(experiment.cluster, '20261202-110800-k7q2')) as Record<string, any>;
   assert.equal(config.apiVersion, 'kind.x-k8s.io/v1alpha4');
   assert.equal(config.kind, 'Cluster');
   assert.equal(config.name, 'kx-main');
   assert.deepEqual(config.networking, { kubeProxyMode: 'iptables', podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/16' });
-  assert.deepEqual(config.nodes.map((n: { role: string }) => n.role), ['control-plane', 'worker', 'worker']);
+  assert.deepEqual(
+    config.nodes.map((n: { role: string }) => n.role),
+    ['control-plane', 'worker', 'worker'],
+  );
   for (const n of config.nodes) assert.deepEqual(n.labels, { 'shice/created-by': 'shice', 'shice/run-id': '20261202-110800-k7q2' });
   const other = load(renderKindConfig({ ...experiment.cluster, podSubnet: '10.32.0.0/16', serviceSubnet: '10.112.0.0/16' }, 'r')) as Record<string, any>;
   assert.deepEqual(other.networking, { kubeProxyMode: 'iptables', podSubnet: '10.32.0.0/16', serviceSubnet: '10.112.0.0/16' });
@@ -59,25 +62,68 @@ test('manifests: declared pods, services (which get a health check) and images',
 });
 
 test('manifests: workload images are found; broken documents name the file and field', () => {
-  const deployment = 'kind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    spec:\n      initContainers: [{name: i, image: busybox:1.37}]\n      containers: [{name: c, image: nginx:1.27-alpine}]\n---\n';
+  const deployment =
+    'kind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    spec:\n      initContainers: [{name: i, image: busybox:1.37}]\n      containers: [{name: c, image: nginx:1.27-alpine}]\n---\n';
   assert.deepEqual(declaredObjects([{ file: 'd.yaml', text: deployment }]), {
-    pods: [], workloads: [{ kind: 'Deployment', name: 'web', namespace: 'default', selector: { app: 'web' } }], services: [], images: ['busybox:1.37', 'nginx:1.27-alpine'],
+    pods: [],
+    workloads: [{ kind: 'Deployment', name: 'web', namespace: 'default', selector: { app: 'web' } }],
+    services: [],
+    images: ['busybox:1.37', 'nginx:1.27-alpine'],
   });
-  assert.throws(() => declaredObjects([{ file: 'd.yaml', text: 'kind: Deployment\nmetadata: {name: web}\nspec: {}\n' }]), /d\.yaml \(document 1\): field spec\.selector\.matchLabels: expected the labels of the Deployment's Pods/);
-  assert.deepEqual(declaredObjects([{ file: 'r.yaml', text: 'kind: NetworkPolicy\nmetadata: {name: n}\nspec: {}\n' }]).workloads, [], 'other kinds are the API server\'s to judge');
-  const internal = 'kind: Service\nmetadata: {name: db}\nspec: {selector: {app: db}, ports: [{port: 5432}]}\n---\nkind: Service\nmetadata: {name: ext}\nspec: {type: ExternalName, externalName: example.org}\n';
-  assert.deepEqual(declaredObjects([{ file: 's.yaml', text: internal }]).services, [], 'ClusterIP and ExternalName Services are applied, not read back as NodePorts');
-  assert.throws(() => declaredObjects([{ file: 'x.yaml', text: 'kind: Pod\nmetadata: {}\n' }]), /x\.yaml \(document 1\): field metadata\.name: expected a string/);
-  assert.throws(() => declaredObjects([{ file: 'x.yaml', text: 'kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n' }]), /x\.yaml \(document 1\): field spec\.containers\[0\]\.image: expected an image name/);
+  assert.throws(
+    () => declaredObjects([{ file: 'd.yaml', text: 'kind: Deployment\nmetadata: {name: web}\nspec: {}\n' }]),
+    /d\.yaml \(document 1\): field spec\.selector\.matchLabels: expected the labels of the Deployment's Pods/,
+  );
+  assert.deepEqual(
+    declaredObjects([{ file: 'r.yaml', text: 'kind: NetworkPolicy\nmetadata: {name: n}\nspec: {}\n' }]).workloads,
+    [],
+    "other kinds are the API server's to judge",
+  );
+  const internal =
+    'kind: Service\nmetadata: {name: db}\nspec: {selector: {app: db}, ports: [{port: 5432}]}\n---\nkind: Service\nmetadata: {name: ext}\nspec: {type: ExternalName, externalName: example.org}\n';
+  assert.deepEqual(
+    declaredObjects([{ file: 's.yaml', text: internal }]).services,
+    [],
+    'ClusterIP and ExternalName Services are applied, not read back as NodePorts',
+  );
+  assert.throws(
+    () => declaredObjects([{ file: 'x.yaml', text: 'kind: Pod\nmetadata: {}\n' }]),
+    /x\.yaml \(document 1\): field metadata\.name: expected a string/,
+  );
+  assert.throws(
+    () => declaredObjects([{ file: 'x.yaml', text: 'kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n' }]),
+    /x\.yaml \(document 1\): field spec\.containers\[0\]\.image: expected an image name/,
+  );
   assert.throws(() => declaredObjects([{ file: 'x.yaml', text: 'kind: [\n' }]), /x\.yaml: not valid YAML/);
 });
 
 test('argv builders: kubectl always gets the kubeconfig first; kind only where it takes one', () => {
   const t = { cluster: 'kx-main', kubeconfig: '/s/kubeconfig' };
   assert.deepEqual(cmd.kubectlGetNodes(t), ['kubectl', '--kubeconfig', '/s/kubeconfig', 'get', 'nodes', '-o', 'json']);
-  assert.deepEqual(cmd.kindCreateCluster(t, '/s/c.yaml'), ['kind', 'create', 'cluster', '--name', 'kx-main', '--config', '/s/c.yaml', '--kubeconfig', '/s/kubeconfig', '--wait', '120s']);
+  assert.deepEqual(cmd.kindCreateCluster(t, '/s/c.yaml'), [
+    'kind',
+    'create',
+    'cluster',
+    '--name',
+    'kx-main',
+    '--config',
+    '/s/c.yaml',
+    '--kubeconfig',
+    '/s/kubeconfig',
+    '--wait',
+    '120s',
+  ]);
   assert.deepEqual(cmd.kindGetClusters(), ['kind', 'get', 'clusters']);
   assert.deepEqual(cmd.kindLoadImage(t, 'nginx:1.27-alpine'), ['kind', 'load', 'docker-image', 'nginx:1.27-alpine', '--name', 'kx-main']);
   assert.deepEqual(cmd.kubectlDeletePod(t, 'default', 'backend').slice(3), cmd.deletePodCommand('default', 'backend').slice(1));
-  assert.deepEqual(cmd.dockerListClusterContainers('kx-main'), ['docker', 'ps', '--all', '--no-trunc', '--filter', 'label=io.x-k8s.kind.cluster=kx-main', '--format', '{{.ID}}\t{{.Names}}']);
+  assert.deepEqual(cmd.dockerListClusterContainers('kx-main'), [
+    'docker',
+    'ps',
+    '--all',
+    '--no-trunc',
+    '--filter',
+    'label=io.x-k8s.kind.cluster=kx-main',
+    '--format',
+    '{{.ID}}\t{{.Names}}',
+  ]);
 });

@@ -25,7 +25,7 @@ const experiment = experimentForVariant(article074, 'iptables');
 
 const committed = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/snapshots', import.meta.url));
 
-test('contract: a kind capture writes the lab run\'s schema and step ids, and the article\'s facts derive from it', { timeout: 120_000 }, async () => {
+test("contract: a kind capture writes the lab run's schema and step ids, and the article's facts derive from it", { timeout: 120_000 }, async () => {
   const harness = await makeHarness();
   const out = await mkdtemp(join(tmpdir(), 'shice-kind-snapshots-'));
   try {
@@ -59,7 +59,10 @@ test('contract: a kind capture writes the lab run\'s schema and step ids, and th
     }
     const { facts: derived, skipped } = deriveFactsWithSkips(facts, kind);
     assert.ok(derived.size > 50, `the article's facts derive from a kind run (${derived.size})`);
-    assert.ok(skipped.every((s) => facts.find((d) => d.id === s.id)?.optional), 'only optional facts are skipped');
+    assert.ok(
+      skipped.every((s) => facts.find((d) => d.id === s.id)?.optional),
+      'only optional facts are skipped',
+    );
     // The values come from the tools' answers, not from the lab or the article.
     assert.notEqual(derived.get('node.worker.ip')!.value, lab.run.nodes.find((n) => n.name === 'worker')!.internalIP);
   } finally {

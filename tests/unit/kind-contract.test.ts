@@ -97,7 +97,10 @@ test('contract: the dry-run plan lists every setup, step and teardown argv in or
     const plan = h.cluster(driver, experiment).plan(symbolicTopologyView);
     assert.deepEqual(plan.setup, expected.setup);
     assert.deepEqual(plan.teardown, expected.teardown);
-    assert.deepEqual(plan.steps.map((s) => [s.step.id, s.node]), experiment.steps.map((s) => [s.id, s.kind === 'exec' ? s.node : 'host']));
+    assert.deepEqual(
+      plan.steps.map((s) => [s.step.id, s.node]),
+      experiment.steps.map((s) => [s.id, s.kind === 'exec' ? s.node : 'host']),
+    );
     for (const { step, argvs } of plan.steps) {
       assert.deepEqual(argvs.slice(-expected.health.length), expected.health, `${step.id}: the health check follows`);
       if (step.kind === 'exec') assert.deepEqual(argvs.slice(0, -expected.health.length), [onNode(step.node, ...step.command(symbolicTopologyView))], step.id);
@@ -109,7 +112,11 @@ test('contract: the dry-run plan lists every setup, step and teardown argv in or
     assert.deepEqual(await h.calls(), [], 'a plan runs nothing');
 
     const kept = h.driver({ keep: true, reuse: true, loadImages: true, image: 'kindest/node:v1.31.6' }).plan(experiment);
-    assert.equal(kept.setup.some((a) => a[1] === 'create'), false, '--reuse creates nothing');
+    assert.equal(
+      kept.setup.some((a) => a[1] === 'create'),
+      false,
+      '--reuse creates nothing',
+    );
     assert.deepEqual(kept.teardown, [], '--keep deletes nothing');
     assert.deepEqual(kept.setup.slice(1, 3), [
       ['docker', 'image', 'inspect', '--format', '{{.Id}}', 'nginx:1.27-alpine'],
@@ -147,11 +154,43 @@ test('contract: a full run reads every value from the tools, runs the steps and 
       { name: 'worker', k8sName: 'kx-main-worker', role: 'worker', internalIP: '172.19.0.2', podCIDR: '10.244.2.0/24' },
       { name: 'worker2', k8sName: 'kx-main-worker2', role: 'worker', internalIP: '172.19.0.3', podCIDR: '10.244.1.0/24' },
     ]);
-    assert.deepEqual(topology.pods, [{ name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'docker.io/library/nginx:1.27-alpine' }]);
+    assert.deepEqual(topology.pods, [
+      { name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'docker.io/library/nginx:1.27-alpine' },
+    ]);
     assert.deepEqual(topology.services, [
-      { name: 's-cluster', namespace: 'default', type: 'NodePort', externalTrafficPolicy: 'Cluster', clusterIP: '10.96.143.21', port: 80, targetPort: 80, nodePort: 30917, healthCheckNodePort: null },
-      { name: 's-local', namespace: 'default', type: 'NodePort', externalTrafficPolicy: 'Local', clusterIP: '10.96.7.200', port: 80, targetPort: 80, nodePort: 32088, healthCheckNodePort: null },
-      { name: 's-lb', namespace: 'default', type: 'LoadBalancer', externalTrafficPolicy: 'Local', clusterIP: '10.96.201.5', port: 80, targetPort: 80, nodePort: 31444, healthCheckNodePort: 30666 },
+      {
+        name: 's-cluster',
+        namespace: 'default',
+        type: 'NodePort',
+        externalTrafficPolicy: 'Cluster',
+        clusterIP: '10.96.143.21',
+        port: 80,
+        targetPort: 80,
+        nodePort: 30917,
+        healthCheckNodePort: null,
+      },
+      {
+        name: 's-local',
+        namespace: 'default',
+        type: 'NodePort',
+        externalTrafficPolicy: 'Local',
+        clusterIP: '10.96.7.200',
+        port: 80,
+        targetPort: 80,
+        nodePort: 32088,
+        healthCheckNodePort: null,
+      },
+      {
+        name: 's-lb',
+        namespace: 'default',
+        type: 'LoadBalancer',
+        externalTrafficPolicy: 'Local',
+        clusterIP: '10.96.201.5',
+        port: 80,
+        targetPort: 80,
+        nodePort: 31444,
+        healthCheckNodePort: 30666,
+      },
     ]);
     for (const n of topology.nodes) nodeSchema.parse(n);
     for (const p of topology.pods) podSchema.parse(p);
@@ -163,18 +202,27 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     const upCalls = (await h.calls()).slice(before).filter((c) => !(c.tool === 'docker' && bookkeeping(c.argv)));
     const collapsed = upCalls.filter((c, i) => i === 0 || JSON.stringify(c.argv) !== JSON.stringify(upCalls[i - 1]!.argv));
     const realized = (argv: string[]) => argv.map((a) => a.replace('<s-lb.endpointNode.ip>', '172.19.0.2').replace('<s-lb.healthCheckNodePort>', '30666'));
-    assert.deepEqual(collapsed.map((c) => c.argv), expected.setup.slice(0, -expected.versions.length).map(realized));
+    assert.deepEqual(
+      collapsed.map((c) => c.argv),
+      expected.setup.slice(0, -expected.versions.length).map(realized),
+    );
     const settlePolls = upCalls.filter((c) => c.argv.includes('http://172.19.0.2:30666/'));
     assert.ok(settlePolls.length >= 2, 'up() polled the health check until kube-proxy reported the endpoint');
 
     // The kind config it wrote: 3 nodes, iptables stated, the experiment's subnets, marked as shice's.
     const config = load(await readFile(kindStatePaths(h.stateDir, 'kx-main').config, 'utf8')) as {
-      apiVersion: string; kind: string; networking: Record<string, string>; nodes: { role: string; labels: Record<string, string> }[];
+      apiVersion: string;
+      kind: string;
+      networking: Record<string, string>;
+      nodes: { role: string; labels: Record<string, string> }[];
     };
     assert.equal(config.apiVersion, 'kind.x-k8s.io/v1alpha4');
     assert.equal(config.kind, 'Cluster');
     assert.deepEqual(config.networking, { kubeProxyMode: 'iptables', podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/16' });
-    assert.deepEqual(config.nodes.map((n) => n.role), ['control-plane', 'worker', 'worker']);
+    assert.deepEqual(
+      config.nodes.map((n) => n.role),
+      ['control-plane', 'worker', 'worker'],
+    );
     for (const n of config.nodes) assert.deepEqual(n.labels, { 'shice/created-by': 'shice', 'shice/run-id': 'test-run-1' });
 
     // The marker names the cluster, the run and exactly the containers docker lists.
@@ -189,12 +237,16 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     const versions = await cluster.versions(ctx);
     const versionCalls = (await h.calls()).slice(beforeVersions).map((c) => c.argv);
     assert.deepEqual(versionCalls.slice(-expected.versions.length), expected.versions);
-    assert.deepEqual(versionCalls.slice(0, -expected.versions.length), [
-      ['kind', 'version'],
-      ['docker', 'version', '--format', '{{json .}}'],
-      ['docker', 'container', 'inspect', '--format', '{{.Config.Image}}', 'kx-main-control-plane'],
-      ...NODES.map((n) => onNode(n, 'iptables', '--version')),
-    ], "the provider's own facts");
+    assert.deepEqual(
+      versionCalls.slice(0, -expected.versions.length),
+      [
+        ['kind', 'version'],
+        ['docker', 'version', '--format', '{{json .}}'],
+        ['docker', 'container', 'inspect', '--format', '{{.Config.Image}}', 'kx-main-control-plane'],
+        ...NODES.map((n) => onNode(n, 'iptables', '--version')),
+      ],
+      "the provider's own facts",
+    );
     assert.equal(versions.kind, 'v0.27.0');
     assert.equal(versions.kubectl, 'v1.32.4-dispatcher');
     assert.equal(versions.kubernetes, 'v1.32.2');
@@ -214,11 +266,14 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     await cluster.checkHealthy(ctx, 'before the first step');
     const healthCalls = (await h.calls()).slice(beforeHealth).map((c) => c.argv);
     const sorted = (argvs: string[][]) => argvs.map((a) => a.join(' ')).sort();
-    assert.deepEqual(sorted(healthCalls), sorted([
-      ['docker', 'container', 'inspect', '--format', '{{.Name}} {{.State.Running}} {{.State.StartedAt}}', ...NODES.map((n) => `kx-main-${n}`)],
-      ...NODES.map((n) => onNode(n, ...probe('http://127.0.0.1:10248/healthz'))),
-      ...expected.health,
-    ]));
+    assert.deepEqual(
+      sorted(healthCalls),
+      sorted([
+        ['docker', 'container', 'inspect', '--format', '{{.Name}} {{.State.Running}} {{.State.StartedAt}}', ...NODES.map((n) => `kx-main-${n}`)],
+        ...NODES.map((n) => onNode(n, ...probe('http://127.0.0.1:10248/healthz'))),
+        ...expected.health,
+      ]),
+    );
     assert.deepEqual(healthCalls.at(-1), expected.health.at(-1), 'the pods are read once every component answered');
 
     // The steps, as the capture engine runs them: each one, then the health check.
@@ -230,7 +285,17 @@ test('contract: a full run reads every value from the tools, runs the steps and 
       results.set(step.id, snapshot);
     }
     const r = (id: string) => results.get(id)!;
-    assert.deepEqual(r('cluster-via-worker').argv, ['docker', 'exec', 'kx-main-control-plane', 'curl', '--silent', '--show-error', '--max-time', '3', 'http://172.19.0.2:30917/']);
+    assert.deepEqual(r('cluster-via-worker').argv, [
+      'docker',
+      'exec',
+      'kx-main-control-plane',
+      'curl',
+      '--silent',
+      '--show-error',
+      '--max-time',
+      '3',
+      'http://172.19.0.2:30917/',
+    ]);
     assert.equal(r('cluster-via-worker').stdout, 'client=10.244.2.1\n');
     assert.equal(r('cluster-via-worker2').stdout, 'client=172.19.0.3\n');
     assert.deepEqual(r('conntrack-worker2').argv, ['docker', 'exec', 'kx-main-worker2', 'conntrack', '-L', '-p', 'tcp', '--orig-port-dst', '30917']);
@@ -241,7 +306,10 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     assert.equal(r('local-via-worker2').exitCode, 28);
     assert.equal(r('local-via-worker2').timedOut, undefined, "curl's own limit, not the step's");
     assert.match(r('local-via-worker2').stderr, /^curl: \(28\) Connection timed out after \d+ milliseconds\n$/);
-    assert.match(r('filter-worker2').stdout, /-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default\/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 32088 -j DROP/);
+    assert.match(
+      r('filter-worker2').stdout,
+      /-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default\/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 32088 -j DROP/,
+    );
     assert.match(r('health-worker').stdout, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"localEndpoints": 1,/);
     assert.match(r('health-worker2').stdout, /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*"localEndpoints": 0,/);
     assert.match(r('health-control-plane').stdout, /^HTTP\/1\.1 503/);
@@ -266,7 +334,10 @@ test('contract: a full run reads every value from the tools, runs the steps and 
 
     await cluster.down(ctx);
     const deletes = (await h.calls()).filter(isDelete);
-    assert.deepEqual(deletes.map((c) => c.argv), expected.teardown);
+    assert.deepEqual(
+      deletes.map((c) => c.argv),
+      expected.teardown,
+    );
     assert.deepEqual((await h.fakeState()).clusters, {});
     assert.equal(existsSync(kindStatePaths(h.stateDir, 'kx-main').marker), false, 'the marker goes with the cluster');
     await cluster.down(ctx);
@@ -282,12 +353,14 @@ test('contract: a full run reads every value from the tools, runs the steps and 
       if (call.tool === 'kubectl') assert.deepEqual(call.argv.slice(1, 3), ['--kubeconfig', ours], call.argv.join(' '));
       if (isCreate(call) || isDelete(call)) assert.equal(call.argv[call.argv.indexOf('--kubeconfig') + 1], ours, call.argv.join(' '));
     }
-    assert.equal(await readFile(h.userKubeconfig, 'utf8'), USER_KUBECONFIG_TEXT, 'the user\'s kubeconfig is untouched');
-    assert.ok(existsSync(ours), 'kind wrote the capture\'s own kubeconfig');
+    assert.equal(await readFile(h.userKubeconfig, 'utf8'), USER_KUBECONFIG_TEXT, "the user's kubeconfig is untouched");
+    assert.ok(existsSync(ours), "kind wrote the capture's own kubeconfig");
 
     // With the node containers gone, docker itself fails: that is an error, not a step result.
-    await assert.rejects(driver.exec('worker2', ['iptables-save', '-t', 'filter'], { timeoutMs: 10_000 }, ctx),
-      /docker exec on kx-main-worker2 failed \(exit 1\): Error response from daemon: No such container: kx-main-worker2/);
+    await assert.rejects(
+      driver.exec('worker2', ['iptables-save', '-t', 'filter'], { timeoutMs: 10_000 }, ctx),
+      /docker exec on kx-main-worker2 failed \(exit 1\): Error response from daemon: No such container: kx-main-worker2/,
+    );
   });
 });
 
@@ -307,7 +380,11 @@ test('contract: a kind cluster of the same name that the capture did not create 
       const calls = await h.calls();
       assert.equal(calls.some(isDelete), false, 'never deleted');
       assert.equal(calls.some(isCreate), false, 'never replaced');
-      assert.equal(calls.some((c) => c.tool === 'kubectl' && c.argv.includes('apply')), false, 'nothing applied to it');
+      assert.equal(
+        calls.some((c) => c.tool === 'kubectl' && c.argv.includes('apply')),
+        false,
+        'nothing applied to it',
+      );
       assert.deepEqual((await h.fakeState()).clusters['kx-main'], before);
     });
   }
@@ -317,7 +394,10 @@ test('contract: a stale marker from an earlier capture does not make a foreign c
   await withHarness({ scenario: 'foreign-cluster' }, async (h) => {
     const { writeMarker } = await import('../../src/capture/kind/ownership.ts');
     await writeMarker(h.stateDir, {
-      createdBy: 'shice', cluster: 'kx-main', runId: 'an-earlier-run', createdAt: '2026-11-30T10:00:00.000Z',
+      createdBy: 'shice',
+      cluster: 'kx-main',
+      runId: 'an-earlier-run',
+      createdAt: '2026-11-30T10:00:00.000Z',
       containers: [{ id: 'a'.repeat(64), name: 'kx-main-control-plane' }],
     });
     const cluster = h.cluster(h.driver({ reuse: true }), experiment);
@@ -338,7 +418,10 @@ test('contract: a failing setup step aborts up() and down() deletes what it crea
     });
     assert.ok((await h.fakeState()).clusters['kx-main'], 'the cluster was created before the failure');
     await cluster.down(ctx);
-    assert.deepEqual((await h.calls()).filter(isDelete).map((c) => c.argv), expectedPlan(h).teardown);
+    assert.deepEqual(
+      (await h.calls()).filter(isDelete).map((c) => c.argv),
+      expectedPlan(h).teardown,
+    );
     assert.deepEqual((await h.fakeState()).clusters, {});
     assert.ok(ctx.lines.includes('deleting kind cluster "kx-main"'));
   });
@@ -373,9 +456,16 @@ test('contract: an abort during kind create stops at once, and down() deletes th
     await assert.rejects(up, (error: Error) => error instanceof DriverError && /interrupted/.test(error.message));
     assert.ok(performance.now() - abortedAt < 10_000, 'the child was stopped, not waited for');
     await cluster.down(ctx);
-    assert.deepEqual((await h.calls()).filter(isDelete).map((c) => c.argv), expectedPlan(h).teardown);
+    assert.deepEqual(
+      (await h.calls()).filter(isDelete).map((c) => c.argv),
+      expectedPlan(h).teardown,
+    );
     assert.deepEqual((await h.fakeState()).clusters, {});
-    assert.equal((await h.calls()).some((c) => c.tool === 'kubectl' && c.argv.includes('apply')), false, 'nothing ran after the abort');
+    assert.equal(
+      (await h.calls()).some((c) => c.tool === 'kubectl' && c.argv.includes('apply')),
+      false,
+      'nothing ran after the abort',
+    );
   });
 });
 
@@ -428,7 +518,10 @@ test('contract: preflight names what is missing in one line and points at --driv
   await withHarness({ scenario: 'no-daemon' }, async (h) => {
     await assert.rejects(h.driver().preflight(), (error: Error) => {
       assert.ok(error instanceof PrerequisiteError);
-      assert.match(error.message, /the Docker daemon is not reachable \(Cannot connect to the Docker daemon at unix:\/\/\/var\/run\/docker\.sock\. Is the docker daemon running\?\)/);
+      assert.match(
+        error.message,
+        /the Docker daemon is not reachable \(Cannot connect to the Docker daemon at unix:\/\/\/var\/run\/docker\.sock\. Is the docker daemon running\?\)/,
+      );
       assert.match(error.message, /--driver lab/);
       assert.equal(error.message.includes('\n'), false);
       return true;
@@ -494,8 +587,10 @@ test('contract: a kube-proxy that stops answering its /healthz once the steps be
     await captureInto(h, experiment, async (run) => {
       await assert.rejects(run, (error: Error) => {
         assert.ok(error instanceof DriverError);
-        assert.equal(error.message,
-          'the cluster broke during step cluster-via-worker (kube-proxy on worker2 did not answer http://127.0.0.1:10256/healthz (curl exit 28: no answer within 2 s, frozen?)): this run is no measurement');
+        assert.equal(
+          error.message,
+          'the cluster broke during step cluster-via-worker (kube-proxy on worker2 did not answer http://127.0.0.1:10256/healthz (curl exit 28: no answer within 2 s, frozen?)): this run is no measurement',
+        );
         return true;
       });
     });
@@ -512,11 +607,13 @@ test('contract: a step that never ends fails the run with its time limit, and th
       const started = performance.now();
       await assert.rejects(run, (error: Error) => {
         assert.ok(error instanceof DriverError);
-        assert.equal(error.message,
-          "step conntrack-worker2 on worker2 did not finish within 1 s (`conntrack -L -p tcp --orig-port-dst 30917`): a step that may take longer declares timeoutMs, or onTimeout: 'record'");
+        assert.equal(
+          error.message,
+          "step conntrack-worker2 on worker2 did not finish within 1 s (`conntrack -L -p tcp --orig-port-dst 30917`): a step that may take longer declares timeoutMs, or onTimeout: 'record'",
+        );
         return true;
       });
-      assert.ok(performance.now() - started < 30_000, 'ended at its limit, not at the fake\'s minute');
+      assert.ok(performance.now() - started < 30_000, "ended at its limit, not at the fake's minute");
     });
     assert.deepEqual((await h.fakeState()).clusters, {}, 'the cluster is deleted all the same');
   });

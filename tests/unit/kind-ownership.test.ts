@@ -25,7 +25,7 @@ const marker: OwnerMarker = { createdBy: 'shice', cluster: 'kx-main', runId: 'r1
 test('owned only when the marker lists exactly the live containers of that cluster', () => {
   assert.equal(isOwned(marker, 'kx-main', [...live].reverse()), true, 'order does not matter');
   assert.equal(isOwned(null, 'kx-main', live), false, 'no marker');
-  assert.equal(isOwned(marker, 'other', live), false, 'another cluster\'s marker');
+  assert.equal(isOwned(marker, 'other', live), false, "another cluster's marker");
   assert.equal(isOwned({ ...marker, containers: [] }, 'kx-main', live), false, 'a create that never finished proves nothing');
   assert.equal(isOwned(marker, 'kx-main', live.slice(1)), false, 'a container is missing');
   assert.equal(isOwned(marker, 'kx-main', [...live.slice(1), { id: 'd'.repeat(64), name: 'kx-main-control-plane' }]), false, 'same names, other ids');
@@ -41,7 +41,10 @@ test('the decision: create when absent, refuse when foreign, reuse or recreate w
   for (const reuse of [false, true]) {
     const refused = decideClusterAction({ ...base, exists: true, owned: false, reuse });
     assert.equal(refused.action, 'refuse');
-    assert.match((refused as { reason: string }).reason, /"kx-main" already exists and was not created by this capture .*\/repo\/\.shice\/kind\/kx-main\.owner\.json.*kind delete cluster --name kx-main/);
+    assert.match(
+      (refused as { reason: string }).reason,
+      /"kx-main" already exists and was not created by this capture .*\/repo\/\.shice\/kind\/kx-main\.owner\.json.*kind delete cluster --name kx-main/,
+    );
   }
 });
 
@@ -61,6 +64,9 @@ test('markers round-trip through the state folder; a broken one names its file a
     await rm(dir, { recursive: true, force: true });
   }
   assert.throws(() => parseMarker('{', 'm.json'), /m\.json: not JSON/);
-  assert.throws(() => parseMarker(JSON.stringify({ ...marker, containers: [{ id: 1 }] }), 'm.json'), /m\.json: field containers: expected a list of \{id, name\}/);
+  assert.throws(
+    () => parseMarker(JSON.stringify({ ...marker, containers: [{ id: 1 }] }), 'm.json'),
+    /m\.json: field containers: expected a list of \{id, name\}/,
+  );
   assert.throws(() => parseMarker(JSON.stringify({ ...marker, runId: '' }), 'm.json'), /m\.json: field runId: expected a non-empty string/);
 });

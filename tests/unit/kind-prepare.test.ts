@@ -19,12 +19,19 @@ test('the capability bounding set: this sandbox lacks CAP_SYS_RESOURCE (bit 24);
   assert.equal(runtimeAdaptation('Name:\tnode\n'), null, 'no CapBnd line: nothing known, nothing adapted');
 });
 
-test("dockerd: its own data root, exec root, socket and pid file; no iptables; the wrapper runtime only where the host needs it", () => {
+test('dockerd: its own data root, exec root, socket and pid file; no iptables; the wrapper runtime only where the host needs it', () => {
   const paths = enginePaths('/srv/shice');
   const plain = dockerdArgv(paths, null);
   assert.deepEqual(plain.slice(0, 9), [
-    'dockerd', '--data-root', '/srv/shice/.shice/docker/data', '--exec-root', '/srv/shice/.shice/docker/run',
-    '--pidfile', '/srv/shice/.shice/docker/dockerd.pid', '--host', 'unix:///srv/shice/.shice/docker/docker.sock',
+    'dockerd',
+    '--data-root',
+    '/srv/shice/.shice/docker/data',
+    '--exec-root',
+    '/srv/shice/.shice/docker/run',
+    '--pidfile',
+    '/srv/shice/.shice/docker/dockerd.pid',
+    '--host',
+    'unix:///srv/shice/.shice/docker/docker.sock',
   ]);
   assert.ok(plain.includes('--iptables=false') && plain.includes('--ip6tables=false'));
   assert.ok(!plain.includes('--add-runtime'));
@@ -36,14 +43,24 @@ test("dockerd: its own data root, exec root, socket and pid file; no iptables; t
 
 test("apt sources: the host's deb822 file gives the mirror and suites of its release; one-line sources too; others are left out", async () => {
   const sources = r.aptSources([{ name: 'debian.sources', text: await sample('debian.sources') }], 'bookworm');
-  assert.deepEqual(sources.map((s) => `${s.uri} ${s.suite}`), [
-    'http://deb.debian.org/debian bookworm',
-    'http://deb.debian.org/debian bookworm-updates',
-    'http://deb.debian.org/debian-security bookworm-security',
-  ]);
+  assert.deepEqual(
+    sources.map((s) => `${s.uri} ${s.suite}`),
+    ['http://deb.debian.org/debian bookworm', 'http://deb.debian.org/debian bookworm-updates', 'http://deb.debian.org/debian-security bookworm-security'],
+  );
   assert.equal(r.debootstrapMirror(sources, 'bookworm'), 'http://deb.debian.org/debian');
-  assert.equal(r.sourcesList(sources).split('\n')[0], 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main');
-  const lines = r.aptSources([{ name: 'sources.list', text: '# comment\ndeb http://mirror.example/debian bookworm main contrib\ndeb-src http://x bookworm main\ndeb http://x trixie main\n' }], 'bookworm');
+  assert.equal(
+    r.sourcesList(sources).split('\n')[0],
+    'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main',
+  );
+  const lines = r.aptSources(
+    [
+      {
+        name: 'sources.list',
+        text: '# comment\ndeb http://mirror.example/debian bookworm main contrib\ndeb-src http://x bookworm main\ndeb http://x trixie main\n',
+      },
+    ],
+    'bookworm',
+  );
   assert.deepEqual(lines, [{ uri: 'http://mirror.example/debian', suite: 'bookworm', components: ['main', 'contrib'], signedBy: null }]);
   assert.throws(() => r.debootstrapMirror(lines, 'trixie'), /\/etc\/apt: expected a "deb" source for trixie/);
 });
@@ -72,13 +89,15 @@ test("kind's base files, adapted only where the host needs it: containerd clamps
   assert.match(r.containerdConfig(config, true), /^ {2}restrict_oom_score_adj = true$/m);
   assert.throws(() => r.containerdConfig('version = 2\n', true), /config\.toml: expected a "restrict_oom_score_adj = false" line/);
   assert.equal(r.sandboxImage(config), 'registry.k8s.io/pause:3.10');
-  const unit = '[Service]\nExecStart=/usr/local/bin/containerd\nLimitNPROC=infinity\nLimitCORE=infinity\nLimitNOFILE=infinity\nTasksMax=infinity\nOOMScoreAdjust=-999\n';
+  const unit =
+    '[Service]\nExecStart=/usr/local/bin/containerd\nLimitNPROC=infinity\nLimitCORE=infinity\nLimitNOFILE=infinity\nTasksMax=infinity\nOOMScoreAdjust=-999\n';
   assert.equal(r.containerdUnit(unit, false), unit);
   assert.equal(r.containerdUnit(unit, true), '[Service]\nExecStart=/usr/local/bin/containerd\nTasksMax=infinity\n');
 });
 
 test("kind's package list is read from its Dockerfile; a Dockerfile without it is refused in one line", () => {
-  const dockerfile = 'RUN echo "Installing Packages ..." \\\n    && DEBIAN_FRONTEND=noninteractive clean-install \\\n      systemd \\\n      conntrack iptables \\\n      bash ca-certificates \\\n    && find /lib/systemd/system/sysinit.target.wants/ -delete\n';
+  const dockerfile =
+    'RUN echo "Installing Packages ..." \\\n    && DEBIAN_FRONTEND=noninteractive clean-install \\\n      systemd \\\n      conntrack iptables \\\n      bash ca-certificates \\\n    && find /lib/systemd/system/sysinit.target.wants/ -delete\n';
   assert.deepEqual(r.kindBasePackages(dockerfile), ['systemd', 'conntrack', 'iptables', 'bash', 'ca-certificates']);
   assert.throws(() => r.kindBasePackages('FROM debian\n'), /images\/base\/Dockerfile: expected a `clean-install <packages>` step/);
 });
@@ -93,7 +112,12 @@ test("cri-base.json: ctr's default spec with kind's createContainer hook, withou
 
 test('a config-only Dockerfile, the pause version, stamps and tags', () => {
   assert.equal(
-    r.configDockerfile('shice/x:stage1', { env: { container: 'docker' }, stopSignal: 'SIGRTMIN+3', entrypoint: ['/usr/local/bin/entrypoint', '/sbin/init'], labels: { 'org.shice.inputs': '{"a":"b"}' } }),
+    r.configDockerfile('shice/x:stage1', {
+      env: { container: 'docker' },
+      stopSignal: 'SIGRTMIN+3',
+      entrypoint: ['/usr/local/bin/entrypoint', '/sbin/init'],
+      labels: { 'org.shice.inputs': '{"a":"b"}' },
+    }),
     'FROM shice/x:stage1\nENV container="docker"\nSTOPSIGNAL SIGRTMIN+3\nENTRYPOINT ["/usr/local/bin/entrypoint","/sbin/init"]\nLABEL org.shice.inputs="{\\"a\\":\\"b\\"}"\n',
   );
   assert.match(r.configDockerfile('a', { entrypoint: [], cmd: ['nginx', '-g', 'daemon off;'] }), /ENTRYPOINT \[\]\nCMD \["nginx","-g","daemon off;"\]/);

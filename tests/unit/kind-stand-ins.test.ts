@@ -28,10 +28,18 @@ test("kindnetd's conflist: ptp on the node's podCIDR with the node's MTU, host-l
   const conf = JSON.parse(kindnetConflist('10.244.2.0/24', 1500));
   assert.equal(conf.cniVersion, '0.3.1');
   assert.equal(conf.name, 'kindnet');
-  assert.deepEqual(conf.plugins.map((p: { type: string }) => p.type), ['ptp', 'portmap']);
+  assert.deepEqual(
+    conf.plugins.map((p: { type: string }) => p.type),
+    ['ptp', 'portmap'],
+  );
   assert.equal(conf.plugins[0].ipMasq, false);
   assert.equal(conf.plugins[0].mtu, 1500);
-  assert.deepEqual(conf.plugins[0].ipam, { type: 'host-local', dataDir: '/run/cni-ipam-state', routes: [{ dst: '0.0.0.0/0' }], ranges: [[{ subnet: '10.244.2.0/24' }]] });
+  assert.deepEqual(conf.plugins[0].ipam, {
+    type: 'host-local',
+    dataDir: '/run/cni-ipam-state',
+    routes: [{ dst: '0.0.0.0/0' }],
+    ranges: [[{ subnet: '10.244.2.0/24' }]],
+  });
 });
 
 test("kindnetd's routes: every other node's podCIDR via that node's InternalIP, none to itself", () => {
@@ -40,7 +48,10 @@ test("kindnetd's routes: every other node's podCIDR via that node's InternalIP, 
     ['ip', 'route', 'replace', '10.244.1.0/24', 'via', '172.18.0.2'],
   ]);
   assert.equal(parseMtu('1500\n', 'kx-main-worker'), 1500);
-  assert.throws(() => parseMtu('cat: /sys/class/net/eth0/mtu: No such file', 'kx-main-worker'), /kx-main-worker: \/sys\/class\/net\/eth0\/mtu: expected an MTU/);
+  assert.throws(
+    () => parseMtu('cat: /sys/class/net/eth0/mtu: No such file', 'kx-main-worker'),
+    /kx-main-worker: \/sys\/class\/net\/eth0\/mtu: expected an MTU/,
+  );
 });
 
 test('the stand-in runs, on each node in turn: read the MTU, write the conflist through stdin, add the routes', async () => {
@@ -51,10 +62,16 @@ test('the stand-in runs, on each node in turn: read the MTU, write the conflist 
   });
   assert.equal(calls.length, 3 * (3 + 2));
   const worker = calls.filter((c) => c.container === 'kx-main-worker');
-  assert.deepEqual(worker.map((c) => c.argv[0]), ['cat', 'mkdir', 'tee', 'ip', 'ip']);
+  assert.deepEqual(
+    worker.map((c) => c.argv[0]),
+    ['cat', 'mkdir', 'tee', 'ip', 'ip'],
+  );
   assert.deepEqual(worker[2]!.argv, ['tee', KINDNET_CONFLIST]);
   assert.equal(JSON.parse(worker[2]!.input!).plugins[0].ipam.ranges[0][0].subnet, '10.244.2.0/24');
-  await assert.rejects(standInForKindnetd(nodes, async () => 'not a number'), /kx-main-control-plane: \/sys\/class\/net\/eth0\/mtu/);
+  await assert.rejects(
+    standInForKindnetd(nodes, async () => 'not a number'),
+    /kx-main-control-plane: \/sys\/class\/net\/eth0\/mtu/,
+  );
 });
 
 test("the manifests' copies name the substitute wherever a container names the image, and nothing else changes", async () => {
@@ -68,7 +85,8 @@ test("the manifests' copies name the substitute wherever a container names the i
   assert.equal(pod!.spec.containers[0].image, 'shice/nginx-light:bookworm-abc');
   pod!.spec.containers[0].image = 'nginx:1.27-alpine';
   assert.deepEqual(pod, originalPod);
-  const deployment = 'apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      initContainers: [{name: i, image: busybox}]\n      containers: [{name: w, image: nginx:1.27-alpine}]\n';
+  const deployment =
+    'apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      initContainers: [{name: i, image: busybox}]\n      containers: [{name: w, image: nginx:1.27-alpine}]\n';
   assert.equal(substituteImages(deployment, map, 'd.yaml').replaced, 1);
   assert.equal(substituteImages('kind: Service\n', map, 's.yaml').replaced, 0);
   assert.throws(() => substituteImages('a: [', map, 'bad.yaml'), /bad\.yaml: not YAML/);
@@ -92,20 +110,32 @@ test('the kind config for a local node image on a cgroup v1 host: no default CNI
 test("node containers' state, as real docker printed it: a stopped, restarted or vanished node is named", async () => {
   const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
   const states = parseContainerStates(await fixture('docker-container-states.stdout'));
-  assert.deepEqual(states.map((s) => [s.name, s.running]), [['shice-sample-a', true], ['shice-sample-b', false]]);
+  assert.deepEqual(
+    states.map((s) => [s.name, s.running]),
+    [
+      ['shice-sample-a', true],
+      ['shice-sample-b', false],
+    ],
+  );
   const partial = parseContainerStates(await fixture('docker-container-states-missing.stdout'));
-  assert.deepEqual(partial.map((s) => s.name), ['shice-sample-a']);
+  assert.deepEqual(
+    partial.map((s) => s.name),
+    ['shice-sample-a'],
+  );
   const running = states.map((s) => ({ ...s, running: true }));
   assert.deepEqual(containerChanges(running, running), []);
   assert.deepEqual(containerChanges(running, states), ['node container shice-sample-b stopped']);
-  assert.deepEqual(containerChanges(running, partial.map((s) => ({ ...s, startedAt: '2026-12-03T09:00:00Z' }))), [
-    'node container shice-sample-a restarted (at 2026-12-03T09:00:00Z)',
-    'node container shice-sample-b is gone',
-  ]);
+  assert.deepEqual(
+    containerChanges(
+      running,
+      partial.map((s) => ({ ...s, startedAt: '2026-12-03T09:00:00Z' })),
+    ),
+    ['node container shice-sample-a restarted (at 2026-12-03T09:00:00Z)', 'node container shice-sample-b is gone'],
+  );
   assert.throws(() => parseContainerStates('Error: something\n'), /docker container inspect: expected "<name> <running> <startedAt>"/);
 });
 
-test('the runtime wrapper removes CAP_SYS_RESOURCE from a container being created and a process being exec\'d, and passes every argument on', () => {
+test("the runtime wrapper removes CAP_SYS_RESOURCE from a container being created and a process being exec'd, and passes every argument on", () => {
   const dir = mkdtempSync(join(tmpdir(), 'shice-wrapper-'));
   try {
     const spec = JSON.parse(readFileSync(fileURLToPath(new URL('../fixtures/samples/kind-prepare/ctr-oci-spec.stdout', import.meta.url)), 'utf8'));
@@ -143,7 +173,10 @@ test("a kind capture's parts, from the times its real progress lines arrived at"
   const { kindParts } = await import('../../src/capture/kind/phases.ts');
   const text = await readFile(new URL('../fixtures/samples/kind-prepare/capture-progress.txt', import.meta.url), 'utf8');
   // One second a line: what is checked is which lines open which part.
-  const lines = text.split('\n').filter(Boolean).map((line, i) => ({ atMs: i * 1000, text: line }));
+  const lines = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line, i) => ({ atMs: i * 1000, text: line }));
   const at = (prefix: string) => lines.find((l) => l.text.startsWith(prefix))!.atMs;
   const parts = kindParts(lines, 40_000)!;
   assert.equal(parts.preflightMs, at('· creating kind cluster'));
@@ -153,5 +186,12 @@ test("a kind capture's parts, from the times its real progress lines arrived at"
   assert.equal(parts.podsReadyMs, at('[ 1/11]') - at('· waiting for pod '));
   assert.equal(parts.stepsMs, at('· taking the kind environment down') - at('[ 1/11]'));
   assert.equal(parts.teardownMs, 40_000 - at('· taking the kind environment down'));
-  assert.equal(kindParts(lines.filter((l) => !l.text.includes('creating kind cluster')), 40_000), null, 'a run without the marks has no parts');
+  assert.equal(
+    kindParts(
+      lines.filter((l) => !l.text.includes('creating kind cluster')),
+      40_000,
+    ),
+    null,
+    'a run without the marks has no parts',
+  );
 });

@@ -23,10 +23,13 @@ import { firstLine } from '../../src/capture/process.ts';
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
 
-test('kind version: the semver from kind\'s one-line answer', async () => {
+test("kind version: the semver from kind's one-line answer", async () => {
   assert.equal(parseKindVersion(await fixture('kind-version.txt')), 'v0.27.0');
   assert.equal(parseKindVersion('kind v0.30.0-alpha+1a2b go1.24.1 darwin/arm64\n'), 'v0.30.0-alpha+1a2b');
-  assert.throws(() => parseKindVersion('Kubernetes IN Docker\n'), (e: Error) => e instanceof ToolOutputError && /kind version: expected "kind vX\.Y\.Z/.test(e.message));
+  assert.throws(
+    () => parseKindVersion('Kubernetes IN Docker\n'),
+    (e: Error) => e instanceof ToolOutputError && /kind version: expected "kind vX\.Y\.Z/.test(e.message),
+  );
 });
 
 test('kind get clusters: names one per line; the "none" notice is not a name', () => {
@@ -52,11 +55,14 @@ test('kubectl version -o json: client always, server only when a cluster answere
   assert.throws(() => parseKubectlVersion('{"clientVersion":{}}'), /field clientVersion\.gitVersion: expected a non-empty string/);
 });
 
-test('docker version: the daemon\'s version, platform and kernel, or null without a daemon', async () => {
+test("docker version: the daemon's version, platform and kernel, or null without a daemon", async () => {
   const down = parseDockerVersion(await fixture('docker-version-no-daemon.stdout'));
   assert.deepEqual(down, { client: '28.2.2', server: null });
   assert.deepEqual(parseDockerVersion(await fixture('docker-version.json')).server, {
-    version: '28.2.2', os: 'linux', arch: 'amd64', kernel: '6.8.0-49-generic',
+    version: '28.2.2',
+    os: 'linux',
+    arch: 'amd64',
+    kernel: '6.8.0-49-generic',
   });
   assert.throws(() => parseDockerVersion('{"Client":{"Version":"28.2.2"},"Server":{"Version":"28.2.2"}}'), /field Server\.Os/);
 });
@@ -79,8 +85,20 @@ test("kube-proxy's /proxyMode from a real kind node, one word; anything else is 
   assert.equal(parseProxyMode(await fixture('exec/proxy-mode-iptables.stdout'), '/proxyMode'), 'iptables');
   assert.equal(parseProxyMode(await fixture('exec/proxy-mode-nftables.stdout'), '/proxyMode'), 'nftables');
   assert.throws(() => parseProxyMode('404 page not found\n', 'worker: /proxyMode'), /worker: \/proxyMode: expected kube-proxy's mode/);
-  assert.equal(agreedValue([['worker', 'iptables'], ['worker2', 'iptables']]), 'iptables');
-  assert.equal(agreedValue([['worker', 'iptables'], ['worker2', 'nftables']]), 'worker=iptables worker2=nftables');
+  assert.equal(
+    agreedValue([
+      ['worker', 'iptables'],
+      ['worker2', 'iptables'],
+    ]),
+    'iptables',
+  );
+  assert.equal(
+    agreedValue([
+      ['worker', 'iptables'],
+      ['worker2', 'nftables'],
+    ]),
+    'worker=iptables worker2=nftables',
+  );
 });
 
 test('health-check answers: localEndpoints from the body, null when there is no body', async () => {
@@ -93,10 +111,15 @@ test('health-check answers: localEndpoints from the body, null when there is no 
   assert.equal(parseLocalEndpoints('{"localEndpoints": "1"}'), null);
 });
 
-test('docker\'s own failures are told apart from the command\'s', async () => {
+test("docker's own failures are told apart from the command's", async () => {
   assert.equal(isDockerFailure('Error response from daemon: No such container: kx-main-worker2\n'), true);
   assert.equal(isDockerFailure(await fixture('docker-version-no-daemon.stderr')), true);
-  assert.equal(isDockerFailure('OCI runtime exec failed: exec failed: unable to start container process: exec: "conntrack": executable file not found in $PATH: unknown\n'), true);
+  assert.equal(
+    isDockerFailure(
+      'OCI runtime exec failed: exec failed: unable to start container process: exec: "conntrack": executable file not found in $PATH: unknown\n',
+    ),
+    true,
+  );
   assert.equal(isDockerFailure(await fixture('exec/curl-timeout.stderr')), false);
   assert.equal(isDockerFailure(await fixture('exec/conntrack-worker2.stderr')), false);
   assert.equal(firstLine('\n  one\ntwo\n'), 'one');

@@ -57,14 +57,29 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 test("the readiness probe: the pod spec's values as the API server returned them, kubelet's defaults where absent", () => {
   const pod = backendPod();
   assert.deepEqual(readinessProbeOf(backendContainer(pod), 'backend'), {
-    path: '/', port: 80, initialDelaySeconds: 0, periodSeconds: 1, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3,
+    path: '/',
+    port: 80,
+    initialDelaySeconds: 0,
+    periodSeconds: 1,
+    timeoutSeconds: 1,
+    successThreshold: 1,
+    failureThreshold: 3,
   });
   const bare = readinessProbeOf({ ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: { httpGet: { port: 'http' } } }, 'c');
   assert.deepEqual(bare, { path: '/', port: 8080, initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 });
   assert.equal(readinessProbeOf({ name: 'nginx' }, 'c'), null, 'no probe: Ready once running');
-  assert.throws(() => readinessProbeOf({ readinessProbe: { exec: { command: ['true'] } } }, 'pod default/x, container c'), /^Error: pod default\/x, container c: field readinessProbe: expected an httpGet probe \(the lab runs no other kind\), got exec$/);
-  assert.throws(() => readinessProbeOf({ readinessProbe: { httpGet: { port: 'web' } } }, 'c'), /field readinessProbe\.httpGet\.port: expected a port number or the name of a container port, got "web"/);
-  assert.throws(() => readinessProbeOf({ readinessProbe: { httpGet: { port: 80 }, periodSeconds: 1.5 } }, 'c'), /field readinessProbe\.periodSeconds: expected a whole number/);
+  assert.throws(
+    () => readinessProbeOf({ readinessProbe: { exec: { command: ['true'] } } }, 'pod default/x, container c'),
+    /^Error: pod default\/x, container c: field readinessProbe: expected an httpGet probe \(the lab runs no other kind\), got exec$/,
+  );
+  assert.throws(
+    () => readinessProbeOf({ readinessProbe: { httpGet: { port: 'web' } } }, 'c'),
+    /field readinessProbe\.httpGet\.port: expected a port number or the name of a container port, got "web"/,
+  );
+  assert.throws(
+    () => readinessProbeOf({ readinessProbe: { httpGet: { port: 80 }, periodSeconds: 1.5 } }, 'c'),
+    /field readinessProbe\.periodSeconds: expected a whole number/,
+  );
 });
 
 test("the readiness probe's thresholds and initial delay, as kubelet's prober worker applies them", () => {
@@ -93,7 +108,9 @@ test('the prober ticks once a period, drops a tick while a probe is out, and sto
   let probes = 0;
   let release: (() => void) | null = null;
   const prober = new ReadinessProber({
-    probe, startedAt: clock.now(), clock,
+    probe,
+    startedAt: clock.now(),
+    clock,
     check: async () => {
       probes += 1;
       if (probes === 3) await new Promise<void>((r) => (release = r)); // a slow answer
@@ -136,7 +153,11 @@ function fakeRuntimeIO() {
       if (env.CNI_COMMAND !== 'ADD') return '';
       // ptp makes the address; a chained plugin (portmap) prints the result it was given, as the CNI spec asks.
       const prev = (JSON.parse(stdin) as Json).prevResult;
-      return path.endsWith('/ptp') ? JSON.stringify({ ips: [{ address: '10.244.1.3/24', gateway: '10.244.1.1' }] }) : prev === undefined ? '' : JSON.stringify(prev);
+      return path.endsWith('/ptp')
+        ? JSON.stringify({ ips: [{ address: '10.244.1.3/24', gateway: '10.244.1.1' }] })
+        : prev === undefined
+          ? ''
+          : JSON.stringify(prev);
     },
     spawn: (argv) => {
       calls.push(argv);
@@ -169,7 +190,19 @@ test("the runtime: a sandbox through kindnet's CNI chain, the container's files 
   ]);
   runtime.startContainer(ref, sandbox, 'backend', [{ containerPath: '/etc/nginx/conf.d/default.conf', content: 'server {}' }]);
   assert.equal(files.get('/run/lab/pods/default.backend/rootfs/etc/nginx/conf.d/default.conf'), 'server {}');
-  assert.deepEqual(calls[4]!.slice(0, 11), ['ip', 'netns', 'exec', 'lab.pod.default.backend', 'unshare', '--uts', '--', 'sh', '-c', 'hostname "$1" && shift && exec "$@"', 'sh']);
+  assert.deepEqual(calls[4]!.slice(0, 11), [
+    'ip',
+    'netns',
+    'exec',
+    'lab.pod.default.backend',
+    'unshare',
+    '--uts',
+    '--',
+    'sh',
+    '-c',
+    'hostname "$1" && shift && exec "$@"',
+    'sh',
+  ]);
   assert.equal(calls[4]![11], 'backend');
   const ran = await runtime.whatRan();
   assert.deepEqual(ran, { binary: '/usr/sbin/nginx', version: 'nginx version: nginx/1.22.1', debianPackage: 'nginx 1.22.1-9+deb12u11' });
@@ -178,10 +211,21 @@ test("the runtime: a sandbox through kindnet's CNI chain, the container's files 
   await runtime.whatRan();
   assert.equal(calls.filter((c) => c[0] === '/usr/sbin/nginx').length, 1, 'asked once');
   await runtime.removeSandbox(ref, conflist);
-  assert.deepEqual(calls.slice(-4).map((c) => c.slice(0, 2)), [['/usr/lib/cni/portmap', 'DEL'], ['/usr/lib/cni/ptp', 'DEL'], ['/usr/lib/cni/loopback', 'DEL'], ['ip', 'netns']]);
+  assert.deepEqual(
+    calls.slice(-4).map((c) => c.slice(0, 2)),
+    [
+      ['/usr/lib/cni/portmap', 'DEL'],
+      ['/usr/lib/cni/ptp', 'DEL'],
+      ['/usr/lib/cni/loopback', 'DEL'],
+      ['ip', 'netns'],
+    ],
+  );
   assert.equal(packageOfPath('diversion by dash from: /bin/sh\ndash: /bin/sh\n', '/bin/sh'), 'dash');
   assert.equal(packageOfPath('dpkg-query: no path found matching pattern /x\n', '/x'), null);
-  assert.equal(cniEnv('DEL', ref, 'n', '/cni', 'eth0').CNI_ARGS, 'IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=backend;K8S_POD_INFRA_CONTAINER_ID=u1');
+  assert.equal(
+    cniEnv('DEL', ref, 'n', '/cni', 'eth0').CNI_ARGS,
+    'IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=backend;K8S_POD_INFRA_CONTAINER_ID=u1',
+  );
 });
 
 test("the runtime's stop: the nginx image's stop signal, the pod's grace period, SIGKILL only when it runs out", async () => {
@@ -199,7 +243,10 @@ test("the runtime's stop: the nginx image's stop signal, the pod's grace period,
   await settle();
   graceOver!();
   assert.deepEqual(await killing, { signal: 'SIGQUIT', killed: true, exit: { code: null, signal: 'SIGKILL' } });
-  assert.deepEqual(kills.slice(1), [[4242, 'SIGQUIT'], [4242, 'SIGKILL']]);
+  assert.deepEqual(kills.slice(1), [
+    [4242, 'SIGQUIT'],
+    [4242, 'SIGKILL'],
+  ]);
   assert.equal(exitCodeOf({ code: null, signal: 'SIGKILL' }), 137);
   assert.equal(exitCodeOf({ code: 1, signal: null }), 1);
   const pod = backendPod();
@@ -223,16 +270,26 @@ test("kindnet: routes to the other nodes' pod CIDRs from the API's Nodes, its ow
   const files = new Map<string, string>();
   const configured: Json[] = [];
   const kindnet = new Kindnet({
-    nodeName: 'kx-main-worker', nodeIP: '172.18.0.2', stateDir: '/state',
-    io: { run: async (argv) => (runs.push(argv), { stdout: argv[1] === '-j' ? fixture('ip-address-worker.json') : '', stderr: '' }), writeFile: (p, c) => void files.set(p, c), log: () => {} },
+    nodeName: 'kx-main-worker',
+    nodeIP: '172.18.0.2',
+    stateDir: '/state',
+    io: {
+      run: async (argv) => (runs.push(argv), { stdout: argv[1] === '-j' ? fixture('ip-address-worker.json') : '', stderr: '' }),
+      writeFile: (p, c) => void files.set(p, c),
+      log: () => {},
+    },
     onConfigured: async (conflist) => void configured.push(conflist),
   });
   for (const node of [...all, ...all]) await kindnet.onEvent({ type: 'MODIFIED', object: node } as WatchEvent);
-  assert.deepEqual(runs, [
-    ['ip', 'route', 'replace', '10.244.0.0/24', 'via', '172.18.0.3'],
-    ['ip', '-j', 'address', 'show'],
-    ['ip', 'route', 'replace', '10.244.2.0/24', 'via', '172.18.0.4'],
-  ], 'each route once, its own node configured once');
+  assert.deepEqual(
+    runs,
+    [
+      ['ip', 'route', 'replace', '10.244.0.0/24', 'via', '172.18.0.3'],
+      ['ip', '-j', 'address', 'show'],
+      ['ip', 'route', 'replace', '10.244.2.0/24', 'via', '172.18.0.4'],
+    ],
+    'each route once, its own node configured once',
+  );
   assert.equal(configured.length, 1);
   const written = JSON.parse(files.get('/state/cni/10-kindnet.conflist')!) as { plugins: Json[] };
   assert.equal(written.plugins[0]!.mtu, 1500);
@@ -262,7 +319,8 @@ function fakeApi(pods: Map<string, Json>) {
   return { api, sent };
 }
 
-const statusOf = (body: unknown) => (body as { status: { conditions: { type: string; status: string }[]; containerStatuses: { image: string; ready: boolean; state: Json }[] } }).status;
+const statusOf = (body: unknown) =>
+  (body as { status: { conditions: { type: string; status: string }[]; containerStatuses: { image: string; ready: boolean; state: Json }[] } }).status;
 
 test('the node agent: registers, runs a pod as the API gave it, Ready after its probe, and on deletion stops it, tears down and deletes it', async () => {
   const clock = new ManualClock();
@@ -276,12 +334,24 @@ test('the node agent: registers, runs a pod as the API gave it, Ready after its 
   const probes: string[] = [];
   const stop = new AbortController();
   const agent = new NodeAgent({
-    node: { name: 'kx-main-worker', ip: '172.18.0.2', role: 'worker', kernel: '6.18', arch: 'x64', resources: nodeResources({ cpu: 2, memoryKiB: 24683584, ephemeralStorageKiB: 1000 }) },
-    api, runtime, clock, signal: stop.signal,
+    node: {
+      name: 'kx-main-worker',
+      ip: '172.18.0.2',
+      role: 'worker',
+      kernel: '6.18',
+      arch: 'x64',
+      resources: nodeResources({ cpu: 2, memoryKiB: 24683584, ephemeralStorageKiB: 1000 }),
+    },
+    api,
+    runtime,
+    clock,
+    signal: stop.signal,
     io: {
-      markRegistered: (uid) => marks.push(`registered ${uid}`), markReady: () => marks.push('ready'),
+      markRegistered: (uid) => marks.push(`registered ${uid}`),
+      markReady: () => marks.push('ready'),
       httpProbe: async (ip, port, path, timeoutMs) => (probes.push(`${ip}:${port}${path} ${timeoutMs}`), true),
-      decided: () => marks.push('decided'), log: () => {},
+      decided: () => marks.push('decided'),
+      log: () => {},
     },
   });
   assert.equal(await agent.register(), 'node-uid');
@@ -301,7 +371,10 @@ test('the node agent: registers, runs a pod as the API gave it, Ready after its 
   await clock.advance(1);
   assert.deepEqual(probes, ['10.244.1.3:80/ 1000'], 'one period after the start, with the spec timeout');
   assert.equal(statuses()[1]!.conditions.find((c) => c.type === 'Ready')?.status, 'True');
-  assert.deepEqual(agent.podsSeen.map((p) => [p.pod, p.hostname, p.probe?.periodSeconds]), [['default/backend', 'backend', 1]]);
+  assert.deepEqual(
+    agent.podsSeen.map((p) => [p.pod, p.hostname, p.probe?.periodSeconds]),
+    [['default/backend', 'backend', 1]],
+  );
   // kubectl delete: the API sets deletionTimestamp and the grace period.
   const deleting = { ...pod, metadata: { ...meta, deletionTimestamp: '2026-12-03T11:37:00Z', deletionGracePeriodSeconds: 30 } };
   const stopped = agent.onPodEvent({ type: 'MODIFIED', object: deleting });
@@ -313,14 +386,23 @@ test('the node agent: registers, runs a pod as the API gave it, Ready after its 
   assert.equal(kills.length, 1, 'one stop signal');
   const terminated = statuses().at(-1)!.containerStatuses[0]!;
   assert.deepEqual([terminated.ready, (terminated.state.terminated as Json).exitCode, (terminated.state.terminated as Json).reason], [false, 0, 'Completed']);
-  assert.ok(calls.some((c) => c[0] === '/usr/lib/cni/ptp' && c[1] === 'DEL'), 'the sandbox torn down');
+  assert.ok(
+    calls.some((c) => c[0] === '/usr/lib/cni/ptp' && c[1] === 'DEL'),
+    'the sandbox torn down',
+  );
   const deletes = sent.filter((s) => s.method === 'DELETE');
   assert.equal(deletes.length, 1, 'deleted once');
   assert.deepEqual(deletes[0]!.body, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: meta.uid } });
-  assert.deepEqual(agent.stops.map((s) => [s.pod, s.signal, s.graceSeconds, s.killed]), [['default/backend', 'SIGQUIT', 30, false]]);
+  assert.deepEqual(
+    agent.stops.map((s) => [s.pod, s.signal, s.graceSeconds, s.killed]),
+    [['default/backend', 'SIGQUIT', 30, false]],
+  );
   await clock.advance(10_000);
   assert.equal(probes.length, 1, 'no probe after the stop');
-  assert.ok(sent.some((s) => s.path === '/api/v1/nodes/kx-main-worker/status'), 'a heartbeat every 10 s');
+  assert.ok(
+    sent.some((s) => s.path === '/api/v1/nodes/kx-main-worker/status'),
+    'a heartbeat every 10 s',
+  );
   agent.stop();
 });
 
@@ -332,7 +414,10 @@ test('the node agent: a container that ends on its own is reported terminated an
   const { api, sent } = fakeApi(new Map());
   const agent = new NodeAgent({
     node: { name: 'kx-main-worker', ip: '172.18.0.2', role: 'worker', kernel: '6.18', arch: 'x64', resources: {} },
-    api, runtime, clock, signal: new AbortController().signal,
+    api,
+    runtime,
+    clock,
+    signal: new AbortController().signal,
     io: { markRegistered: () => {}, markReady: () => {}, httpProbe: async () => true, decided: () => {}, log: () => {} },
   });
   await agent.networkReady({ cniVersion: '0.3.1', name: 'kindnet', plugins: [{ type: 'ptp' }] });
@@ -356,7 +441,8 @@ test('what the stand-in decided: read values say what from, decisions say so, no
   assert.throws(() => memTotalKiB('MemFree: 1 kB\n', '/proc/meminfo'), /^Error: \/proc\/meminfo: field MemTotal: expected "MemTotal: <n> kB"$/);
   const probe = readinessProbeOf(backendContainer(backendPod()), 'backend');
   const decisions = standInDecisions({
-    capacity: { cpu: 2, memoryKiB: 24683584, ephemeralStorageKiB: 1000 }, mtu: 1500,
+    capacity: { cpu: 2, memoryKiB: 24683584, ephemeralStorageKiB: 1000 },
+    mtu: 1500,
     whatRan: { binary: '/usr/sbin/nginx', version: 'nginx version: nginx/1.22.1', debianPackage: 'nginx 1.22.1-9+deb12u11' },
     pods: [{ pod: 'default/backend', hostname: 'backend', probe, image: 'x' }],
     stops: [{ pod: 'default/backend', signal: 'SIGQUIT', graceSeconds: 30, killed: false, exitedInMs: 12 }],
@@ -367,7 +453,10 @@ test('what the stand-in decided: read values say what from, decisions say so, no
   assert.equal(by('node.status.capacity.pods')?.source, 'stand-in');
   assert.equal(by('pod.status.containerStatuses[].image')?.value, '/usr/sbin/nginx (nginx version: nginx/1.22.1; Debian package nginx 1.22.1-9+deb12u11)');
   assert.equal(by('pods.default/backend.hostname')?.source, 'stand-in');
-  assert.match(by('pods.default/backend.readinessProbe')?.value ?? '', /^httpGet \/ port 80; periodSeconds 1, initialDelaySeconds 0, timeoutSeconds 1, successThreshold 1, failureThreshold 3$/);
+  assert.match(
+    by('pods.default/backend.readinessProbe')?.value ?? '',
+    /^httpGet \/ port 80; periodSeconds 1, initialDelaySeconds 0, timeoutSeconds 1, successThreshold 1, failureThreshold 3$/,
+  );
   assert.equal(by('pods.default/backend.stop')?.value, 'SIGQUIT, grace 30 s; exited after 12 ms');
   for (const d of decisions) {
     assert.ok(d.zh !== '' && d.en !== '', `${d.field}: both languages`);
@@ -375,7 +464,10 @@ test('what the stand-in decided: read values say what from, decisions say so, no
   }
   const none = standInDecisions({ capacity: null, mtu: null, whatRan: null, pods: [], stops: [] });
   assert.ok(!none.some((d) => d.source === 'read'), 'nothing read, nothing claimed as read');
-  const merged = runDecisions([{ node: 'a', decisions: none }, { node: 'b', decisions: [...none, { ...none[0]!, value: 'other' }] }]);
+  const merged = runDecisions([
+    { node: 'a', decisions: none },
+    { node: 'b', decisions: [...none, { ...none[0]!, value: 'other' }] },
+  ]);
   assert.deepEqual(merged[0]!.nodes, ['a', 'b']);
   assert.deepEqual(merged.at(-1)!.nodes, ['b']);
   const dir = mkdtempSync(join(tmpdir(), 'lab-kubelet-'));

@@ -8,11 +8,23 @@ import { addHeadingAnchors, keepNamesWhole, polishProseHtml } from '../../src/ar
 import { unbreakableRuns } from '../../src/article/render/unbreakable.ts';
 
 const reference = {
-  addHeadingAnchors: (html: string, label: string) => html.replace(/<h([23]) id="([^"]+)">([^]*?)<\/h\1>/g, (_m, level: string, id: string, inner: string) =>
-    `<h${level} id="${id}">${inner}<a class="heading-anchor" href="#${id}" aria-label="${label}">#</a></h${level}>`),
+  addHeadingAnchors: (html: string, label: string) =>
+    html.replace(
+      /<h([23]) id="([^"]+)">([^]*?)<\/h\1>/g,
+      (_m, level: string, id: string, inner: string) =>
+        `<h${level} id="${id}">${inner}<a class="heading-anchor" href="#${id}" aria-label="${label}">#</a></h${level}>`,
+    ),
   keepNamesWhole(html: string): string {
-    const text = (segment: string) => (!segment.includes('-') ? segment : segment.replace(/(^|>)([^<]*-[^<]*)(?=<|$)/g, (_m, before: string, t: string) =>
-      `${before}${unbreakableRuns(t).map((r) => (r.whole ? `<span class="nobr">${r.text}</span>` : r.text)).join('')}`));
+    const text = (segment: string) =>
+      !segment.includes('-')
+        ? segment
+        : segment.replace(
+            /(^|>)([^<]*-[^<]*)(?=<|$)/g,
+            (_m, before: string, t: string) =>
+              `${before}${unbreakableRuns(t)
+                .map((r) => (r.whole ? `<span class="nobr">${r.text}</span>` : r.text))
+                .join('')}`,
+          );
     let out = '';
     let last = 0;
     let depth = 0;
@@ -28,11 +40,46 @@ const reference = {
   },
 };
 
-const PIECES = ['<', '>', '-', '--', 'a', 'b-c', ' ', '<h2 id="x">', '<h3 id="y-z">', '</h2>', '</h3>', '<h2 id="">', '<h2 id="a" >', '"', '<pre>', '</pre>',
-  '<code>', '</code>', '<CODE>', '<svg/>', '<p>', '</p>', '<a title="x>y-z">', '--max-time', 's-lb', 'x=1-2', '中-文', '\n', '<h', 'h2', 'id="', '<script>', '</script>', 'kube-proxy'];
+const PIECES = [
+  '<',
+  '>',
+  '-',
+  '--',
+  'a',
+  'b-c',
+  ' ',
+  '<h2 id="x">',
+  '<h3 id="y-z">',
+  '</h2>',
+  '</h3>',
+  '<h2 id="">',
+  '<h2 id="a" >',
+  '"',
+  '<pre>',
+  '</pre>',
+  '<code>',
+  '</code>',
+  '<CODE>',
+  '<svg/>',
+  '<p>',
+  '</p>',
+  '<a title="x>y-z">',
+  '--max-time',
+  's-lb',
+  'x=1-2',
+  '中-文',
+  '\n',
+  '<h',
+  'h2',
+  'id="',
+  '<script>',
+  '</script>',
+  'kube-proxy',
+];
 
-const ARTICLE = '<p>经 s-local 访问，<code>--max-time 3</code> 后 curl 退出</p><h2 id="local">Local：保住来源地址</h2><p title="s-lb">a-b</p>'
-  + '<pre class="astro-code"><code>kube-proxy --mode=iptables</code></pre><h3 id="x-y">节点 worker-2 > 3</h3><p>--flag and a->b</p><h4 id="z">z-z</h4>';
+const ARTICLE =
+  '<p>经 s-local 访问，<code>--max-time 3</code> 后 curl 退出</p><h2 id="local">Local：保住来源地址</h2><p title="s-lb">a-b</p>' +
+  '<pre class="astro-code"><code>kube-proxy --mode=iptables</code></pre><h3 id="x-y">节点 worker-2 > 3</h3><p>--flag and a->b</p><h4 id="z">z-z</h4>';
 
 test('the indexOf walk gives what the regular expressions gave', () => {
   let seed = 7;

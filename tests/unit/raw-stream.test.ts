@@ -33,7 +33,9 @@ function storeWhole(bytes: Uint8Array, limit: number): ReturnType<typeof storeSt
     while (end > 0 && end > limit - 4 && (bytes[end]! & 0xc0) === 0x80) end--;
     kept = bytes.subarray(0, valid(bytes.subarray(0, end)) ? end : limit);
   }
-  const stored: ReturnType<typeof storeStream> = valid(kept) ? { text: Buffer.from(kept).toString('utf8') } : { text: Buffer.from(kept).toString('base64'), encoding: 'base64' };
+  const stored: ReturnType<typeof storeStream> = valid(kept)
+    ? { text: Buffer.from(kept).toString('utf8') }
+    : { text: Buffer.from(kept).toString('base64'), encoding: 'base64' };
   if (cut) stored.cut = cut;
   return stored;
 }
@@ -86,7 +88,11 @@ test('what is stored: text up to the limit without splitting a character, base64
   assert.deepEqual(stored.cut, { bytes: invalid.length, sha256: sha256(invalid) });
 
   const tail = streams['valid head, invalid tail']!;
-  assert.deepEqual(storeStreamHead(...asTheRunnerKeepsIt(tail, 200), 200), { text: 'x'.repeat(200), cut: { bytes: 202, sha256: sha256(tail) } }, 'what is kept is UTF-8: stored as text');
+  assert.deepEqual(
+    storeStreamHead(...asTheRunnerKeepsIt(tail, 200), 200),
+    { text: 'x'.repeat(200), cut: { bytes: 202, sha256: sha256(tail) } },
+    'what is kept is UTF-8: stored as text',
+  );
 });
 
 test('a step printing 3 MiB of multi-byte text: the runner keeps its head, and the snapshot is what the whole output would give', async () => {
@@ -102,5 +108,8 @@ test('a step printing 3 MiB of multi-byte text: the runner keeps its head, and t
     { stdout: outcome.stdout, stderr: outcome.stderr, stdoutEncoding: outcome.stdoutEncoding, stdoutCut: outcome.stdoutCut },
     { ...streamFields(whole, Buffer.alloc(0)), stdoutEncoding: undefined },
   );
-  assert.ok(Buffer.byteLength(outcome.stdout) <= STREAM_LIMIT_BYTES && Buffer.byteLength(outcome.stdout) > STREAM_LIMIT_BYTES - 4, 'cut at the limit, between characters');
+  assert.ok(
+    Buffer.byteLength(outcome.stdout) <= STREAM_LIMIT_BYTES && Buffer.byteLength(outcome.stdout) > STREAM_LIMIT_BYTES - 4,
+    'cut at the limit, between characters',
+  );
 });

@@ -11,27 +11,39 @@ import { findNumericTokens } from '../../src/evidence/numbers.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 
 const FILE = 'content/articles/075-local-uneven-weights/en.mdx';
-const FACTS = new Map([['pod.web.count', '3'], ['declared.web.replicas', '3'], ['run.kubeProxyMode', 'iptables']]);
+const FACTS = new Map([
+  ['pod.web.count', '3'],
+  ['declared.web.replicas', '3'],
+  ['run.kubeProxyMode', 'iptables'],
+]);
 const VARIANT_FACTS = new Map([['nftables', new Map([['run.kubeProxyMode', 'nftables']])]]);
 const bound: BoundValue = (id, variant) => (variant === undefined ? FACTS : VARIANT_FACTS.get(variant))?.get(id);
 const check = (html: string) => unboundRenderedNumbers(FILE, html, bound);
 
 const BOUND = '<p>The API reported <span data-fact="pod.web.count" data-step="run">3</span> pods.</p>';
-const DECLARED = '<p>A Deployment of <span class="declared" data-fact="declared.web.replicas" data-step="declared" data-declared="manifests/web.yaml" data-mark="declared" title="A value the experiment declares, not a measurement: manifests/web.yaml">3</span> replicas</p>';
-const NOT_MEASURED = '<p>the <span class="not-measured" data-not-measured data-mark="not measured" title="A number named in passing, not a measurement">1</span>st went to the preferred node</p>';
+const DECLARED =
+  '<p>A Deployment of <span class="declared" data-fact="declared.web.replicas" data-step="declared" data-declared="manifests/web.yaml" data-mark="declared" title="A value the experiment declares, not a measurement: manifests/web.yaml">3</span> replicas</p>';
+const NOT_MEASURED =
+  '<p>the <span class="not-measured" data-not-measured data-mark="not measured" title="A number named in passing, not a measurement">1</span>st went to the preferred node</p>';
 const VARIANT = '<p>mode <span data-fact="run.kubeProxyMode" data-step="run" data-variant="nftables" data-run="20261202T203651Z-75150b">nftables</span></p>';
-const CLAIM = '<figure class="measured" data-measured="spread-local"><details class="measured-claims"><summary>Claims</summary><ul><li data-claim="nodes-get-equal-traffic" data-claim-status="holds"><span class="claim-status claim-holds">holds</span> every request got an HTTP 200 answer</li></ul></details></figure>';
-const CODE = '<pre class="astro-code hl0" tabindex="0" data-language="shellsession"><code><span class="hl2">control-plane$ curl --max-time 2 http://172.18.0.2:31480/</span></code></pre>';
+const CLAIM =
+  '<figure class="measured" data-measured="spread-local"><details class="measured-claims"><summary>Claims</summary><ul><li data-claim="nodes-get-equal-traffic" data-claim-status="holds"><span class="claim-status claim-holds">holds</span> every request got an HTTP 200 answer</li></ul></details></figure>';
+const CODE =
+  '<pre class="astro-code hl0" tabindex="0" data-language="shellsession"><code><span class="hl2">control-plane$ curl --max-time 2 http://172.18.0.2:31480/</span></code></pre>';
 
-test('bound, declared, <NotMeasured>, a variant\'s value, a claim\'s statement and a code block pass', () => {
-  for (const html of [BOUND, DECLARED, NOT_MEASURED, VARIANT, CLAIM, CODE, '<p>worker2 and k8s are names, 两个节点 and 第一次 are words</p>']) assert.deepEqual(check(html), [], html);
+test("bound, declared, <NotMeasured>, a variant's value, a claim's statement and a code block pass", () => {
+  for (const html of [BOUND, DECLARED, NOT_MEASURED, VARIANT, CLAIM, CODE, '<p>worker2 and k8s are names, 两个节点 and 第一次 are words</p>'])
+    assert.deepEqual(check(html), [], html);
 });
 
 test('an MDX export, an expression and a character reference render as a typed-in 3, and each is found', () => {
   // en.mdx: `export const typed = 3` then: The export gives {typed} pods, the expression {"abc".length} pods, the reference &#51; pods and done.
   const problems = check('<p>The export gives 3 pods, the expression 3 pods, the reference 3 pods and done.</p>');
   assert.equal(problems.length, 3);
-  assert.match(problems[0]!, /^content\/articles\/075-local-uneven-weights\/en\.mdx: the rendered page shows an unbound number "3" in "The export gives 3 pods, the expression 3 pods,…" \(bind it with <Fact id="..."\/>, mark a number that is no measurement with <NotMeasured>, or interface chrome with data-ui\)$/);
+  assert.match(
+    problems[0]!,
+    /^content\/articles\/075-local-uneven-weights\/en\.mdx: the rendered page shows an unbound number "3" in "The export gives 3 pods, the expression 3 pods,…" \(bind it with <Fact id="..."\/>, mark a number that is no measurement with <NotMeasured>, or interface chrome with data-ui\)$/,
+  );
 });
 
 test('a character reference still in the HTML is read as the browser shows it', () => {
@@ -50,7 +62,7 @@ test('numerals of other scripts and kinds are numbers: Arabic-Indic, Devanagari,
   assert.deepEqual(findNumericTokens('三个 Pod 分在两个节点上，二〇二六年'), []);
 });
 
-test('a data-fact written into the MDX by hand is no binding: its text must be the fact\'s value', () => {
+test("a data-fact written into the MDX by hand is no binding: its text must be the fact's value", () => {
   assert.deepEqual(check('<p>A forged binding: <span data-fact="pod.web.count">4</span> pods.</p>'), [
     `${FILE}: the rendered page shows "4" in an element with data-fact="pod.web.count", but that fact's value is "3" (bind values with <Fact id="..."/>, never by writing data-fact)`,
   ]);
@@ -65,10 +77,20 @@ test('prose a bound component wraps is checked too, and text in scripts, styles 
 
 test('the assertion throws every problem at once, one line each', () => {
   assert.doesNotThrow(() => assertRenderedNumbersBound(FILE, BOUND, bound));
-  assert.throws(() => assertRenderedNumbersBound(FILE, '<p>3 and ٣</p>', bound), (e: unknown) => e instanceof EvidenceError && e.problems.length === 2);
+  assert.throws(
+    () => assertRenderedNumbersBound(FILE, '<p>3 and ٣</p>', bound),
+    (e: unknown) => e instanceof EvidenceError && e.problems.length === 2,
+  );
 });
 
 test('text runs carry their ancestors; void and self-closing elements close themselves', () => {
   const runs = htmlTextRuns('<p>a<br>b<img alt="x"/><span data-ui>c</span></p>');
-  assert.deepEqual(runs.map((r) => [r.text, r.ancestors.map((e) => e.name).join('>')]), [['a', 'p'], ['b', 'p'], ['c', 'p>span']]);
+  assert.deepEqual(
+    runs.map((r) => [r.text, r.ancestors.map((e) => e.name).join('>')]),
+    [
+      ['a', 'p'],
+      ['b', 'p'],
+      ['c', 'p>span'],
+    ],
+  );
 });

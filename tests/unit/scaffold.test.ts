@@ -32,7 +32,7 @@ test('the scaffold: every file an article needs, commented, series number from t
   assert.deepEqual(checkChineseMdx('zh.mdx', zh), []);
 });
 
-test("a never-captured article: a draft binds placeholders (declared values stay real), a normal build is refused in one line", async () => {
+test('a never-captured article: a draft binds placeholders (declared values stay real), a normal build is refused in one line', async () => {
   const slug = '099-scaffold-unit';
   const dir = join(root, 'content/articles', slug);
   try {
@@ -45,14 +45,22 @@ test("a never-captured article: a draft binds placeholders (declared values stay
     const { lines } = await import(join(dir, 'lines.ts'));
     const { claims } = await import(join(dir, 'claims.ts'));
     const input = { slug, snapshotsDir: join(dir, 'snapshots'), factDefs: facts, lines, linesFile: 'lines.ts', claimDefs: claims, claimsFile: 'claims.ts' };
-    assert.throws(() => buildArticleEvidence(input), new RegExp(`^EvidenceError: content/articles/${slug}/snapshots: not yet measured \\(no snapshots of ${slug}\\): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\`$`));
+    assert.throws(
+      () => buildArticleEvidence(input),
+      new RegExp(
+        `^EvidenceError: content/articles/${slug}/snapshots: not yet measured \\(no snapshots of ${slug}\\): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\`$`,
+      ),
+    );
     const draft = buildArticleEvidence({ ...input, draft: true });
     assert.equal(draft.unmeasured, true);
     assert.equal(draft.snapshots.run.runId, NOT_YET_MEASURED);
     assert.deepEqual(draft.facts.get('request.answer'), { id: 'request.answer', step: 'request', value: PLACEHOLDER, unmeasured: true });
     assert.equal(draft.facts.get('declared.app.replicas')!.value, '2', 'a declared value needs no run');
     const sources = (['zh', 'en'] as const).map((lang) => ({ lang, file: `${lang}.mdx`, source: readFileSync(join(dir, `${lang}.mdx`), 'utf8') }));
-    assert.deepEqual(checkArticleSources(sources, { factIds: draft.facts.keys(), stepIds: draft.snapshots.run.steps, claimIds: draft.claims.map((c) => c.id) }), []);
+    assert.deepEqual(
+      checkArticleSources(sources, { factIds: draft.facts.keys(), stepIds: draft.snapshots.run.steps, claimIds: draft.claims.map((c) => c.id) }),
+      [],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

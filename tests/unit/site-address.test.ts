@@ -17,7 +17,11 @@ test('an origin, with or without its slash, is served at the root', () => {
 });
 
 test('a path in the URL is the base path', () => {
-  assert.deepEqual(siteAddress({ SHICE_SITE_URL: 'https://user.github.io/shice' }), { url: 'https://user.github.io/shice/', base: '/shice/', isPlaceholder: false });
+  assert.deepEqual(siteAddress({ SHICE_SITE_URL: 'https://user.github.io/shice' }), {
+    url: 'https://user.github.io/shice/',
+    base: '/shice/',
+    isPlaceholder: false,
+  });
 });
 
 test('a URL that cannot be a site root is refused, naming the variable', () => {

@@ -25,7 +25,14 @@ test('answers: one line per request, counted by who answered and by the node ask
   assert.equal(countWhere(answers, 'status', '200'), requests, 'the committed run answered every request');
   const names = new Set(answers.map((a) => a.who));
   assert.equal(names.size, 3, 'three pods answered, each with its own name');
-  assert.deepEqual(parseAnswers('web-a 200 172.18.0.2\n 000 \n'), [{ who: 'web-a', status: '200', via: '172.18.0.2' }, { who: '', status: '000', via: '' }], 'a failed request is a line too');
+  assert.deepEqual(
+    parseAnswers('web-a 200 172.18.0.2\n 000 \n'),
+    [
+      { who: 'web-a', status: '200', via: '172.18.0.2' },
+      { who: '', status: '000', via: '' },
+    ],
+    'a failed request is a line too',
+  );
   assert.throws(() => parseAnswers('web-a 200 172.18.0.2\n<html>\n'), /^ExtractError: stdout line 2: expected "<name> <HTTP status> <address>", got "<html>"$/);
 });
 
@@ -45,14 +52,19 @@ test("article 075: roles come from the API's placement, the claims hold on the c
   const roles = podsByRole(snapshots.run);
   assert.equal(roles['shared-1'].node, roles['shared-2'].node);
   assert.notEqual(roles.lone.node, roles['shared-1'].node);
-  const derived = deriveFacts(facts.filter((d) => !d.optional), snapshots);
+  const derived = deriveFacts(
+    facts.filter((d) => !d.optional),
+    snapshots,
+  );
   const results = evaluateClaims(claims, derived, (s) => s);
   for (const r of results) assert.equal(r.status, 'holds', `${r.id}: ${JSON.stringify(r)}`);
   // The same run with the lone pod's answers handed to a shared pod: the Local claims break.
   const moved = new Map(derived);
   const v = (id: string) => Number(moved.get(id)!.value);
   moved.set('spread-local.count.lone', { ...moved.get('spread-local.count.lone')!, value: String(v('spread-local.count.shared-1')) });
-  const broken = evaluateClaims(claims, moved, (s) => s).filter((r) => r.status !== 'holds').map((r) => r.id);
+  const broken = evaluateClaims(claims, moved, (s) => s)
+    .filter((r) => r.status !== 'holds')
+    .map((r) => r.id);
   assert.deepEqual(broken.sort(), ['local-lone-pod-gets-more', 'local-shares-by-node']);
   // Placement that is not two and one is refused with one line.
   const flat = { ...snapshots.run, pods: snapshots.run.pods.map((p) => ({ ...p, node: 'worker' })) };
@@ -61,7 +73,10 @@ test("article 075: roles come from the API's placement, the claims hold on the c
 
 test('the chart: one bound bar value per pod and policy, the same values in a table, hidden SVG', () => {
   const snapshots = loadSnapshots(SNAPSHOTS);
-  const derived = deriveFacts(facts.filter((d) => !d.optional), snapshots);
+  const derived = deriveFacts(
+    facts.filter((d) => !d.optional),
+    snapshots,
+  );
   for (const lang of ['zh', 'en'] as const) {
     const html = chartHtml(charts[0]!, derived, lang);
     assert.match(html, /<svg class="chart-svg"[^>]*aria-hidden="true"/);
@@ -69,7 +84,10 @@ test('the chart: one bound bar value per pod and policy, the same values in a ta
       for (const role of ['lone', 'shared-1', 'shared-2']) {
         const id = `spread-${policy}.share.${role}`;
         const value = derived.get(id)!.value;
-        assert.ok(html.includes(`<text class="chart-value"`) && new RegExp(`<text [^>]*data-fact="${id.replaceAll('.', '\\.')}"[^>]*>${value}</text>`).test(html), `${lang}: the bar of ${id}`);
+        assert.ok(
+          html.includes(`<text class="chart-value"`) && new RegExp(`<text [^>]*data-fact="${id.replaceAll('.', '\\.')}"[^>]*>${value}</text>`).test(html),
+          `${lang}: the bar of ${id}`,
+        );
         assert.ok(html.includes(`<td><span data-fact="${id}" data-step="spread-${policy}" data-raw=`), `${lang}: the table cell of ${id}`);
       }
     }

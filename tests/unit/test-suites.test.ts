@@ -5,7 +5,15 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  judgeSuite, MUST_RUN_ON_CI, optedOutSuites, playwrightReport, selectSuites, suiteList, tapReport, tempLeftovers, type Report,
+  judgeSuite,
+  MUST_RUN_ON_CI,
+  optedOutSuites,
+  playwrightReport,
+  selectSuites,
+  suiteList,
+  tapReport,
+  tempLeftovers,
+  type Report,
 } from '../support/suites.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
@@ -16,9 +24,18 @@ const words = suites.map((s) => s.word);
 test("node:test's TAP: the closing counts (nested tests included) and each skip reason once, `\\#` unescaped", () => {
   assert.deepEqual(tapReport(sample('node-test-mixed.tap')), {
     counts: { passed: 2, failed: 1, skipped: 7 },
-    skipReasons: ['lab prerequisites missing: not root', '(no reason given)', 'needs: a # sign', 'skipped at run time', 'kind prerequisites missing: no docker'],
+    skipReasons: [
+      'lab prerequisites missing: not root',
+      '(no reason given)',
+      'needs: a # sign',
+      'skipped at run time',
+      'kind prerequisites missing: no docker',
+    ],
   });
-  assert.deepEqual(tapReport(sample('node-test-all-skipped.tap')), { counts: { passed: 0, failed: 0, skipped: 2 }, skipReasons: ['kind prerequisites missing: no docker'] });
+  assert.deepEqual(tapReport(sample('node-test-all-skipped.tap')), {
+    counts: { passed: 0, failed: 0, skipped: 2 },
+    skipReasons: ['kind prerequisites missing: no docker'],
+  });
   assert.deepEqual(tapReport(sample('node-test-none.tap')), { counts: { passed: 0, failed: 0, skipped: 0 }, skipReasons: [] });
 });
 
@@ -29,7 +46,10 @@ test('TAP cut before its closing counts (the run was killed) is no report', () =
 });
 
 test("Playwright's JSON report: passed, failed, skipped from its stats, the skip reasons from the skipped tests' annotations", () => {
-  assert.deepEqual(playwrightReport(sample('playwright.json')), { counts: { passed: 1, failed: 1, skipped: 2 }, skipReasons: ['no chromium here', '(no reason given)'] });
+  assert.deepEqual(playwrightReport(sample('playwright.json')), {
+    counts: { passed: 1, failed: 1, skipped: 2 },
+    skipReasons: ['no chromium here', '(no reason given)'],
+  });
   assert.equal(playwrightReport('{"stats": {}}'), null);
   assert.equal(playwrightReport('not json'), null);
 });
@@ -42,16 +62,27 @@ test('the verdict: a suite passes only when it exited 0, every test ran and noth
   assert.deepEqual(done(undefined, 2), { ok: false, detail: 'exit 2' });
   assert.deepEqual(done(tapReport(sample('node-test-mixed.tap')), 1), {
     ok: false,
-    detail: 'exit 1; incomplete: 7 of 10 tests skipped; 2 passed, 1 failed, 7 skipped; skipped because: lab prerequisites missing: not root; (no reason given); needs: a # sign; skipped at run time; kind prerequisites missing: no docker',
+    detail:
+      'exit 1; incomplete: 7 of 10 tests skipped; 2 passed, 1 failed, 7 skipped; skipped because: lab prerequisites missing: not root; (no reason given); needs: a # sign; skipped at run time; kind prerequisites missing: no docker',
   });
-  assert.deepEqual(done(tapReport(sample('node-test-all-skipped.tap'))), {
-    ok: false,
-    detail: 'did not run: every test skipped; 0 passed, 0 failed, 2 skipped; skipped because: kind prerequisites missing: no docker',
-  }, 'exit 0 with every test skipped is a suite that did not run');
+  assert.deepEqual(
+    done(tapReport(sample('node-test-all-skipped.tap'))),
+    {
+      ok: false,
+      detail: 'did not run: every test skipped; 0 passed, 0 failed, 2 skipped; skipped because: kind prerequisites missing: no docker',
+    },
+    'exit 0 with every test skipped is a suite that did not run',
+  );
   assert.deepEqual(done(tapReport(sample('node-test-none.tap'))), { ok: false, detail: 'did not run: no test ran; 0 passed, 0 failed, 0 skipped' });
   assert.deepEqual(done(null), { ok: false, detail: 'did not run: it wrote no test report' });
-  assert.deepEqual(judgeSuite({ ended: { signal: 'SIGKILL' }, report: null, leftovers: [] }), { ok: false, detail: 'ended by SIGKILL; did not run: it wrote no test report' });
-  assert.deepEqual(judgeSuite({ ended: { error: 'spawn x ENOENT' }, report: undefined, leftovers: [] }), { ok: false, detail: 'could not start: spawn x ENOENT' });
+  assert.deepEqual(judgeSuite({ ended: { signal: 'SIGKILL' }, report: null, leftovers: [] }), {
+    ok: false,
+    detail: 'ended by SIGKILL; did not run: it wrote no test report',
+  });
+  assert.deepEqual(judgeSuite({ ended: { error: 'spawn x ENOENT' }, report: undefined, leftovers: [] }), {
+    ok: false,
+    detail: 'could not start: spawn x ENOENT',
+  });
   assert.deepEqual(done(playwrightReport(sample('playwright.json')), 1).ok, false);
 });
 
@@ -61,24 +92,29 @@ test('what a suite left in the temporary folder: new entries with a test prefix 
   const left = tempLeftovers(before, after);
   assert.deepEqual(left, ['playwright-artifacts-x1', 'shice-fake-tools-compile-cache', 'shice-lab-test-e074-1a2b3c']);
   assert.deepEqual(tempLeftovers(before, before), []);
-  assert.deepEqual(done(undefined, 0, left), { ok: false, detail: 'left in the temporary folder: playwright-artifacts-x1, shice-fake-tools-compile-cache, shice-lab-test-e074-1a2b3c' });
+  assert.deepEqual(done(undefined, 0, left), {
+    ok: false,
+    detail: 'left in the temporary folder: playwright-artifacts-x1, shice-fake-tools-compile-cache, shice-lab-test-e074-1a2b3c',
+  });
 });
 
 test('SHICE_TEST_OPTOUT: named suites are left out; off CI any, on CI never lab, fault or kind; an unknown word is one line', () => {
   assert.deepEqual(optedOutSuites(undefined, words, false), { optedOut: new Set() });
   assert.deepEqual(optedOutSuites(' kube, lab,fault,kind ', words, false), { optedOut: new Set(['kube', 'lab', 'fault', 'kind']) });
-  assert.deepEqual(optedOutSuites('browser', words, true), { optedOut: new Set(['browser']) }, 'CI may leave out a suite that is not the lab\'s');
+  assert.deepEqual(optedOutSuites('browser', words, true), { optedOut: new Set(['browser']) }, "CI may leave out a suite that is not the lab's");
   assert.deepEqual(optedOutSuites('lab,kind', words, true), {
     problem: 'SHICE_TEST_OPTOUT names lab, kind, but on CI (CI=true) the lab, fault, kind suites must run: remove them from SHICE_TEST_OPTOUT',
   });
-  assert.deepEqual(optedOutSuites('fault', words, true), { problem: 'SHICE_TEST_OPTOUT names fault, but on CI (CI=true) the lab, fault, kind suites must run: remove it from SHICE_TEST_OPTOUT' });
+  assert.deepEqual(optedOutSuites('fault', words, true), {
+    problem: 'SHICE_TEST_OPTOUT names fault, but on CI (CI=true) the lab, fault, kind suites must run: remove it from SHICE_TEST_OPTOUT',
+  });
   assert.deepEqual(optedOutSuites('labs', words, false), {
     problem: `SHICE_TEST_OPTOUT: "labs" names no suite; expected a comma-separated list of: ${words.join(', ')}`,
   });
   for (const word of MUST_RUN_ON_CI) assert.ok(words.includes(word), word);
 });
 
-test('npm test -- <word>: a suite\'s word selects it alone, other words match names as before, a word matching nothing is one line', () => {
+test("npm test -- <word>: a suite's word selects it alone, other words match names as before, a word matching nothing is one line", () => {
   const picked = (args: string[]) => {
     const s = selectSuites(suites, args);
     return 'problem' in s ? s.problem : s.suites.map((x) => x.word);

@@ -13,7 +13,14 @@ import { comparisonRows, facts, variantFacts } from '../../content/articles/074-
 import { lines } from '../../content/articles/074-external-traffic-policy/lines.ts';
 import { claims, comparisons } from '../../content/articles/074-external-traffic-policy/claims.ts';
 import {
-  across, defaultVariant, experimentForVariant, qualify, selectVariants, variantFolder, variantProblems, variantsOf,
+  across,
+  defaultVariant,
+  experimentForVariant,
+  qualify,
+  selectVariants,
+  variantFolder,
+  variantProblems,
+  variantsOf,
 } from '../../src/experiment/variants.ts';
 import { bindableIds, brokenClaims, buildArticleRuns, comparisonTable, evidenceOfVariant } from '../../src/evidence/article/variants.ts';
 import { parseCaptureArgs } from '../../src/capture/cli-args.ts';
@@ -24,12 +31,15 @@ const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const committed = join(root, 'content/articles', SLUG, 'snapshots');
 
-test('variant selection: every variant by default, the named ones in the experiment\'s order, an unknown name listing the known', () => {
+test("variant selection: every variant by default, the named ones in the experiment's order, an unknown name listing the known", () => {
   assert.deepEqual(variantsOf(article074), ['iptables', 'nftables', 'ipvs']);
   assert.equal(defaultVariant(article074), 'iptables');
   assert.deepEqual(selectVariants(article074, []), ['iptables', 'nftables', 'ipvs']);
   assert.deepEqual(selectVariants(article074, ['nftables', 'iptables']), ['iptables', 'nftables']);
-  assert.throws(() => selectVariants(article074, ['nft']), /^Error: --variant nft: 074-external-traffic-policy has no such variant; it has iptables, nftables, ipvs$/);
+  assert.throws(
+    () => selectVariants(article074, ['nft']),
+    /^Error: --variant nft: 074-external-traffic-policy has no such variant; it has iptables, nftables, ipvs$/,
+  );
   const single: Experiment = { ...experimentForVariant(article074, 'iptables') };
   assert.deepEqual(variantsOf(single), [null]);
   assert.deepEqual(selectVariants(single, []), [null]);
@@ -70,21 +80,49 @@ test('variant declarations are checked: the default first, known modes, steps na
 
 test('the lab refuses ipvs on a kernel without IPVS in one line, and asks for nft in nftables mode', () => {
   const noIpvs = () => ({ procNetIpVs: false, configLine: '# CONFIG_IP_VS is not set' });
-  assert.deepEqual(proxyModeProblem('ipvs', noIpvs, () => '/usr/sbin/nft'), {
-    unsupported: true,
-    problem: 'the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS (/proc/config.gz: CONFIG_IP_VS is not set, and the lab loads no modules); capture ipvs with --driver kind on a kernel with IPVS',
-  });
-  assert.equal(proxyModeProblem('ipvs', () => ({ procNetIpVs: true, configLine: 'CONFIG_IP_VS=y' }), () => null), null);
-  assert.deepEqual(proxyModeProblem('nftables', noIpvs, () => null), { unsupported: false, problem: 'kube-proxy in nftables mode needs nft on PATH (Debian package nftables): apt-get install nftables' });
-  assert.equal(proxyModeProblem('nftables', noIpvs, () => '/usr/sbin/nft'), null);
-  assert.equal(proxyModeProblem('iptables', noIpvs, () => null), null);
+  assert.deepEqual(
+    proxyModeProblem('ipvs', noIpvs, () => '/usr/sbin/nft'),
+    {
+      unsupported: true,
+      problem:
+        'the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS (/proc/config.gz: CONFIG_IP_VS is not set, and the lab loads no modules); capture ipvs with --driver kind on a kernel with IPVS',
+    },
+  );
+  assert.equal(
+    proxyModeProblem(
+      'ipvs',
+      () => ({ procNetIpVs: true, configLine: 'CONFIG_IP_VS=y' }),
+      () => null,
+    ),
+    null,
+  );
+  assert.deepEqual(
+    proxyModeProblem('nftables', noIpvs, () => null),
+    { unsupported: false, problem: 'kube-proxy in nftables mode needs nft on PATH (Debian package nftables): apt-get install nftables' },
+  );
+  assert.equal(
+    proxyModeProblem('nftables', noIpvs, () => '/usr/sbin/nft'),
+    null,
+  );
+  assert.equal(
+    proxyModeProblem('iptables', noIpvs, () => null),
+    null,
+  );
 });
 
 /** The article's evidence from a root holding `<slug>` and `<slug>.nftables`, as SHICE_SNAPSHOT_ROOT lays it out. */
 function runsFrom(defaultDir: string) {
   return buildArticleRuns({
-    slug: SLUG, snapshotsDir: defaultDir, experiment: article074, factDefs: facts, variantFactDefs: variantFacts,
-    lines, linesFile: 'lines.ts', claimDefs: claims, comparisonDefs: comparisons, claimsFile: 'claims.ts',
+    slug: SLUG,
+    snapshotsDir: defaultDir,
+    experiment: article074,
+    factDefs: facts,
+    variantFactDefs: variantFacts,
+    lines,
+    linesFile: 'lines.ts',
+    claimDefs: claims,
+    comparisonDefs: comparisons,
+    claimsFile: 'claims.ts',
   });
 }
 
@@ -104,7 +142,7 @@ const editStep = (file: string, change: (s: Record<string, unknown>) => void) =>
   writeFileSync(path, dump(data, { lineWidth: -1 }));
 };
 
-test('a comparison table built from the two committed runs: a column per run, each cell that run\'s fact', () => {
+test("a comparison table built from the two committed runs: a column per run, each cell that run's fact", () => {
   const evidence = runsFrom(committed);
   const runs = evidence.variantRuns!;
   assert.deepEqual(runs.measured, ['iptables', 'nftables']);
@@ -118,7 +156,10 @@ test('a comparison table built from the two committed runs: a column per run, ea
   assert.deepEqual(table.notMeasured, ['ipvs']);
   assert.equal(table.rows.length, comparisonRows.length);
   for (const row of table.rows) {
-    assert.deepEqual(row.cells.map((c) => c.variant), ['iptables', 'nftables']);
+    assert.deepEqual(
+      row.cells.map((c) => c.variant),
+      ['iptables', 'nftables'],
+    );
     for (const cell of row.cells) {
       assert.equal(cell.fact.id, row.fact);
       assert.equal(cell.fact.value, runs.runs.get(cell.variant)!.facts.get(row.fact)!.value);
@@ -132,28 +173,44 @@ test('a comparison table built from the two committed runs: a column per run, ea
     assert.equal(cell.fact.value, String((load(readFileSync(join(dir, 'local-via-worker2.yaml'), 'utf8')) as { exitCode: number }).exitCode));
   }
   const mode = table.rows.find((r) => r.fact === 'run.kubeProxyMode')!;
-  assert.deepEqual(mode.cells.map((c) => c.fact.value), ['iptables', 'nftables']);
-  assert.throws(() => comparisonTable([{ fact: 'nft-worker2.drop.verdict', label: { zh: 'x', en: 'x' } }], runs, 'facts.ts'), /facts\.ts: comparisonRows: fact "nft-worker2\.drop\.verdict": the iptables run has no such fact/);
+  assert.deepEqual(
+    mode.cells.map((c) => c.fact.value),
+    ['iptables', 'nftables'],
+  );
+  assert.throws(
+    () => comparisonTable([{ fact: 'nft-worker2.drop.verdict', label: { zh: 'x', en: 'x' } }], runs, 'facts.ts'),
+    /facts\.ts: comparisonRows: fact "nft-worker2\.drop\.verdict": the iptables run has no such fact/,
+  );
 });
 
 test('every claim of every run and across runs holds on the committed snapshots; the MDX may bind <variant>:<id>', () => {
   const evidence = runsFrom(committed);
   assert.deepEqual(brokenClaims(evidence), []);
-  assert.deepEqual(evidence.variantRuns!.comparisons.map((c) => c.id), comparisons.map((c) => c.id));
+  assert.deepEqual(
+    evidence.variantRuns!.comparisons.map((c) => c.id),
+    comparisons.map((c) => c.id),
+  );
   const { factIds, stepIds, claims: bindable } = bindableIds(evidence);
-  assert.ok(factIds.includes('nftables:nft-worker2.drop.verdict') && factIds.includes('local-via-worker2.rc') && factIds.includes('iptables:local-via-worker2.rc'));
+  assert.ok(
+    factIds.includes('nftables:nft-worker2.drop.verdict') && factIds.includes('local-via-worker2.rc') && factIds.includes('iptables:local-via-worker2.rc'),
+  );
   assert.ok(stepIds.includes('nftables:nft-worker2') && !stepIds.includes('nft-worker2'));
   assert.ok(bindable.some((c) => c.id === 'nft-drops-without-backend') && bindable.some((c) => c.id === 'modes-drop-alike'));
   assert.equal(evidenceOfVariant(evidence, 'nftables', 'zh.mdx').snapshots.run.cluster.kubeProxyMode, 'nftables');
-  assert.throws(() => evidenceOfVariant(evidence, 'ipvs', 'zh.mdx: <Fact>'), /^Error: zh\.mdx: <Fact>: variant="ipvs": that variant was not measured \(no snapshots\); measured: iptables, nftables$/);
+  assert.throws(
+    () => evidenceOfVariant(evidence, 'ipvs', 'zh.mdx: <Fact>'),
+    /^Error: zh\.mdx: <Fact>: variant="ipvs": that variant was not measured \(no snapshots\); measured: iptables, nftables$/,
+  );
   assert.throws(() => evidenceOfVariant(evidence, 'ebpf', 'zh.mdx: <Fact>'), /no such variant; the experiment has iptables, nftables, ipvs/);
 });
 
 test('a comparison breaks when one mode stops dropping, and names the variant and the file; so does the nftables claim', () => {
-  const { tmp, dir } = copyRuns(editStep('local-via-worker2.yaml', (s) => {
-    s['exitCode'] = 7;
-    s['stderr'] = 'curl: (7) Failed to connect to 172.18.0.4 port 30154 after 2 ms: Connection refused\n';
-  }));
+  const { tmp, dir } = copyRuns(
+    editStep('local-via-worker2.yaml', (s) => {
+      s['exitCode'] = 7;
+      s['stderr'] = 'curl: (7) Failed to connect to 172.18.0.4 port 30154 after 2 ms: Connection refused\n';
+    }),
+  );
   try {
     const broken = brokenClaims(runsFrom(dir)).join('\n');
     assert.match(broken, /^nftables: claim "nft-drops-without-backend" no longer holds/m);
@@ -165,10 +222,17 @@ test('a comparison breaks when one mode stops dropping, and names the variant an
   }
 });
 
-test('a variant folder holding another mode\'s run is refused, naming the file and field', () => {
-  const { tmp, dir } = copyRuns(editStep('run.yaml', (r) => { (r['cluster'] as { kubeProxyMode: string }).kubeProxyMode = 'iptables'; }));
+test("a variant folder holding another mode's run is refused, naming the file and field", () => {
+  const { tmp, dir } = copyRuns(
+    editStep('run.yaml', (r) => {
+      (r['cluster'] as { kubeProxyMode: string }).kubeProxyMode = 'iptables';
+    }),
+  );
   try {
-    assert.throws(() => runsFrom(dir), /\.nftables\/run\.yaml: field "cluster\.kubeProxyMode": expected "nftables" \(the variant this folder holds\), got "iptables"/);
+    assert.throws(
+      () => runsFrom(dir),
+      /\.nftables\/run\.yaml: field "cluster\.kubeProxyMode": expected "nftables" \(the variant this folder holds\), got "iptables"/,
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

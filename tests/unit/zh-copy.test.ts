@@ -30,7 +30,7 @@ const SEED = [
   '访问 `worker:31575` 时(有后端)用时 <Fact id="cluster-via-worker.seconds" /> 秒',
 ].join('\n');
 
-test('the seed\'s ASCII punctuation fails, each problem named by file, line and column', () => {
+test("the seed's ASCII punctuation fails, each problem named by file, line and column", () => {
   const problems = checkChineseMdx('zh.mdx', SEED);
   assert.ok(problems.includes('zh.mdx:1:11: half-width ":" in Chinese text: write "：" (fix: npm run lint:zh -- --fix)'), problems.join('\n'));
   assert.ok(problems.some((p) => p.startsWith('zh.mdx:3:') && p.includes('"?"')));
@@ -46,7 +46,8 @@ test('missing space between Chinese and Latin letters or digits is a problem; a 
 });
 
 test('code, manifests, JSX attributes and bound values are not prose', () => {
-  const source = '<Measured steps="a b">\n对照：地址是 <Fact id="node.control-plane.ip" />。\n</Measured>\n\n<p><code>-A X -m comment --comment "a,b" -j DROP</code></p>\n\n```sh\ncurl -s a:1,b\n```\n';
+  const source =
+    '<Measured steps="a b">\n对照：地址是 <Fact id="node.control-plane.ip" />。\n</Measured>\n\n<p><code>-A X -m comment --comment "a,b" -j DROP</code></p>\n\n```sh\ncurl -s a:1,b\n```\n';
   assert.deepEqual(checkChineseMdx('x.mdx', source), []);
   assert.equal(mdxProse(source).length, source.length, 'masking keeps every position');
 });
@@ -67,7 +68,7 @@ test('the committed zh.mdx passes', () => {
   assert.deepEqual(checkChineseMdx(file, readFileSync(file, 'utf8')), []);
 });
 
-test('the measured lines and the walkthrough\'s Chinese pass', () => {
+test("the measured lines and the walkthrough's Chinese pass", () => {
   for (const [step, byLang] of Object.entries(lines)) {
     assert.deepEqual(checkChineseProse(templateProse(byLang.zh)), [], `lines.ts ${step}`);
   }
@@ -77,7 +78,7 @@ test('the measured lines and the walkthrough\'s Chinese pass', () => {
   }
 });
 
-test('every Chinese string of the site\'s interface passes (UI, evidence blocks, 404, home)', () => {
+test("every Chinese string of the site's interface passes (UI, evidence blocks, 404, home)", () => {
   const strings: string[] = [];
   const collect = (value: unknown): void => {
     if (typeof value === 'string') strings.push(value);
@@ -90,7 +91,7 @@ test('every Chinese string of the site\'s interface passes (UI, evidence blocks,
   for (const s of strings) assert.deepEqual(checkChineseProse(templateProse(s)), [], s);
 });
 
-test('the run\'s own description of its environment passes in Chinese', () => {
+test("the run's own description of its environment passes in Chinese", () => {
   const run = load(readFileSync(`${ARTICLE}/snapshots/run.yaml`, 'utf8')) as {
     environment: { summary: { zh: string }; standsFor: { zh: string }; limits: { zh: string }[] };
   };

@@ -75,7 +75,9 @@ function parityProblems(reads: readonly ReadSource[]): string[] {
       if (a === b) continue;
       for (const id of a.facts) {
         if (!b.facts.has(id) && !declared.has(id)) {
-          problems.push(`${a.source.file}: binds <Fact id="${id}">, ${b.source.file} does not (bind it there too, or declare it under languageSpecificFacts with a reason)`);
+          problems.push(
+            `${a.source.file}: binds <Fact id="${id}">, ${b.source.file} does not (bind it there too, or declare it under languageSpecificFacts with a reason)`,
+          );
         }
       }
       for (const id of a.steps) {
@@ -103,7 +105,10 @@ export function checkArticleSources(
     problems.push(...checkReferences(s.file, s.source, factIds, stepIds, scan).map((p) => p.message));
     problems.push(...findUnboundValues(s.file, s.source, { boundComponents: ARTICLE_BOUND_COMPONENTS }, scan).map((p) => p.message));
     for (const ref of claims) {
-      if (!claimIds.has(ref.id)) problems.push(`${s.file}:${ref.line}: <Claim ids="…${ref.id}…">: unknown claim "${ref.id}"; the article declares: ${[...claimIds].join(', ') || 'none'}`);
+      if (!claimIds.has(ref.id))
+        problems.push(
+          `${s.file}:${ref.line}: <Claim ids="…${ref.id}…">: unknown claim "${ref.id}"; the article declares: ${[...claimIds].join(', ') || 'none'}`,
+        );
     }
     for (const id of specific.keys()) {
       if (!factIds.includes(id)) problems.push(`${s.file}: languageSpecificFacts names "${id}", which is no fact of this article`);

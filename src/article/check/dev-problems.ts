@@ -4,7 +4,7 @@
 const KEY = '__shiceDevProblems';
 
 export function devProblems(): readonly string[] {
-  return (globalThis as Record<string, unknown>)[KEY] as string[] | undefined ?? [];
+  return ((globalThis as Record<string, unknown>)[KEY] as string[] | undefined) ?? [];
 }
 
 export function setDevProblems(problems: string[]): void {

@@ -27,26 +27,48 @@ const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input'
  * punctuation or spaces). An unknown name is decoded to itself.
  */
 const NUMERAL_ENTITIES: Record<string, string> = {
-  sup1: '¹', sup2: '²', sup3: '³', frac12: '½', frac13: '⅓', frac14: '¼', frac15: '⅕', frac16: '⅙', frac18: '⅛',
-  frac23: '⅔', frac25: '⅖', frac34: '¾', frac35: '⅗', frac38: '⅜', frac45: '⅘', frac56: '⅚', frac58: '⅝', frac78: '⅞',
+  sup1: '¹',
+  sup2: '²',
+  sup3: '³',
+  frac12: '½',
+  frac13: '⅓',
+  frac14: '¼',
+  frac15: '⅕',
+  frac16: '⅙',
+  frac18: '⅛',
+  frac23: '⅔',
+  frac25: '⅖',
+  frac34: '¾',
+  frac35: '⅗',
+  frac38: '⅜',
+  frac45: '⅘',
+  frac56: '⅚',
+  frac58: '⅝',
+  frac78: '⅞',
 };
 const TEXT_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', ...NUMERAL_ENTITIES };
 
 /** Character references decoded as a browser does, for what the checks need: numeric ones, the escapes, the numerals. */
 export function decodeEntities(text: string): string {
   if (!text.includes('&')) return text;
-  return text.replace(/&(?:#(\d+)|#[xX]([0-9a-fA-F]+)|([A-Za-z][A-Za-z0-9]*));/g, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return TEXT_ENTITIES[name] ?? whole;
-    const code = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
-  });
+  return text.replace(
+    /&(?:#(\d+)|#[xX]([0-9a-fA-F]+)|([A-Za-z][A-Za-z0-9]*));/g,
+    (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
+      if (name !== undefined) return TEXT_ENTITIES[name] ?? whole;
+      const code = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+    },
+  );
 }
 
 const TAG_NAME = /[A-Za-z][A-Za-z0-9:-]*/y;
 const ATTRIBUTE = /\s*([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/y;
 
 /** The opening or closing tag at `at` (a `<`), or null when the `<` is text. */
-function readTag(html: string, at: number): { name: string; closing: boolean; selfClosing: boolean; attributes: Map<string, string>; attributeOffsets: Map<string, number>; end: number } | null {
+function readTag(
+  html: string,
+  at: number,
+): { name: string; closing: boolean; selfClosing: boolean; attributes: Map<string, string>; attributeOffsets: Map<string, number>; end: number } | null {
   let i = at + 1;
   const closing = html[i] === '/';
   if (closing) i++;
@@ -112,7 +134,8 @@ export function htmlTextRuns(html: string, readerAttributes: ReadonlySet<string>
     } else {
       const element: HtmlElement = { name: tag.name, attributes: tag.attributes };
       for (const [name, value] of tag.attributes) {
-        if (readerAttributes.has(name) && value) runs.push({ text: value, offset: tag.attributeOffsets.get(name) ?? at, ancestors: [...stack, element], attribute: name });
+        if (readerAttributes.has(name) && value)
+          runs.push({ text: value, offset: tag.attributeOffsets.get(name) ?? at, ancestors: [...stack, element], attribute: name });
       }
       if (RAW_TEXT.has(tag.name) && !tag.selfClosing) {
         const close = html.toLowerCase().indexOf(`</${tag.name}`, tag.end);

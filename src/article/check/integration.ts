@@ -18,13 +18,20 @@ import { placeholderWarning } from '../../site-address.ts';
 import { SITE_ADDRESS } from '../../site.config.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
-export async function checkArticles(root: string, env: NodeJS.ProcessEnv = process.env, fresh?: string): Promise<{ problems: string[]; drafts: string[]; summary: string }> {
+export async function checkArticles(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+  fresh?: string,
+): Promise<{ problems: string[]; drafts: string[]; summary: string }> {
   const problems: string[] = [];
   let factCount = 0;
   let claimCount = 0;
   const drafts: string[] = [];
   const memo = evidenceMemo();
-  const slugs = readdirSync(join(root, ARTICLES), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const slugs = readdirSync(join(root, ARTICLES), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   for (const slug of slugs) {
     const dir = join(root, ARTICLES, slug);
     const sources: ArticleSource[] = (['zh', 'en'] as const)
@@ -34,7 +41,12 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
     // Chinese copywriting: full-width punctuation and spacing, over the prose only.
     for (const s of sources) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
-      const target: MemoTarget = { slug, articleDir: resolve(dir), snapshotsDir: resolve(snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT)), draft: isDraft(env) };
+      const target: MemoTarget = {
+        slug,
+        articleDir: resolve(dir),
+        snapshotsDir: resolve(snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT)),
+        draft: isDraft(env),
+      };
       // Stamped before deriving: a file that changes meanwhile is not served from the memo.
       const stamps = fresh === undefined ? memo.stamps(target) : null;
       const evidence = evidenceFromDisk(slug, target.snapshotsDir, await loadArticleDefinitions(root, slug, fresh), { variants: true, draft: target.draft });
@@ -43,11 +55,13 @@ export async function checkArticles(root: string, env: NodeJS.ProcessEnv = proce
       // With variants: every measured run's facts and steps as <variant>:<id>, and the claims of every run and across runs.
       const bindable = bindableIds(evidence);
       factCount += bindable.factIds.length;
-      problems.push(...checkArticleSources(sources, {
-        factIds: bindable.factIds,
-        stepIds: bindable.stepIds,
-        claimIds: bindable.claims.map((c) => c.id),
-      }));
+      problems.push(
+        ...checkArticleSources(sources, {
+          factIds: bindable.factIds,
+          stepIds: bindable.stepIds,
+          claimIds: bindable.claims.map((c) => c.id),
+        }),
+      );
       const broken = brokenClaims(evidence);
       claimCount += evaluatedClaimCount(evidence);
       if (evidence.unmeasured) drafts.push(`content/articles/${slug}: not yet measured; every fact shows as such (capture it: npm run capture -- ${slug})`);
@@ -74,10 +88,13 @@ export function isEvidenceSource(root: string, file: string): boolean {
   const rel = relative(root, file).split(sep).join('/');
   const m = /^content\/articles\/[^/]+\/(.+)$/.exec(rel);
   if (!m) return false;
-  return /^(zh|en)\.mdx$/.test(m[1]!) || /^(facts|lines|claims|charts|experiment|walkthrough)\.ts$/.test(m[1]!)
-    || /^snapshots\/[^/]+\.yaml$/.test(m[1]!) || /^manifests\/[^/]+\.ya?ml$/.test(m[1]!);
+  return (
+    /^(zh|en)\.mdx$/.test(m[1]!) ||
+    /^(facts|lines|claims|charts|experiment|walkthrough)\.ts$/.test(m[1]!) ||
+    /^snapshots\/[^/]+\.yaml$/.test(m[1]!) ||
+    /^manifests\/[^/]+\.ya?ml$/.test(m[1]!)
+  );
 }
-
 
 export function shiceEvidence(): AstroIntegration {
   let root = '';
@@ -106,14 +123,16 @@ export function shiceEvidence(): AstroIntegration {
         const recheck = (file: string) => {
           if (!isEvidenceSource(root, file)) return;
           const mine = ++generation;
-          running = running.then(async () => {
-            if (mine !== generation) return; // a later change will check again
-            const { problems, summary } = await checkArticles(root, process.env, `${Date.now()}-${mine}`);
-            setDevProblems(problems);
-            if (problems.length) logger.error(`after a change to ${relative(root, file)}: ${problemsMessage(problems)}`);
-            else logger.info(`after a change to ${relative(root, file)}: ${summary}, no problem`);
-            server.ws.send({ type: 'full-reload' });
-          }).catch((error: unknown) => logger.error(`the evidence check failed: ${(error as Error).message}`));
+          running = running
+            .then(async () => {
+              if (mine !== generation) return; // a later change will check again
+              const { problems, summary } = await checkArticles(root, process.env, `${Date.now()}-${mine}`);
+              setDevProblems(problems);
+              if (problems.length) logger.error(`after a change to ${relative(root, file)}: ${problemsMessage(problems)}`);
+              else logger.info(`after a change to ${relative(root, file)}: ${summary}, no problem`);
+              server.ws.send({ type: 'full-reload' });
+            })
+            .catch((error: unknown) => logger.error(`the evidence check failed: ${(error as Error).message}`));
         };
         server.watcher.add(join(root, ARTICLES));
         for (const event of ['add', 'change', 'unlink'] as const) server.watcher.on(event, recheck);

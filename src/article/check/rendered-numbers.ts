@@ -48,7 +48,9 @@ export function unboundRenderedNumbers(file: string, html: string, boundValue: B
     if (accounted(run.ancestors)) continue;
     for (const token of findNumericTokens(run.text)) {
       const where = run.attribute === undefined ? '' : ` in attribute ${run.attribute} of <${run.ancestors.at(-1)!.name}>`;
-      problems.push(`${file}: the rendered page shows an unbound ${KIND_LABELS[token.kind]} "${token.text}"${where} in "${around(run.text, token.index, token.text.length)}" (bind it with <Fact id="..."/>, mark a number that is no measurement with <NotMeasured>, or interface chrome with ${UI_ATTRIBUTE})`);
+      problems.push(
+        `${file}: the rendered page shows an unbound ${KIND_LABELS[token.kind]} "${token.text}"${where} in "${around(run.text, token.index, token.text.length)}" (bind it with <Fact id="..."/>, mark a number that is no measurement with <NotMeasured>, or interface chrome with ${UI_ATTRIBUTE})`,
+      );
     }
   }
   for (const [element, text] of factText) {
@@ -57,9 +59,11 @@ export function unboundRenderedNumbers(file: string, html: string, boundValue: B
     const value = boundValue(id, variant);
     if (value === text) continue;
     const fact = `data-fact="${id}"${variant === undefined ? '' : ` data-variant="${variant}"`}`;
-    problems.push(value === undefined
-      ? `${file}: the rendered page shows "${text}" in an element with ${fact}, but the run has no such fact (bind values with <Fact id="..."/>, never by writing data-fact)`
-      : `${file}: the rendered page shows "${text}" in an element with ${fact}, but that fact's value is "${value}" (bind values with <Fact id="..."/>, never by writing data-fact)`);
+    problems.push(
+      value === undefined
+        ? `${file}: the rendered page shows "${text}" in an element with ${fact}, but the run has no such fact (bind values with <Fact id="..."/>, never by writing data-fact)`
+        : `${file}: the rendered page shows "${text}" in an element with ${fact}, but that fact's value is "${value}" (bind values with <Fact id="..."/>, never by writing data-fact)`,
+    );
   }
   return problems;
 }

@@ -44,10 +44,14 @@ export function mdxProse(source: string): string {
   let text = source;
   // Frontmatter: keep `title:`/`summary:` values, mask the keys and the fences.
   text = text.replace(/^---\n[\s\S]*?\n---(?=\n)/, (block) =>
-    block.split('\n').map((line) => {
-      const match = /^(\s*[\w-]+:\s?)(.*)$/.exec(line);
-      return match && /^(title|summary)$/.test(match[1]!.trim().slice(0, -1)) ? blank(match[1]!) + match[2] : blank(line);
-    }).join('\n'));
+    block
+      .split('\n')
+      .map((line) => {
+        const match = /^(\s*[\w-]+:\s?)(.*)$/.exec(line);
+        return match && /^(title|summary)$/.test(match[1]!.trim().slice(0, -1)) ? blank(match[1]!) + match[2] : blank(line);
+      })
+      .join('\n'),
+  );
   text = text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?\n\1[^\n]*$/gm, blank);
   text = text.replace(/`[^`\n]+`/g, latin);
   // A <Fact .../> stands for a value (Latin or digits); other tags are structure.
@@ -101,11 +105,13 @@ function punctuationProblems(line: string, lineNumber: number): CopyProblem[] {
     const unspaced = lineIsChinese && next !== undefined && next !== ' ' && !betweenDigits && !colonInToken;
     if (isChinese(neighbour(i, -1)) || isChinese(neighbour(i, 1)) || unspaced) flagged.add(i);
   }
-  return [...flagged].sort((a, b) => a - b).map((i) => ({
-    line: lineNumber,
-    column: [...line.slice(0, i)].length + 1,
-    message: `half-width "${line[i]}" in Chinese text: write "${FULL_WIDTH[line[i]!]}"`,
-  }));
+  return [...flagged]
+    .sort((a, b) => a - b)
+    .map((i) => ({
+      line: lineNumber,
+      column: [...line.slice(0, i)].length + 1,
+      message: `half-width "${line[i]}" in Chinese text: write "${FULL_WIDTH[line[i]!]}"`,
+    }));
 }
 
 /** The stretch around the first place two lines differ, a few characters each side. */
@@ -116,7 +122,10 @@ function firstDifference(a: string, b: string): [string, string] {
   while (start < x.length && x[start] === y[start]) start++;
   let endX = x.length;
   let endY = y.length;
-  while (endX > start && endY > start && x[endX - 1] === y[endY - 1]) { endX--; endY--; }
+  while (endX > start && endY > start && x[endX - 1] === y[endY - 1]) {
+    endX--;
+    endY--;
+  }
   const from = Math.max(0, start - 6);
   return [x.slice(from, Math.min(x.length, endX + 6)).join(''), y.slice(from, Math.min(y.length, endY + 6)).join('')];
 }
@@ -140,21 +149,26 @@ export function checkChineseProse(prose: string): CopyProblem[] {
 export function fixChineseCopy(original: string, prose: string): string {
   const origLines = original.split('\n');
   const proseLines = prose.split('\n');
-  return origLines.map((origLine, index) => {
-    const masked = proseLines[index] ?? '';
-    const punct = punctuationProblems(masked, index + 1);
-    if (!punct.length && !/[\p{Script=Han}]/u.test(masked)) return origLine;
-    const chars = [...masked];
-    const orig = [...origLine];
-    for (const p of punct) {
-      chars[p.column - 1] = FULL_WIDTH[chars[p.column - 1]!]!;
-      orig[p.column - 1] = chars[p.column - 1]!;
-    }
-    // Full-width punctuation takes no spaces around it.
-    const punctuated = chars.join('');
-    const formatted = linter().format(punctuated);
-    return carryOver([...punctuated], [...formatted], orig).replace(/ +([，。；：！？）])/g, '$1').replace(/（ +/g, '（').replace(/([，。；：！？（]) +(?=\S)/g, '$1');
-  }).join('\n');
+  return origLines
+    .map((origLine, index) => {
+      const masked = proseLines[index] ?? '';
+      const punct = punctuationProblems(masked, index + 1);
+      if (!punct.length && !/[\p{Script=Han}]/u.test(masked)) return origLine;
+      const chars = [...masked];
+      const orig = [...origLine];
+      for (const p of punct) {
+        chars[p.column - 1] = FULL_WIDTH[chars[p.column - 1]!]!;
+        orig[p.column - 1] = chars[p.column - 1]!;
+      }
+      // Full-width punctuation takes no spaces around it.
+      const punctuated = chars.join('');
+      const formatted = linter().format(punctuated);
+      return carryOver([...punctuated], [...formatted], orig)
+        .replace(/ +([，。；：！？）])/g, '$1')
+        .replace(/（ +/g, '（')
+        .replace(/([，。；：！？（]) +(?=\S)/g, '$1');
+    })
+    .join('\n');
 }
 
 /** Applies the edits that turned `from` into `to` (spaces inserted or removed, characters swapped) to `target`, a same-length twin of `from`. */

@@ -43,7 +43,10 @@ export function memoKey(target: MemoTarget): string {
 
 /** The files' stamps as one string, whatever order they were listed in. Pure. */
 export function stampsSignature(stamps: readonly FileStamp[]): string {
-  return stamps.map((s) => `${s.path}\0${s.size}\0${s.mtimeNs}`).sort().join('\n');
+  return stamps
+    .map((s) => `${s.path}\0${s.size}\0${s.mtimeNs}`)
+    .sort()
+    .join('\n');
 }
 
 /** Every file under `dir` (dot-folders included: anything there could be read), with its stamp; none when it does not exist. */

@@ -14,7 +14,10 @@ import type { ChartDef } from '../render/chart.ts';
 import { isDraft } from './draft.ts';
 import { evidenceMemo, type MemoTarget } from './evidence-memo.ts';
 
-const factModules = import.meta.glob<{ facts: FactDef[]; variantFacts?: Record<string, FactDef[]>; comparisonRows?: ComparisonRow[] }>('/content/articles/*/facts.ts', { eager: true });
+const factModules = import.meta.glob<{ facts: FactDef[]; variantFacts?: Record<string, FactDef[]>; comparisonRows?: ComparisonRow[] }>(
+  '/content/articles/*/facts.ts',
+  { eager: true },
+);
 const experimentModules = import.meta.glob<{ experiment?: Experiment }>('/content/articles/*/experiment.ts', { eager: true });
 const walkthroughModules = import.meta.glob<{ walkthrough: WalkthroughStop[] }>('/content/articles/*/walkthrough.ts', { eager: true });
 const claimModules = import.meta.glob<{ claims: ClaimDef[]; comparisons?: ClaimDef[] }>('/content/articles/*/claims.ts', { eager: true });

@@ -48,7 +48,8 @@ const HEAD = 30;
 
 function fraction(fact: Fact, chart: string): number {
   const n = Number(fact.raw ?? fact.value);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`chart "${chart}": fact ${fact.id}: expected a fraction between 0 and 1 (its raw value), got "${fact.raw ?? fact.value}"`);
+  if (!Number.isFinite(n) || n < 0 || n > 1)
+    throw new Error(`chart "${chart}": fact ${fact.id}: expected a fraction between 0 and 1 (its raw value), got "${fact.raw ?? fact.value}"`);
   return n;
 }
 
@@ -64,7 +65,9 @@ export function chartHtml(def: ChartDef, facts: ReadonlyMap<string, Fact>, lang:
     if (!f) throw new Error(`chart "${def.id}": no fact "${id}" in this article's facts.ts`);
     return f;
   };
-  const shares = def.groups.flatMap((g) => g.bars.flatMap((b) => [fraction(fact(b.share), def.id), fraction(fact(b.expected), def.id) + fraction(fact(b.tolerance), def.id)]));
+  const shares = def.groups.flatMap((g) =>
+    g.bars.flatMap((b) => [fraction(fact(b.share), def.id), fraction(fact(b.expected), def.id) + fraction(fact(b.tolerance), def.id)]),
+  );
   const top = Math.min(1, Math.max(...shares, 0.01) * 1.1);
   const x = (share: number) => BAR_X + (share / top) * BAR_MAX;
   const rows: string[] = [];
@@ -79,13 +82,13 @@ export function chartHtml(def: ChartDef, facts: ReadonlyMap<string, Fact>, lang:
       const lo = x(Math.max(0, expected - tolerance));
       const hi = x(Math.min(1, expected + tolerance));
       rows.push(
-        `<g class="chart-row">`
-        + `<text class="chart-label" x="0" y="${y + 13}">${escapeHtml(bar.label[lang])} ${svgFact(fact(bar.name), 'class="chart-name"', 'tspan')}</text>`
-        + `<rect class="chart-band" x="${lo.toFixed(1)}" y="${y + 18}" width="${Math.max(1, hi - lo).toFixed(1)}" height="22" />`
-        + `<rect class="chart-bar" x="${BAR_X}" y="${y + 22}" width="${(x(share) - BAR_X).toFixed(1)}" height="14" />`
-        + `<line class="chart-expected" x1="${x(expected).toFixed(1)}" x2="${x(expected).toFixed(1)}" y1="${y + 16}" y2="${y + 42}" />`
-        + svgFact(fact(bar.share), `class="chart-value" x="${(Math.max(x(share), hi) + 6).toFixed(1)}" y="${y + 34}"`)
-        + `</g>`,
+        `<g class="chart-row">` +
+          `<text class="chart-label" x="0" y="${y + 13}">${escapeHtml(bar.label[lang])} ${svgFact(fact(bar.name), 'class="chart-name"', 'tspan')}</text>` +
+          `<rect class="chart-band" x="${lo.toFixed(1)}" y="${y + 18}" width="${Math.max(1, hi - lo).toFixed(1)}" height="22" />` +
+          `<rect class="chart-bar" x="${BAR_X}" y="${y + 22}" width="${(x(share) - BAR_X).toFixed(1)}" height="14" />` +
+          `<line class="chart-expected" x1="${x(expected).toFixed(1)}" x2="${x(expected).toFixed(1)}" y1="${y + 16}" y2="${y + 42}" />` +
+          svgFact(fact(bar.share), `class="chart-value" x="${(Math.max(x(share), hi) + 6).toFixed(1)}" y="${y + 34}"`) +
+          `</g>`,
       );
       y += ROW;
     }
@@ -95,14 +98,23 @@ export function chartHtml(def: ChartDef, facts: ReadonlyMap<string, Fact>, lang:
   const table = [
     `<table class="visually-hidden"><caption>${escapeHtml(def.title[lang])}</caption>`,
     `<thead><tr>${cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('')}</tr></thead>`,
-    ...def.groups.map((g) => `<tbody><tr><th scope="rowgroup" colspan="${cols.length}">${escapeHtml(g.label[lang])}</th></tr>${g.bars.map((b) =>
-      `<tr><th scope="row">${escapeHtml(b.label[lang])}</th>${[b.name, b.count, b.share, b.expected, b.tolerance].map((id) => `<td>${factHtml(fact(id))}</td>`).join('')}</tr>`).join('')}</tbody>`),
+    ...def.groups.map(
+      (g) =>
+        `<tbody><tr><th scope="rowgroup" colspan="${cols.length}">${escapeHtml(g.label[lang])}</th></tr>${g.bars
+          .map(
+            (b) =>
+              `<tr><th scope="row">${escapeHtml(b.label[lang])}</th>${[b.name, b.count, b.share, b.expected, b.tolerance].map((id) => `<td>${factHtml(fact(id))}</td>`).join('')}</tr>`,
+          )
+          .join('')}</tbody>`,
+    ),
     '</table>',
   ].join('');
-  return `<figure class="chart" data-chart="${escapeHtml(def.id)}" aria-labelledby="${titleId}">`
-    + `<figcaption id="${titleId}" class="chart-title">${escapeHtml(def.title[lang])}</figcaption>`
-    + `<svg class="chart-svg" viewBox="0 0 ${W} ${y}" width="100%" aria-hidden="true" focusable="false" preserveAspectRatio="xMinYMin meet">${rows.join('')}</svg>`
-    + `<p class="chart-legend">${escapeHtml(def.legend[lang])}</p>`
-    + table
-    + `</figure>`;
+  return (
+    `<figure class="chart" data-chart="${escapeHtml(def.id)}" aria-labelledby="${titleId}">` +
+    `<figcaption id="${titleId}" class="chart-title">${escapeHtml(def.title[lang])}</figcaption>` +
+    `<svg class="chart-svg" viewBox="0 0 ${W} ${y}" width="100%" aria-hidden="true" focusable="false" preserveAspectRatio="xMinYMin meet">${rows.join('')}</svg>` +
+    `<p class="chart-legend">${escapeHtml(def.legend[lang])}</p>` +
+    table +
+    `</figure>`
+  );
 }

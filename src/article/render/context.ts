@@ -56,7 +56,11 @@ export function requireSteps(article: ArticleContext, steps: string | undefined)
  * binding its values carry (data-variant, data-run), and the variant its anchors
  * are qualified by (none for the article's own run, whose places stay as they were).
  */
-export function variantContext(article: ArticleContext, variant: string | undefined, component: string): {
+export function variantContext(
+  article: ArticleContext,
+  variant: string | undefined,
+  component: string,
+): {
   article: ArticleContext;
   binding: VariantBinding | undefined;
   anchor: string | undefined;
@@ -78,6 +82,7 @@ export function variantContext(article: ArticleContext, variant: string | undefi
  */
 export function boundValue(article: ArticleContext, id: string, variant: string | undefined): string | undefined {
   const runs = article.evidence.variantRuns;
-  const evidence = variant === undefined ? article.evidence : runs?.runs.get(variant) ?? (article.evidence.variant === variant ? article.evidence : undefined);
+  const evidence =
+    variant === undefined ? article.evidence : (runs?.runs.get(variant) ?? (article.evidence.variant === variant ? article.evidence : undefined));
   return evidence?.facts.get(id)?.value;
 }

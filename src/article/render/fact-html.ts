@@ -39,9 +39,10 @@ export function factHtml(fact: Fact, binding?: VariantBinding, declared?: Declar
   const classes = [/\s/.test(fact.value) ? 'wraps' : '', fact.declared ? 'declared' : ''].filter(Boolean).join(' ');
   const cls = classes ? ` class="${classes}"` : '';
   const raw = fact.raw === undefined ? '' : ` data-raw="${escapeHtml(fact.raw)}"`;
-  const decl = fact.declared === undefined
-    ? ''
-    : ` data-declared="${escapeHtml(fact.declared.file)}"${declared ? ` data-mark="${escapeHtml(declared.mark)}" title="${escapeHtml(declared.title + fact.declared.file)}"` : ''}`;
+  const decl =
+    fact.declared === undefined
+      ? ''
+      : ` data-declared="${escapeHtml(fact.declared.file)}"${declared ? ` data-mark="${escapeHtml(declared.mark)}" title="${escapeHtml(declared.title + fact.declared.file)}"` : ''}`;
   const unmeasured = fact.unmeasured ? ' data-unmeasured' : '';
   return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}${variantAttributes(binding)}>${escapeHtml(fact.value)}</span>`;
 }

@@ -94,7 +94,12 @@ function tokenStyle(token: ThemedToken): string {
  * which learns a class for each new style in the order the old pipeline met
  * them (the block's, then the tokens' in reading order).
  */
-export function blockHtml(result: { tokens: ThemedToken[][]; fg?: string; bg?: string }, lang: string, marked: readonly number[], classes: StyleClasses = styleClasses): string {
+export function blockHtml(
+  result: { tokens: ThemedToken[][]; fg?: string; bg?: string },
+  lang: string,
+  marked: readonly number[],
+  classes: StyleClasses = styleClasses,
+): string {
   const preStyle = `background-color:${result.bg};color:${result.fg}`;
   const blockColour = colourKey(preStyle);
   let html = `<pre class="astro-code ${classes.classOf(preStyle)}" tabindex="0" data-language="${lang}"><code>`;
@@ -120,8 +125,20 @@ export function blockHtml(result: { tokens: ThemedToken[][]; fg?: string; bg?: s
   return `${html}</code></pre>`;
 }
 
-const LIGHT: Record<string, string> = { color: 'color', 'background-color': 'background-color', 'font-style': 'font-style', 'font-weight': 'font-weight', 'text-decoration': 'text-decoration' };
-const DARK: Record<string, string> = { '--shiki-dark': 'color', '--shiki-dark-bg': 'background-color', '--shiki-dark-font-style': 'font-style', '--shiki-dark-font-weight': 'font-weight', '--shiki-dark-text-decoration': 'text-decoration' };
+const LIGHT: Record<string, string> = {
+  color: 'color',
+  'background-color': 'background-color',
+  'font-style': 'font-style',
+  'font-weight': 'font-weight',
+  'text-decoration': 'text-decoration',
+};
+const DARK: Record<string, string> = {
+  '--shiki-dark': 'color',
+  '--shiki-dark-bg': 'background-color',
+  '--shiki-dark-font-style': 'font-style',
+  '--shiki-dark-font-weight': 'font-weight',
+  '--shiki-dark-text-decoration': 'text-decoration',
+};
 
 /** A shiki dual-theme style as two rule bodies: the light declarations and the dark ones. */
 export function splitThemeStyle(style: string): { light: string; dark: string } {

@@ -23,7 +23,8 @@ export function choosePlurals(segments: readonly RenderedSegment[], lang: Lang):
     const match = FORMS.exec(segment.text);
     if (!match) return segment;
     const count = Number(before.fact.value);
-    if (!Number.isFinite(count)) throw new Error(`plural "[${match[2]}|${match[3]}]" follows fact "${before.fact.id}", whose value "${before.fact.value}" is not a number`);
+    if (!Number.isFinite(count))
+      throw new Error(`plural "[${match[2]}|${match[3]}]" follows fact "${before.fact.id}", whose value "${before.fact.value}" is not a number`);
     const word = rules.select(count) === 'one' ? match[2] : match[3];
     return { kind: 'text', text: `${match[1]}${word}${segment.text.slice(match[0].length)}` };
   });

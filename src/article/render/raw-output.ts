@@ -61,14 +61,18 @@ export function streamNoteText(snapshot: Streams, stream: StreamName, lang: 'zh'
   if (note === null) return null;
   const parts: string[] = [];
   if (note.notUtf8) {
-    parts.push(lang === 'zh'
-      ? '输出含非 UTF-8 字节：此处以 \\xNN 转义显示，快照以 base64 保存原始字节。'
-      : 'The output holds bytes that are not UTF-8: shown here as \\xNN escapes; the snapshot keeps the raw bytes in base64.');
+    parts.push(
+      lang === 'zh'
+        ? '输出含非 UTF-8 字节：此处以 \\xNN 转义显示，快照以 base64 保存原始字节。'
+        : 'The output holds bytes that are not UTF-8: shown here as \\xNN escapes; the snapshot keeps the raw bytes in base64.',
+    );
   }
   if (note.cut) {
-    parts.push(lang === 'zh'
-      ? `输出过长，已截断：仅保存并显示前 ${note.cut.kept} 字节，共 ${note.cut.bytes} 字节（SHA-256 ${note.cut.sha256}）。`
-      : `The output was cut: the first ${note.cut.kept} of ${note.cut.bytes} bytes are kept and shown (SHA-256 ${note.cut.sha256}).`);
+    parts.push(
+      lang === 'zh'
+        ? `输出过长，已截断：仅保存并显示前 ${note.cut.kept} 字节，共 ${note.cut.bytes} 字节（SHA-256 ${note.cut.sha256}）。`
+        : `The output was cut: the first ${note.cut.kept} of ${note.cut.bytes} bytes are kept and shown (SHA-256 ${note.cut.sha256}).`,
+    );
   }
   return parts.join(' ');
 }

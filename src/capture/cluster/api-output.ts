@@ -56,7 +56,8 @@ export function parseLocalEndpoints(body: string): number | null {
 /** kube-proxy's answer on its metrics server's /proxyMode: the mode it runs in, as one word. */
 export function parseProxyMode(stdout: string, source: string): string {
   const mode = stdout.trim();
-  if (!/^[a-z]+$/.test(mode)) throw new ToolOutputError(`${source}: expected kube-proxy's mode (iptables, nftables, ipvs), got ${JSON.stringify(mode.slice(0, 60))}`);
+  if (!/^[a-z]+$/.test(mode))
+    throw new ToolOutputError(`${source}: expected kube-proxy's mode (iptables, nftables, ipvs), got ${JSON.stringify(mode.slice(0, 60))}`);
   return mode;
 }
 

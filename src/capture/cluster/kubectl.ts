@@ -21,8 +21,7 @@ export const kubectl = (t: KubectlTarget, ...args: string[]): string[] => [...(t
 export const kubectlClientVersion = (t: KubectlTarget): string[] => kubectl(t, 'version', '--client', '-o', 'json');
 export const kubectlVersion = (t: KubectlTarget): string[] => kubectl(t, 'version', '-o', 'json');
 export const kubectlApply = (t: KubectlTarget, file: string): string[] => kubectl(t, 'apply', '-f', file);
-export const kubectlWaitNodesReady = (t: KubectlTarget): string[] =>
-  kubectl(t, 'wait', '--for=condition=Ready', 'node', '--all', `--timeout=${READY_TIMEOUT}`);
+export const kubectlWaitNodesReady = (t: KubectlTarget): string[] => kubectl(t, 'wait', '--for=condition=Ready', 'node', '--all', `--timeout=${READY_TIMEOUT}`);
 export const kubectlWaitPodReady = (t: KubectlTarget, namespace: string, pod: string): string[] =>
   kubectl(t, 'wait', '--for=condition=Ready', `pod/${pod}`, '--namespace', namespace, `--timeout=${READY_TIMEOUT}`);
 /** Waits until a Deployment, StatefulSet or DaemonSet has all its Pods updated and available. */
@@ -36,12 +35,16 @@ export const kubectlGetServices = (t: KubectlTarget): string[] => kubectl(t, 'ge
 
 /** The delete as the experiment states it (no kubeconfig): what a step snapshot calls `command`. */
 export const deletePodCommand = (namespace: string, pod: string): string[] => [
-  'kubectl', 'delete', 'pod', pod, '--namespace', namespace, '--wait=true', `--timeout=${DELETE_TIMEOUT}`,
+  'kubectl',
+  'delete',
+  'pod',
+  pod,
+  '--namespace',
+  namespace,
+  '--wait=true',
+  `--timeout=${DELETE_TIMEOUT}`,
 ];
-export const kubectlDeletePod = (t: KubectlTarget, namespace: string, pod: string): string[] =>
-  kubectl(t, ...deletePodCommand(namespace, pod).slice(1));
+export const kubectlDeletePod = (t: KubectlTarget, namespace: string, pod: string): string[] => kubectl(t, ...deletePodCommand(namespace, pod).slice(1));
 
 /** kube-proxy's health check as the settle poll asks it: the body alone, short timeout. */
-export const healthCheckProbe = (ip: string, port: string): string[] => [
-  'curl', '--silent', '--max-time', '2', `http://${ip}:${port}/`,
-];
+export const healthCheckProbe = (ip: string, port: string): string[] => ['curl', '--silent', '--max-time', '2', `http://${ip}:${port}/`];

@@ -300,12 +300,7 @@ const selects = (selector: Record<string, string>, labels: Record<string, string
  * for every declared Service with a healthCheckNodePort, each node running a
  * ready Pod it selects. Polling those tells us kube-proxy has synced its rules.
  */
-export function healthChecksToAwait(
-  pods: KubePod[],
-  services: KubeService[],
-  wanted: ObjectRef[],
-  clusterName: string,
-): HealthCheckWait[] {
+export function healthChecksToAwait(pods: KubePod[], services: KubeService[], wanted: ObjectRef[], clusterName: string): HealthCheckWait[] {
   const waits: HealthCheckWait[] = [];
   for (const ref of wanted) {
     const svc = services.find((s) => s.name === ref.name && s.namespace === ref.namespace);

@@ -28,30 +28,36 @@ export const kindGetClusters = (): string[] => ['kind', 'get', 'clusters'];
 /** `wait: false` where the nodes cannot be Ready when kind finishes (no CNI yet: the kindnetd stand-in comes after). */
 export function kindCreateCluster(t: KindTarget, configFile: string, image?: string, wait = true): string[] {
   return [
-    'kind', 'create', 'cluster',
-    '--name', t.cluster,
-    '--config', configFile,
-    '--kubeconfig', t.kubeconfig,
+    'kind',
+    'create',
+    'cluster',
+    '--name',
+    t.cluster,
+    '--config',
+    configFile,
+    '--kubeconfig',
+    t.kubeconfig,
     ...(wait ? ['--wait', CREATE_WAIT] : []),
     ...(image ? ['--image', image] : []),
   ];
 }
 
-export const kindDeleteCluster = (t: KindTarget): string[] => [
-  'kind', 'delete', 'cluster', '--name', t.cluster, '--kubeconfig', t.kubeconfig,
-];
+export const kindDeleteCluster = (t: KindTarget): string[] => ['kind', 'delete', 'cluster', '--name', t.cluster, '--kubeconfig', t.kubeconfig];
 
-export const kindLoadImage = (t: KindTarget, image: string): string[] => [
-  'kind', 'load', 'docker-image', image, '--name', t.cluster,
-];
+export const kindLoadImage = (t: KindTarget, image: string): string[] => ['kind', 'load', 'docker-image', image, '--name', t.cluster];
 
 export const dockerVersion = (): string[] => ['docker', 'version', '--format', '{{json .}}'];
 export const dockerListClusterContainers = (cluster: string): string[] => [
-  'docker', 'ps', '--all', '--no-trunc', '--filter', `label=${KIND_CLUSTER_LABEL}=${cluster}`, '--format', '{{.ID}}\t{{.Names}}',
+  'docker',
+  'ps',
+  '--all',
+  '--no-trunc',
+  '--filter',
+  `label=${KIND_CLUSTER_LABEL}=${cluster}`,
+  '--format',
+  '{{.ID}}\t{{.Names}}',
 ];
-export const dockerNodeImage = (container: string): string[] => [
-  'docker', 'container', 'inspect', '--format', '{{.Config.Image}}', container,
-];
+export const dockerNodeImage = (container: string): string[] => ['docker', 'container', 'inspect', '--format', '{{.Config.Image}}', container];
 export const dockerImageInspect = (image: string): string[] => ['docker', 'image', 'inspect', '--format', '{{.Id}}', image];
 export const dockerPull = (image: string): string[] => ['docker', 'pull', image];
 export const dockerExec = (container: string, command: string[]): string[] => ['docker', 'exec', container, ...command];
@@ -60,7 +66,12 @@ export const dockerExecWithInput = (container: string, command: string[]): strin
 export const dockerContainerImageId = (container: string): string[] => ['docker', 'container', 'inspect', '--format', '{{.Image}}', container];
 /** Each node container's name, whether it runs, and when it (re)started: a node that stopped or restarted during the steps shows here. */
 export const dockerContainerStates = (containers: string[]): string[] => [
-  'docker', 'container', 'inspect', '--format', '{{.Name}} {{.State.Running}} {{.State.StartedAt}}', ...containers,
+  'docker',
+  'container',
+  'inspect',
+  '--format',
+  '{{.Name}} {{.State.Running}} {{.State.StartedAt}}',
+  ...containers,
 ];
 export const dockerCgroupVersion = (): string[] => ['docker', 'info', '--format', '{{.CgroupVersion}}'];
 /** The docker network kind puts every cluster's nodes on (KIND_EXPERIMENTAL_DOCKER_NETWORK aside). */

@@ -137,7 +137,10 @@ const KUBELET_HEALTHZ = 'http://127.0.0.1:10248/healthz';
 /** What went into a local node image, in one line for run.yaml. */
 export function localImageInputs(inputs: Record<string, string>): string {
   const keys = ['debian', 'kind', 'kubernetes', 'containerd', 'runc', 'containernetworking-plugins', 'crictl', 'etcd', 'pause', 'coredns'];
-  return keys.filter((k) => inputs[k]).map((k) => `${k} ${inputs[k]}`).join('; ');
+  return keys
+    .filter((k) => inputs[k])
+    .map((k) => `${k} ${inputs[k]}`)
+    .join('; ');
 }
 
 export class KindDriver implements NodeProvider {
@@ -201,7 +204,8 @@ export class KindDriver implements NodeProvider {
         zh: '这里连不上任何镜像仓库：节点镜像是在本机构建的，用的是 Debian 的软件包（containerd、runc、CNI 插件）、kind 自己的基础文件和从官方模块构建的 Kubernetes 程序，而不是 kind 发布的 kindest/node；CoreDNS 没有安装。',
       });
     }
-    for (const sub of this.substitutions) limits.push({ en: `${sub.note.en} (${sub.image} -> ${sub.ranInstead})`, zh: `${sub.note.zh}（${sub.image} -> ${sub.ranInstead}）` });
+    for (const sub of this.substitutions)
+      limits.push({ en: `${sub.note.en} (${sub.image} -> ${sub.ranInstead})`, zh: `${sub.note.zh}（${sub.image} -> ${sub.ranInstead}）` });
     limits.push(
       {
         en: 'It has no cloud load balancer: a LoadBalancer Service stays pending; only its NodePorts and health-check port are served.',
@@ -289,7 +293,9 @@ export class KindDriver implements NodeProvider {
     } else if (record && (await present(record.node.name))) {
       this.nodeImage = { name: record.node.name, source: 'local', local: record.node };
     } else {
-      throw new PrerequisiteError('kind driver: no container registry answers and there is no local node image: run npm run kind:prepare (it builds one), or pass --image');
+      throw new PrerequisiteError(
+        'kind driver: no container registry answers and there is no local node image: run npm run kind:prepare (it builds one), or pass --image',
+      );
     }
     const cgroup = await runTool(cmd.dockerCgroupVersion(), quick);
     const local = this.nodeImage.local !== null;
@@ -299,10 +305,20 @@ export class KindDriver implements NodeProvider {
       for (const sub of experiment.imageSubstitutes) {
         const built = record?.backends[sub.recipe];
         if (!built || !(await present(built.name))) {
-          throw new PrerequisiteError(`kind driver: experiment.ts imageSubstitutes: ${sub.image} is to run as kind:prepare's ${sub.recipe}, which is not built: run npm run kind:prepare`);
+          throw new PrerequisiteError(
+            `kind driver: experiment.ts imageSubstitutes: ${sub.image} is to run as kind:prepare's ${sub.recipe}, which is not built: run npm run kind:prepare`,
+          );
         }
-        const what = Object.entries(built.inputs).filter(([k]) => k !== 'debian').map(([k, v]) => `${k} ${v}`).join(', ');
-        this.substitutions.push({ image: sub.image, ranInstead: built.name, what: `Debian ${built.inputs.debian ?? ''} ${what}`.replace(/\s+/g, ' ').trim(), note: sub.note });
+        const what = Object.entries(built.inputs)
+          .filter(([k]) => k !== 'debian')
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ');
+        this.substitutions.push({
+          image: sub.image,
+          ranInstead: built.name,
+          what: `Debian ${built.inputs.debian ?? ''} ${what}`.replace(/\s+/g, ' ').trim(),
+          note: sub.note,
+        });
       }
     }
   }
@@ -338,7 +354,7 @@ export class KindDriver implements NodeProvider {
     const controlPlane = cmd.nodeContainer(t.cluster, experiment.cluster.nodes.find((n) => n.role === 'control-plane')!.name);
     out['node-image'] = (await this.quick(cmd.dockerNodeImage(controlPlane), 'read the node image', ctx)).stdout.trim();
     if (this.options.host) {
-      out['node-image-id'] = (await this.quick(cmd.dockerContainerImageId(controlPlane), 'read the node image\'s id', ctx)).stdout.trim();
+      out['node-image-id'] = (await this.quick(cmd.dockerContainerImageId(controlPlane), "read the node image's id", ctx)).stdout.trim();
       out['node-image-source'] = {
         option: 'chosen with --image',
         official: "kind's official node image (a registry answered)",
@@ -353,7 +369,10 @@ export class KindDriver implements NodeProvider {
     const perNode = async (argv: string[], what: string, parse: (stdout: string) => string): Promise<[string, string][]> => {
       const found: [string, string][] = [];
       for (const node of experiment.cluster.nodes) {
-        found.push([node.name, parse((await this.quick(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), argv), `read ${what} on ${node.name}`, ctx)).stdout)]);
+        found.push([
+          node.name,
+          parse((await this.quick(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), argv), `read ${what} on ${node.name}`, ctx)).stdout),
+        ]);
       }
       return found;
     };
@@ -382,10 +401,14 @@ export class KindDriver implements NodeProvider {
         ? "shice's kindnetd stand-in (src/capture/kind/kindnet-stand-in.ts): 10-kindnet.conflist (ptp, host-local, portmap) and routes to the other nodes' pod CIDRs; no masquerade agent"
         : "kindnetd (kind's default CNI)";
       if (this.setup.withoutCoreDNS) out.coredns = "left out: kubeadm's CoreDNS addon skipped (no CoreDNS image without a registry)";
-      if (this.setup.cgroupV1) out['kubelet-cgroups'] = 'cgroup v1 host: kubelet with cgroupDriver cgroupfs and failCgroupV1: false, containerd with SystemdCgroup = false';
-      out['docker-engine'] = this.engine ? "shice's own dockerd (npm run kind:prepare): its own data root, no iptables rules in the host's root namespace" : "the host's Docker daemon";
+      if (this.setup.cgroupV1)
+        out['kubelet-cgroups'] = 'cgroup v1 host: kubelet with cgroupDriver cgroupfs and failCgroupV1: false, containerd with SystemdCgroup = false';
+      out['docker-engine'] = this.engine
+        ? "shice's own dockerd (npm run kind:prepare): its own data root, no iptables rules in the host's root namespace"
+        : "the host's Docker daemon";
       out['runtime-adaptation'] = this.engine?.adaptation?.summary ?? 'none';
-      if (this.substitutions.length > 0) out['image-substitutes'] = this.substitutions.map((sub) => `${sub.image} -> ${sub.ranInstead} (${sub.what})`).join('; ');
+      if (this.substitutions.length > 0)
+        out['image-substitutes'] = this.substitutions.map((sub) => `${sub.image} -> ${sub.ranInstead} (${sub.what})`).join('; ');
     }
     return out;
   }
@@ -456,10 +479,15 @@ export class KindDriver implements NodeProvider {
     const kubelets = await Promise.all(
       this.experiment!.cluster.nodes.map(async (node) => {
         const run = await runTool(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), ['curl', '--silent', '--max-time', '2', KUBELET_HEALTHZ]), {
-          env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs, signal: ctx.signal,
+          env: this.childEnv,
+          cwd: this.cwd,
+          timeoutMs: this.timeouts.quickMs,
+          signal: ctx.signal,
         });
         const container = cmd.nodeContainer(t.cluster, node.name);
-        return run.exitCode === 0 && run.stdout.trim() === 'ok' ? null : `kubelet on ${node.name} (node container ${container}) did not answer ${KUBELET_HEALTHZ} with ok (${run.timedOut ? 'no answer' : `exit ${run.exitCode}`})`;
+        return run.exitCode === 0 && run.stdout.trim() === 'ok'
+          ? null
+          : `kubelet on ${node.name} (node container ${container}) did not answer ${KUBELET_HEALTHZ} with ok (${run.timedOut ? 'no answer' : `exit ${run.exitCode}`})`;
       }),
     );
     const silent = kubelets.filter((p): p is string => p !== null);
@@ -485,7 +513,8 @@ export class KindDriver implements NodeProvider {
     const paths = kindStatePaths(this.stateDir, t.cluster);
     if (this.options.host) {
       // kind leaves its network behind; the capture removes it afterwards only if it was not there before.
-      this.kindNetworkExisted = (await runTool(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs })).exitCode === 0;
+      this.kindNetworkExisted =
+        (await runTool(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs })).exitCode === 0;
       // kind mounts the host's /lib/modules into every node; with shice's own engine that host is this machine.
       if (this.engine !== null) this.libModulesExisted = existsSync(LIB_MODULES);
     }
@@ -495,16 +524,30 @@ export class KindDriver implements NodeProvider {
     if (this.options.host) recordKindRun({ runId: this.options.runId, cluster: t.cluster, stateDir: this.stateDir, root: this.options.host.root });
     this.recorded = this.options.host !== undefined;
     await writeMarker(this.stateDir, {
-      createdBy: 'shice', cluster: t.cluster, runId: this.options.runId, createdAt: new Date().toISOString(), containers: [],
+      createdBy: 'shice',
+      cluster: t.cluster,
+      runId: this.options.runId,
+      createdAt: new Date().toISOString(),
+      containers: [],
     });
     this.createStarted = true;
     this.owns = true;
     ctx.log(`${KIND_MARKS.create} "${t.cluster}" (3 nodes, ${this.nodeImage.name ?? "kind's default node image"}; this takes a minute or two)`);
-    await this.run(cmd.kindCreateCluster(t, paths.config, this.nodeImage.name ?? this.options.image, !this.setup.cniStandIn), this.timeouts.createMs, `create kind cluster "${t.cluster}"`, ctx);
+    await this.run(
+      cmd.kindCreateCluster(t, paths.config, this.nodeImage.name ?? this.options.image, !this.setup.cniStandIn),
+      this.timeouts.createMs,
+      `create kind cluster "${t.cluster}"`,
+      ctx,
+    );
     const live = await this.liveContainers(t.cluster, ctx);
-    if (live.length === 0) throw new DriverError(`kind create cluster reported success, but docker lists no containers labelled ${cmd.KIND_CLUSTER_LABEL}=${t.cluster}`);
+    if (live.length === 0)
+      throw new DriverError(`kind create cluster reported success, but docker lists no containers labelled ${cmd.KIND_CLUSTER_LABEL}=${t.cluster}`);
     await writeMarker(this.stateDir, {
-      createdBy: 'shice', cluster: t.cluster, runId: this.options.runId, createdAt: new Date().toISOString(), containers: live,
+      createdBy: 'shice',
+      cluster: t.cluster,
+      runId: this.options.runId,
+      createdAt: new Date().toISOString(),
+      containers: live,
     });
   }
 
@@ -522,19 +565,26 @@ export class KindDriver implements NodeProvider {
         nodes = []; // a node without its podCIDR yet
       }
       if (nodes.length === experiment.cluster.nodes.length) break;
-      if (performance.now() > deadline) throw new DriverError(`the nodes of "${t.cluster}" were not all given a podCIDR within ${seconds(this.timeouts.podCidrsMs)}`);
+      if (performance.now() > deadline)
+        throw new DriverError(`the nodes of "${t.cluster}" were not all given a podCIDR within ${seconds(this.timeouts.podCidrsMs)}`);
       try {
         await sleep(this.timeouts.pollMs, ctx.signal);
       } catch {
-        throw new DriverError('interrupted while waiting for the nodes\' podCIDRs');
+        throw new DriverError("interrupted while waiting for the nodes' podCIDRs");
       }
     }
     await standInForKindnetd(
       nodes.map((n) => ({ container: n.k8sName, internalIP: n.internalIP, podCIDR: n.podCIDR })),
       async (container, argv, what, input) => {
-        const run = input === undefined
-          ? await this.run(cmd.dockerExec(container, argv), this.timeouts.execMs, what, ctx)
-          : await runOrThrow(cmd.dockerExecWithInput(container, argv), { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.execMs, input }, what, ctx);
+        const run =
+          input === undefined
+            ? await this.run(cmd.dockerExec(container, argv), this.timeouts.execMs, what, ctx)
+            : await runOrThrow(
+                cmd.dockerExecWithInput(container, argv),
+                { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.execMs, input },
+                what,
+                ctx,
+              );
         return run.stdout;
       },
     );
@@ -585,7 +635,13 @@ export class KindDriver implements NodeProvider {
 
   async exec(node: string, command: string[], limits: ExecLimits, ctx: DriverContext): Promise<ProcessResult> {
     const argv = this.nodeArgv(node, command);
-    const run = await runProcess(argv, { env: this.childEnv, cwd: this.cwd, timeoutMs: limits.timeoutMs, signal: ctx.signal, ...(limits.keepBytes ? { keepBytes: limits.keepBytes } : {}) });
+    const run = await runProcess(argv, {
+      env: this.childEnv,
+      cwd: this.cwd,
+      timeoutMs: limits.timeoutMs,
+      signal: ctx.signal,
+      ...(limits.keepBytes ? { keepBytes: limits.keepBytes } : {}),
+    });
     if (run.missing) throw new DriverError(`could not run ${command[0]} on ${node}: \`docker\` is not on PATH`);
     if (run.canceled || run.exitCode === 0) return run;
     const stderr = text(run.stderr);
@@ -621,7 +677,9 @@ export class KindDriver implements NodeProvider {
     }
     const marker = await this.marker(t.cluster);
     // No abort signal here: cleanup must run even after Ctrl-C.
-    const live = parseContainerList((await this.run(cmd.dockerListClusterContainers(t.cluster), this.timeouts.quickMs, 'list the cluster\'s containers')).stdout);
+    const live = parseContainerList(
+      (await this.run(cmd.dockerListClusterContainers(t.cluster), this.timeouts.quickMs, "list the cluster's containers")).stdout,
+    );
     if (live.length > 0 && marker && marker.containers.length > 0 && !isOwned(marker, t.cluster, live)) {
       throw new DriverError(
         `kind cluster "${t.cluster}" now has containers this capture did not create (marker ${markerPath(this.stateDir, t.cluster)}); not deleting it`,
@@ -654,7 +712,9 @@ export class KindDriver implements NodeProvider {
     if (!marker || marker.runId !== this.options.runId) return [];
     const live = await this.liveContainers(cluster);
     if (live.length > 0 && marker.containers.length > 0 && !isOwned(marker, cluster, live)) {
-      throw new DriverError(`kind cluster "${cluster}" has containers run ${this.options.runId} did not create (marker ${markerPath(this.stateDir, cluster)}); not deleting it`);
+      throw new DriverError(
+        `kind cluster "${cluster}" has containers run ${this.options.runId} did not create (marker ${markerPath(this.stateDir, cluster)}); not deleting it`,
+      );
     }
     this.owns = true;
     this.createStarted = true;
@@ -698,9 +758,7 @@ export class KindDriver implements NodeProvider {
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] } {
     const t = this.bind(experiment);
     const paths = kindStatePaths(this.stateDir, t.cluster);
-    const objects = declaredObjects(
-      experiment.manifests.map((m) => ({ file: m, text: readFileSync(resolve(this.options.articleDir, m), 'utf8') })),
-    );
+    const objects = declaredObjects(experiment.manifests.map((m) => ({ file: m, text: readFileSync(resolve(this.options.articleDir, m), 'utf8') })));
     const setup: string[][] = [cmd.kindGetClusters()];
     if (!this.options.reuse) setup.push(cmd.kindCreateCluster(t, paths.config, this.nodeImage.name ?? this.options.image, !this.setup.cniStandIn));
     for (const sub of this.substitutions) setup.push(cmd.kindLoadImage(t, sub.ranInstead));
@@ -775,8 +833,13 @@ export const kindLeftovers: ProviderLeftovers = {
   async remove(record) {
     if (record.kind !== 'kind') return [];
     const driver = new KindDriver({
-      runId: record.runId, articleDir: record.root, keep: false, reuse: false, loadImages: false,
-      stateDir: record.stateDir, cwd: record.root,
+      runId: record.runId,
+      articleDir: record.root,
+      keep: false,
+      reuse: false,
+      loadImages: false,
+      stateDir: record.stateDir,
+      cwd: record.root,
       // Deleting needs no registry: only shice's own engine and tools, if kind:prepare set them up.
       host: { root: record.root, registryReachable: async () => false },
     });

@@ -39,9 +39,7 @@ export function kindnetConflist(podCIDR: string, mtu: number): string {
 
 /** The routes kindnetd programs on `node`: every other node's podCIDR via its InternalIP. */
 export function kindnetRoutes(node: StandInNode, all: StandInNode[]): string[][] {
-  return all
-    .filter((other) => other.container !== node.container)
-    .map((other) => ['ip', 'route', 'replace', other.podCIDR, 'via', other.internalIP]);
+  return all.filter((other) => other.container !== node.container).map((other) => ['ip', 'route', 'replace', other.podCIDR, 'via', other.internalIP]);
 }
 
 /** eth0's MTU as `cat /sys/class/net/eth0/mtu` prints it (kindnetd gives the pods the node's MTU). */

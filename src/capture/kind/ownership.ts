@@ -67,24 +67,18 @@ export async function removeMarker(stateDir: string, cluster: string): Promise<v
 /** True only when the marker proves the live containers are the ones the capture created. */
 export function isOwned(marker: OwnerMarker | null, cluster: string, live: ContainerRef[]): boolean {
   if (!marker || marker.cluster !== cluster || marker.containers.length === 0 || live.length === 0) return false;
-  const ids = (refs: ContainerRef[]) => refs.map((c) => c.id).sort().join(',');
+  const ids = (refs: ContainerRef[]) =>
+    refs
+      .map((c) => c.id)
+      .sort()
+      .join(',');
   return ids(marker.containers) === ids(live);
 }
 
-export type ClusterAction =
-  | { action: 'create' }
-  | { action: 'reuse' }
-  | { action: 'recreate' }
-  | { action: 'refuse'; reason: string };
+export type ClusterAction = { action: 'create' } | { action: 'reuse' } | { action: 'recreate' } | { action: 'refuse'; reason: string };
 
 /** What up() does about a cluster of the experiment's name. Pure, so every case is tested. */
-export function decideClusterAction(input: {
-  cluster: string;
-  exists: boolean;
-  owned: boolean;
-  reuse: boolean;
-  markerFile: string;
-}): ClusterAction {
+export function decideClusterAction(input: { cluster: string; exists: boolean; owned: boolean; reuse: boolean; markerFile: string }): ClusterAction {
   if (!input.exists) return { action: 'create' };
   if (!input.owned) {
     return {

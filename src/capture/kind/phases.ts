@@ -5,7 +5,7 @@
 /** The first words of the progress line that opens each part (after the `· ` of a phase line). */
 export const KIND_MARKS = {
   create: 'creating kind cluster',
-  standIn: "waiting for every node to be given its podCIDR",
+  standIn: 'waiting for every node to be given its podCIDR',
   apply: 'waiting for the default ServiceAccount',
   nodesReady: 'waiting for the nodes to be Ready',
   podsReady: 'waiting for pod ',

@@ -49,7 +49,7 @@ export async function prepare(options: PrepareOptions, ctx: DriverContext): Prom
     engine = await startEngine(root, ctx.log, env);
     startedEngine = true;
   } else {
-    ctx.log(`kind:prepare: using the Docker engine that answers (${engine.own ? "shice's own" : 'the host\'s'}, Docker ${engine.serverVersion})`);
+    ctx.log(`kind:prepare: using the Docker engine that answers (${engine.own ? "shice's own" : "the host's"}, Docker ${engine.serverVersion})`);
   }
   const dockerEnv = engineEnv(engine, env);
   const buildCtx = { ...ctx, root, env: dockerEnv, adaptation: engine.record?.adaptation ?? runtimeAdaptation(readFileSync('/proc/self/status', 'utf8')) };
@@ -57,17 +57,27 @@ export async function prepare(options: PrepareOptions, ctx: DriverContext): Prom
   const toolDir = resolve(root, KIND_TOOLS_DIR);
   const kind = await goInstall({ module: KIND_MODULE, version: KIND_VERSION, binary: 'kind', dir: toolDir }, buildCtx);
   // cri-tools' Makefile stamps the version the same way; without it crictl says "unknown".
-  const crictl = await goInstall({
-    module: CRICTL_MODULE, version: CRICTL_VERSION, binary: 'crictl', dir: toolDir, ldflags: `-X=sigs.k8s.io/cri-tools/pkg/version.Version=${CRICTL_VERSION}`,
-  }, buildCtx);
+  const crictl = await goInstall(
+    {
+      module: CRICTL_MODULE,
+      version: CRICTL_VERSION,
+      binary: 'crictl',
+      dir: toolDir,
+      ldflags: `-X=sigs.k8s.io/cri-tools/pkg/version.Version=${CRICTL_VERSION}`,
+    },
+    buildCtx,
+  );
 
   const registry = await registryReachable();
   let images: ImagesRecord | null = null;
   if (registry && !options.buildImages) {
-    ctx.log('kind:prepare: a registry answers: the kind driver will use kind\'s official node image (--build-images builds the local ones anyway)');
+    ctx.log("kind:prepare: a registry answers: the kind driver will use kind's official node image (--build-images builds the local ones anyway)");
   } else {
     const modCache = (await runOrThrow(['go', 'env', 'GOMODCACHE'], { env, timeoutMs: 60_000 }, 'find the Go module cache', ctx)).stdout.trim();
-    images = await new ImageBuilder(buildCtx).buildAll(join(modCache, `${KIND_MODULE}@${KIND_VERSION}`), join(modCache, `k8s.io/kubernetes@${KUBERNETES_VERSION}`));
+    images = await new ImageBuilder(buildCtx).buildAll(
+      join(modCache, `${KIND_MODULE}@${KIND_VERSION}`),
+      join(modCache, `k8s.io/kubernetes@${KUBERNETES_VERSION}`),
+    );
   }
   return { engine, startedEngine, registry, images, tools: { kind, crictl } };
 }

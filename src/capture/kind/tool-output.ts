@@ -16,18 +16,24 @@ export function parseKindVersion(stdout: string): string {
 
 /** `kind get clusters`: one name per line; "No kind clusters found." goes to stderr. */
 export function parseKindClusters(stdout: string): string[] {
-  return stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '' && l !== 'No kind clusters found.');
+  return stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && l !== 'No kind clusters found.');
 }
 
 /** `docker ps --no-trunc --format '{{.ID}}\t{{.Names}}'`. */
 export function parseContainerList(stdout: string): ContainerRef[] {
-  return stdout.split('\n').filter((l) => l.trim() !== '').map((line) => {
-    const [id, name, ...rest] = line.trim().split('\t');
-    if (!id || !name || rest.length > 0 || !/^[0-9a-f]{12,64}$/.test(id)) {
-      throw new ToolOutputError(`docker ps: expected "<container id>\\t<name>" per line, got ${JSON.stringify(line)}`);
-    }
-    return { id, name };
-  });
+  return stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((line) => {
+      const [id, name, ...rest] = line.trim().split('\t');
+      if (!id || !name || rest.length > 0 || !/^[0-9a-f]{12,64}$/.test(id)) {
+        throw new ToolOutputError(`docker ps: expected "<container id>\\t<name>" per line, got ${JSON.stringify(line)}`);
+      }
+      return { id, name };
+    });
 }
 
 export interface DockerVersions {
@@ -65,7 +71,6 @@ export function isDockerFailure(stderr: string): boolean {
   return /^(Error response from daemon:|Cannot connect to the Docker daemon|OCI runtime exec failed|Error: No such container)/m.test(stderr);
 }
 
-
 /** `kubelet --version` inside a node: "Kubernetes v1.37.2" -> "v1.37.2". */
 export function parseKubeletVersion(stdout: string): string {
   const m = /^Kubernetes (v\d+\.\d+\.\d+\S*)$/m.exec(stdout.trim());
@@ -95,11 +100,14 @@ export interface ContainerState {
 }
 
 export function parseContainerStates(stdout: string): ContainerState[] {
-  return stdout.split('\n').filter((line) => line.trim() !== '').map((line) => {
-    const m = /^\/?(\S+) (true|false) (\S+)$/.exec(line.trim());
-    if (!m) throw new ToolOutputError(`docker container inspect: expected "<name> <running> <startedAt>", got ${JSON.stringify(line.slice(0, 80))}`);
-    return { name: m[1]!, running: m[2] === 'true', startedAt: m[3]! };
-  });
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const m = /^\/?(\S+) (true|false) (\S+)$/.exec(line.trim());
+      if (!m) throw new ToolOutputError(`docker container inspect: expected "<name> <running> <startedAt>", got ${JSON.stringify(line.slice(0, 80))}`);
+      return { name: m[1]!, running: m[2] === 'true', startedAt: m[3]! };
+    });
 }
 
 /** What changed between two readings of the node containers, one phrase each (empty: nothing). */

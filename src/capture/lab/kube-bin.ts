@@ -8,14 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The official names, as in the Kubernetes server release and etcd's release. */
-export const KUBE_COMPONENTS = [
-  'etcd',
-  'kube-apiserver',
-  'kube-controller-manager',
-  'kube-scheduler',
-  'kube-proxy',
-  'kubectl',
-] as const;
+export const KUBE_COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy', 'kubectl'] as const;
 export type KubeComponent = (typeof KUBE_COMPONENTS)[number];
 
 /** What the multi-call binary holds: the lab's components, and kubelet and kubeadm for the kind node image. */

@@ -107,7 +107,9 @@ function rank(netns: string): number {
 export function removableFolder(path: string): boolean {
   const parts = path.split('/').filter(Boolean);
   if (!path.startsWith('/') || parts.length < 2 || parts.includes('..')) return false;
-  return !['/proc', '/sys', '/dev', '/etc', '/usr', '/bin', '/sbin', '/lib', '/boot'].some((t) => path === t || path.startsWith(`${t}/`)) && path !== osTmpdir();
+  return (
+    !['/proc', '/sys', '/dev', '/etc', '/usr', '/bin', '/sbin', '/lib', '/boot'].some((t) => path === t || path.startsWith(`${t}/`)) && path !== osTmpdir()
+  );
 }
 
 /**
@@ -149,7 +151,9 @@ export const labLeftovers: ProviderLeftovers = {
       const runId = runIdOfNamespace(ns);
       if (runId !== null && !recorded.has(ns) && wanted(runId)) unrecorded.set(runId, (unrecorded.get(runId) ?? 0) + 1);
     }
-    return [...unrecorded].map(([runId, count]) =>
-      `left ${count} namespace(s) of lab run ${runId} alone: no record of this checkout names them (a run of another checkout, or from before records)`);
+    return [...unrecorded].map(
+      ([runId, count]) =>
+        `left ${count} namespace(s) of lab run ${runId} alone: no record of this checkout names them (a run of another checkout, or from before records)`,
+    );
   },
 };

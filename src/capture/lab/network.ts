@@ -99,10 +99,7 @@ export function networkScript(network: LabNetwork, fileOf: (batch: IpBatch) => s
   const inside = (batch: IpBatch): string[] => netnsExecCommand(batch.netns as string, ['ip', '-batch', fileOf(batch)]);
   return {
     netns: null,
-    commands: [
-      inside(network.bridge),
-      ...network.nodes.flatMap(({ node, batch, sysctl }) => [inside(batch), netnsExecCommand(node.netns, sysctl)]),
-    ],
+    commands: [inside(network.bridge), ...network.nodes.flatMap(({ node, batch, sysctl }) => [inside(batch), netnsExecCommand(node.netns, sysctl)])],
   };
 }
 

@@ -39,7 +39,7 @@ export function nginxPaths(runFolder: string, pod: { namespace: string; name: st
 export function nginxMainConfig(paths: NginxPaths): string {
   const temp = (name: string): string => join(paths.root, name);
   return [
-    '# Written by the shice lab: the nginx image\'s main config with paths moved into the run folder.',
+    "# Written by the shice lab: the nginx image's main config with paths moved into the run folder.",
     'daemon off;',
     'worker_processes 1;',
     `error_log ${paths.errorLog} notice;`,

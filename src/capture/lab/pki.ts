@@ -88,10 +88,21 @@ export function pkiPlan(dir: string, options: { apiserverIPs: string[]; apiserve
   const config = at('openssl.cnf');
   const base = ['openssl', 'req', '-config', config, '-x509', ...EC, '-days', DAYS];
   const signed = (key: string, cert: string, subj: string, ...ext: string[]) => [
-    ...base, '-keyout', at(key), '-out', at(cert), '-subj', subj,
-    '-CA', at(PKI_FILES.caCert), '-CAkey', at(PKI_FILES.caKey),
-    '-addext', 'basicConstraints=critical,CA:FALSE',
-    '-addext', 'keyUsage=critical,digitalSignature,keyEncipherment',
+    ...base,
+    '-keyout',
+    at(key),
+    '-out',
+    at(cert),
+    '-subj',
+    subj,
+    '-CA',
+    at(PKI_FILES.caCert),
+    '-CAkey',
+    at(PKI_FILES.caKey),
+    '-addext',
+    'basicConstraints=critical,CA:FALSE',
+    '-addext',
+    'keyUsage=critical,digitalSignature,keyEncipherment',
     ...ext.flatMap((e) => ['-addext', e]),
   ];
   const san = [...options.apiserverIPs.map((ip) => `IP:${ip}`), ...options.apiserverNames.map((n) => `DNS:${n}`)].join(',');
@@ -100,8 +111,17 @@ export function pkiPlan(dir: string, options: { apiserverIPs: string[]; apiserve
     config: { path: config, content: '[req]\nprompt = no\ndistinguished_name = dn\n[dn]\n' },
     first: [
       [
-        ...base, '-keyout', at(PKI_FILES.caKey), '-out', at(PKI_FILES.caCert), '-subj', '/CN=kubernetes',
-        '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,digitalSignature,keyEncipherment,keyCertSign',
+        ...base,
+        '-keyout',
+        at(PKI_FILES.caKey),
+        '-out',
+        at(PKI_FILES.caCert),
+        '-subj',
+        '/CN=kubernetes',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,digitalSignature,keyEncipherment,keyCertSign',
       ],
       ['openssl', 'genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', at(PKI_FILES.saKey)],
     ],

@@ -30,7 +30,11 @@ export interface RunOptions {
 /** Runs argv under a time limit. Throws when aborted, timed out, or the program is missing. */
 export async function runCommand(argv: string[], options: RunOptions = {}): Promise<CommandResult> {
   const timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS;
-  const run = await runProcess(argv, { timeoutMs, ...(options.input === undefined ? {} : { input: options.input }), ...(options.signal ? { signal: options.signal } : {}) });
+  const run = await runProcess(argv, {
+    timeoutMs,
+    ...(options.input === undefined ? {} : { input: options.input }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   if (run.canceled) throw options.signal?.reason ?? new Error(`${argv.join(' ')}: cancelled`);
   if (run.timedOut) throw new DriverError(`${argv.join(' ')}: did not finish within ${timeoutMs / 1000} s`);
   // It never ran (e.g. the program is missing): there is no result to report.

@@ -66,21 +66,28 @@ export function missingPrerequisite(host: HostFacts, find: (program: string) => 
  * The one-line reason the lab cannot run kube-proxy in `mode`, or null. ipvs needs
  * IPVS in the kernel; nftables needs `nft` (Debian package nftables) on PATH.
  */
-export function proxyModeProblem(mode: string, ipvs: () => IpvsFacts, find: (program: string) => string | null): { problem: string; unsupported: boolean } | null {
+export function proxyModeProblem(
+  mode: string,
+  ipvs: () => IpvsFacts,
+  find: (program: string) => string | null,
+): { problem: string; unsupported: boolean } | null {
   if (mode === 'ipvs') {
     const facts = ipvs();
     if (facts.procNetIpVs) return null;
     const why = facts.configLine === null ? '/proc/net/ip_vs is absent' : `/proc/config.gz: ${facts.configLine.replace(/^# /, '')}`;
     // Nothing to install: this machine cannot run it.
-    return { unsupported: true, problem: `the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS (${why}, and the lab loads no modules); capture ipvs with --driver kind on a kernel with IPVS` };
+    return {
+      unsupported: true,
+      problem: `the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS (${why}, and the lab loads no modules); capture ipvs with --driver kind on a kernel with IPVS`,
+    };
   }
   if (mode === 'nftables' && find('nft') === null) {
     return { unsupported: false, problem: 'kube-proxy in nftables mode needs nft on PATH (Debian package nftables): apt-get install nftables' };
   }
-  if (mode !== 'iptables' && mode !== 'nftables') return { unsupported: true, problem: `the lab runs kube-proxy in iptables or nftables mode, not ${JSON.stringify(mode)}` };
+  if (mode !== 'iptables' && mode !== 'nftables')
+    return { unsupported: true, problem: `the lab runs kube-proxy in iptables or nftables mode, not ${JSON.stringify(mode)}` };
   return null;
 }
-
 
 function thisHost(): HostFacts {
   return { platform: process.platform, uid: typeof process.getuid === 'function' ? process.getuid() : null, pathVariable: process.env.PATH };
@@ -101,7 +108,6 @@ export function labUnavailable(env: NodeJS.ProcessEnv = process.env): string | n
   const bin = chooseKubeBinDir(null, env);
   return missingPrerequisite(host, (program) => findProgram(program, host.pathVariable)) ?? kubeBinProblem(bin, missingComponents(bin.dir));
 }
-
 
 const VERSION_COMMANDS: Record<string, string[]> = {
   openssl: ['openssl', 'version'],

@@ -37,23 +37,32 @@ export function buildArticleEvidence(input: {
   // A swap cut short is no draft: the loader says how to recover.
   const unmeasured = !existsSync(input.snapshotsDir) && interruptedSwapHint(input.snapshotsDir) === '';
   if (unmeasured && !input.draft) throw notYetMeasuredError(input.slug, input.snapshotsDir);
-  const snapshots = unmeasured ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines)) : loadSnapshots(input.snapshotsDir, { slug: input.slug });
+  const snapshots = unmeasured
+    ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines))
+    : loadSnapshots(input.snapshotsDir, { slug: input.slug });
   const declared = new Set(input.factDefs.map((d) => d.id));
   const defs = [...input.factDefs, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
   const { facts, skipped } = unmeasured
     ? (() => {
-      // What the manifests declare needs no run: those facts are real even now.
-      const placeholders = unmeasuredFacts(defs);
-      const real = deriveFactsWithSkips(input.factDefs.filter((d) => d.step === DECLARED_STEP), snapshots).facts;
-      for (const [id, fact] of real) placeholders.set(id, fact);
-      return { facts: placeholders, skipped: [] };
-    })()
+        // What the manifests declare needs no run: those facts are real even now.
+        const placeholders = unmeasuredFacts(defs);
+        const real = deriveFactsWithSkips(
+          input.factDefs.filter((d) => d.step === DECLARED_STEP),
+          snapshots,
+        ).facts;
+        for (const [id, fact] of real) placeholders.set(id, fact);
+        return { facts: placeholders, skipped: [] };
+      })()
     : deriveFactsWithSkips(defs, snapshots);
   assertLineTemplates(input.lines, { file: input.linesFile, factIds: facts.keys(), stepIds: snapshots.run.steps });
   const claimDefs = input.claimDefs ?? [];
-  const claimProblems = checkClaimDefs(claimDefs, defs.map((d) => d.id), input.claimsFile ?? 'claims.ts');
+  const claimProblems = checkClaimDefs(
+    claimDefs,
+    defs.map((d) => d.id),
+    input.claimsFile ?? 'claims.ts',
+  );
   if (claimProblems.length) throw new EvidenceError(claimProblems);
-  const fileOfStep = (step: string) => (step === 'run' ? snapshots.files.run : snapshots.files.steps.get(step) ?? step);
+  const fileOfStep = (step: string) => (step === 'run' ? snapshots.files.run : (snapshots.files.steps.get(step) ?? step));
   const claims = evaluateClaims(claimDefs, facts, fileOfStep);
   return { slug: input.slug, snapshots, facts, skipped, lines: input.lines, linesFile: input.linesFile, claims, ...(unmeasured ? { unmeasured } : {}) };
 }

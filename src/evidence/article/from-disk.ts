@@ -55,7 +55,12 @@ export async function loadArticleDefinitions(root: string, slug: string, fresh?:
  * beside it when `variants` is set (the build), or that folder's run alone (a
  * capture's report of one variant).
  */
-export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: ArticleDefinitions, options: { variants?: boolean; variant?: string | null; draft?: boolean; folderOf?: (variant: string) => string } = { variants: true }): ArticleEvidence {
+export function evidenceFromDisk(
+  slug: string,
+  snapshotsDir: string,
+  defs: ArticleDefinitions,
+  options: { variants?: boolean; variant?: string | null; draft?: boolean; folderOf?: (variant: string) => string } = { variants: true },
+): ArticleEvidence {
   const common = {
     slug,
     snapshotsDir,
@@ -66,13 +71,22 @@ export function evidenceFromDisk(slug: string, snapshotsDir: string, defs: Artic
   const experiment = defs.experiment ?? null;
   // As the pages derive it (src/article/evidence/registry.ts), so that the build's check and the pages see one evidence.
   if (options.variants) {
-    return buildArticleRuns({ ...common, experiment, factDefs: defs.factDefs, variantFactDefs: defs.variantFactDefs, claimDefs: defs.claimDefs, comparisonDefs: defs.comparisonDefs, draft: options.draft ?? false, ...(options.folderOf ? { folderOf: options.folderOf } : {}) });
+    return buildArticleRuns({
+      ...common,
+      experiment,
+      factDefs: defs.factDefs,
+      variantFactDefs: defs.variantFactDefs,
+      claimDefs: defs.claimDefs,
+      comparisonDefs: defs.comparisonDefs,
+      draft: options.draft ?? false,
+      ...(options.folderOf ? { folderOf: options.folderOf } : {}),
+    });
   }
   // One run: the given variant's facts, lines and claims (the default variant's when none is given).
   const variant = options.variant ?? (experiment?.variants ? experiment.variants.values[0]! : null);
   return buildArticleEvidence({
     ...common,
-    factDefs: [...defs.factDefs, ...(variant === null ? [] : defs.variantFactDefs?.[variant] ?? [])],
+    factDefs: [...defs.factDefs, ...(variant === null ? [] : (defs.variantFactDefs?.[variant] ?? []))],
     lines: variant === null || !experiment ? defs.lines : linesOfVariant(defs.lines, experiment, variant),
     claimDefs: defs.claimDefs.filter((c) => variant === null || c.variants === undefined || c.variants.includes(variant)),
     draft: options.draft ?? false,

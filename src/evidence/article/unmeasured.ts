@@ -14,7 +14,9 @@ export const PLACEHOLDER = '—';
 
 /** `dir` is the snapshots folder that was looked for (the article's own, or under SHICE_SNAPSHOT_ROOT). */
 export function notYetMeasuredError(slug: string, dir: string): EvidenceError {
-  return new EvidenceError(`${displayPath(dir)}: not yet measured (no snapshots of ${slug}): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\``);
+  return new EvidenceError(
+    `${displayPath(dir)}: not yet measured (no snapshots of ${slug}): capture it with \`npm run capture -- ${slug}\`, or preview it with \`npm run build:draft\``,
+  );
 }
 
 const EPOCH = '1970-01-01T00:00:00.000Z';
@@ -23,20 +25,35 @@ const words = { zh: '尚未实测：这篇文章还没有运行过。', en: 'Not
 /** Snapshots that hold no measurement: the shape the pages read, with placeholders. */
 export function unmeasuredSnapshots(slug: string, dir: string, steps: readonly string[]): Snapshots {
   const run: RunSnapshot = {
-    schema: 1, slug, runId: NOT_YET_MEASURED, driver: 'lab',
+    schema: 1,
+    slug,
+    runId: NOT_YET_MEASURED,
+    driver: 'lab',
     environment: { summary: words, standsFor: words, limits: [words] },
-    startedAt: EPOCH, finishedAt: EPOCH, durationMs: 0,
+    startedAt: EPOCH,
+    finishedAt: EPOCH,
+    durationMs: 0,
     git: { commit: null, dirty: false },
     host: { os: PLACEHOLDER, arch: PLACEHOLDER, kernel: PLACEHOLDER },
     versions: {},
     cluster: { name: PLACEHOLDER, kubeProxyMode: PLACEHOLDER, podSubnet: '0.0.0.0/0', serviceSubnet: '0.0.0.0/0' },
     nodes: [{ name: PLACEHOLDER, k8sName: PLACEHOLDER, role: 'control-plane', internalIP: '0.0.0.0', podCIDR: '0.0.0.0/0' }],
-    pods: [], services: [],
+    pods: [],
+    services: [],
     steps: [...steps],
   };
   const stepSnapshot = (id: string): StepSnapshot => ({
-    id, kind: 'exec', node: PLACEHOLDER, title: id, command: [PLACEHOLDER], argv: [PLACEHOLDER],
-    exitCode: 0, startedAt: EPOCH, durationMs: 0, stdout: '', stderr: '',
+    id,
+    kind: 'exec',
+    node: PLACEHOLDER,
+    title: id,
+    command: [PLACEHOLDER],
+    argv: [PLACEHOLDER],
+    exitCode: 0,
+    startedAt: EPOCH,
+    durationMs: 0,
+    stdout: '',
+    stderr: '',
   });
   return {
     dir,

@@ -47,7 +47,9 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
   const claimsFile = input.claimsFile ?? 'claims.ts';
   if (!experiment?.variants) {
     const problems = [
-      ...Object.keys(variantFactDefs).filter((v) => variantFactDefs[v]!.length).map((v) => `${input.linesFile.replace(/lines\.ts$/, 'facts.ts')}: variantFacts names variant "${v}", but the experiment declares no variants`),
+      ...Object.keys(variantFactDefs)
+        .filter((v) => variantFactDefs[v]!.length)
+        .map((v) => `${input.linesFile.replace(/lines\.ts$/, 'facts.ts')}: variantFacts names variant "${v}", but the experiment declares no variants`),
       ...(input.comparisonDefs ?? []).map((c) => `${claimsFile}: comparison "${c.id}": the experiment declares no variants to compare`),
     ];
     if (problems.length) throw new EvidenceError(problems);
@@ -58,7 +60,10 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
   const byDefault = defaultVariant(experiment)!;
   const factsFile = input.linesFile.replace(/lines\.ts$/, 'facts.ts');
   const unknown = Object.keys(variantFactDefs).filter((v) => !declared.includes(v));
-  if (unknown.length) throw new EvidenceError(`${factsFile}: variantFacts names ${unknown.map((v) => `"${v}"`).join(', ')}; the experiment's variants are ${declared.join(', ')}`);
+  if (unknown.length)
+    throw new EvidenceError(
+      `${factsFile}: variantFacts names ${unknown.map((v) => `"${v}"`).join(', ')}; the experiment's variants are ${declared.join(', ')}`,
+    );
   const runs = new Map<string, ArticleEvidence>();
   const notMeasured: string[] = [];
   for (const variant of declared) {
@@ -78,10 +83,17 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
       claimsFile,
     });
     const mode = evidence.snapshots.run.cluster.kubeProxyMode;
-    if (mode !== variant) throw new EvidenceError(`${evidence.snapshots.files.run}: field "cluster.kubeProxyMode": expected "${variant}" (the variant this folder holds), got "${mode}"`);
+    if (mode !== variant)
+      throw new EvidenceError(
+        `${evidence.snapshots.files.run}: field "cluster.kubeProxyMode": expected "${variant}" (the variant this folder holds), got "${mode}"`,
+      );
     runs.set(variant, { ...evidence, variant });
   }
-  const claimProblems = (input.claimDefs ?? []).flatMap((c) => (c.variants ?? []).filter((v) => !declared.includes(v)).map((v) => `${claimsFile}: claim "${c.id}": field "variants": "${v}" is no variant of the experiment (${declared.join(', ')})`));
+  const claimProblems = (input.claimDefs ?? []).flatMap((c) =>
+    (c.variants ?? [])
+      .filter((v) => !declared.includes(v))
+      .map((v) => `${claimsFile}: claim "${c.id}": field "variants": "${v}" is no variant of the experiment (${declared.join(', ')})`),
+  );
   if (claimProblems.length) throw new EvidenceError(claimProblems);
 
   const facts = new Map<string, Fact>();
@@ -95,7 +107,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
     const [variant, step] = splitQualified(qualified);
     const evidence = runs.get(variant);
     if (!evidence || step === undefined) return qualified;
-    return step === 'run' ? evidence.snapshots.files.run : evidence.snapshots.files.steps.get(step) ?? step;
+    return step === 'run' ? evidence.snapshots.files.run : (evidence.snapshots.files.steps.get(step) ?? step);
   };
   const comparisons = evaluateClaims(comparisonDefs, facts, fileOf);
   const measured = declared.filter((v) => runs.has(v));
@@ -126,7 +138,8 @@ export function evidenceOfVariant(evidence: ArticleEvidence, variant: string | u
   if (!runs) throw new Error(`${where}: variant="${variant}": the experiment of ${evidence.slug} declares no variants`);
   const run = runs.runs.get(variant);
   if (run) return run;
-  if (runs.notMeasured.includes(variant)) throw new Error(`${where}: variant="${variant}": that variant was not measured (no snapshots); measured: ${runs.measured.join(', ')}`);
+  if (runs.notMeasured.includes(variant))
+    throw new Error(`${where}: variant="${variant}": that variant was not measured (no snapshots); measured: ${runs.measured.join(', ')}`);
   throw new Error(`${where}: variant="${variant}": no such variant; the experiment has ${runs.declared.join(', ')}`);
 }
 

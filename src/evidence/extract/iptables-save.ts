@@ -128,10 +128,12 @@ export function findRules(save: IptablesSave, query: RuleQuery): IptablesRule[] 
   return save.tables
     .filter((t) => query.table === undefined || t.name === query.table)
     .flatMap((t) => t.rules)
-    .filter((r) =>
-      (query.chain === undefined || r.chain === query.chain) &&
-      (query.target === undefined || r.target === query.target) &&
-      (query.dport === undefined || optionValue(r.args, '--dport') === String(query.dport)));
+    .filter(
+      (r) =>
+        (query.chain === undefined || r.chain === query.chain) &&
+        (query.target === undefined || r.target === query.target) &&
+        (query.dport === undefined || optionValue(r.args, '--dport') === String(query.dport)),
+    );
 }
 
 /** Exactly one rule matching the query; otherwise an ExtractError saying what was looked for and what exists. */
@@ -143,7 +145,9 @@ export function findRule(save: IptablesSave, query: RuleQuery): IptablesRule {
   }
   const inChain = query.chain ? findRules(save, { table: query.table, chain: query.chain }) : [];
   const seen = query.chain
-    ? inChain.length ? `chain ${query.chain} has: ${inChain.map((r) => JSON.stringify(r.line)).join('; ')}` : `chain ${query.chain} has no rules`
+    ? inChain.length
+      ? `chain ${query.chain} has: ${inChain.map((r) => JSON.stringify(r.line)).join('; ')}`
+      : `chain ${query.chain} has no rules`
     : `tables present: ${save.tables.map((t) => t.name).join(', ') || 'none'}`;
   throw new ExtractError(`looked for a rule with ${describeQuery(query)} in iptables-save output, found none (${seen})`);
 }

@@ -98,13 +98,17 @@ export function parseNftTable(text: string): NftTable {
 
 export function findSet(table: NftTable, name: string): NftSet {
   const found = table.sets.find((s) => s.name === name);
-  if (!found) throw new ExtractError(`looked for set or map "${name}" in table ${table.family} ${table.name}; it has ${table.sets.map((s) => s.name).join(', ') || 'none'}`);
+  if (!found)
+    throw new ExtractError(
+      `looked for set or map "${name}" in table ${table.family} ${table.name}; it has ${table.sets.map((s) => s.name).join(', ') || 'none'}`,
+    );
   return found;
 }
 
 export function findChain(table: NftTable, name: string): NftChain {
   const found = table.chains.find((c) => c.name === name);
-  if (!found) throw new ExtractError(`looked for chain "${name}" in table ${table.family} ${table.name}; it has ${table.chains.map((c) => c.name).join(', ') || 'none'}`);
+  if (!found)
+    throw new ExtractError(`looked for chain "${name}" in table ${table.family} ${table.name}; it has ${table.chains.map((c) => c.name).join(', ') || 'none'}`);
   return found;
 }
 

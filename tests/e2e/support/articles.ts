@@ -30,21 +30,29 @@ function frontmatter(file: string): Record<string, unknown> {
 
 /** Every article file, one entry per (slug, language) actually written. */
 export function writtenArticles(): WrittenArticle[] {
-  const slugs = readdirSync(ARTICLES_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-  return slugs.flatMap((slug) => LANGS.flatMap((lang) => {
-    const file = `${ARTICLES_DIR}${slug}/${lang}.mdx`;
-    if (!existsSync(file)) return [];
-    const data = frontmatter(file);
-    const series = data['series'] as { name: string; number: number };
-    return [{
-      slug, lang,
-      title: String(data['title']),
-      summary: String(data['summary']),
-      date: new Date(data['date'] as string | Date),
-      seriesName: series.name,
-      seriesNumber: series.number,
-    }];
-  }));
+  const slugs = readdirSync(ARTICLES_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  return slugs.flatMap((slug) =>
+    LANGS.flatMap((lang) => {
+      const file = `${ARTICLES_DIR}${slug}/${lang}.mdx`;
+      if (!existsSync(file)) return [];
+      const data = frontmatter(file);
+      const series = data['series'] as { name: string; number: number };
+      return [
+        {
+          slug,
+          lang,
+          title: String(data['title']),
+          summary: String(data['summary']),
+          date: new Date(data['date'] as string | Date),
+          seriesName: series.name,
+          seriesNumber: series.number,
+        },
+      ];
+    }),
+  );
 }
 
 /** Slugs that have at least one language written. */

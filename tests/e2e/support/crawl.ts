@@ -20,12 +20,7 @@ const PAGE_PATH = /(?:\/|\.html)$/;
  * `toLocal` maps an absolute URL to a local path when it belongs to the site
  * (its public origin or the preview server), or returns null for other sites.
  */
-export async function crawlSite(
-  page: Page,
-  request: APIRequestContext,
-  start: string[],
-  toLocal: (url: URL) => string | null,
-): Promise<CrawlResult> {
+export async function crawlSite(page: Page, request: APIRequestContext, start: string[], toLocal: (url: URL) => string | null): Promise<CrawlResult> {
   const queue = [...start];
   const seenPages = new Set<string>(start);
   const seenAssets = new Set<string>();
@@ -42,7 +37,8 @@ export async function crawlSite(
   page.on('requestfailed', (failed) => {
     const local = toLocal(new URL(failed.url()));
     // Leaving a page aborts what it still loads (the favicon): not a broken link. Links are fetched on their own below.
-    if (local !== null && failed.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`${local}: request failed (${failed.failure()?.errorText ?? 'unknown'}) (loaded by ${current})`);
+    if (local !== null && failed.failure()?.errorText !== 'net::ERR_ABORTED')
+      problems.push(`${local}: request failed (${failed.failure()?.errorText ?? 'unknown'}) (loaded by ${current})`);
   });
 
   while (queue.length > 0) {
@@ -55,9 +51,12 @@ export async function crawlSite(
     }
     const found: Found = await page.evaluate(() => {
       const values: string[] = [];
-      const push = (value: string | null) => { if (value !== null && value.trim() !== '') values.push(value.trim()); };
+      const push = (value: string | null) => {
+        if (value !== null && value.trim() !== '') values.push(value.trim());
+      };
       for (const el of document.querySelectorAll('a[href], link[href], area[href]')) push(el.getAttribute('href'));
-      for (const el of document.querySelectorAll('script[src], img[src], iframe[src], video[src], audio[src], source[src], track[src]')) push(el.getAttribute('src'));
+      for (const el of document.querySelectorAll('script[src], img[src], iframe[src], video[src], audio[src], source[src], track[src]'))
+        push(el.getAttribute('src'));
       for (const el of document.querySelectorAll('img[srcset], source[srcset]')) {
         for (const candidate of (el.getAttribute('srcset') ?? '').split(',')) push(candidate.trim().split(/\s+/)[0] ?? null);
       }
@@ -70,11 +69,17 @@ export async function crawlSite(
       const url = new URL(raw, page.url());
       if (!['http:', 'https:'].includes(url.protocol)) continue;
       const local = toLocal(url);
-      if (local === null) { external.add(url.href); continue; }
+      if (local === null) {
+        external.add(url.href);
+        continue;
+      }
       const target = local.split('#')[0]!;
       if (url.hash.length > 1) fragmentsWanted.push({ path: target, fragment: decodeURIComponent(url.hash.slice(1)), from: path });
       if (PAGE_PATH.test(target)) {
-        if (!seenPages.has(target)) { seenPages.add(target); queue.push(target); }
+        if (!seenPages.has(target)) {
+          seenPages.add(target);
+          queue.push(target);
+        }
       } else if (!seenAssets.has(target)) {
         seenAssets.add(target);
         const asset = await request.get(target);

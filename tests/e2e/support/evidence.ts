@@ -41,15 +41,18 @@ export function deriveEvidence(snapshotsDir: string, variant: Variant074 = 'ipta
   const defs = [...facts074, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
   const optional = new Set(defs.filter((d) => d.optional).map((d) => d.id));
   // Optional facts a run lacks are simply absent; deriveFacts would fail on the others.
-  const facts = deriveFacts(defs.filter((d) => {
-    if (!optional.has(d.id)) return true;
-    try {
-      deriveFacts([d], snapshots);
-      return true;
-    } catch {
-      return false;
-    }
-  }), snapshots);
+  const facts = deriveFacts(
+    defs.filter((d) => {
+      if (!optional.has(d.id)) return true;
+      try {
+        deriveFacts([d], snapshots);
+        return true;
+      } catch {
+        return false;
+      }
+    }),
+    snapshots,
+  );
   const rawFiles = new Map<string, string>([['run', readFileSync(join(snapshotsDir, 'run.yaml'), 'utf8')]]);
   for (const id of snapshots.run.steps) rawFiles.set(id, readFileSync(join(snapshotsDir, `${id}.yaml`), 'utf8'));
   return {
@@ -57,7 +60,9 @@ export function deriveEvidence(snapshotsDir: string, variant: Variant074 = 'ipta
     facts,
     rawFiles,
     expectedLine: (step, lang) =>
-      choosePlurals(renderLine(lines074, step, lang, facts), lang).map((s) => (s.kind === 'text' ? s.text : s.fact.value)).join(''),
+      choosePlurals(renderLine(lines074, step, lang, facts), lang)
+        .map((s) => (s.kind === 'text' ? s.text : s.fact.value))
+        .join(''),
   };
 }
 

@@ -20,8 +20,7 @@ export async function sidewaysOverflow(page: Page): Promise<Overflow> {
       }
       return false;
     };
-    const describe = (el: Element) =>
-      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.classList.length ? `.${[...el.classList].join('.')}` : ''}`;
+    const describe = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.classList.length ? `.${[...el.classList].join('.')}` : ''}`;
     const culprits = [...document.body.querySelectorAll('*')]
       .filter((el) => {
         const box = el.getBoundingClientRect();

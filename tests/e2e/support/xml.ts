@@ -33,8 +33,11 @@ export async function readFeed(page: Page, request: APIRequestContext, path: str
       link: text(channel, ':scope > link'),
       language: text(channel, ':scope > language'),
       items: [...channel.querySelectorAll(':scope > item')].map((item) => ({
-        title: text(item, 'title'), link: text(item, 'link'), guid: text(item, 'guid'),
-        pubDate: text(item, 'pubDate'), description: text(item, 'description'),
+        title: text(item, 'title'),
+        link: text(item, 'link'),
+        guid: text(item, 'guid'),
+        pubDate: text(item, 'pubDate'),
+        description: text(item, 'description'),
       })),
     };
   }, text);
@@ -56,7 +59,8 @@ export async function readSitemap(page: Page, request: APIRequestContext, localP
       const urls = [...doc.getElementsByTagNameNS(SM, 'url')].map((u) => ({
         loc: u.getElementsByTagNameNS(SM, 'loc')[0]?.textContent ?? '',
         alternates: [...u.getElementsByTagNameNS(XHTML, 'link')].map((l) => ({
-          hreflang: l.getAttribute('hreflang') ?? '', href: l.getAttribute('href') ?? '',
+          hreflang: l.getAttribute('hreflang') ?? '',
+          href: l.getAttribute('href') ?? '',
         })),
       }));
       return { sitemaps, urls };

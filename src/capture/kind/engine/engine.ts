@@ -82,10 +82,14 @@ export interface EngineRecord {
 export function dockerdArgv(paths: EnginePaths, adaptation: RuntimeAdaptation | null): string[] {
   return [
     'dockerd',
-    '--data-root', paths.dataRoot,
-    '--exec-root', paths.execRoot,
-    '--pidfile', paths.pidFile,
-    '--host', `unix://${paths.socket}`,
+    '--data-root',
+    paths.dataRoot,
+    '--exec-root',
+    paths.execRoot,
+    '--pidfile',
+    paths.pidFile,
+    '--host',
+    `unix://${paths.socket}`,
     // No rules in the host's root namespace: the kind nodes share one bridge and need no NAT from the host.
     '--iptables=false',
     '--ip6tables=false',
@@ -114,7 +118,9 @@ function readRecord(paths: EnginePaths): EngineRecord | null {
     if (typeof record.pid !== 'number' || typeof record.socket !== 'string') throw new Error('pid and socket expected');
     return record;
   } catch (error) {
-    throw new PrerequisiteError(`${paths.record}: not a record of shice's Docker engine (${(error as Error).message}); remove it after stopping that dockerd by hand`);
+    throw new PrerequisiteError(
+      `${paths.record}: not a record of shice's Docker engine (${(error as Error).message}); remove it after stopping that dockerd by hand`,
+    );
   }
 }
 
@@ -161,7 +167,10 @@ function runningDockerd(): number | null {
 
 /** Mount points at or below `dir`, deepest first, from this process's mount table. */
 export function mountsUnder(dir: string, mountinfo = readFileSync('/proc/self/mountinfo', 'utf8')): string[] {
-  const points = mountinfo.split('\n').map((line) => line.split(' ')[4]).filter((p): p is string => p !== undefined && (p === dir || p.startsWith(`${dir}/`)));
+  const points = mountinfo
+    .split('\n')
+    .map((line) => line.split(' ')[4])
+    .filter((p): p is string => p !== undefined && (p === dir || p.startsWith(`${dir}/`)));
   return [...new Set(points)].sort((a, b) => b.length - a.length);
 }
 
@@ -177,18 +186,25 @@ export async function startEngine(root: string, log: (line: string) => void, env
   if (process.getuid?.() !== 0) throw new PrerequisiteError('no Docker daemon answers, and starting one needs root: run as root, or start Docker yourself');
   const old = readRecord(paths);
   if (old !== null && stillRunning(old)) {
-    throw new PrerequisiteError(`shice's dockerd (pid ${old.pid}) runs but does not answer on ${old.socket}: see ${paths.log}, then npm run kind:prepare -- --stop`);
+    throw new PrerequisiteError(
+      `shice's dockerd (pid ${old.pid}) runs but does not answer on ${old.socket}: see ${paths.log}, then npm run kind:prepare -- --stop`,
+    );
   }
   if (Buffer.byteLength(paths.socket) > 100) {
-    throw new PrerequisiteError(`the engine's socket path ${paths.socket} is longer than a unix socket allows (about 100 bytes): clone the project to a shorter path`);
+    throw new PrerequisiteError(
+      `the engine's socket path ${paths.socket} is longer than a unix socket allows (about 100 bytes): clone the project to a shorter path`,
+    );
   }
   // Two daemons would both claim docker0 and hand out the same subnets: never start a second one.
   const other = runningDockerd();
   if (other !== null) {
-    throw new PrerequisiteError(`a dockerd (pid ${other}) already runs on this machine but does not answer here: set DOCKER_HOST to its socket, or stop it (another clone's engine stops with npm run kind:prepare -- --stop there)`);
+    throw new PrerequisiteError(
+      `a dockerd (pid ${other}) already runs on this machine but does not answer here: set DOCKER_HOST to its socket, or stop it (another clone's engine stops with npm run kind:prepare -- --stop there)`,
+    );
   }
   const probe = await runTool(['dockerd', '--version'], { env, timeoutMs: 20_000 });
-  if (probe.missing) throw new PrerequisiteError('no Docker daemon answers and dockerd is not installed: apt-get install docker.io containerd runc (or install Docker Engine)');
+  if (probe.missing)
+    throw new PrerequisiteError('no Docker daemon answers and dockerd is not installed: apt-get install docker.io containerd runc (or install Docker Engine)');
   const adaptation = runtimeAdaptation(readFileSync('/proc/self/status', 'utf8'));
   if (adaptation) {
     const jq = await runTool(['jq', '--version'], { env, timeoutMs: 20_000 });
@@ -204,7 +220,9 @@ export async function startEngine(root: string, log: (line: string) => void, env
   const pid = child.pid;
   if (pid === undefined) throw new PrerequisiteError(`dockerd did not start: see ${paths.log}`);
   let exited: string | null = null;
-  child.on('exit', (code, signal) => { exited = signal ?? `exit ${code}`; });
+  child.on('exit', (code, signal) => {
+    exited = signal ?? `exit ${code}`;
+  });
   child.unref();
   const record: EngineRecord = { pid, startTime: processStartTime(pid), socket: paths.socket, startedAt: new Date().toISOString(), adaptation, before };
   writeJsonAtomically(paths.record, record);
@@ -234,7 +252,7 @@ export async function startEngine(root: string, log: (line: string) => void, env
 export async function stopEngine(root: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const paths = enginePaths(root);
   const record = readRecord(paths);
-  if (record === null) return ['no Docker engine of shice\'s is recorded: nothing to stop'];
+  if (record === null) return ["no Docker engine of shice's is recorded: nothing to stop"];
   const done: string[] = [];
   if (stillRunning(record)) {
     const own = { ...env, DOCKER_HOST: `unix://${record.socket}` };

@@ -108,12 +108,20 @@ export class ImageBuilder {
   }
 
   private async present(image: string): Promise<string | null> {
-    const run = await runJudged(['docker', 'image', 'inspect', '--format', '{{.Id}}', image], { env: this.ctx.env, cwd: this.ctx.root, timeoutMs: MINUTE }, `inspect ${image}`, this.ctx);
+    const run = await runJudged(
+      ['docker', 'image', 'inspect', '--format', '{{.Id}}', image],
+      { env: this.ctx.env, cwd: this.ctx.root, timeoutMs: MINUTE },
+      `inspect ${image}`,
+      this.ctx,
+    );
     return run.exitCode === 0 ? run.stdout.trim() : null;
   }
 
   private async inputsOf(image: string): Promise<Record<string, string>> {
-    const run = await this.run(['docker', 'image', 'inspect', '--format', `{{index .Config.Labels "${r.INPUTS_LABEL}"}}`, image], `read what went into ${image}`);
+    const run = await this.run(
+      ['docker', 'image', 'inspect', '--format', `{{index .Config.Labels "${r.INPUTS_LABEL}"}}`, image],
+      `read what went into ${image}`,
+    );
     try {
       return JSON.parse(run.stdout.trim()) as Record<string, string>;
     } catch {
@@ -125,7 +133,11 @@ export class ImageBuilder {
   async buildAll(kindModuleDir: string, kubernetesModuleDir: string): Promise<ImagesRecord> {
     const host = this.hostApt();
     const minbase = await this.minbase(host);
-    const kubeadm = await this.run([join(BUILT_KUBE_BIN_DIR, 'kubeadm'), 'config', 'images', 'list', '--kubernetes-version', KUBERNETES_VERSION], 'ask kubeadm which images it expects', MINUTE);
+    const kubeadm = await this.run(
+      [join(BUILT_KUBE_BIN_DIR, 'kubeadm'), 'config', 'images', 'list', '--kubernetes-version', KUBERNETES_VERSION],
+      'ask kubeadm which images it expects',
+      MINUTE,
+    );
     const expected = r.parseKubeadmImages(kubeadm.stdout);
     const etcd = r.parseEtcdVersion((await this.run([join(BUILT_KUBE_BIN_DIR, 'etcd'), '--version'], 'read the built etcd version', MINUTE)).stdout);
     r.checkEtcdTag(expected.etcd, etcd);
@@ -135,7 +147,12 @@ export class ImageBuilder {
     const components = await this.components(minbase, host, expected);
     const pause = await this.pause(kubernetesModuleDir, [expected.pause, r.sandboxImage(kindContainerd)]);
     const nodeBase = await this.nodeBase(minbase, host, kindModuleDir);
-    const node = await this.preloaded(nodeBase, [components, pause], { ...(await this.inputsOf(nodeBase)), etcd, pause: pause.version, coredns: `left out: kubeadm's CoreDNS addon is skipped (${expected.coredns} is not built here)` });
+    const node = await this.preloaded(nodeBase, [components, pause], {
+      ...(await this.inputsOf(nodeBase)),
+      etcd,
+      pause: pause.version,
+      coredns: `left out: kubeadm's CoreDNS addon is skipped (${expected.coredns} is not built here)`,
+    });
     const backend = await this.nginxBackend(minbase, host);
     await this.pruneSuperseded([minbase, components.name, pause.name, nodeBase, node.name, backend.name]);
     const record: ImagesRecord = { builtAt: new Date().toISOString(), kind: r.KIND_VERSION, node, backends: { 'debian-nginx-light': backend } };
@@ -146,7 +163,10 @@ export class ImageBuilder {
   /** Earlier builds of shice's own images (other stamps) are removed: each weighs hundreds of MB. */
   private async pruneSuperseded(current: string[]): Promise<void> {
     const listed = await this.run(['docker', 'image', 'ls', '--filter', 'reference=shice/*', '--format', '{{.Repository}}:{{.Tag}}'], "list shice's images");
-    const old = listed.stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !current.includes(l));
+    const old = listed.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !current.includes(l));
     if (old.length === 0) return;
     this.log(`removing ${old.length} superseded image(s): ${old.join(', ')}`);
     await runJudged(['docker', 'image', 'rm', ...old], { env: this.ctx.env, timeoutMs: 5 * MINUTE }, 'remove superseded images', this.ctx);
@@ -167,7 +187,7 @@ export class ImageBuilder {
   }
 
   private async aptOptions(): Promise<string[]> {
-    const dump = await runJudged(['apt-config', 'dump'], { env: this.ctx.env, timeoutMs: MINUTE }, 'read apt\'s configuration', this.ctx);
+    const dump = await runJudged(['apt-config', 'dump'], { env: this.ctx.env, timeoutMs: MINUTE }, "read apt's configuration", this.ctx);
     return dump.exitCode === 0 ? r.aptOptions(dump.stdout) : [];
   }
 
@@ -215,13 +235,30 @@ export class ImageBuilder {
   }): Promise<Record<string, string>> {
     const container = `shice-build-${r.stamp({ tag: spec.tag, pid: String(process.pid) })}`;
     const exec = async (argv: string[], timeoutMs = 5 * MINUTE): Promise<string> =>
-      (await this.run(['docker', 'exec', '--env', 'DEBIAN_FRONTEND=noninteractive', container, ...argv], `run ${argv[0]} in the build container`, timeoutMs)).stdout;
+      (await this.run(['docker', 'exec', '--env', 'DEBIAN_FRONTEND=noninteractive', container, ...argv], `run ${argv[0]} in the build container`, timeoutMs))
+        .stdout;
     await runJudged(['docker', 'rm', '--force', container], { env: this.ctx.env, timeoutMs: MINUTE }, 'remove an old build container');
-    await this.run([
-      'docker', 'run', '--detach', '--name', container, '--label', 'org.shice.build=kind-prepare',
-      // apt reaches the host's mirror through the host's network; nothing else runs in there.
-      '--network', 'host', '--security-opt', 'seccomp=unconfined', '--entrypoint', 'sleep', spec.from, 'infinity',
-    ], `start a build container from ${spec.from}`);
+    await this.run(
+      [
+        'docker',
+        'run',
+        '--detach',
+        '--name',
+        container,
+        '--label',
+        'org.shice.build=kind-prepare',
+        // apt reaches the host's mirror through the host's network; nothing else runs in there.
+        '--network',
+        'host',
+        '--security-opt',
+        'seccomp=unconfined',
+        '--entrypoint',
+        'sleep',
+        spec.from,
+        'infinity',
+      ],
+      `start a build container from ${spec.from}`,
+    );
     const versions: Record<string, string> = {};
     try {
       if (spec.packages.length > 0) {
@@ -255,7 +292,12 @@ export class ImageBuilder {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'Dockerfile'), r.configDockerfile(from, config));
     try {
-      await runOrThrow(['docker', 'build', '--quiet', '--tag', tag, dir], { env: { ...this.ctx.env, DOCKER_BUILDKIT: '0' }, timeoutMs: 5 * MINUTE }, `configure ${tag}`, this.ctx);
+      await runOrThrow(
+        ['docker', 'build', '--quiet', '--tag', tag, dir],
+        { env: { ...this.ctx.env, DOCKER_BUILDKIT: '0' }, timeoutMs: 5 * MINUTE },
+        `configure ${tag}`,
+        this.ctx,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -296,12 +338,19 @@ export class ImageBuilder {
     if (!(await this.present(tag))) {
       const dir = this.freshStage('pause');
       this.log(`compiling pause ${version} from ${KUBERNETES_VERSION}'s build/pause`);
-      await this.run(['gcc', '-Os', '-Wall', '-Werror', '-static', `-DVERSION=v${version}-${KUBERNETES_VERSION}`, '-o', join(dir, 'pause'), source], 'compile pause (gcc, static)', 2 * MINUTE);
+      await this.run(
+        ['gcc', '-Os', '-Wall', '-Werror', '-static', `-DVERSION=v${version}-${KUBERNETES_VERSION}`, '-o', join(dir, 'pause'), source],
+        'compile pause (gcc, static)',
+        2 * MINUTE,
+      );
       const archive = join(this.work, 'pause.tar');
       await this.run(['tar', '-C', dir, '-cf', archive, 'pause'], 'pack pause');
       const stage1 = `${tag}-stage1`;
       await this.run(['docker', 'import', archive, stage1], 'import pause');
-      await this.configure(stage1, tag, { entrypoint: ['/pause'], labels: { [r.INPUTS_LABEL]: JSON.stringify({ pause: version, source: `k8s.io/kubernetes@${KUBERNETES_VERSION}/build/pause` }) } });
+      await this.configure(stage1, tag, {
+        entrypoint: ['/pause'],
+        labels: { [r.INPUTS_LABEL]: JSON.stringify({ pause: version, source: `k8s.io/kubernetes@${KUBERNETES_VERSION}/build/pause` }) },
+      });
       await this.run(['docker', 'rmi', stage1], `untag ${stage1}`);
       rmSync(archive, { force: true });
       rmSync(dir, { recursive: true, force: true });
@@ -317,8 +366,13 @@ export class ImageBuilder {
     const crictl = join(resolve(this.ctx.root, KIND_TOOLS_DIR), 'crictl');
     const adapted = this.ctx.adaptation !== null;
     const tag = `shice/kind-node-base:${KUBERNETES_VERSION}-${r.stamp({
-      recipe: RECIPE, minbase, packages: packages.join(' '), kindFiles: folderHash(files), kube: this.kubeStamp(),
-      crictl: createHash('sha256').update(readFileSync(crictl)).digest('hex'), adapted: String(adapted),
+      recipe: RECIPE,
+      minbase,
+      packages: packages.join(' '),
+      kindFiles: folderHash(files),
+      kube: this.kubeStamp(),
+      crictl: createHash('sha256').update(readFileSync(crictl)).digest('hex'),
+      adapted: String(adapted),
     })}`;
     if (await this.present(tag)) {
       this.log(`node base image up to date (${tag})`);
@@ -364,8 +418,16 @@ export class ImageBuilder {
     this.log(`building ${tag} from kind ${r.KIND_VERSION}'s base files, Debian ${host.codename} and Kubernetes ${KUBERNETES_VERSION}`);
     // `rm -f <unit dir>/<target>.wants/<pattern>` as find: a missing folder is no error, as with rm -f.
     const wants = (unitDir: string, target: string, ...names: string[]): string[] => [
-      'find', unitDir, '-mindepth', '2', '-maxdepth', '2',
-      '(', ...(names.length ? names : ['*']).flatMap((n, i) => [...(i ? ['-o'] : []), '-path', `${unitDir}/${target}.wants/${n}`]), ')', '-delete',
+      'find',
+      unitDir,
+      '-mindepth',
+      '2',
+      '-maxdepth',
+      '2',
+      '(',
+      ...(names.length ? names : ['*']).flatMap((n, i) => [...(i ? ['-o'] : []), '-path', `${unitDir}/${target}.wants/${n}`]),
+      ')',
+      '-delete',
     ];
     await this.inContainer({
       from: minbase,
@@ -418,12 +480,32 @@ export class ImageBuilder {
     const exec = (argv: string[], what: string, timeoutMs = 5 * MINUTE) => this.run(['docker', 'exec', container, ...argv], what, timeoutMs);
     const archive = join(this.work, 'preload.tar');
     await runJudged(['docker', 'rm', '--force', container], { env: this.ctx.env, timeoutMs: MINUTE }, 'remove an old build container');
-    await this.run(['docker', 'run', '--detach', '--name', container, '--label', 'org.shice.build=kind-prepare', '--network', 'none',
-      '--security-opt', 'seccomp=unconfined', '--entrypoint', 'sleep', nodeBase, 'infinity'], `start a build container from ${nodeBase}`);
+    await this.run(
+      [
+        'docker',
+        'run',
+        '--detach',
+        '--name',
+        container,
+        '--label',
+        'org.shice.build=kind-prepare',
+        '--network',
+        'none',
+        '--security-opt',
+        'seccomp=unconfined',
+        '--entrypoint',
+        'sleep',
+        nodeBase,
+        'infinity',
+      ],
+      `start a build container from ${nodeBase}`,
+    );
     try {
       await this.run(['docker', 'exec', '--detach', container, 'containerd'], 'start containerd in the build container');
       const deadline = performance.now() + MINUTE;
-      while ((await runJudged(['docker', 'exec', container, 'ctr', 'version'], { env: this.ctx.env, timeoutMs: 20_000 }, 'ask containerd', this.ctx)).exitCode !== 0) {
+      while (
+        (await runJudged(['docker', 'exec', container, 'ctr', 'version'], { env: this.ctx.env, timeoutMs: 20_000 }, 'ask containerd', this.ctx)).exitCode !== 0
+      ) {
         if (performance.now() > deadline) throw new DriverError('containerd in the build container did not answer within 60 s');
         await new Promise((ok) => setTimeout(ok, 250));
       }
@@ -432,22 +514,39 @@ export class ImageBuilder {
       await this.run(['docker', 'save', '--output', archive, ...names], 'save the images to preload', 10 * MINUTE);
       await this.run(['docker', 'cp', archive, `${container}:/preload.tar`], 'copy the images into the build container', 10 * MINUTE);
       rmSync(archive, { force: true });
-      await exec(['ctr', '--namespace=k8s.io', 'images', 'import', '--all-platforms', '--no-unpack', '--digests', '/preload.tar'], 'import the images into containerd', 10 * MINUTE);
+      await exec(
+        ['ctr', '--namespace=k8s.io', 'images', 'import', '--all-platforms', '--no-unpack', '--digests', '/preload.tar'],
+        'import the images into containerd',
+        10 * MINUTE,
+      );
       await exec(['rm', '/preload.tar'], 'remove the archive');
       const listed = (await exec(['ctr', '--namespace=k8s.io', 'images', 'list', '--quiet'], 'list the preloaded images')).stdout.split('\n');
       const absent = names.filter((n) => !listed.includes(n));
       if (absent.length > 0) throw new DriverError(`preloading: containerd does not list ${absent.join(', ')} after the import`);
-      const containerd = (await exec(['containerd', '--version'], 'read containerd\'s version')).stdout.trim();
-      const runc = (await exec(['runc', '--version'], 'read runc\'s version')).stdout.split('\n')[0]!.trim();
+      const containerd = (await exec(['containerd', '--version'], "read containerd's version")).stdout.trim();
+      const runc = (await exec(['runc', '--version'], "read runc's version")).stdout.split('\n')[0]!.trim();
       await exec(['pkill', 'containerd'], 'stop containerd');
       const stopped = performance.now() + MINUTE;
-      while ((await runJudged(['docker', 'exec', container, 'pgrep', '-x', 'containerd'], { env: this.ctx.env, timeoutMs: 20_000 }, 'wait for containerd to stop', this.ctx)).exitCode === 0) {
+      while (
+        (
+          await runJudged(
+            ['docker', 'exec', container, 'pgrep', '-x', 'containerd'],
+            { env: this.ctx.env, timeoutMs: 20_000 },
+            'wait for containerd to stop',
+            this.ctx,
+          )
+        ).exitCode === 0
+      ) {
         if (performance.now() > stopped) throw new DriverError('containerd in the build container did not stop within 60 s');
         await new Promise((ok) => setTimeout(ok, 250));
       }
       const all = { ...inputs, containerd, runc, preloaded: names.join(' ') };
       const stage1 = `${tag}-stage1`;
-      await this.run(['docker', 'commit', '--change', 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]', container, stage1], `commit ${tag}`, 10 * MINUTE);
+      await this.run(
+        ['docker', 'commit', '--change', 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]', container, stage1],
+        `commit ${tag}`,
+        10 * MINUTE,
+      );
       await this.configure(stage1, tag, { labels: { [r.INPUTS_LABEL]: JSON.stringify(all) } });
       await this.run(['docker', 'rmi', stage1], `untag ${stage1}`);
     } finally {
@@ -508,7 +607,9 @@ export async function goInstall(spec: { module: string; version: string; binary:
   ctx.log(`kind:prepare: go install ${spec.module}@${spec.version}`);
   await new Promise<void>((ok, fail) => {
     const child = spawn('go', ['install', `${spec.module}@${spec.version}`], {
-      env: { ...ctx.env, GOBIN: spec.dir, CGO_ENABLED: '0', GOFLAGS: `-trimpath${spec.ldflags ? ` -ldflags=${spec.ldflags}` : ''}` }, stdio: ['ignore', 'inherit', 'inherit'], cwd: spec.dir,
+      env: { ...ctx.env, GOBIN: spec.dir, CGO_ENABLED: '0', GOFLAGS: `-trimpath${spec.ldflags ? ` -ldflags=${spec.ldflags}` : ''}` },
+      stdio: ['ignore', 'inherit', 'inherit'],
+      cwd: spec.dir,
     });
     const stop = () => child.kill('SIGTERM');
     ctx.signal.addEventListener('abort', stop, { once: true });

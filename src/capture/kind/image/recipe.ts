@@ -64,7 +64,7 @@ export function aptSources(files: { name: string; text: string }[], codename: st
           const m = new RegExp(`^${key}:\\s*(.+)$`, 'mi').exec(stanza);
           return m ? m[1]!.trim() : null;
         };
-        if (!(field('Types') ?? '').split(/\s+/).includes('deb') || /^Enabled:\s*no/mi.test(stanza)) continue;
+        if (!(field('Types') ?? '').split(/\s+/).includes('deb') || /^Enabled:\s*no/im.test(stanza)) continue;
         const components = (field('Components') ?? '').split(/\s+/).filter(Boolean);
         for (const uri of (field('URIs') ?? '').split(/\s+/).filter(Boolean)) {
           for (const suite of (field('Suites') ?? '').split(/\s+/).filter(keep)) {
@@ -151,7 +151,10 @@ export interface ExpectedImages {
 }
 
 export function parseKubeadmImages(listing: string): ExpectedImages {
-  const lines = listing.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = listing
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const find = (name: string): string => {
     const line = lines.find((l) => l.replace(/:[^/:]+$/, '').endsWith(`/${name}`));
     if (!line) throw new RecipeError(`kubeadm config images list: expected an image named ${name}, got ${JSON.stringify(lines)}`);
@@ -222,9 +225,9 @@ export function backendNginxConf(): string {
     'http {',
     '    include /etc/nginx/mime.types;',
     '    default_type application/octet-stream;',
-    "    log_format main '$remote_addr - $remote_user [$time_local] \"$request\" '",
-    "                    '$status $body_bytes_sent \"$http_referer\" '",
-    "                    '\"$http_user_agent\" \"$http_x_forwarded_for\"';",
+    '    log_format main \'$remote_addr - $remote_user [$time_local] "$request" \'',
+    '                    \'$status $body_bytes_sent "$http_referer" \'',
+    '                    \'"$http_user_agent" "$http_x_forwarded_for"\';',
     '    access_log /var/log/nginx/access.log main;',
     '    sendfile on;',
     '    keepalive_timeout 65;',
@@ -235,14 +238,17 @@ export function backendNginxConf(): string {
 }
 
 /** A Dockerfile that only sets configuration on an image built before (Docker 20.10's commit and import refuse STOPSIGNAL). */
-export function configDockerfile(from: string, config: {
-  env?: Record<string, string>;
-  stopSignal?: string;
-  entrypoint?: string[];
-  cmd?: string[];
-  expose?: number[];
-  labels?: Record<string, string>;
-}): string {
+export function configDockerfile(
+  from: string,
+  config: {
+    env?: Record<string, string>;
+    stopSignal?: string;
+    entrypoint?: string[];
+    cmd?: string[];
+    expose?: number[];
+    labels?: Record<string, string>;
+  },
+): string {
   const lines = [`FROM ${from}`];
   for (const [k, v] of Object.entries(config.env ?? {})) lines.push(`ENV ${k}=${JSON.stringify(v)}`);
   if (config.stopSignal) lines.push(`STOPSIGNAL ${config.stopSignal}`);

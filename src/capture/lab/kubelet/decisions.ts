@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { KUBELET_DEFAULT_MAX_PODS, type MachineCapacity } from './machine.ts';
 import { LAB_KUBELET_VERSION, LAB_RUNTIME_VERSION } from './objects.ts';
 import type { ReadinessProbe } from './probe.ts';
-import { HEARTBEAT_MS } from './node-agent.ts';
+import { HEARTBEAT_MS, type PodObservation, type StopObservation } from './node-agent.ts';
 import { whatRanImage, type WhatRan } from './runtime.ts';
 
 export interface Decision {
@@ -18,23 +18,6 @@ export interface Decision {
   from?: string;
   zh: string;
   en: string;
-}
-
-export interface PodObservation {
-  /** namespace/name */
-  pod: string;
-  hostname: string;
-  probe: ReadinessProbe | null;
-  image: string;
-}
-
-export interface StopObservation {
-  pod: string;
-  signal: string;
-  graceSeconds: number;
-  killed: boolean;
-  /** From the stop signal to the process's exit, as the lab kubelet timed it. */
-  exitedInMs: number;
 }
 
 export interface NodeObservations {
@@ -54,66 +37,131 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
   const decisions: Decision[] = [];
   if (seen.capacity !== null) {
     decisions.push(
-      { field: 'node.status.capacity.cpu', value: String(seen.capacity.cpu), source: 'read', from: 'os.cpus()',
+      {
+        field: 'node.status.capacity.cpu',
+        value: String(seen.capacity.cpu),
+        source: 'read',
+        from: 'os.cpus()',
         en: "The node's CPU capacity is this machine's count of logical CPUs; every lab node reports the whole machine.",
-        zh: '节点的 CPU 容量是本机的逻辑 CPU 数；每个 lab 节点报告的都是整台机器。' },
-      { field: 'node.status.capacity.memory', value: `${seen.capacity.memoryKiB}Ki`, source: 'read', from: '/proc/meminfo MemTotal',
+        zh: '节点的 CPU 容量是本机的逻辑 CPU 数；每个 lab 节点报告的都是整台机器。',
+      },
+      {
+        field: 'node.status.capacity.memory',
+        value: `${seen.capacity.memoryKiB}Ki`,
+        source: 'read',
+        from: '/proc/meminfo MemTotal',
         en: "The node's memory capacity is this machine's MemTotal; every lab node reports the whole machine.",
-        zh: '节点的内存容量是本机的 MemTotal；每个 lab 节点报告的都是整台机器。' },
-      { field: 'node.status.capacity.ephemeral-storage', value: `${seen.capacity.ephemeralStorageKiB}Ki`, source: 'read', from: "statfs of the node's state folder",
+        zh: '节点的内存容量是本机的 MemTotal；每个 lab 节点报告的都是整台机器。',
+      },
+      {
+        field: 'node.status.capacity.ephemeral-storage',
+        value: `${seen.capacity.ephemeralStorageKiB}Ki`,
+        source: 'read',
+        from: "statfs of the node's state folder",
         en: "The node's ephemeral storage is the size of the filesystem that holds its state folder.",
-        zh: '节点的临时存储容量是存放其状态目录的文件系统的大小。' },
+        zh: '节点的临时存储容量是存放其状态目录的文件系统的大小。',
+      },
     );
   }
   decisions.push(
-    { field: 'node.status.capacity.pods', value: String(KUBELET_DEFAULT_MAX_PODS), source: 'stand-in',
+    {
+      field: 'node.status.capacity.pods',
+      value: String(KUBELET_DEFAULT_MAX_PODS),
+      source: 'stand-in',
       en: "The node's pod capacity is kubelet's default maxPods, set by the lab kubelet.",
-      zh: '节点的 Pod 容量是 kubelet 默认的 maxPods，由 lab kubelet 设定。' },
-    { field: 'node.status.allocatable', value: 'capacity', source: 'stand-in',
+      zh: '节点的 Pod 容量是 kubelet 默认的 maxPods，由 lab kubelet 设定。',
+    },
+    {
+      field: 'node.status.allocatable',
+      value: 'capacity',
+      source: 'stand-in',
       en: 'Allocatable equals capacity: the lab kubelet reserves nothing for the system and sets no eviction threshold.',
-      zh: '可分配资源等于容量：lab kubelet 没有为系统预留资源，也没有设置驱逐阈值。' },
-    { field: 'node.status.nodeInfo', value: `kubeletVersion ${LAB_KUBELET_VERSION}, containerRuntimeVersion ${LAB_RUNTIME_VERSION}`, source: 'stand-in',
+      zh: '可分配资源等于容量：lab kubelet 没有为系统预留资源，也没有设置驱逐阈值。',
+    },
+    {
+      field: 'node.status.nodeInfo',
+      value: `kubeletVersion ${LAB_KUBELET_VERSION}, containerRuntimeVersion ${LAB_RUNTIME_VERSION}`,
+      source: 'stand-in',
       en: 'The node names the lab kubelet where kubelet and the container runtime report their versions.',
-      zh: '节点在 kubelet 和容器运行时报告版本的位置写的是 lab kubelet。' },
-    { field: 'node heartbeat', value: `${HEARTBEAT_MS / 1000} s`, source: 'stand-in',
+      zh: '节点在 kubelet 和容器运行时报告版本的位置写的是 lab kubelet。',
+    },
+    {
+      field: 'node heartbeat',
+      value: `${HEARTBEAT_MS / 1000} s`,
+      source: 'stand-in',
       en: "The lab kubelet patches the node's conditions and renews its Lease at kubelet's default interval.",
-      zh: 'lab kubelet 按 kubelet 的默认间隔更新节点状态并续约 Lease。' },
+      zh: 'lab kubelet 按 kubelet 的默认间隔更新节点状态并续约 Lease。',
+    },
   );
   if (seen.mtu !== null) {
-    decisions.push({ field: 'cni.conflist.mtu', value: String(seen.mtu), source: 'read', from: "ip -j address show (the interface with the node's InternalIP)",
+    decisions.push({
+      field: 'cni.conflist.mtu',
+      value: String(seen.mtu),
+      source: 'read',
+      from: "ip -j address show (the interface with the node's InternalIP)",
       en: "The pods' MTU in kindnet's CNI configuration is that of the node's interface, as the lab reads it.",
-      zh: 'kindnet 的 CNI 配置里 Pod 的 MTU 取自节点网卡，由 lab 读取。' });
+      zh: 'kindnet 的 CNI 配置里 Pod 的 MTU 取自节点网卡，由 lab 读取。',
+    });
   }
   if (seen.whatRan !== null) {
-    decisions.push({ field: 'pod.status.containerStatuses[].image', value: whatRanImage(seen.whatRan), source: 'read',
+    decisions.push({
+      field: 'pod.status.containerStatuses[].image',
+      value: whatRanImage(seen.whatRan),
+      source: 'read',
       from: `${seen.whatRan.binary} -v; dpkg-query --search, --show`,
       en: 'The image a pod reports is what the lab really ran: the binary, its own version line and its Debian package, joined by the lab kubelet.',
-      zh: 'Pod 报告的镜像是 lab 实际运行的程序：二进制路径、它自己打印的版本行和它的 Debian 包，由 lab kubelet 拼接。' });
+      zh: 'Pod 报告的镜像是 lab 实际运行的程序：二进制路径、它自己打印的版本行和它的 Debian 包，由 lab kubelet 拼接。',
+    });
   }
   decisions.push(
-    { field: 'pod.status.containerStatuses[].containerID', value: 'shice-lab://<pid>', source: 'stand-in',
+    {
+      field: 'pod.status.containerStatuses[].containerID',
+      value: 'shice-lab://<pid>',
+      source: 'stand-in',
       en: "A container's ID is the lab's name for its process.",
-      zh: '容器 ID 是 lab 给其进程起的名字。' },
-    { field: 'pod.status.containerStatuses[].restartCount', value: '0', source: 'stand-in',
+      zh: '容器 ID 是 lab 给其进程起的名字。',
+    },
+    {
+      field: 'pod.status.containerStatuses[].restartCount',
+      value: '0',
+      source: 'stand-in',
       en: 'A container whose process ends is reported as terminated and not restarted.',
-      zh: '进程结束的容器被报告为已终止，不会重启。' },
+      zh: '进程结束的容器被报告为已终止，不会重启。',
+    },
   );
   for (const pod of seen.pods) {
-    decisions.push({ field: `pods.${pod.pod}.hostname`, value: pod.hostname, source: 'stand-in',
+    decisions.push({
+      field: `pods.${pod.pod}.hostname`,
+      value: pod.hostname,
+      source: 'stand-in',
       en: "The container's hostname, set by the lab's runtime in a UTS namespace of its own, by kubelet's rule (spec.hostname, else the pod's name).",
-      zh: '容器的主机名由 lab 的运行时在独立的 UTS 命名空间里设置，按 kubelet 的规则（spec.hostname，否则用 Pod 名）。' });
+      zh: '容器的主机名由 lab 的运行时在独立的 UTS 命名空间里设置，按 kubelet 的规则（spec.hostname，否则用 Pod 名）。',
+    });
     if (pod.probe === null) {
-      decisions.push({ field: `pods.${pod.pod}.readiness`, value: 'Ready once running', source: 'stand-in',
+      decisions.push({
+        field: `pods.${pod.pod}.readiness`,
+        value: 'Ready once running',
+        source: 'stand-in',
         en: 'The pod has no readiness probe: it is Ready as soon as its process runs, as with kubelet.',
-        zh: '这个 Pod 没有就绪探针：进程一运行就是 Ready，和 kubelet 一样。' });
+        zh: '这个 Pod 没有就绪探针：进程一运行就是 Ready，和 kubelet 一样。',
+      });
     } else {
       decisions.push(
-        { field: `pods.${pod.pod}.readinessProbe`, value: probeValue(pod.probe), source: 'read', from: "the pod's spec as the API server returned it",
+        {
+          field: `pods.${pod.pod}.readinessProbe`,
+          value: probeValue(pod.probe),
+          source: 'read',
+          from: "the pod's spec as the API server returned it",
           en: "The readiness probe runs with the pod spec's period, delay, timeout and thresholds (the API server's defaults where the manifest gives none), as kubelet runs it.",
-          zh: '就绪探针按 Pod spec 里的周期、延迟、超时和阈值运行（清单没写的取 API server 的默认值），和 kubelet 一样。' },
-        { field: `pods.${pod.pod}.readinessProbe.firstProbe`, value: `${pod.probe.periodSeconds} s after the container started`, source: 'stand-in',
+          zh: '就绪探针按 Pod spec 里的周期、延迟、超时和阈值运行（清单没写的取 API server 的默认值），和 kubelet 一样。',
+        },
+        {
+          field: `pods.${pod.pod}.readinessProbe.firstProbe`,
+          value: `${pod.probe.periodSeconds} s after the container started`,
+          source: 'stand-in',
           en: "The first probe comes one period after the container started; kubelet's ticker starts before the container, at a moment of its own.",
-          zh: '第一次探测在容器启动后一个周期进行；kubelet 的计时器在容器之前启动，时刻由它自己决定。' },
+          zh: '第一次探测在容器启动后一个周期进行；kubelet 的计时器在容器之前启动，时刻由它自己决定。',
+        },
       );
     }
   }

@@ -62,13 +62,14 @@ const kindnetApi = new ApiClient(readKubeconfig(args['kindnet-kubeconfig'] as st
 
 const runtimeIO: RuntimeIO = {
   run: (argv) => run(argv[0] as string, argv.slice(1)),
-  cniPlugin: (path, env, stdin) => new Promise((resolve, reject) => {
-    const child = execFile(path, [], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`CNI ${path} ${env.CNI_COMMAND}: ${stdout.trim() || stderr.trim() || error.message}`));
-      else resolve(stdout);
-    });
-    child.stdin?.end(stdin);
-  }),
+  cniPlugin: (path, env, stdin) =>
+    new Promise((resolve, reject) => {
+      const child = execFile(path, [], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`CNI ${path} ${env.CNI_COMMAND}: ${stdout.trim() || stderr.trim() || error.message}`));
+        else resolve(stdout);
+      });
+      child.stdin?.end(stdin);
+    }),
   spawn: (argv, logFile) => {
     mkdirSync(dirname(logFile), { recursive: true });
     const fd = openSync(logFile, 'a');
@@ -97,14 +98,26 @@ function httpProbe(ip: string, port: number, path: string, timeoutMs: number): P
 mkdirSync(STATE, { recursive: true });
 if (existsSync(READY)) throw new Error(`${READY}: exists already`);
 const capacity = readMachineCapacity(STATE);
-const runtime = new LabRuntime({ io: runtimeIO, runFolder: args['run-folder'] as string, netnsPrefix: args['netns-prefix'] as string, cniBin: args['cni-bin'] as string });
+const runtime = new LabRuntime({
+  io: runtimeIO,
+  runFolder: args['run-folder'] as string,
+  netnsPrefix: args['netns-prefix'] as string,
+  cniBin: args['cni-bin'] as string,
+});
 let whatRan: WhatRan | null = null;
 const writeDecisions = () => {
   const decisions = standInDecisions({ capacity, mtu: kindnet.mtu, whatRan, pods: agent.podsSeen, stops: agent.stops });
   writeFile(join(STATE, 'decisions.json'), `${JSON.stringify({ node: NODE, decisions }, null, 2)}\n`);
 };
 const agent: NodeAgent = new NodeAgent({
-  node: { name: NODE, ip: NODE_IP, role: args.role === 'control-plane' ? 'control-plane' : 'worker', kernel: release(), arch: arch(), resources: nodeResources(capacity) },
+  node: {
+    name: NODE,
+    ip: NODE_IP,
+    role: args.role === 'control-plane' ? 'control-plane' : 'worker',
+    kernel: release(),
+    arch: arch(),
+    resources: nodeResources(capacity),
+  },
   api,
   runtime: {
     runSandbox: (pod, conflist) => runtime.runSandbox(pod, conflist),
@@ -126,7 +139,13 @@ const agent: NodeAgent = new NodeAgent({
   },
   signal: stop.signal,
 });
-const kindnet: Kindnet = new Kindnet({ nodeName: NODE, nodeIP: NODE_IP, stateDir: STATE, io: { run: runtimeIO.run, writeFile, log }, onConfigured: (conflist) => agent.networkReady(conflist) });
+const kindnet: Kindnet = new Kindnet({
+  nodeName: NODE,
+  nodeIP: NODE_IP,
+  stateDir: STATE,
+  io: { run: runtimeIO.run, writeFile, log },
+  onConfigured: (conflist) => agent.networkReady(conflist),
+});
 
 // Like kubelet, stopping leaves the pods running: the lab's teardown removes them with their namespaces.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -146,6 +165,9 @@ if (joinAfter !== undefined) while (!existsSync(joinAfter)) await systemClock.sl
 await agent.register();
 writeDecisions();
 void keepWatching(kindnetApi, '/api/v1/nodes?watch=true', (event) => void kindnet.onEvent(event).catch((e) => log(`kindnet: ${(e as Error).message}`)), {
-  signal: stop.signal, sleep: systemClock.sleep, log, what: 'node watch',
+  signal: stop.signal,
+  sleep: systemClock.sleep,
+  log,
+  what: 'node watch',
 });
 void agent.watchPods();

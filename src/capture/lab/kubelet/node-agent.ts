@@ -22,11 +22,28 @@ import {
 } from './objects.ts';
 import { readinessProbeOf, ReadinessProber, type ReadinessProbe } from './probe.ts';
 import { gracePeriodSeconds, whatRanImage, type ContainerProcess, type Exit, type LabRuntime, type PodRef, type Sandbox } from './runtime.ts';
-import type { PodObservation, StopObservation } from './decisions.ts';
 import { constants } from 'node:os';
 
 /** kubelet's nodeStatusUpdateFrequency and its Lease renewal (a quarter of leaseDurationSeconds 40): both 10 s by default. */
 export const HEARTBEAT_MS = 10_000;
+
+/** What the node agent saw of a pod it started and of a stop it performed: decisions.ts names them as the stand-in's. */
+export interface PodObservation {
+  /** namespace/name */
+  pod: string;
+  hostname: string;
+  probe: ReadinessProbe | null;
+  image: string;
+}
+
+export interface StopObservation {
+  pod: string;
+  signal: string;
+  graceSeconds: number;
+  killed: boolean;
+  /** From the stop signal to the process's exit, as the lab kubelet timed it. */
+  exitedInMs: number;
+}
 /** How often a call to an API that is not up yet is tried again. */
 const RETRY_MS = 100;
 
@@ -136,7 +153,12 @@ export class NodeAgent {
 
   /** The Node's conditions (Ready once the network is) and the Lease's renewTime. */
   async heartbeat(): Promise<void> {
-    await this.api.must('PATCH', `/api/v1/nodes/${enc(this.node.name)}/status`, nodeStatusPatch(this.conflist !== null, this.now()), 'application/strategic-merge-patch+json');
+    await this.api.must(
+      'PATCH',
+      `/api/v1/nodes/${enc(this.node.name)}/status`,
+      nodeStatusPatch(this.conflist !== null, this.now()),
+      'application/strategic-merge-patch+json',
+    );
     await this.api.must(
       'PATCH',
       `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${enc(this.node.name)}`,
@@ -160,7 +182,10 @@ export class NodeAgent {
   watchPods(): Promise<void> {
     const selector = enc(`spec.nodeName=${this.node.name}`);
     return keepWatching(this.api, `/api/v1/pods?watch=true&fieldSelector=${selector}`, (event) => void this.onPodEvent(event), {
-      signal: this.signal, sleep: (ms) => this.clock.sleep(ms), log: (line) => this.io.log(line), what: 'pod watch',
+      signal: this.signal,
+      sleep: (ms) => this.clock.sleep(ms),
+      log: (line) => this.io.log(line),
+      what: 'pod watch',
     });
   }
 
@@ -204,11 +229,18 @@ export class NodeAgent {
     }
   }
 
-  private async patchStatus(pod: PodRecord, input: Omit<PodStatusInput, 'hostIP' | 'now' | 'startTime' | 'container'> & { state: PodStatusInput['container']['state'] }): Promise<void> {
+  private async patchStatus(
+    pod: PodRecord,
+    input: Omit<PodStatusInput, 'hostIP' | 'now' | 'startTime' | 'container'> & { state: PodStatusInput['container']['state'] },
+  ): Promise<void> {
     const path = `/api/v1/namespaces/${enc(pod.ref.namespace)}/pods/${enc(pod.ref.name)}/status`;
     const status = podStatus({
-      phase: input.phase, podIP: input.podIP, ready: input.ready,
-      hostIP: this.node.ip, startTime: pod.startedAt, now: this.now(),
+      phase: input.phase,
+      podIP: input.podIP,
+      ready: input.ready,
+      hostIP: this.node.ip,
+      startTime: pod.startedAt,
+      now: this.now(),
       container: { name: pod.containerName, image: pod.image, pid: pod.process?.pid ?? null, state: input.state },
     });
     const answer = await this.api.call('PATCH', path, status, 'application/strategic-merge-patch+json');
@@ -222,8 +254,18 @@ export class NodeAgent {
     const ref: PodRef = { uid: String(meta.uid), namespace: String(meta.namespace), name: String(meta.name) };
     const key = keyOf(meta);
     const pod: PodRecord = {
-      ref, containerName: String(container.name), startedAt: this.now(), sandbox: null, process: null,
-      image: String(container.image), running: null, exit: null, stopping: false, stopped: null, deleted: false, prober: null,
+      ref,
+      containerName: String(container.name),
+      startedAt: this.now(),
+      sandbox: null,
+      process: null,
+      image: String(container.image),
+      running: null,
+      exit: null,
+      stopping: false,
+      stopped: null,
+      deleted: false,
+      prober: null,
     };
     this.pods.set(key, pod);
     if (!labCanRun(pod.image)) {
@@ -237,7 +279,8 @@ export class NodeAgent {
     pod.sandbox = await this.runtime.runSandbox(ref, this.conflist as Json);
     this.io.log(`pod ${key}: network ${pod.sandbox.ip} in ${pod.sandbox.netns}`);
     const configMaps = new Map<string, Json>();
-    for (const name of configMapNames(object)) configMaps.set(name, await this.api.must('GET', `/api/v1/namespaces/${enc(ref.namespace)}/configmaps/${enc(name)}`));
+    for (const name of configMapNames(object))
+      configMaps.set(name, await this.api.must('GET', `/api/v1/namespaces/${enc(ref.namespace)}/configmaps/${enc(name)}`));
     const process = this.runtime.startContainer(ref, pod.sandbox, hostname, configMapFiles(object, container, configMaps));
     pod.process = process;
     const containerStartedAt = this.clock.now();
@@ -253,7 +296,9 @@ export class NodeAgent {
       return;
     }
     pod.prober = new ReadinessProber({
-      probe, startedAt: containerStartedAt, clock: this.clock,
+      probe,
+      startedAt: containerStartedAt,
+      clock: this.clock,
       check: (p: ReadinessProbe) => this.io.httpProbe((pod.sandbox as Sandbox).ip, p.port, p.path, p.timeoutSeconds * 1000),
       onChange: (ready) => this.reportReady(pod, ready).catch((e) => this.io.log(`status: ${(e as Error).message}`)),
     });
@@ -273,13 +318,21 @@ export class NodeAgent {
     pod.stopping = true;
     pod.prober?.stop();
     this.io.log(`pod ${pod.ref.namespace}/${pod.ref.name}: nginx exited (${exit.code ?? exit.signal})`);
-    await this.patchStatus(pod, { phase: 'Running', podIP: pod.sandbox?.ip ?? null, ready: false, state: this.terminated(pod, exit) })
-      .catch((e) => this.io.log(`status: ${(e as Error).message}`));
+    await this.patchStatus(pod, { phase: 'Running', podIP: pod.sandbox?.ip ?? null, ready: false, state: this.terminated(pod, exit) }).catch((e) =>
+      this.io.log(`status: ${(e as Error).message}`),
+    );
   }
 
   private terminated(pod: PodRecord, exit: Exit): PodStatusInput['container']['state'] {
     const exitCode = exitCodeOf(exit);
-    return { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: pod.running?.running.startedAt ?? pod.startedAt, finishedAt: this.now() } };
+    return {
+      terminated: {
+        exitCode,
+        reason: exitCode === 0 ? 'Completed' : 'Error',
+        startedAt: pod.running?.running.startedAt ?? pod.startedAt,
+        finishedAt: this.now(),
+      },
+    };
   }
 
   /**
@@ -306,8 +359,9 @@ export class NodeAgent {
       this.stops.push({ pod: name, signal: stopped.signal, graceSeconds, killed: stopped.killed, exitedInMs: Math.round(performance.now() - since) });
       this.io.decided();
       this.io.log(`pod ${name}: container stopped (${stopped.signal}${stopped.killed ? ', then SIGKILL' : ''})`);
-      await this.patchStatus(pod, { phase: 'Running', podIP: pod.sandbox?.ip ?? null, ready: false, state: this.terminated(pod, stopped.exit) })
-        .catch((e) => this.io.log(`status: ${(e as Error).message}`));
+      await this.patchStatus(pod, { phase: 'Running', podIP: pod.sandbox?.ip ?? null, ready: false, state: this.terminated(pod, stopped.exit) }).catch((e) =>
+        this.io.log(`status: ${(e as Error).message}`),
+      );
     }
     if (pod.sandbox !== null && this.conflist !== null) await this.runtime.removeSandbox(pod.ref, this.conflist);
     if (this.pods.get(name) === pod) this.pods.delete(name);
@@ -316,7 +370,10 @@ export class NodeAgent {
   /** The last word is kubelet's: with the pod stopped, it deletes the object for good. */
   private async deleteFromApi(ref: PodRef): Promise<void> {
     const answer = await this.api.call('DELETE', `/api/v1/namespaces/${enc(ref.namespace)}/pods/${enc(ref.name)}`, {
-      apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: ref.uid },
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      gracePeriodSeconds: 0,
+      preconditions: { uid: ref.uid },
     });
     this.io.log(`pod ${ref.namespace}/${ref.name}: deleted from the API (${answer.status})`);
   }

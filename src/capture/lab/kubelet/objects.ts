@@ -34,7 +34,13 @@ function nodeConditions(ready: boolean, now: string): Json[] {
     condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available', now),
     ready
       ? condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status', now)
-      : condition('Ready', 'False', 'KubeletNotReady', 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni config uninitialized', now),
+      : condition(
+          'Ready',
+          'False',
+          'KubeletNotReady',
+          'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni config uninitialized',
+          now,
+        ),
   ];
 }
 
@@ -161,7 +167,7 @@ export function configMapFiles(pod: Json, container: Json, configMaps: Map<strin
     const volume = volumes.find((v) => v.name === mount.name);
     const source = volume?.configMap as { name?: string; items?: { key: string; path: string }[] } | undefined;
     if (source?.name === undefined || mount.mountPath === undefined) continue;
-    const data = ((configMaps.get(source.name)?.data ?? {}) as Record<string, string>);
+    const data = (configMaps.get(source.name)?.data ?? {}) as Record<string, string>;
     const items = source.items ?? Object.keys(data).map((key) => ({ key, path: key }));
     for (const item of items) {
       const content = data[item.key];
@@ -219,7 +225,10 @@ export interface PodStatusInput {
     name: string;
     /** What really ran (runtime.ts's whatRan): the binary and what it and dpkg said of it. */
     image: string;
-    state: { running: { startedAt: string } } | { terminated: { exitCode: number; reason: string; startedAt: string; finishedAt: string } } | { waiting: { reason: string; message: string } };
+    state:
+      | { running: { startedAt: string } }
+      | { terminated: { exitCode: number; reason: string; startedAt: string; finishedAt: string } }
+      | { waiting: { reason: string; message: string } };
     pid: number | null;
   };
   now: string;

@@ -28,11 +28,13 @@ export function readinessProbeOf(container: Json, where: string): ReadinessProbe
   const probe = container.readinessProbe as Json | undefined;
   if (probe === undefined || probe === null) return null;
   const httpGet = probe.httpGet as { path?: unknown; port?: unknown } | undefined;
-  if (httpGet === undefined) throw new Error(`${where}: field readinessProbe: expected an httpGet probe (the lab runs no other kind), got ${Object.keys(probe).join(', ')}`);
+  if (httpGet === undefined)
+    throw new Error(`${where}: field readinessProbe: expected an httpGet probe (the lab runs no other kind), got ${Object.keys(probe).join(', ')}`);
   const number = (field: keyof typeof KUBELET_PROBE_DEFAULTS): number => {
     const value = probe[field];
     if (value === undefined || value === null || value === 0) return KUBELET_PROBE_DEFAULTS[field];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new Error(`${where}: field readinessProbe.${field}: expected a whole number of seconds or times, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      throw new Error(`${where}: field readinessProbe.${field}: expected a whole number of seconds or times, got ${JSON.stringify(value)}`);
     return value;
   };
   return {

@@ -93,7 +93,12 @@ export function whatRanImage(ran: WhatRan): string {
 
 /** The first non-empty line of a tool's output. */
 function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? ''
+  );
 }
 
 /** `dpkg-query --search PATH` prints "package: path" (a diversion: "diversion by ..." lines first). */
@@ -124,7 +129,11 @@ export class LabRuntime {
   }
 
   private async cni(command: 'ADD' | 'DEL', config: Json, pod: PodRef, ifname: string): Promise<Json> {
-    const stdout = await this.io.cniPlugin(join(this.cniBin, String(config.type)), cniEnv(command, pod, this.netnsOf(pod), this.cniBin, ifname), JSON.stringify(config));
+    const stdout = await this.io.cniPlugin(
+      join(this.cniBin, String(config.type)),
+      cniEnv(command, pod, this.netnsOf(pod), this.cniBin, ifname),
+      JSON.stringify(config),
+    );
     return stdout.trim() === '' ? {} : (JSON.parse(stdout) as Json);
   }
 
