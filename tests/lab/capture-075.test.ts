@@ -35,7 +35,10 @@ test('the lab capture of article 075: two and one pods, each answering with its 
 
     const snapshots = loadSnapshots(join(out, SLUG));
     const roles = podsByRole(snapshots.run);
-    assert.ok(Object.values(roles).every((p) => /^web-[a-z0-9]+-[a-z0-9]+$/.test(p.name)), 'the API named the pods');
+    assert.ok(
+      Object.values(roles).every((p) => /^web-[a-z0-9]+-[a-z0-9]+$/.test(p.name)),
+      'the API named the pods',
+    );
     // The answers are the pods' own names: every line starts with one of the three.
     const names = new Set(Object.values(roles).map((p) => p.name));
     for (const step of ['spread-cluster', 'spread-local']) {
@@ -43,14 +46,21 @@ test('the lab capture of article 075: two and one pods, each answering with its 
       assert.equal(lines.length, 2 * REQUESTS_PER_NODE);
       for (const line of lines) assert.ok(names.has(line.split(' ')[0]!), `${step}: "${line}" names one of the pods`);
     }
-    const facts = deriveFacts(factDefs.filter((d) => !d.optional), snapshots);
+    const facts = deriveFacts(
+      factDefs.filter((d) => !d.optional),
+      snapshots,
+    );
     const results = evaluateClaims(claims, facts, (s) => s);
     assert.deepEqual(formatBrokenClaims(results.filter((r) => r.status === 'broken')), []);
 
     const runId = /\(run ([0-9A-Za-z-]+)\)/.exec(result.stderr)?.[1];
     assert.ok(runId);
     const netns = await execa('ip', ['netns', 'list'], { reject: false });
-    assert.deepEqual(netns.stdout.split('\n').filter((l) => l.startsWith(`${LAB_PREFIX}${runId}`)), [], 'nothing of the lab is left');
+    assert.deepEqual(
+      netns.stdout.split('\n').filter((l) => l.startsWith(`${LAB_PREFIX}${runId}`)),
+      [],
+      'nothing of the lab is left',
+    );
   } finally {
     await rm(out, { recursive: true, force: true });
   }

@@ -31,13 +31,19 @@ const skip = missing && process.env.CI !== 'true' ? `lab capture not run: ${miss
 async function labLeftovers(runId: string): Promise<string[]> {
   const mark = `${LAB_PREFIX}${runId}`;
   const netns = await execa('ip', ['netns', 'list'], { reject: false });
-  const namespaces = netns.stdout.split('\n').map((l) => l.split(' ')[0]!).filter((n) => n.startsWith(mark));
+  const namespaces = netns.stdout
+    .split('\n')
+    .map((l) => l.split(' ')[0]!)
+    .filter((n) => n.startsWith(mark));
   const ps = await execa('ps', ['-eo', 'args'], { reject: false });
   const processes = ps.stdout.split('\n').filter((l) => l.includes(mark) && !l.includes('ps -eo'));
   return [...namespaces, ...processes];
 }
 
-interface Finished { code: number | null; stderr: string }
+interface Finished {
+  code: number | null;
+  stderr: string;
+}
 
 function capture(out: string, onStderr?: (text: string, child: ReturnType<typeof spawn>) => void, extra: string[] = []): Promise<Finished> {
   const child = spawn(process.execPath, [captureScript, SLUG, '--driver', 'lab', '--out', out, ...extra], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -71,84 +77,97 @@ async function assertKept(out: string, targets: string[], stderr: string): Promi
 
 const runIdsOf = (stderr: string): string[] => [...stderr.matchAll(/\(run ([0-9A-Za-z-]+)\)/g)].map((m) => m[1]!);
 
-test('the lab capture reproduces the published observations of article 074 with real Kubernetes, in iptables and in nftables mode', { skip, timeout: 240_000 }, async () => {
-  assert.equal(missing, null, `prerequisites: ${missing}`);
-  const out = await mkdtemp(join(tmpdir(), 'shice-lab-capture-'));
-  try {
-    const started = performance.now();
-    // Every variant, as the author runs it: iptables and nftables; ipvs is left out with one line (no IPVS in this kernel).
-    const result = await capture(out);
-    const wallMs = performance.now() - started;
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal((result.stderr.match(/\[11\/11\] health-worker-after-delete on control-plane: exit 0/g) ?? []).length, 2, 'both runs ran every step');
-    if (!existsSync('/proc/net/ip_vs')) {
-      assert.match(result.stderr, /^capture: 074-external-traffic-policy variant ipvs: not captured, its snapshots stay as they are: the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS \(.*\)/m);
-    }
-    assert.deepEqual((await readdir(out)).sort(), [SLUG, `${SLUG}.nftables`], 'each variant in its own folder, nothing else');
-
-    const seconds: Record<string, number> = {};
-    for (const mode of ['iptables', 'nftables'] as const) {
-      const snapshots = loadSnapshots(join(out, mode === 'iptables' ? SLUG : `${SLUG}.${mode}`));
-      const defs = [...commonFacts074, ...variantFacts074[mode]!];
-      const facts = deriveFacts(defs.filter((d) => !d.optional), snapshots);
-      const fact = (id: string) => facts.get(id)!.value;
-      const { run } = snapshots;
-      seconds[mode] = run.durationMs / 1000;
-      assert.equal(run.driver, 'lab');
-      assert.equal(run.cluster.kubeProxyMode, mode);
-      assert.match(run.environment.standsFor.en, /kind cluster/);
-      assert.ok(run.environment.limits.length > 0, 'the run names its limits');
-      for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy']) assert.match(run.versions[component] ?? '', /^Kubernetes v1\.37\./);
-      assert.equal(run.versions['kube-proxy-mode'], mode, "kube-proxy's own word on its mode");
-
-      // Cluster: via worker the backend saw worker's pod gateway; via worker2, worker2's address.
-      assert.equal(fact('cluster-via-worker.client'), fact('node.worker.podGateway'));
-      assert.equal(fact('cluster-via-worker2.client'), fact('node.worker2.ip'));
-      assert.notEqual(fact('cluster-via-worker.client'), fact('node.control-plane.ip'));
-      // Local: the real client address arrives via worker; via worker2 curl gives up at its timeout.
-      assert.equal(fact('local-via-worker.client'), fact('node.control-plane.ip'));
-      assert.equal(fact('local-via-worker2.rc'), '28');
-      const timeoutMs = Number(CURL_TIMEOUT_SECONDS) * 1000;
-      const dropMs = snapshots.steps.get('local-via-worker2')!.durationMs;
-      assert.ok(dropMs >= timeoutMs && dropMs < timeoutMs + 1500, `curl gave up after ${dropMs} ms`);
-      if (mode === 'iptables') {
-        // worker2's filter table drops s-local's NodePort.
-        assert.equal(fact('filter-worker2.dropPort'), fact('service.s-local.nodePort'));
-        assert.match(fact('filter-worker2.dropRule'), /^-A KUBE-EXTERNAL-SERVICES .*"default\/s-local has no local endpoints".* -j DROP$/);
-        assert.ok(!snapshots.steps.has('nft-worker2'));
-      } else {
-        // kube-proxy's own table: s-local's NodePort maps to drop, checked for new connections to worker2's own address.
-        assert.equal(fact('nft-worker2.drop.port'), fact('service.s-local.nodePort'));
-        assert.equal(fact('nft-worker2.drop.verdict'), 'drop');
-        assert.equal(fact('nft-worker2.drop.comment'), 'default/s-local');
-        assert.equal(fact('nft-worker2.lbDrop.port'), fact('service.s-lb.nodePort'));
-        assert.equal(fact('nft-worker2.inputJump'), 'ct state new jump nodeport-endpoints-check');
-        assert.match(fact('nft-worker2.inputHook'), /^type filter hook input priority filter; policy accept;$/);
-        assert.equal(fact('nft-worker2.checkRule'), 'ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports');
-        assert.equal(fact('nft-worker2.nodePortIPs'), fact('node.worker2.ip'));
-        assert.ok(!snapshots.steps.has('filter-worker2'));
+test(
+  'the lab capture reproduces the published observations of article 074 with real Kubernetes, in iptables and in nftables mode',
+  { skip, timeout: 240_000 },
+  async () => {
+    assert.equal(missing, null, `prerequisites: ${missing}`);
+    const out = await mkdtemp(join(tmpdir(), 'shice-lab-capture-'));
+    try {
+      const started = performance.now();
+      // Every variant, as the author runs it: iptables and nftables; ipvs is left out with one line (no IPVS in this kernel).
+      const result = await capture(out);
+      const wallMs = performance.now() - started;
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal((result.stderr.match(/\[11\/11\] health-worker-after-delete on control-plane: exit 0/g) ?? []).length, 2, 'both runs ran every step');
+      if (!existsSync('/proc/net/ip_vs')) {
+        assert.match(
+          result.stderr,
+          /^capture: 074-external-traffic-policy variant ipvs: not captured, its snapshots stay as they are: the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS \(.*\)/m,
+        );
       }
-      // Health check: 200/1 on worker, 503/0 elsewhere, 503/0 on worker after the delete.
-      assert.deepEqual([fact('health-worker.status'), fact('health-worker.localEndpoints')], ['200', '1']);
-      assert.deepEqual([fact('health-worker2.status'), fact('health-worker2.localEndpoints')], ['503', '0']);
-      assert.deepEqual([fact('health-control-plane.status'), fact('health-control-plane.localEndpoints')], ['503', '0']);
-      assert.deepEqual([fact('health-worker-after-delete.status'), fact('health-worker-after-delete.localEndpoints')], ['503', '0']);
-      // conntrack on worker2: DNAT to the pod on the way in, SNAT to worker2 on the way out.
-      assert.equal(fact('conntrack-worker2.first.original.src'), fact('node.control-plane.ip'));
-      assert.equal(fact('conntrack-worker2.first.original.dst'), fact('node.worker2.ip'));
-      assert.equal(fact('conntrack-worker2.first.original.dport'), fact('service.s-cluster.nodePort'));
-      assert.equal(fact('conntrack-worker2.first.reply.src'), fact('pod.backend.ip'));
-      assert.equal(fact('conntrack-worker2.first.reply.dst'), fact('node.worker2.ip'));
-    }
+      assert.deepEqual((await readdir(out)).sort(), [SLUG, `${SLUG}.nftables`], 'each variant in its own folder, nothing else');
 
-    process.stdout.write(`# lab capture of both variants: ${(wallMs / 1000).toFixed(2)} s wall; runs: iptables ${seconds.iptables!.toFixed(2)} s, nftables ${seconds.nftables!.toFixed(2)} s\n`);
-    const ids = runIdsOf(result.stderr);
-    assert.equal(ids.length, 2);
-    for (const runId of ids) assert.deepEqual(await labLeftovers(runId), [], `nothing of lab run ${runId} is left`);
-  } finally {
-    await rm(out, { recursive: true, force: true });
-  }
-});
+      const seconds: Record<string, number> = {};
+      for (const mode of ['iptables', 'nftables'] as const) {
+        const snapshots = loadSnapshots(join(out, mode === 'iptables' ? SLUG : `${SLUG}.${mode}`));
+        const defs = [...commonFacts074, ...variantFacts074[mode]!];
+        const facts = deriveFacts(
+          defs.filter((d) => !d.optional),
+          snapshots,
+        );
+        const fact = (id: string) => facts.get(id)!.value;
+        const { run } = snapshots;
+        seconds[mode] = run.durationMs / 1000;
+        assert.equal(run.driver, 'lab');
+        assert.equal(run.cluster.kubeProxyMode, mode);
+        assert.match(run.environment.standsFor.en, /kind cluster/);
+        assert.ok(run.environment.limits.length > 0, 'the run names its limits');
+        for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy'])
+          assert.match(run.versions[component] ?? '', /^Kubernetes v1\.37\./);
+        assert.equal(run.versions['kube-proxy-mode'], mode, "kube-proxy's own word on its mode");
+
+        // Cluster: via worker the backend saw worker's pod gateway; via worker2, worker2's address.
+        assert.equal(fact('cluster-via-worker.client'), fact('node.worker.podGateway'));
+        assert.equal(fact('cluster-via-worker2.client'), fact('node.worker2.ip'));
+        assert.notEqual(fact('cluster-via-worker.client'), fact('node.control-plane.ip'));
+        // Local: the real client address arrives via worker; via worker2 curl gives up at its timeout.
+        assert.equal(fact('local-via-worker.client'), fact('node.control-plane.ip'));
+        assert.equal(fact('local-via-worker2.rc'), '28');
+        const timeoutMs = Number(CURL_TIMEOUT_SECONDS) * 1000;
+        const dropMs = snapshots.steps.get('local-via-worker2')!.durationMs;
+        assert.ok(dropMs >= timeoutMs && dropMs < timeoutMs + 1500, `curl gave up after ${dropMs} ms`);
+        if (mode === 'iptables') {
+          // worker2's filter table drops s-local's NodePort.
+          assert.equal(fact('filter-worker2.dropPort'), fact('service.s-local.nodePort'));
+          assert.match(fact('filter-worker2.dropRule'), /^-A KUBE-EXTERNAL-SERVICES .*"default\/s-local has no local endpoints".* -j DROP$/);
+          assert.ok(!snapshots.steps.has('nft-worker2'));
+        } else {
+          // kube-proxy's own table: s-local's NodePort maps to drop, checked for new connections to worker2's own address.
+          assert.equal(fact('nft-worker2.drop.port'), fact('service.s-local.nodePort'));
+          assert.equal(fact('nft-worker2.drop.verdict'), 'drop');
+          assert.equal(fact('nft-worker2.drop.comment'), 'default/s-local');
+          assert.equal(fact('nft-worker2.lbDrop.port'), fact('service.s-lb.nodePort'));
+          assert.equal(fact('nft-worker2.inputJump'), 'ct state new jump nodeport-endpoints-check');
+          assert.match(fact('nft-worker2.inputHook'), /^type filter hook input priority filter; policy accept;$/);
+          assert.equal(fact('nft-worker2.checkRule'), 'ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports');
+          assert.equal(fact('nft-worker2.nodePortIPs'), fact('node.worker2.ip'));
+          assert.ok(!snapshots.steps.has('filter-worker2'));
+        }
+        // Health check: 200/1 on worker, 503/0 elsewhere, 503/0 on worker after the delete.
+        assert.deepEqual([fact('health-worker.status'), fact('health-worker.localEndpoints')], ['200', '1']);
+        assert.deepEqual([fact('health-worker2.status'), fact('health-worker2.localEndpoints')], ['503', '0']);
+        assert.deepEqual([fact('health-control-plane.status'), fact('health-control-plane.localEndpoints')], ['503', '0']);
+        assert.deepEqual([fact('health-worker-after-delete.status'), fact('health-worker-after-delete.localEndpoints')], ['503', '0']);
+        // conntrack on worker2: DNAT to the pod on the way in, SNAT to worker2 on the way out.
+        assert.equal(fact('conntrack-worker2.first.original.src'), fact('node.control-plane.ip'));
+        assert.equal(fact('conntrack-worker2.first.original.dst'), fact('node.worker2.ip'));
+        assert.equal(fact('conntrack-worker2.first.original.dport'), fact('service.s-cluster.nodePort'));
+        assert.equal(fact('conntrack-worker2.first.reply.src'), fact('pod.backend.ip'));
+        assert.equal(fact('conntrack-worker2.first.reply.dst'), fact('node.worker2.ip'));
+      }
+
+      process.stdout.write(
+        `# lab capture of both variants: ${(wallMs / 1000).toFixed(2)} s wall; runs: iptables ${seconds.iptables!.toFixed(2)} s, nftables ${seconds.nftables!.toFixed(2)} s\n`,
+      );
+      const ids = runIdsOf(result.stderr);
+      assert.equal(ids.length, 2);
+      for (const runId of ids) assert.deepEqual(await labLeftovers(runId), [], `nothing of lab run ${runId} is left`);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  },
+);
 
 test('Ctrl-C during the lab capture keeps the snapshots already there and removes the lab', { skip, timeout: 120_000 }, async () => {
   assert.equal(missing, null, `prerequisites: ${missing}`);
@@ -157,12 +176,16 @@ test('Ctrl-C during the lab capture keeps the snapshots already there and remove
   try {
     let sent = false;
     // Interrupt while curl waits at the DROP rule: the lab is fully up then.
-    const result = await capture(out, (stderr, child) => {
-      if (!sent && stderr.includes('local-via-worker on control-plane: exit')) {
-        sent = true;
-        child.kill('SIGINT');
-      }
-    }, ['--variant', 'iptables']);
+    const result = await capture(
+      out,
+      (stderr, child) => {
+        if (!sent && stderr.includes('local-via-worker on control-plane: exit')) {
+          sent = true;
+          child.kill('SIGINT');
+        }
+      },
+      ['--variant', 'iptables'],
+    );
     assert.ok(sent, 'the capture reached the DROP step');
     assert.equal(result.code, 130, result.stderr);
     assert.match(result.stderr, /interrupted; the snapshots were left as they were/);
@@ -172,31 +195,38 @@ test('Ctrl-C during the lab capture keeps the snapshots already there and remove
   }
 });
 
-test('the API server dying in the second variant\'s run fails the capture with one line naming it; every variant\'s snapshots stay and nothing is left', { skip, timeout: 240_000 }, async () => {
-  assert.equal(missing, null, `prerequisites: ${missing}`);
-  const out = await mkdtemp(join(tmpdir(), 'shice-lab-apiserver-dies-'));
-  const targets = [await previousRun(out), await previousRun(out, `${SLUG}.nftables`)];
-  try {
-    let killed: number | null = null;
-    // The iptables run is complete and staged; once the nftables run's first step has run, its lab is whole:
-    // kill -9 that run's API server, found by the run's own record.
-    const result = await capture(out, (stderr) => {
-      const second = stderr.indexOf('variant nftables (run ');
-      if (killed !== null || second < 0 || !/\[ 1\/11\] /.test(stderr.slice(second))) return;
-      const record = join(registryDir(), `${runIdsOf(stderr)[1]}.lab.json`);
-      if (!existsSync(record)) return;
-      const owner = JSON.parse(readFileSync(record, 'utf8')) as { processes: { pid: number; label: string }[] };
-      if (!owner.processes.some((p) => p.label === 'kube-apiserver')) return;
-      killed = owner.processes.find((p) => p.label === 'kube-apiserver')!.pid;
-      process.kill(killed, 'SIGKILL');
-    });
-    assert.ok(killed !== null, "the capture reached the second variant's first step");
-    assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, /074-external-traffic-policy variant iptables \(run /, 'the first variant ran');
-    const last = result.stderr.trim().split('\n').at(-1) ?? '';
-    assert.match(last, /^capture: 074-external-traffic-policy variant nftables: lab: kube-apiserver exited \(killed by a signal\): .*; every variant's snapshots were left as they were$/);
-    await assertKept(out, targets, result.stderr);
-  } finally {
-    await rm(out, { recursive: true, force: true });
-  }
-});
+test(
+  "the API server dying in the second variant's run fails the capture with one line naming it; every variant's snapshots stay and nothing is left",
+  { skip, timeout: 240_000 },
+  async () => {
+    assert.equal(missing, null, `prerequisites: ${missing}`);
+    const out = await mkdtemp(join(tmpdir(), 'shice-lab-apiserver-dies-'));
+    const targets = [await previousRun(out), await previousRun(out, `${SLUG}.nftables`)];
+    try {
+      let killed: number | null = null;
+      // The iptables run is complete and staged; once the nftables run's first step has run, its lab is whole:
+      // kill -9 that run's API server, found by the run's own record.
+      const result = await capture(out, (stderr) => {
+        const second = stderr.indexOf('variant nftables (run ');
+        if (killed !== null || second < 0 || !/\[ 1\/11\] /.test(stderr.slice(second))) return;
+        const record = join(registryDir(), `${runIdsOf(stderr)[1]}.lab.json`);
+        if (!existsSync(record)) return;
+        const owner = JSON.parse(readFileSync(record, 'utf8')) as { processes: { pid: number; label: string }[] };
+        if (!owner.processes.some((p) => p.label === 'kube-apiserver')) return;
+        killed = owner.processes.find((p) => p.label === 'kube-apiserver')!.pid;
+        process.kill(killed, 'SIGKILL');
+      });
+      assert.ok(killed !== null, "the capture reached the second variant's first step");
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /074-external-traffic-policy variant iptables \(run /, 'the first variant ran');
+      const last = result.stderr.trim().split('\n').at(-1) ?? '';
+      assert.match(
+        last,
+        /^capture: 074-external-traffic-policy variant nftables: (the cluster broke during step [\w-]+ \()?lab: kube-apiserver exited \(killed by a signal\): .*; every variant's snapshots were left as they were$/,
+      );
+      await assertKept(out, targets, result.stderr);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  },
+);

@@ -22,7 +22,11 @@ export function kernelTest(name: string, body: (t: TestContext) => Promise<void>
 }
 
 /** Names from `ip netns list` (`name` or `name (id: N)` per line): the tests read the tool itself, not the driver's way. */
-export const netnsNames = (output: string): string[] => output.split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter((name) => name !== '');
+export const netnsNames = (output: string): string[] =>
+  output
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((name) => name !== '');
 
 export const newRunId = (what: string): string => `test-${what}-${randomBytes(3).toString('hex')}`;
 
@@ -63,7 +67,9 @@ function programOf(argv: string[]): string {
 
 const readArgv = (pid: number): string[] | null => {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
   } catch {
     return null;
   }
@@ -83,7 +89,9 @@ export async function runComponents(runId: string): Promise<string[]> {
     if (inode !== null) byInode.set(inode, ns.slice(prefix.length));
   }
   const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number)) {
+  for (const pid of readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)) {
     const argv = readArgv(pid);
     if (argv === null || argv.length === 0 || !isAlive(pid)) continue;
     const inside = byInode.get(netnsInode(`/proc/${pid}/ns/net`) ?? -1);
@@ -95,7 +103,9 @@ export async function runComponents(runId: string): Promise<string[]> {
 
 /** Mount points of the run (ip netns's bind mounts under /run/netns), as this process's mount table shows them. */
 export function runMounts(runId: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes(`${LAB_PREFIX}${runId}`));
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(`${LAB_PREFIX}${runId}`));
 }
 
 /**
@@ -115,7 +125,10 @@ export async function rootListeners(): Promise<Map<string, string>> {
 
 /** Listening sockets of the root namespace that were not there `before` (ss's lines, owners included). */
 export async function newRootListeners(before: Map<string, string>): Promise<string[]> {
-  return [...(await rootListeners())].filter(([key]) => !before.has(key)).map(([, line]) => line).sort();
+  return [...(await rootListeners())]
+    .filter(([key]) => !before.has(key))
+    .map(([, line]) => line)
+    .sort();
 }
 
 /**
@@ -146,7 +159,10 @@ export async function untilRunning(pid: number, argv: string[], netns: string | 
   assert.notEqual(wanted, null, `namespace ${netns} exists`);
   const seen = () => `${JSON.stringify(readArgv(pid))} in namespace inode ${netnsInode(`/proc/${pid}/ns/net`)}`;
   const ran = await waitUntil(() => JSON.stringify(readArgv(pid)) === JSON.stringify(argv) && netnsInode(`/proc/${pid}/ns/net`) === wanted, timeoutMs, 5);
-  assert.ok(ran, `process ${pid} did not come to run ${argv.join(' ')} in ${netns ?? 'the root namespace'} (inode ${wanted}) within ${timeoutMs} ms: ${seen()}`);
+  assert.ok(
+    ran,
+    `process ${pid} did not come to run ${argv.join(' ')} in ${netns ?? 'the root namespace'} (inode ${wanted}) within ${timeoutMs} ms: ${seen()}`,
+  );
 }
 
 export async function assertNothingLeft(runId: string): Promise<void> {
@@ -155,4 +171,3 @@ export async function assertNothingLeft(runId: string): Promise<void> {
   assert.deepEqual(runMounts(runId), [], 'mounts left behind');
   assert.equal(existsSync(runFolder(runId)), false, 'run folder left behind');
 }
-

@@ -139,7 +139,11 @@ export class Cluster {
   private async apply(ctx: DriverContext): Promise<void> {
     ctx.log('waiting for the default ServiceAccount (Pods are refused before it exists)');
     const argv = k.kubectlGetServiceAccount(this.access.target, 'default', 'default');
-    await this.poll(async () => (await this.kubectl(argv, this.timeouts.kubectlMs, 'read the default ServiceAccount', ctx, false)).exitCode === 0, ctx, 'the default ServiceAccount in namespace default');
+    await this.poll(
+      async () => (await this.kubectl(argv, this.timeouts.kubectlMs, 'read the default ServiceAccount', ctx, false)).exitCode === 0,
+      ctx,
+      'the default ServiceAccount in namespace default',
+    );
     for (const manifest of this.experiment.manifests) {
       ctx.log(`applying ${manifest}`);
       await this.kubectl(k.kubectlApply(this.access.target, this.manifestFile(manifest)), this.timeouts.kubectlMs, `apply ${manifest}`, ctx);
@@ -162,7 +166,12 @@ export class Cluster {
     }
     for (const w of objects.workloads) {
       ctx.log(`waiting for ${w.kind} ${w.namespace}/${w.name} to roll out`);
-      await this.kubectl(k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name), timeouts.waitMs, `wait for ${w.kind} ${w.namespace}/${w.name} to roll out`, ctx);
+      await this.kubectl(
+        k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name),
+        timeouts.waitMs,
+        `wait for ${w.kind} ${w.namespace}/${w.name} to roll out`,
+        ctx,
+      );
     }
     ctx.log('reading nodes, pods and services from the API');
     // One after the other, in the plan's order (a dry run lists them so).
@@ -214,7 +223,9 @@ export class Cluster {
   async versions(ctx: DriverContext): Promise<Record<string, string>> {
     const reading = this.requireReading();
     const versions = await this.provider.facts(reading.nodes, ctx);
-    const kube = parseKubectlVersion(text((await this.kubectl(k.kubectlVersion(this.access.target), this.timeouts.quickMs, 'read the kubectl and Kubernetes versions', ctx)).stdout));
+    const kube = parseKubectlVersion(
+      text((await this.kubectl(k.kubectlVersion(this.access.target), this.timeouts.quickMs, 'read the kubectl and Kubernetes versions', ctx)).stdout),
+    );
     versions.kubectl = kube.client;
     if (kube.server) versions.kubernetes = kube.server;
     // kube-proxy's own answer on every node (its metrics server's /proxyMode), once when all agree.
@@ -243,7 +254,9 @@ export class Cluster {
     if (run.canceled) throw new DriverError(`interrupted while: step ${step.id}`);
     if (run.exitCode === null) throw new DriverError(`step ${step.id}: could not run \`${run.argv.join(' ')}\`: ${run.spawnError ?? 'it did not start'}`);
     if (run.timedOut && step.onTimeout !== 'record') {
-      throw new DriverError(`step ${step.id} on ${step.node} did not finish within ${seconds(limit)} (\`${command.join(' ')}\`): a step that may take longer declares timeoutMs, or onTimeout: 'record'`);
+      throw new DriverError(
+        `step ${step.id} on ${step.node} did not finish within ${seconds(limit)} (\`${command.join(' ')}\`): a step that may take longer declares timeoutMs, or onTimeout: 'record'`,
+      );
     }
     return { id: step.id, kind: step.kind, node: step.node, title: step.title, command, ...stepOutcome(run) };
   }
@@ -258,7 +271,9 @@ export class Cluster {
     const service = topology.services.find((s) => s.name === step.settleService);
     if (!service) throw new DriverError(`delete-pod step ${step.id}: settleService "${step.settleService}" is not among the run's services`);
     if (service.healthCheckNodePort === null) {
-      throw new DriverError(`delete-pod step ${step.id}: settleService "${step.settleService}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`);
+      throw new DriverError(
+        `delete-pod step ${step.id}: settleService "${step.settleService}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`,
+      );
     }
     ctx.log(`deleting pod ${step.namespace}/${step.pod}`);
     this.deleted.add(`${step.namespace}/${step.pod}`);
@@ -266,10 +281,18 @@ export class Cluster {
     const run = await this.kubectl(k.kubectlDeletePod(this.access.target, step.namespace, step.pod), limit, `delete pod ${step.namespace}/${step.pod}`, ctx);
     const deletedAt = performance.now();
     ctx.log(`waiting for ${step.settleService}'s health check on ${step.settleNode} to report 0 local endpoints`);
-    const settle = await this.pollHealthCheck(step.settleNode, service.healthCheckNodePort, (n) => n === 0, ctx,
-      `after deleting pod ${step.namespace}/${step.pod}, ${step.settleService}'s health check on ${step.settleNode}`);
+    const settle = await this.pollHealthCheck(
+      step.settleNode,
+      service.healthCheckNodePort,
+      (n) => n === 0,
+      ctx,
+      `after deleting pod ${step.namespace}/${step.pod}, ${step.settleService}'s health check on ${step.settleNode}`,
+    );
     return {
-      id: step.id, kind: step.kind, node: 'host', title: step.title,
+      id: step.id,
+      kind: step.kind,
+      node: 'host',
+      title: step.title,
       command: k.deletePodCommand(step.namespace, step.pod),
       ...stepOutcome(run),
       settle: {
@@ -320,25 +343,40 @@ export class Cluster {
    */
   async checkHealthy(ctx: DriverContext, when: string): Promise<void> {
     const reading = this.requireReading();
-    const problems = [...(await this.provider.problems(ctx))];
+    const fromProvider = await this.provider.problems(ctx);
+    let problems = [...fromProvider];
     if (problems.length === 0) {
       const probes: Promise<string | null>[] = this.experiment.cluster.nodes.map(async (node) => {
         const run = await this.onNode(node.name, probeOf(KUBE_PROXY_HEALTHZ), this.timeouts.quickMs, ctx);
-        return run.exitCode === 0 ? null : `kube-proxy on ${node.name} did not answer ${KUBE_PROXY_HEALTHZ} (curl exit ${run.exitCode}${run.exitCode === 28 ? ': no answer within 2 s, frozen?' : ''})`;
+        return run.exitCode === 0
+          ? null
+          : `kube-proxy on ${node.name} did not answer ${KUBE_PROXY_HEALTHZ} (curl exit ${run.exitCode}${run.exitCode === 28 ? ': no answer within 2 s, frozen?' : ''})`;
       });
       const controlPlane = this.experiment.cluster.nodes.find((n) => n.role === 'control-plane')!.name;
       for (const [component, url] of CONTROL_PLANE_HEALTHZ) {
-        probes.push((async () => {
-          const run = await this.onNode(controlPlane, probeOf(url, true), this.timeouts.quickMs, ctx);
-          return run.exitCode === 0 && text(run.stdout).trim() === 'ok' ? null : `${component} on ${controlPlane} did not answer ${url} with ok (curl exit ${run.exitCode}${run.exitCode === 28 ? ': no answer within 2 s, frozen?' : ''})`;
-        })());
+        probes.push(
+          (async () => {
+            const run = await this.onNode(controlPlane, probeOf(url, true), this.timeouts.quickMs, ctx);
+            return run.exitCode === 0 && text(run.stdout).trim() === 'ok'
+              ? null
+              : `${component} on ${controlPlane} did not answer ${url} with ok (curl exit ${run.exitCode}${run.exitCode === 28 ? ': no answer within 2 s, frozen?' : ''})`;
+          })(),
+        );
       }
       problems.push(...(await Promise.all(probes)).filter((p): p is string => p !== null));
     }
     if (problems.length === 0) {
       const pods = await this.kubectl(k.kubectlGetPods(this.access.target), this.timeouts.quickMs, 'read the pods (health check)', ctx, false);
-      if (pods.exitCode !== 0) problems.push(`the API server did not list the pods (${pods.timedOut ? `no answer within ${seconds(this.timeouts.quickMs)}` : firstLine(text(pods.stderr))})`);
+      if (pods.exitCode !== 0)
+        problems.push(
+          `the API server did not list the pods (${pods.timedOut ? `no answer within ${seconds(this.timeouts.quickMs)}` : firstLine(text(pods.stderr))})`,
+        );
       else problems.push(...podChanges(reading.pods, parsePodList(text(pods.stdout)), this.deleted));
+    }
+    if (problems.length > 0 && fromProvider.length === 0) {
+      // A probe that failed is often the first sign of a component that died meanwhile: the provider's word names the cause.
+      const cause = await this.provider.problems(ctx);
+      if (cause.length > 0) problems = cause;
     }
     if (problems.length > 0) throw new DriverError(`the cluster broke ${when} (${problems.join('; ')}): this run is no measurement`);
   }
@@ -361,7 +399,9 @@ export class Cluster {
       k.kubectlGetNodes(t),
       k.kubectlGetPods(t),
       k.kubectlGetServices(t),
-      ...objects.services.filter((s) => s.healthCheck).map((s) => this.provider.nodeArgv(this.experiment.client, k.healthCheckProbe(`<${s.name}.endpointNode.ip>`, `<${s.name}.healthCheckNodePort>`))),
+      ...objects.services
+        .filter((s) => s.healthCheck)
+        .map((s) => this.provider.nodeArgv(this.experiment.client, k.healthCheckProbe(`<${s.name}.endpointNode.ip>`, `<${s.name}.healthCheckNodePort>`))),
       k.kubectlVersion(t),
       ...this.experiment.cluster.nodes.map((n) => this.provider.nodeArgv(n.name, probeOf(KUBE_PROXY_MODE))),
     ];
@@ -376,7 +416,10 @@ export class Cluster {
       argvs: [
         ...(step.kind === 'exec'
           ? [this.provider.nodeArgv(step.node, step.command(view))]
-          : [k.kubectlDeletePod(t, step.namespace, step.pod), this.provider.nodeArgv(this.experiment.client, k.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`))]),
+          : [
+              k.kubectlDeletePod(t, step.namespace, step.pod),
+              this.provider.nodeArgv(this.experiment.client, k.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`)),
+            ]),
         ...health,
       ],
     }));

@@ -116,9 +116,10 @@ export class LabDriver implements NodeProvider {
 
   environment(run: RunIdentity): DriverEnvironment {
     // Built here from the official Go modules, or whatever binaries the author named (--kube-bin, SHICE_KUBE_BIN).
-    const built = this.kubeBin.from === 'built'
-      ? { en: 'built from the official Go modules', zh: '都由官方 Go 模块构建' }
-      : { en: 'from the binaries the capture was pointed at (--kube-bin)', zh: '来自采集时指定的二进制文件（--kube-bin）' };
+    const built =
+      this.kubeBin.from === 'built'
+        ? { en: 'built from the official Go modules', zh: '都由官方 Go 模块构建' }
+        : { en: 'from the binaries the capture was pointed at (--kube-bin)', zh: '来自采集时指定的二进制文件（--kube-bin）' };
     const version = run.kubernetesVersion ? ` ${run.kubernetesVersion}` : '';
     return {
       summary: {
@@ -183,7 +184,11 @@ export class LabDriver implements NodeProvider {
     this.requireLayout();
     // A command's answer means nothing if a component of the cluster died under it: say which one instead.
     this.checkAlive();
-    const run = await runProcess(this.nodeArgv(node, command), { timeoutMs: limits.timeoutMs, signal: ctx.signal, ...(limits.keepBytes ? { keepBytes: limits.keepBytes } : {}) });
+    const run = await runProcess(this.nodeArgv(node, command), {
+      timeoutMs: limits.timeoutMs,
+      signal: ctx.signal,
+      ...(limits.keepBytes ? { keepBytes: limits.keepBytes } : {}),
+    });
     if (run.missing) throw new DriverError(`lab: could not run ${command[0]} on ${node}: ip is not on PATH`);
     // What died during the command, the cluster's health check says next, in its words.
     return run;
@@ -196,6 +201,8 @@ export class LabDriver implements NodeProvider {
   async problems(_ctx: DriverContext): Promise<string[]> {
     const gone = [...this.running.values()].filter((r) => !isAlive(r.daemon.pid));
     if (this.died === null && gone.length === 0) return [];
+    // The kernel knows first; the exit event, which says how it ended, follows within moments.
+    if (this.died === null) await waitUntil(() => this.died !== null, 1_000, 20);
     try {
       this.checkAlive();
     } catch (error) {
@@ -246,14 +253,18 @@ export class LabDriver implements NodeProvider {
     const prefix = runNamespacePrefix(this.options.runId);
     const existing = (await listNamespaces()).filter((ns) => ns.startsWith(prefix));
     if (existing.length > 0) {
-      throw new DriverError(`lab run ${this.options.runId} already has namespaces (${existing.join(', ')}): remove them with npm run capture -- --driver lab --clean`);
+      throw new DriverError(
+        `lab run ${this.options.runId} already has namespaces (${existing.join(', ')}): remove them with npm run capture -- --driver lab --clean`,
+      );
     }
     this.recordOwner(); // before anything exists: a kill -9 from here on is recoverable
     try {
       mkdirSync(this.folder, { mode: 0o700 });
       this.folderCreated = true;
     } catch (error) {
-      throw new DriverError(`lab run folder ${this.folder}: ${error instanceof Error ? error.message : String(error)}: remove it with npm run capture -- --driver lab --clean`);
+      throw new DriverError(
+        `lab run folder ${this.folder}: ${error instanceof Error ? error.message : String(error)}: remove it with npm run capture -- --driver lab --clean`,
+      );
     }
     this.recordOwner();
     const phase = (what: LabPhase, since: number) => ctx.log(phaseLine(what, performance.now() - since));
@@ -264,7 +275,9 @@ export class LabDriver implements NodeProvider {
       writeFileSync(this.batchFile(batch), batchInput(batch));
       nested.set(this.batchFile(batch), batch);
     }
-    ctx.log(`lab: namespaces for the bridge and the nodes ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')} on ${BRIDGE_INTERFACE} (${layout.nodeSubnet})`);
+    ctx.log(
+      `lab: namespaces for the bridge and the nodes ${layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')} on ${BRIDGE_INTERFACE} (${layout.nodeSubnet})`,
+    );
     // Recorded before they exist: an interrupted `ip netns add` may still have created one.
     this.namespaces.push(...network.namespaces);
     this.recordOwner();
@@ -292,7 +305,9 @@ export class LabDriver implements NodeProvider {
     phase('controlPlane', t1);
 
     const t2 = performance.now();
-    ctx.log(`lab: kube-controller-manager and kube-scheduler on ${cp.name}; the lab kubelet and kube-proxy (${experiment.cluster.kubeProxyMode}) on ${layout.nodes.map((n) => n.name).join(', ')}`);
+    ctx.log(
+      `lab: kube-controller-manager and kube-scheduler on ${cp.name}; the lab kubelet and kube-proxy (${experiment.cluster.kubeProxyMode}) on ${layout.nodes.map((n) => n.name).join(', ')}`,
+    );
     // kindnetd's permissions, as kind's manifest grants them, before the lab kubelets watch the nodes.
     const rbac = join(this.folder, 'kindnet-rbac.yaml');
     writeFileSync(rbac, kindnetRbac());
@@ -312,13 +327,26 @@ export class LabDriver implements NodeProvider {
       // podCIDR), its role labels set by kubeadm; the workers `join` once it is Ready.
       for (const node of layout.nodes) await this.startKubelet(node, layout);
       await this.waitFile(join(this.folder, 'nodes', cp.name, 'registered'), `${cp.name}'s lab kubelet to register the node`, ctx.signal);
-      alongside(this.kubectl(k.kubectl(t, 'label', 'node', cp.k8sName, ...CONTROL_PLANE_LABELS.map((key) => `${key}=`)), `label ${cp.k8sName} as kubeadm marks a control-plane`, ctx));
+      alongside(
+        this.kubectl(
+          k.kubectl(t, 'label', 'node', cp.k8sName, ...CONTROL_PLANE_LABELS.map((key) => `${key}=`)),
+          `label ${cp.k8sName} as kubeadm marks a control-plane`,
+          ctx,
+        ),
+      );
       const mode = experiment.cluster.kubeProxyMode;
       if (mode === 'ipvs') throw new DriverError('the lab cannot run kube-proxy in ipvs mode (see preflight)');
       const proxyConfig = this.writeKubeProxyConfig(layout, mode);
       const map = KUBE_PROXY_CONFIGMAP;
-      alongside(this.kubectl(k.kubectl(t, 'create', 'configmap', map.name, '--namespace', map.namespace, `--from-file=${map.key}=${proxyConfig}`), 'store kube-proxy\'s configuration as kubeadm does', ctx));
-      for (const node of layout.nodes) await this.startComponent('kube-proxy', node, kubeProxyArgv(this.kubeBin.dir, proxyConfig, node.k8sName), 100 + this.started);
+      alongside(
+        this.kubectl(
+          k.kubectl(t, 'create', 'configmap', map.name, '--namespace', map.namespace, `--from-file=${map.key}=${proxyConfig}`),
+          "store kube-proxy's configuration as kubeadm does",
+          ctx,
+        ),
+      );
+      for (const node of layout.nodes)
+        await this.startComponent('kube-proxy', node, kubeProxyArgv(this.kubeBin.dir, proxyConfig, node.k8sName), 100 + this.started);
     } finally {
       // Whatever happened above, nothing is left running unawaited.
       await Promise.allSettled(beside);
@@ -342,7 +370,9 @@ export class LabDriver implements NodeProvider {
       this.finished = true;
       const pids = [...this.running.values()].map((r) => `${r.daemon.pid} (${r.daemon.label})`);
       ctx.log(`lab kept: namespaces ${this.namespaces.join(', ') || 'none'}; processes ${pids.join(', ') || 'none'}; files in ${this.folder}`);
-      ctx.log(`lab kept: kubectl: ip netns exec ${this.layout ? controlPlaneOf(this.layout).netns : '<control-plane>'} ${bin(this.kubeBin.dir, 'kubectl')} --kubeconfig ${join(this.folder, ADMIN_KUBECONFIG)} get pods -A`);
+      ctx.log(
+        `lab kept: kubectl: ip netns exec ${this.layout ? controlPlaneOf(this.layout).netns : '<control-plane>'} ${bin(this.kubeBin.dir, 'kubectl')} --kubeconfig ${join(this.folder, ADMIN_KUBECONFIG)} get pods -A`,
+      );
       ctx.log('lab kept: remove it with npm run capture -- --driver lab --clean');
       return;
     }
@@ -352,14 +382,21 @@ export class LabDriver implements NodeProvider {
     const byOrder = [...this.running.entries()].sort((a, b) => b[1].order - a[1].order);
     const agents = byOrder.filter(([, r]) => r.order >= 100);
     const controlPlane = byOrder.filter(([, r]) => r.order < 100);
-    await settleAll(agents.map(async ([key]) => { await this.stopRunning(key); processes += 1; }));
+    await settleAll(
+      agents.map(async ([key]) => {
+        await this.stopRunning(key);
+        processes += 1;
+      }),
+    );
     for (const [key] of controlPlane) {
       await this.stopRunning(key);
       processes += 1;
     }
     // Pods' namespaces were made by the lab kubelets: they carry the run's prefix.
     const prefix = runNamespacePrefix(this.options.runId);
-    const all = [...new Set([...(await listNamespaces()).filter((ns) => ns.startsWith(prefix) && !this.namespaces.includes(ns)), ...[...this.namespaces].reverse()])];
+    const all = [
+      ...new Set([...(await listNamespaces()).filter((ns) => ns.startsWith(prefix) && !this.namespaces.includes(ns)), ...[...this.namespaces].reverse()]),
+    ];
     const namespaces = all.length;
     try {
       // Whatever else still runs in there (the pods' nginx, a process that ignored its signal).
@@ -393,9 +430,12 @@ export class LabDriver implements NodeProvider {
     setup.push(k.kubectl(t, 'create', 'configmap', map.name, '--namespace', map.namespace, `--from-file=${map.key}=${this.kubeProxyConfigFile()}`));
     for (const node of layout.nodes) setup.push(netnsExec(node.netns, kubeProxyArgv(this.kubeBin.dir, this.kubeProxyConfigFile(), node.k8sName)));
     const teardown: string[][] = [
-      ...layout.nodes.flatMap((n) => [['kill', '-TERM', `<pid of kube-proxy on ${n.name}>`], ['kill', '-TERM', `<pid of the lab kubelet on ${n.name}>`]]),
+      ...layout.nodes.flatMap((n) => [
+        ['kill', '-TERM', `<pid of kube-proxy on ${n.name}>`],
+        ['kill', '-TERM', `<pid of the lab kubelet on ${n.name}>`],
+      ]),
       ...['kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'].map((c) => ['kill', '-TERM', `<pid of ${c}>`]),
-      ['kill', '-TERM', '<pid of every process left in the run\'s namespaces (the pods\' nginx)>'],
+      ['kill', '-TERM', "<pid of every process left in the run's namespaces (the pods' nginx)>"],
       ['ip', 'netns', 'del', `<each pod namespace ${layout.podNetnsPrefix}pod.*>`],
       ...teardownCommands([layout.bridgeNetns, ...layout.nodes.map((n) => n.netns)]),
       ['rm', '-rf', this.folder],
@@ -437,8 +477,14 @@ export class LabDriver implements NodeProvider {
     const plan = this.pki(layout);
     mkdirSync(plan.dir, { mode: 0o700 });
     writeFileSync(plan.config.path, plan.config.content);
-    await runTogether(plan.first.map((argv) => () => runChecked(argv, { signal })), signal);
-    await runTogether(plan.then.map((argv) => () => runChecked(argv, { signal })), signal);
+    await runTogether(
+      plan.first.map((argv) => () => runChecked(argv, { signal })),
+      signal,
+    );
+    await runTogether(
+      plan.then.map((argv) => () => runChecked(argv, { signal })),
+      signal,
+    );
     const server = apiserverURL(controlPlaneOf(layout).internalIP);
     mkdirSync(join(this.folder, 'kubeconfig'));
     const clients: [string, string][] = [
@@ -450,7 +496,9 @@ export class LabDriver implements NodeProvider {
       ...layout.nodes.map((n): [string, string] => [`kubelet-${n.k8sName}`, `system:node:${n.k8sName}`]),
     ];
     for (const [client, user] of clients) {
-      writeFileSync(kubeconfigPath(this.folder, client), kubeconfig({ cluster: layout.clusterName, server, user, pkiRelative: '../pki', client }), { mode: 0o600 });
+      writeFileSync(kubeconfigPath(this.folder, client), kubeconfig({ cluster: layout.clusterName, server, user, pkiRelative: '../pki', client }), {
+        mode: 0o600,
+      });
     }
   }
 
@@ -466,7 +514,6 @@ export class LabDriver implements NodeProvider {
       folders: [this.folder],
     });
   }
-
 
   private batchFile(batch: IpBatch): string {
     const role = (batch.netns as string).slice(runNamespacePrefix(this.options.runId).length);
@@ -504,18 +551,30 @@ export class LabDriver implements NodeProvider {
     // nsenter, not `ip netns exec`: only the network namespace changes, so the pods' namespaces the
     // lab kubelet adds are mounted where every other process (and the teardown) sees them.
     return nsenterNet(node.netns, [
-      'env', `NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE_DIR}`,
-      process.execPath, KUBELET_SCRIPT,
-      '--node', node.k8sName,
-      '--ip', node.internalIP,
-      '--role', node.role,
-      '--kubeconfig', kubeconfigPath(this.folder, `kubelet-${node.k8sName}`),
-      '--kindnet-kubeconfig', kubeconfigPath(this.folder, 'kindnet'),
-      '--state', state,
-      '--run-folder', this.folder,
-      '--netns-prefix', layout.podNetnsPrefix,
-      '--cni-bin', CNI_BIN_DIR,
-      '--ready', join(state, 'ready'),
+      'env',
+      `NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE_DIR}`,
+      process.execPath,
+      KUBELET_SCRIPT,
+      '--node',
+      node.k8sName,
+      '--ip',
+      node.internalIP,
+      '--role',
+      node.role,
+      '--kubeconfig',
+      kubeconfigPath(this.folder, `kubelet-${node.k8sName}`),
+      '--kindnet-kubeconfig',
+      kubeconfigPath(this.folder, 'kindnet'),
+      '--state',
+      state,
+      '--run-folder',
+      this.folder,
+      '--netns-prefix',
+      layout.podNetnsPrefix,
+      '--cni-bin',
+      CNI_BIN_DIR,
+      '--ready',
+      join(state, 'ready'),
       ...(node.role === 'control-plane' ? [] : ['--join-after', join(this.folder, 'nodes', controlPlaneOf(layout).name, 'ready')]),
     ]);
   }
@@ -546,32 +605,60 @@ export class LabDriver implements NodeProvider {
   }
 
   private async waitApiserver(cp: LabNode, signal: AbortSignal): Promise<void> {
-    const probe = netnsExec(cp.netns, ['curl', '--silent', '--max-time', '2', '--cacert', join(pkiDir(this.folder), PKI_FILES.caCert), `${apiserverURL(cp.internalIP)}/readyz`]);
-    const ready = await waitUntil(async () => {
-      this.checkAlive();
-      return (await runCommand(probe, { signal })).stdout.trim() === 'ok';
-    }, APISERVER_READY_TIMEOUT_MS, READY_POLL_MS, signal);
-    if (!ready) throw new DriverError(`lab: kube-apiserver did not answer ${apiserverURL(cp.internalIP)}/readyz with ok within ${APISERVER_READY_TIMEOUT_MS / 1000} s: ${readLogTail(this.logFile('kube-apiserver'), 3)}`);
+    const probe = netnsExec(cp.netns, [
+      'curl',
+      '--silent',
+      '--max-time',
+      '2',
+      '--cacert',
+      join(pkiDir(this.folder), PKI_FILES.caCert),
+      `${apiserverURL(cp.internalIP)}/readyz`,
+    ]);
+    const ready = await waitUntil(
+      async () => {
+        this.checkAlive();
+        return (await runCommand(probe, { signal })).stdout.trim() === 'ok';
+      },
+      APISERVER_READY_TIMEOUT_MS,
+      READY_POLL_MS,
+      signal,
+    );
+    if (!ready)
+      throw new DriverError(
+        `lab: kube-apiserver did not answer ${apiserverURL(cp.internalIP)}/readyz with ok within ${APISERVER_READY_TIMEOUT_MS / 1000} s: ${readLogTail(this.logFile('kube-apiserver'), 3)}`,
+      );
   }
 
   private async waitFile(file: string, what: string, signal: AbortSignal): Promise<void> {
-    const there = await waitUntil(() => {
-      this.checkAlive();
-      return existsSync(file);
-    }, NODES_READY_TIMEOUT_MS, READY_POLL_MS, signal);
+    const there = await waitUntil(
+      () => {
+        this.checkAlive();
+        return existsSync(file);
+      },
+      NODES_READY_TIMEOUT_MS,
+      READY_POLL_MS,
+      signal,
+    );
     if (!there) throw new DriverError(`lab: waited ${NODES_READY_TIMEOUT_MS / 1000} s for ${what} (see its log in the run folder)`);
   }
 
   /** Each lab kubelet writes its ready file once the API gave its node a podCIDR and the node reported Ready. */
   private async waitNodesReady(layout: LabLayout, signal: AbortSignal): Promise<void> {
     const files = layout.nodes.map((n) => join(this.folder, 'nodes', n.name, 'ready'));
-    const ready = await waitUntil(() => {
-      this.checkAlive();
-      return files.every((f) => existsSync(f));
-    }, NODES_READY_TIMEOUT_MS, READY_POLL_MS, signal);
+    const ready = await waitUntil(
+      () => {
+        this.checkAlive();
+        return files.every((f) => existsSync(f));
+      },
+      NODES_READY_TIMEOUT_MS,
+      READY_POLL_MS,
+      signal,
+    );
     if (!ready) {
       const late = layout.nodes.filter((_, i) => !existsSync(files[i]!)).map((n) => n.name);
-      throw new DriverError(`lab: nodes ${late.join(', ')} got no podCIDR or did not become Ready within ${NODES_READY_TIMEOUT_MS / 1000} s (see the lab kubelet's log)`);
+      throw new DriverError(
+        `lab: nodes ${late.join(', ')} got no podCIDR or did not become Ready within ${NODES_READY_TIMEOUT_MS / 1000} s (see the lab kubelet's log)`,
+      );
     }
   }
 
