@@ -127,7 +127,7 @@ const within = (path: string, tree: string) => path === tree || path.startsWith(
 export function systemFolderProblem(parent: string, context: { home: string | null; allowed: readonly string[] }): string | null {
   if (context.allowed.some((tree) => within(parent, tree))) return null;
   const tree = SYSTEM_TREES.find((t) => within(parent, t));
-  if (tree) return `${clip(parent, 60)} is inside ${tree}, a system folder; choose a folder of your own (in the project, your home or the temp folder)`;
+  if (tree) return `${clip(parent, 160)} is inside ${tree}, a system folder; choose a folder of your own (in the project, your home or the temp folder)`;
   if (SHARED_TOPS.includes(parent) || parent === context.home) {
     const what = parent === '/' ? 'the file-system root' : parent === context.home ? 'your home folder itself' : `${parent} itself`;
     return `it would be created directly in ${what}; choose a folder of your own below it`;
@@ -169,7 +169,7 @@ function nearestExisting(path: string): string {
 export function checkTarget(target: string, slug: string, shown: string, allowed: readonly string[] = []): TargetVerdict & { ok: true } {
   const absolute = resolve(target);
   const say = (reason: string): never => {
-    throw new TargetError(`${clip(shown, 80)}: ${reason}; nothing was touched`);
+    throw new TargetError(`${clip(shown, 120)}: ${reason}; nothing was touched`);
   };
   const shape = checkPathShape(absolute);
   if (shape) say(shape);
@@ -190,7 +190,7 @@ export function checkTarget(target: string, slug: string, shown: string, allowed
   }
   if (existing !== absolute && type !== 'dir') {
     // Something on the way is not a folder (a file, a link to one): mkdir would fail half-way.
-    say(`${clip(existing, 60)} is ${type === 'file' ? 'a file' : type === 'symlink' ? 'a symbolic link' : 'not a folder'}, so no folder can be made below it`);
+    say(`${clip(existing, 160)} is ${type === 'file' ? 'a file' : type === 'symlink' ? 'a symbolic link' : 'not a folder'}, so no folder can be made below it`);
   }
   try {
     const fs = SPECIAL_FS[statfsSync(below).type];
@@ -202,7 +202,7 @@ export function checkTarget(target: string, slug: string, shown: string, allowed
   try {
     accessSync(writable, constants.W_OK | constants.X_OK);
   } catch {
-    say(`${clip(writable, 60)} is not writable`);
+    say(`${clip(writable, 160)} is not writable`);
   }
   const verdict = judgeTarget(inspectTarget(absolute), slug);
   if (!verdict.ok) {

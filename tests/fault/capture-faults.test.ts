@@ -123,10 +123,12 @@ interface RunTrace {
 }
 
 /** What a run has on the machine right now: its namespaces, processes inside them, its temp folder. */
-async function traceRun(runId: string): Promise<RunTrace & { namespaces: string[]; components: string[] }> {
+async function traceRun(runId: string): Promise<RunTrace & { namespaces: string[]; recorded: number[]; components: string[] }> {
   const namespaces = (await listNamespaces()).filter((ns) => ns.startsWith(`${LAB_PREFIX}${runId}.`));
   const processes = [...namespaceProcesses(namespaces).values()].flat().map((pid) => ({ pid, startTime: processStartTime(pid), group: processGroup(pid) }));
-  return { runId, namespaces, processes, components: await runComponents(runId) };
+  const record = readRecords().runs.find((r) => r.kind === 'lab' && r.runId === runId);
+  const recorded = record && record.kind === 'lab' ? record.processes.map((p) => p.pid) : [];
+  return { runId, namespaces, processes, recorded, components: await runComponents(runId) };
 }
 
 /** Everything of a run still on the machine; empty when it is all gone. */
@@ -153,20 +155,19 @@ async function leftovers(trace: RunTrace, out: string): Promise<string[]> {
 
 /**
  * Kills the capture with SIGKILL once `mark` shows in its progress and, with
- * `withDaemons`, once a component of the lab runs inside its namespaces (a
- * process in a group of its own: the capture's in-flight commands share its
- * group) (watched, not waited for by the clock); returns what the run had on
+ * `withDaemons`, once a component the run recorded runs inside its namespaces
+ * (watched, not waited for by the clock); returns what the run had on
  * the machine then, and the capture's process group.
  */
 async function killAt(
   run: Capture,
   mark: RegExp,
   withDaemons = false,
-): Promise<RunTrace & { namespaces: string[]; components: string[]; progress: string; captureGroup: number | null }> {
+): Promise<RunTrace & { namespaces: string[]; recorded: number[]; components: string[]; progress: string; captureGroup: number | null }> {
   const captureGroup = processGroup(run.child.pid!);
   await run.reached(mark);
   let trace = await traceRun(runIdOf(run.stderr()));
-  while (withDaemons && !trace.processes.some((p) => p.group !== captureGroup) && !/^\[ ?1\//m.test(run.stderr())) {
+  while (withDaemons && !trace.processes.some((p) => trace.recorded.includes(p.pid)) && !/^\[ ?1\//m.test(run.stderr())) {
     await new Promise((resolve) => setImmediate(resolve));
     trace = await traceRun(trace.runId);
   }
@@ -200,11 +201,12 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
       'the kill left the records',
     );
 
-    // The components are daemons, each in a process group of its own; what shares the killed
-    // capture's group is a command it had in flight (the readiness probe, curl --max-time 2),
-    // which --clean removes if it still runs and which otherwise ends by itself.
-    const daemons = trace.processes.filter((p) => p.group !== trace.captureGroup);
-    const inFlight = trace.processes.filter((p) => p.group === trace.captureGroup);
+    // The components are the daemons the run recorded; every other process is a command it had in
+    // flight (each in a process group of its own, as the one process runner starts them: kubectl,
+    // ip, a readiness probe's curl --max-time 2), which --clean removes if it still runs and which
+    // otherwise ends by itself, within its own time limit.
+    const daemons = trace.processes.filter((p) => trace.recorded.includes(p.pid));
+    const inFlight = trace.processes.filter((p) => !trace.recorded.includes(p.pid));
     assert.ok(daemons.length > 0, `daemons of the killed run were running: ${JSON.stringify(trace.processes)}`);
     const clean = capture(['--clean']);
     const result = await clean.done;
