@@ -46,6 +46,18 @@ export interface DriverEnvironment {
   limits: Localized[];
 }
 
+/** A value a stand-in decided or read for the API and the pods, merged over the nodes that gave it (run.yaml's environment.standIn). */
+export interface StandInDecision {
+  field: string;
+  value: string;
+  source: 'stand-in' | 'read';
+  /** What it was read from, for `read`. */
+  from?: string;
+  zh: string;
+  en: string;
+  nodes: string[];
+}
+
 /** What a run found out about itself that its description names (from the versions the tools reported). */
 export interface RunIdentity {
   /** kube-proxy's mode as kube-proxy reported it (the experiment's when it could not be asked). */
@@ -108,6 +120,12 @@ export interface NodeProvider {
    * stopped or restarted): one phrase each, empty while it is whole. Bounded in time.
    */
   problems(ctx: DriverContext): Promise<string[]>;
+  /**
+   * What the provider's stand-in decided or read while the run was up (the lab kubelet's
+   * node fields, hostnames, probe cadence, stop sequence). Asked after the last step,
+   * before down(); absent when nothing stands in.
+   */
+  standIn?(ctx: DriverContext): Promise<StandInDecision[]>;
   /** Removes everything this provider created (unless kept). Idempotent; safe after a partial up(). */
   down(ctx: { log: (line: string) => void }): Promise<void>;
   /** The provider's own setup and teardown argvs, for --dry-run, in the order up() and down() run them. */

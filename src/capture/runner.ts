@@ -96,8 +96,10 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
     }
 
     throwIfAborted(signal);
+    // Before down(): the stand-in's decisions are read from the environment while it is still there.
+    const environment = await cluster.describe(runIdentity(experiment, versions), ctx);
     const finishedAt = now();
-    const run = runSnapshot({ ...input, experiment }, cluster, topology, versions, startedAt, finishedAt);
+    const run = runSnapshot({ ...input, experiment }, environment, topology, versions, startedAt, finishedAt);
     await staging.writeRun(run);
     throwIfAborted(signal);
     if (input.deferSwap) {
@@ -128,7 +130,7 @@ export function runIdentity(experiment: Experiment, versions: Readonly<Record<st
 
 function runSnapshot(
   input: CaptureInput,
-  cluster: Cluster,
+  environment: RunSnapshot['environment'],
   topology: Topology,
   versions: Record<string, string>,
   startedAt: Date,
@@ -140,7 +142,7 @@ function runSnapshot(
     slug: experiment.slug,
     runId: input.runId,
     driver: driver.name,
-    environment: cluster.environment(runIdentity(experiment, versions)),
+    environment,
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - startedAt.getTime(),

@@ -65,6 +65,21 @@ export function outcomeFacts(step: string): FactDef[] {
 }
 
 /**
+ * A delete-pod step's measured wait: seconds from the delete's return until kube-proxy's
+ * health check first said 0 local endpoints, and how many polls that took.
+ */
+export function settleFacts(step: string): FactDef[] {
+  const settle = (s: StepSnapshot) => {
+    if (s.settle === undefined) throw new ExtractError(`step ${step} has no settle record (a delete-pod step with settleNode records one)`);
+    return s.settle;
+  };
+  return [
+    stepFact(`${step}.settleSeconds`, step, (s) => durationSeconds(settle(s).afterDeleteMs)),
+    stepFact(`${step}.settlePolls`, step, (s) => String(settle(s).polls)),
+  ];
+}
+
+/**
  * A curl step: rc, seconds, the --max-time it ran with, and either the backend's
  * `client=` address (answered) or curl's error message (failed).
  */

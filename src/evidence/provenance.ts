@@ -31,6 +31,19 @@ export function provenanceFacts(run: RunSnapshot): FactDef[] {
       runFact(`run.environment.standsFor.${lang}`, (r) => r.environment.standsFor[lang]),
       ...run.environment.limits.map((_, i) => runFact(`run.environment.limit.${i + 1}.${lang}`, (r) => r.environment.limits[i]?.[lang] ?? '')),
     ]),
+    // What a stand-in decided or read, one row each (absent when nothing stood in).
+    ...(run.environment.standIn ?? []).flatMap((decision, i) => {
+      const row = (r: RunSnapshot) => r.environment.standIn?.[i];
+      return [
+        runFact(`run.standIn.${i + 1}.field`, (r) => row(r)?.field ?? ''),
+        runFact(`run.standIn.${i + 1}.value`, (r) => row(r)?.value ?? ''),
+        runFact(`run.standIn.${i + 1}.source`, (r) => row(r)?.source ?? ''),
+        // A value the stand-in chose has no source to name.
+        ...(decision.from === undefined ? [] : [runFact(`run.standIn.${i + 1}.from`, (r) => row(r)?.from ?? '')]),
+        runFact(`run.standIn.${i + 1}.nodes`, (r) => row(r)?.nodes.join(', ') ?? ''),
+        ...LANGS.map((lang) => runFact(`run.standIn.${i + 1}.${lang}`, (r) => row(r)?.[lang] ?? '')),
+      ];
+    }),
     runFact('run.host', (run) => `${run.host.os} ${run.host.arch}, kernel ${run.host.kernel}`),
     ...Object.keys(run.versions).map((tool) => runFact(`run.version.${tool}`, (r) => r.versions[tool] ?? '')),
   ];

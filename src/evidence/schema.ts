@@ -66,6 +66,24 @@ export const runSchema = z.strictObject({
     standsFor: localized,
     /** What this run was not or did not verify, the largest limit first. */
     limits: z.array(localized).min(1),
+    /**
+     * What a stand-in (the lab kubelet) decided or read for the API and the pods, merged
+     * over the nodes: the page shows each value with its source. Absent when nothing
+     * stood in (kind).
+     */
+    standIn: z
+      .array(
+        z.strictObject({
+          field: z.string().min(1),
+          value: z.string().min(1),
+          source: z.enum(['stand-in', 'read']),
+          from: z.string().min(1).optional(),
+          zh: z.string().min(1),
+          en: z.string().min(1),
+          nodes: z.array(z.string().min(1)).min(1),
+        }),
+      )
+      .optional(),
   }),
   startedAt: isoDate,
   finishedAt: isoDate,

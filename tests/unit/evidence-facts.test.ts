@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { join, relative } from 'node:path';
 import { loadSnapshots, type Snapshots } from '../../src/evidence/load.ts';
 import { deriveFacts, deriveFactsWithSkips, type FactDef } from '../../src/evidence/facts.ts';
-import { optional, runFact, stepFact } from '../../src/evidence/fact-kit.ts';
+import { optional, runFact, settleFacts, stepFact } from '../../src/evidence/fact-kit.ts';
+import { nodePort } from '../../src/evidence/extract/run.ts';
+import { provenanceFacts } from '../../src/evidence/provenance.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import type { StepSnapshot } from '../../src/evidence/schema.ts';
 import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
@@ -152,7 +154,7 @@ test('a fact the extractor cannot find names the step file, the fact and what wa
   assert.match(
     problems[0]!,
     new RegExp(
-      `^${filter.replace(/\./g, '\\.')}: fact "filter-worker2\\.dropRule": looked for a rule with table filter, chain KUBE-EXTERNAL-SERVICES, target DROP, --dport 30187 in iptables-save output, found none`,
+      `^${filter.replace(/\./g, '\\.')}: fact "filter-worker2\\.dropRule": looked for a rule with table filter, chain KUBE-EXTERNAL-SERVICES, target DROP, --dport ${nodePort(sample.run, 's-local')} in iptables-save output, found none`,
     ),
   );
   const conntrack = sample.files.steps.get('conntrack-worker2')!;
@@ -202,4 +204,36 @@ test('optional facts are skipped with their reason when the run lacks them, deri
   assert.deepEqual(lab.skipped, [{ id: 'version.docker', step: 'run', reason: 'only kind records it', cause: 'the derived value is empty' }]);
   const kindRun = { ...sample, run: { ...sample.run, driver: 'kind' as const, versions: { ...sample.run.versions, docker: '28.2.2' } } };
   assert.equal(deriveFacts(articleFacts, kindRun).get('version.docker')!.value, '28.2.2');
+});
+
+test("a delete-pod step's settle wait is a fact: seconds after the delete returned, and the polls it took", () => {
+  const step = sample.steps.get('delete-backend')!;
+  assert.ok(step.settle !== undefined, 'the recorded delete-backend step has its settle record');
+  const facts = deriveFacts(settleFacts('delete-backend'), sample);
+  assert.equal(facts.get('delete-backend.settleSeconds')!.raw, String(step.settle.afterDeleteMs));
+  assert.equal(facts.get('delete-backend.settlePolls')!.value, String(step.settle.polls));
+  // A delete recorded without its wait (a run before the record existed) is no settle measurement.
+  const unsettled = withStep('delete-backend', ({ settle: _settle, ...rest }) => rest);
+  assert.deepEqual(
+    problemsOf(() => deriveFacts(settleFacts('delete-backend'), unsettled)).map((p) => p.replace(/^.*?: fact/, 'fact')),
+    [
+      'fact "delete-backend.settleSeconds": step delete-backend has no settle record (a delete-pod step with settleNode records one)',
+      'fact "delete-backend.settlePolls": step delete-backend has no settle record (a delete-pod step with settleNode records one)',
+    ],
+  );
+});
+
+test("the stand-in's decisions are run facts; a value it chose names no source", () => {
+  const decisions = sample.run.environment.standIn;
+  assert.ok(decisions !== undefined && decisions.length > 0, 'the lab run records what its kubelet decided');
+  const facts = deriveFacts(provenanceFacts(sample.run), sample);
+  decisions.forEach((d, i) => {
+    assert.equal(facts.get(`run.standIn.${i + 1}.field`)!.value, d.field);
+    assert.equal(facts.get(`run.standIn.${i + 1}.source`)!.value, d.source);
+    assert.equal(facts.get(`run.standIn.${i + 1}.nodes`)!.value, d.nodes.join(', '));
+    assert.equal(facts.has(`run.standIn.${i + 1}.from`), d.from !== undefined, `decision ${d.field}`);
+  });
+  assert.ok(decisions.some((d) => d.source === 'stand-in') && decisions.some((d) => d.source === 'read'));
+  // The stand-in's own choices are said to be its own: pod capacity is kubelet's default, set by the lab kubelet.
+  assert.equal(decisions.find((d) => d.field === 'node.status.capacity.pods')?.source, 'stand-in');
 });

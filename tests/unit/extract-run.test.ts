@@ -13,10 +13,10 @@ test('node IPs, pod IP, NodePorts and the health-check port come from run.yaml',
   assert.equal(nodeIP(run, 'control-plane'), '172.20.0.3');
   assert.equal(nodeIP(run, 'worker'), '172.20.0.2');
   assert.equal(nodeIP(run, 'worker2'), '172.20.0.4');
-  assert.equal(podIP(run, 'backend'), '10.245.1.2');
-  assert.equal(nodePort(run, 's-cluster'), '32083');
-  assert.equal(nodePort(run, 's-local'), '30187');
-  assert.equal(healthCheckNodePort(run, 's-lb'), '31877');
+  assert.equal(podIP(run, 'backend'), '10.245.2.2');
+  assert.equal(nodePort(run, 's-cluster'), '31832');
+  assert.equal(nodePort(run, 's-local'), '31079');
+  assert.equal(healthCheckNodePort(run, 's-lb'), '32144');
   assert.throws(() => healthCheckNodePort(run, 's-local'), /service "s-local" has no healthCheckNodePort in run\.yaml \(only LoadBalancer \+ Local gets one\)/);
   assert.throws(() => nodeIP(run, 'worker3'), {
     name: 'ExtractError',
@@ -26,8 +26,8 @@ test('node IPs, pod IP, NodePorts and the health-check port come from run.yaml',
 });
 
 test("the pod gateway is the first address of the node's podCIDR", () => {
-  assert.equal(podGateway(run, 'worker'), '10.245.1.1');
-  assert.equal(podGateway(run, 'worker2'), '10.245.2.1');
+  assert.equal(podGateway(run, 'worker'), '10.245.2.1');
+  assert.equal(podGateway(run, 'worker2'), '10.245.1.1');
   // The recorded client address under Cluster via worker is that gateway (ptp puts it on the host veth).
   assert.equal(firstAddress('10.244.1.0/24'), '10.244.1.1');
   assert.equal(firstAddress('10.244.1.77/24'), '10.244.1.1');

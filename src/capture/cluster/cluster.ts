@@ -11,7 +11,15 @@ import type { DeletePodStep, ExecStep, Experiment, StepDef, Topology, TopologyVi
 import { DEFAULT_STEP_TIMEOUT_MS } from '../../experiment/types.ts';
 import type { StepSnapshot } from '../../evidence/schema.ts';
 import { STREAM_LIMIT_BYTES, storedFields, storeStreamHead } from '../../evidence/raw-stream.ts';
-import { DriverError, type ApiAccess, type DriverContext, type DriverEnvironment, type NodeProvider, type RunIdentity } from '../driver.ts';
+import {
+  DriverError,
+  type ApiAccess,
+  type DriverContext,
+  type DriverEnvironment,
+  type NodeProvider,
+  type RunIdentity,
+  type StandInDecision,
+} from '../driver.ts';
 import { judged } from '../checked-run.ts';
 import { firstLine, runProcess, seconds, sleep, text, type ProcessResult } from '../process.ts';
 import { agreedValue, parseKubectlVersion, parseLocalEndpoints, parseProxyMode } from './api-output.ts';
@@ -97,8 +105,11 @@ export class Cluster {
     this.access = provider.api(experiment);
   }
 
-  environment(run: RunIdentity): DriverEnvironment {
-    return this.provider.environment(run);
+  /** The provider's description of the run, with what its stand-in decided when one ran (asked before down()). */
+  async describe(run: RunIdentity, ctx: DriverContext): Promise<DriverEnvironment & { standIn?: StandInDecision[] }> {
+    const environment = this.provider.environment(run);
+    if (this.provider.standIn === undefined) return environment;
+    return { ...environment, standIn: await this.provider.standIn(ctx) };
   }
 
   /** The manifests' names: which Pods to wait for, which Pods and Services to read back. */

@@ -19,6 +19,7 @@ import {
   type ExecLimits,
   type NodeProvider,
   type RunIdentity,
+  type StandInDecision,
 } from '../driver.ts';
 import { runOrThrow } from '../checked-run.ts';
 import * as k from '../cluster/kubectl.ts';
@@ -50,6 +51,7 @@ import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, r
 import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, nsenterNet, teardownCommands } from './network.ts';
 import { phaseLine, type LabPhase } from './phases.ts';
 import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
+import { readNodeDecisions, runDecisions } from './kubelet/decisions.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
 import { isAlive, readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
 import { runTogether, settleAll } from './together.ts';
@@ -537,6 +539,17 @@ export class LabDriver implements NodeProvider {
       if (!this.finished && this.running.has(label)) this.died = this.died ?? { label, code, log: daemon.logFile };
     });
     return daemon;
+  }
+
+  /** What each node's lab kubelet decided or read (its decisions.json), merged: run.yaml's environment.standIn. */
+  async standIn(_ctx: DriverContext): Promise<StandInDecision[]> {
+    const layout = this.layout;
+    if (layout === null) throw new DriverError("lab: asked for the lab kubelets' decisions before the nodes were up");
+    try {
+      return runDecisions(layout.nodes.map((node) => readNodeDecisions(join(this.folder, 'nodes', node.name, 'decisions.json'))));
+    } catch (error) {
+      throw new DriverError(`lab: the lab kubelets' decisions: ${(error as Error).message}`);
+    }
   }
 
   /** Throws, naming the component and the end of its log, when one of the lab's processes has exited. */
