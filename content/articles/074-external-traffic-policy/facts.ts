@@ -3,7 +3,7 @@
 import type { FactDef } from '../../../src/evidence/facts.ts';
 import {
   conntrackFacts, curlFacts, healthCheckFacts, iptablesRuleFacts, nftHookFact, nftRuleFact, nftSetFact, nftVerdictFacts,
-  optional, outcomeFacts, runFact,
+  optional, outcomeFacts, runFact, settleFacts,
 } from '../../../src/evidence/fact-kit.ts';
 import {
   healthCheckNodePort, node, nodeIP, nodePort, pod, podGateway, runDate, service, version,
@@ -34,6 +34,8 @@ export const facts: FactDef[] = [
   ...healthCheckFacts('health-worker2'),
   ...healthCheckFacts('health-control-plane'),
   ...outcomeFacts('delete-backend'),
+  // How long kube-proxy took to see the backend gone, as its own health check told it.
+  ...settleFacts('delete-backend'),
   ...healthCheckFacts('health-worker-after-delete'),
 
   ...NODES.flatMap((n) => [
