@@ -1,6 +1,9 @@
 // The boundary between the capture engine (which steps, in what order, where the
 // snapshots go) and a node provider that can host them (a kind cluster, the lab).
 import type { Experiment } from '../experiment/types.ts';
+import type { StandInDecision } from '../evidence/schema.ts';
+
+export type { StandInDecision };
 import type { KubectlTarget } from './cluster/kubectl.ts';
 import type { KubeNode } from './cluster/topology.ts';
 import type { ProcessResult } from './process.ts';
@@ -44,18 +47,6 @@ export interface DriverEnvironment {
   standsFor: Localized;
   /** What this run was not or did not verify, the largest limit first. */
   limits: Localized[];
-}
-
-/** A value a stand-in decided or read for the API and the pods, merged over the nodes that gave it (run.yaml's environment.standIn). */
-export interface StandInDecision {
-  field: string;
-  value: string;
-  source: 'stand-in' | 'read';
-  /** What it was read from, for `read`. */
-  from?: string;
-  zh: string;
-  en: string;
-  nodes: string[];
 }
 
 /** What a run found out about itself that its description names (from the versions the tools reported). */

@@ -55,6 +55,18 @@ export const serviceSchema = z.strictObject({
   healthCheckNodePort: port.nullable(),
 });
 
+/** A value a stand-in decided or read, with the nodes it gave it for (run.yaml's environment.standIn). */
+export const standInDecisionSchema = z.strictObject({
+  field: z.string().min(1),
+  value: z.string().min(1),
+  source: z.enum(['stand-in', 'read']),
+  /** What it was read from, for `read`. */
+  from: z.string().min(1).optional(),
+  zh: z.string().min(1),
+  en: z.string().min(1),
+  nodes: z.array(z.string().min(1)).min(1),
+});
+
 export const runSchema = z.strictObject({
   schema: z.literal(SNAPSHOT_SCHEMA_VERSION),
   slug: z.string().min(1),
@@ -71,19 +83,7 @@ export const runSchema = z.strictObject({
      * over the nodes: the page shows each value with its source. Absent when nothing
      * stood in (kind).
      */
-    standIn: z
-      .array(
-        z.strictObject({
-          field: z.string().min(1),
-          value: z.string().min(1),
-          source: z.enum(['stand-in', 'read']),
-          from: z.string().min(1).optional(),
-          zh: z.string().min(1),
-          en: z.string().min(1),
-          nodes: z.array(z.string().min(1)).min(1),
-        }),
-      )
-      .optional(),
+    standIn: z.array(standInDecisionSchema).optional(),
   }),
   startedAt: isoDate,
   finishedAt: isoDate,
@@ -151,3 +151,4 @@ export const stepSchema = z.strictObject({
 
 export type RunSnapshot = z.infer<typeof runSchema>;
 export type StepSnapshot = z.infer<typeof stepSchema>;
+export type StandInDecision = z.infer<typeof standInDecisionSchema>;

@@ -3,22 +3,15 @@
 // for run.yaml and the page. `read` values come from the machine or a tool's
 // output; `stand-in` values are the lab's own choice (often kubelet's default).
 import { readFileSync } from 'node:fs';
+import type { StandInDecision } from '../../../evidence/schema.ts';
 import { KUBELET_DEFAULT_MAX_PODS, type MachineCapacity } from './machine.ts';
 import { LAB_KUBELET_VERSION, LAB_RUNTIME_VERSION } from './objects.ts';
 import type { ReadinessProbe } from './probe.ts';
 import { HEARTBEAT_MS, type PodObservation, type StopObservation } from './node-agent.ts';
 import { whatRanImage, type WhatRan } from './runtime.ts';
 
-export interface Decision {
-  /** Where the value shows: an API field, or the part of the lab's behaviour it names. */
-  field: string;
-  value: string;
-  source: 'stand-in' | 'read';
-  /** What it was read from, for `read`. */
-  from?: string;
-  zh: string;
-  en: string;
-}
+/** One node's value: the run's row (run.yaml's environment.standIn) before the nodes are merged. */
+export type Decision = Omit<StandInDecision, 'nodes'>;
 
 export interface NodeObservations {
   capacity: MachineCapacity | null;
@@ -204,8 +197,8 @@ export function readNodeDecisions(file: string): NodeDecisions {
 }
 
 /** The run's list: a decision every node made alike once, with the nodes that made it. */
-export function runDecisions(perNode: NodeDecisions[]): (Decision & { nodes: string[] })[] {
-  const merged: (Decision & { nodes: string[] })[] = [];
+export function runDecisions(perNode: NodeDecisions[]): StandInDecision[] {
+  const merged: StandInDecision[] = [];
   for (const { node, decisions } of perNode) {
     for (const decision of decisions) {
       const same = merged.find((m) => m.field === decision.field && m.value === decision.value && m.source === decision.source);
