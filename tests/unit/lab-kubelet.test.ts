@@ -481,11 +481,14 @@ test('what the stand-in decided: read values say what from, decisions say so, no
     assert.throws(() => readNodeDecisions(file), new RegExp(`^Error: ${file}: expected the lab kubelet's JSON`));
     // A node whose lab kubelet never wrote its file: one line naming the file, so the run fails instead of showing nothing.
     const missing = join(dir, 'nodes', 'worker', 'decisions.json');
-    assert.throws(() => readNodeDecisions(missing), (error: Error) => {
-      assert.match(error.message, new RegExp(`^${missing}: expected the lab kubelet's JSON: ENOENT`));
-      assert.equal(error.message.split('\n').length, 1);
-      return true;
-    });
+    assert.throws(
+      () => readNodeDecisions(missing),
+      (error: Error) => {
+        assert.match(error.message, new RegExp(`^${missing}: expected the lab kubelet's JSON: ENOENT`));
+        assert.equal(error.message.split('\n').length, 1);
+        return true;
+      },
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
