@@ -30,13 +30,18 @@ export interface DeclaredLabels {
   title: string;
 }
 
+/** Words, not a token: a value with spaces, or Chinese text (which breaks between characters, not at spaces). */
+export function mayWrap(value: string): boolean {
+  return /\s|\p{Script=Han}/u.test(value);
+}
+
 /**
- * `<span data-fact data-step [data-raw] [data-variant data-run]>value</span>`; a value with
- * spaces may wrap, others never break. A declared value also carries `data-declared="<file>"`
+ * `<span data-fact data-step [data-raw] [data-variant data-run]>value</span>`; a value made of
+ * words (mayWrap) may wrap, others never break. A declared value also carries `data-declared="<file>"`
  * and, with labels, its mark and tooltip.
  */
 export function factHtml(fact: Fact, binding?: VariantBinding, declared?: DeclaredLabels): string {
-  const classes = [/\s/.test(fact.value) ? 'wraps' : '', fact.declared ? 'declared' : ''].filter(Boolean).join(' ');
+  const classes = [mayWrap(fact.value) ? 'wraps' : '', fact.declared ? 'declared' : ''].filter(Boolean).join(' ');
   const cls = classes ? ` class="${classes}"` : '';
   const raw = fact.raw === undefined ? '' : ` data-raw="${escapeHtml(fact.raw)}"`;
   const decl =
