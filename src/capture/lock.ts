@@ -46,20 +46,29 @@ function readLock(path: string): LockInfo | null {
   }
 }
 
+/**
+ * Creates the lock only if none exists, and never visible half-written: the content goes to a
+ * file of our own first and is linked into place (link fails if the lock exists). A lock opened
+ * empty and written after would read as unreadable, that is dead, to a capture started at the
+ * same moment, which would then take it over while its owner goes on.
+ */
 function createExclusive(path: string, info: LockInfo): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, 'wx', 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
+  const draft = `${path}.new-${info.runId}`;
+  const fd = openSync(draft, 'wx', 0o600);
   try {
     writeSync(fd, `${JSON.stringify(info, null, 2)}\n`);
   } finally {
     closeSync(fd);
   }
-  return true;
+  try {
+    linkSync(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(draft, { force: true });
+  }
 }
 
 const ownerOf = (info: LockInfo): Owner => ({ pid: info.pid, startTime: info.startTime });
