@@ -13,6 +13,8 @@ import { jsonField, parseHttpResponse } from './extract/http.ts';
 import { findRule, optionValue, parseIptablesSave, type RuleQuery } from './extract/iptables-save.ts';
 import { flowEntriesShown, parseConntrackList, type ConntrackEntry } from './extract/conntrack.ts';
 import { findChain, findChainRule, findPortVerdict, findSet, parseNftTable } from './extract/nft.ts';
+import { parseIpAddressJson, podGatewayOnNode } from './extract/ip-address.ts';
+import { node } from './extract/run.ts';
 
 const asValue = (v: string | FactValue): FactValue => (typeof v === 'string' ? { value: v } : v);
 
@@ -62,6 +64,14 @@ export function optional(def: FactDef, reason: string): FactDef {
 /** `<step>.rc` and `<step>.seconds` (rounded; raw = the exact milliseconds): every step has them. */
 export function outcomeFacts(step: string): FactDef[] {
   return [stepFact(`${step}.rc`, step, (s) => String(s.exitCode)), stepFact(`${step}.seconds`, step, (s) => durationSeconds(s.durationMs))];
+}
+
+/**
+ * The pod gateway as `node` itself holds it, read from a step that ran `ip -j -4 address show`
+ * there: the address inside the node's podCIDR (run.yaml) on its pods' veths.
+ */
+export function podGatewayFact(id: string, step: string, nodeName: string): FactDef {
+  return stepFact(id, step, (s, run) => podGatewayOnNode(parseIpAddressJson(s.stdout), node(run, nodeName).podCIDR).address);
 }
 
 /**

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import type { RunSnapshot } from '../../src/evidence/schema.ts';
-import { firstAddress, healthCheckNodePort, nodeIP, nodePort, podGateway, podIP, runDate, version } from '../../src/evidence/extract/run.ts';
+import { healthCheckNodePort, nodeIP, nodePort, podIP, runDate, version } from '../../src/evidence/extract/run.ts';
 import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
 
 const run = load(readFileSync(join(SNAPSHOT_SAMPLE_DIR, 'run.yaml'), 'utf8')) as RunSnapshot;
@@ -23,20 +23,6 @@ test('node IPs, pod IP, NodePorts and the health-check port come from run.yaml',
     message: 'looked for node "worker3" in run.yaml, found only: control-plane, worker, worker2',
   });
   assert.throws(() => nodePort(run, 's-missing'), /looked for service "s-missing" in run\.yaml, found only: s-cluster, s-local, s-lb/);
-});
-
-test("the pod gateway is the first address of the node's podCIDR", () => {
-  assert.equal(podGateway(run, 'worker'), '10.245.2.1');
-  assert.equal(podGateway(run, 'worker2'), '10.245.1.1');
-  // The recorded client address under Cluster via worker is that gateway (ptp puts it on the host veth).
-  assert.equal(firstAddress('10.244.1.0/24'), '10.244.1.1');
-  assert.equal(firstAddress('10.244.1.77/24'), '10.244.1.1');
-  assert.equal(firstAddress('172.16.5.0/23'), '172.16.4.1');
-  assert.equal(firstAddress('10.0.0.0/8'), '10.0.0.1');
-  assert.equal(firstAddress('192.168.255.252/30'), '192.168.255.253');
-  assert.throws(() => firstAddress('10.244.1.0'), /expected an IPv4 CIDR with room for hosts \(prefix <= 30\), got "10\.244\.1\.0"/);
-  assert.throws(() => firstAddress('10.244.1.1/32'), /prefix <= 30/);
-  assert.throws(() => firstAddress('10.256.0.0/16'), /expected an IPv4 CIDR/);
 });
 
 test('versions, date and driver', () => {

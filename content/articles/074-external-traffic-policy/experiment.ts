@@ -36,6 +36,12 @@ export const experiment: Experiment = {
   steps: [
     fromClient('cluster-via-worker', 's-cluster via the node with the backend',
       (t) => curl(`http://${t.ip('worker')}:${t.nodePort('s-cluster')}/`)),
+    {
+      // The gateway the CNI put on the host side of the backend's veth, as worker holds it.
+      kind: 'exec', id: 'addresses-worker', node: 'worker',
+      title: "worker's IPv4 addresses",
+      command: () => ['ip', '-j', '-4', 'address', 'show'],
+    },
     fromClient('cluster-via-worker2', 's-cluster via the node without a backend',
       (t) => curl(`http://${t.ip('worker2')}:${t.nodePort('s-cluster')}/`)),
     {

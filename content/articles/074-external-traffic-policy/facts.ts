@@ -3,10 +3,10 @@
 import type { FactDef } from '../../../src/evidence/facts.ts';
 import {
   conntrackFacts, curlFacts, healthCheckFacts, iptablesRuleFacts, nftHookFact, nftRuleFact, nftSetFact, nftVerdictFacts,
-  optional, outcomeFacts, runFact, settleFacts,
+  optional, outcomeFacts, podGatewayFact, runFact, settleFacts,
 } from '../../../src/evidence/fact-kit.ts';
 import {
-  healthCheckNodePort, node, nodeIP, nodePort, pod, podGateway, runDate, service, version,
+  healthCheckNodePort, node, nodeIP, nodePort, pod, runDate, service, version,
 } from '../../../src/evidence/extract/run.ts';
 import { durationSeconds } from '../../../src/evidence/extract/duration.ts';
 import type { ComparisonRow } from '../../../src/evidence/article/variants.ts';
@@ -24,6 +24,8 @@ export const facts: FactDef[] = [
   // Cluster policy: the source address the backend saw, via the node with and without it.
   ...curlFacts('cluster-via-worker', 'answered'),
   ...curlFacts('cluster-via-worker2', 'answered'),
+  // The address worker holds on its pod's veth: what the backend saw through worker, if it was masqueraded there.
+  podGatewayFact('node.worker.podGateway', 'addresses-worker', 'worker'),
   // Local policy: the client's address survives; the node without a backend drops the packet.
   ...curlFacts('local-via-worker', 'answered'),
   ...curlFacts('local-via-worker2', 'failed'),
@@ -42,7 +44,6 @@ export const facts: FactDef[] = [
     runFact(`node.${n}.ip`, (run) => nodeIP(run, n)),
     runFact(`node.${n}.name`, (run) => node(run, n).k8sName),
     runFact(`node.${n}.podCIDR`, (run) => node(run, n).podCIDR),
-    runFact(`node.${n}.podGateway`, (run) => podGateway(run, n)),
   ]),
   runFact('pod.backend.ip', (run) => pod(run, 'backend').ip),
   runFact('pod.backend.node', (run) => pod(run, 'backend').node),

@@ -28,23 +28,6 @@ export function healthCheckNodePort(run: RunSnapshot, name: string): string {
   return String(port);
 }
 
-/** The first host address of a CIDR: 10.244.2.0/24 -> 10.244.2.1 (where ptp puts the pod gateway). */
-export function firstAddress(cidr: string): string {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(cidr);
-  const octets = m ? m.slice(1, 5).map(Number) : [];
-  const prefix = m ? Number(m[5]) : NaN;
-  if (!m || octets.some((o) => o > 255) || prefix > 30) {
-    throw new ExtractError(`expected an IPv4 CIDR with room for hosts (prefix <= 30), got ${JSON.stringify(cidr)}`);
-  }
-  const address = octets.reduce((acc, o) => acc * 256 + o, 0);
-  const size = 2 ** (32 - prefix);
-  const first = Math.floor(address / size) * size + 1;
-  return [24, 16, 8, 0].map((shift) => Math.floor(first / 2 ** shift) % 256).join('.');
-}
-
-/** The pod gateway on a node: the first address of its podCIDR. */
-export const podGateway = (run: RunSnapshot, name: string): string => firstAddress(node(run, name).podCIDR);
-
 /** A tool's version as run.yaml recorded it. */
 export function version(run: RunSnapshot, tool: string): string {
   const value = run.versions[tool];
