@@ -13,10 +13,10 @@ test('node IPs, pod IP, NodePorts and the health-check port come from run.yaml',
   assert.equal(nodeIP(run, 'control-plane'), '172.20.0.3');
   assert.equal(nodeIP(run, 'worker'), '172.20.0.2');
   assert.equal(nodeIP(run, 'worker2'), '172.20.0.4');
-  assert.equal(podIP(run, 'backend'), '10.245.2.2');
-  assert.equal(nodePort(run, 's-cluster'), '32086');
-  assert.equal(nodePort(run, 's-local'), '31472');
-  assert.equal(healthCheckNodePort(run, 's-lb'), '31450');
+  assert.equal(podIP(run, 'backend'), '10.245.1.2');
+  assert.equal(nodePort(run, 's-cluster'), '31166');
+  assert.equal(nodePort(run, 's-local'), '30973');
+  assert.equal(healthCheckNodePort(run, 's-lb'), '32295');
   assert.throws(() => healthCheckNodePort(run, 's-local'), /service "s-local" has no healthCheckNodePort in run\.yaml \(only LoadBalancer \+ Local gets one\)/);
   assert.throws(() => nodeIP(run, 'worker3'), {
     name: 'ExtractError',

@@ -7,6 +7,10 @@ export const lines: LineTemplates = {
     zh: '控制面（{node.control-plane.ip}）→ worker {node.worker.ip}:{service.s-cluster.nodePort}（后端就在这个节点）：后端看到 client={cluster-via-worker.client}，rc={cluster-via-worker.rc}，用时 {cluster-via-worker.seconds} 秒',
     en: 'Control-plane ({node.control-plane.ip}) to worker at {node.worker.ip}:{service.s-cluster.nodePort}, where the backend runs: the backend saw client={cluster-via-worker.client}; curl exited {cluster-via-worker.rc} after {cluster-via-worker.seconds} s',
   },
+  'addresses-worker': {
+    zh: 'worker 自己持有的、落在其 Pod 网段 {node.worker.podCIDR} 内的地址：{node.worker.podGateway}，在后端 Pod 的 veth 的节点一端',
+    en: "The address worker itself holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node's end of the backend pod's veth",
+  },
   'cluster-via-worker2': {
     zh: '控制面 → worker2 {node.worker2.ip}:{service.s-cluster.nodePort}（这里没有后端，请求被转发）：后端看到 client={cluster-via-worker2.client}，rc={cluster-via-worker2.rc}，用时 {cluster-via-worker2.seconds} 秒',
     en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-cluster.nodePort}, which has no backend and forwards the request: the backend saw client={cluster-via-worker2.client}; curl exited {cluster-via-worker2.rc} after {cluster-via-worker2.seconds} s',
