@@ -15,6 +15,7 @@ import { experiment } from '../../content/articles/074-external-traffic-policy/e
 import { renderKindConfig } from '../../src/capture/kind/config.ts';
 import { RUNTIME_WRAPPER } from '../../src/capture/kind/engine/engine.ts';
 import { KINDNET_CONFLIST, kindnetConflist, kindnetRoutes, parseMtu, standInForKindnetd } from '../../src/capture/kind/kindnet-stand-in.ts';
+import { mergeNodeDecisions } from '../../src/capture/cluster/stand-in.ts';
 import { substituteImages } from '../../src/capture/kind/substitutes.ts';
 import { containerChanges, parseContainerStates } from '../../src/capture/kind/tool-output.ts';
 
@@ -56,10 +57,34 @@ test("kindnetd's routes: every other node's podCIDR via that node's InternalIP, 
 
 test('the stand-in runs, on each node in turn: read the MTU, write the conflist through stdin, add the routes', async () => {
   const calls: { container: string; argv: string[]; input?: string }[] = [];
-  await standInForKindnetd(nodes, async (container, argv, _what, input) => {
+  const written = await standInForKindnetd(nodes, async (container, argv, _what, input) => {
     calls.push({ container, argv, ...(input !== undefined ? { input } : {}) });
-    return argv[0] === 'cat' ? '1500\n' : '';
+    return argv[0] === 'cat' ? (container.endsWith('-worker') ? '1450\n' : '1500\n') : '';
   });
+  // What it wrote, per node, merged for run.yaml: a value all nodes share once, a node's own value on its row.
+  const merged = mergeNodeDecisions(written);
+  const row = (field: string) => merged.filter((d) => d.field === field);
+  assert.deepEqual(
+    row('cni.conflist').map((d) => [d.source, d.nodes.length]),
+    [['stand-in', 3]],
+  );
+  assert.deepEqual(
+    row('cni.conflist.mtu').map((d) => [d.value, d.source, d.from, d.nodes]),
+    [
+      ['1500', 'read', '/sys/class/net/eth0/mtu on the node', ['kx-main-control-plane', 'kx-main-worker2']],
+      ['1450', 'read', '/sys/class/net/eth0/mtu on the node', ['kx-main-worker']],
+    ],
+  );
+  assert.deepEqual(
+    row('cni.conflist.ranges (kx-main-worker)').map((d) => [d.value, d.nodes]),
+    [['10.244.2.0/24', ['kx-main-worker']]],
+  );
+  assert.equal(row('routes (kx-main-worker)')[0]!.value, '10.244.0.0/24 via 172.18.0.4; 10.244.1.0/24 via 172.18.0.2');
+  assert.deepEqual(
+    row('masquerade').map((d) => [d.value, d.source, d.from]),
+    [['none', 'stand-in', undefined]],
+  );
+  for (const d of merged) assert.ok(d.zh && d.en && (d.source === 'read') === (d.from !== undefined), d.field);
   assert.equal(calls.length, 3 * (3 + 2));
   const worker = calls.filter((c) => c.container === 'kx-main-worker');
   assert.deepEqual(

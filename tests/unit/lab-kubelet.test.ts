@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ApiAnswer, KubeApi, WatchEvent } from '../../src/capture/lab/kubelet/api.ts';
 import type { Clock } from '../../src/capture/lab/kubelet/clock.ts';
-import { readNodeDecisions, runDecisions, standInDecisions } from '../../src/capture/lab/kubelet/decisions.ts';
+import { readNodeDecisions, standInDecisions } from '../../src/capture/lab/kubelet/decisions.ts';
+import { mergeNodeDecisions } from '../../src/capture/cluster/stand-in.ts';
 import { Kindnet, mtuOfAddress, nodeRoute } from '../../src/capture/lab/kubelet/kindnet.ts';
 import { memTotalKiB, nodeResources } from '../../src/capture/lab/kubelet/machine.ts';
 import { exitCodeOf, NodeAgent } from '../../src/capture/lab/kubelet/node-agent.ts';
@@ -464,7 +465,7 @@ test('what the stand-in decided: read values say what from, decisions say so, no
   }
   const none = standInDecisions({ capacity: null, mtu: null, whatRan: null, pods: [], stops: [] });
   assert.ok(!none.some((d) => d.source === 'read'), 'nothing read, nothing claimed as read');
-  const merged = runDecisions([
+  const merged = mergeNodeDecisions([
     { node: 'a', decisions: none },
     { node: 'b', decisions: [...none, { ...none[0]!, value: 'other' }] },
   ]);

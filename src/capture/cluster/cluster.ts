@@ -108,8 +108,8 @@ export class Cluster {
   /** The provider's description of the run, with what its stand-in decided when one ran (asked before down()). */
   async describe(run: RunIdentity, ctx: DriverContext): Promise<DriverEnvironment & { standIn?: StandInDecision[] }> {
     const environment = this.provider.environment(run);
-    if (this.provider.standIn === undefined) return environment;
-    return { ...environment, standIn: await this.provider.standIn(ctx) };
+    const standIn = (await this.provider.standIn?.(ctx)) ?? [];
+    return standIn.length > 0 ? { ...environment, standIn } : environment;
   }
 
   /** The manifests' names: which Pods to wait for, which Pods and Services to read back. */

@@ -21,6 +21,7 @@ import {
   type NodeProvider,
   type ProviderLeftovers,
   type RunIdentity,
+  type StandInDecision,
 } from '../driver.ts';
 import { declaredObjects } from '../cluster/manifest-objects.ts';
 import { runJudged, runOrThrow } from '../checked-run.ts';
@@ -33,6 +34,7 @@ import { checkNodeNaming, KIND_DEFAULT_SETUP, OWNER_LABEL, OWNER_VALUE, renderKi
 import { ownEngineRecord, type EngineRecord } from './engine/engine.ts';
 import { readImagesRecord, type LocalImage } from './image/build.ts';
 import { standInForKindnetd } from './kindnet-stand-in.ts';
+import { mergeNodeDecisions, type NodeDecisions } from '../cluster/stand-in.ts';
 import { KIND_MARKS } from './phases.ts';
 import { projectToolDirs } from './prepare.ts';
 import { substituteImages, type Substitution } from './substitutes.ts';
@@ -156,6 +158,8 @@ export class KindDriver implements NodeProvider {
   private nodeImage: NodeImageChoice = { name: null, source: 'official', local: null };
   private setup: NodeSetup = KIND_DEFAULT_SETUP;
   private substitutions: Substitution[] = [];
+  /** What the kindnetd stand-in wrote on each node (none when kindnetd ran). */
+  private standInWritten: NodeDecisions[] = [];
   /** Manifest -> the copy with substituted images that kubectl applies. */
   private manifestCopies = new Map<string, string>();
   /** The node containers as the steps began: verifyIntact compares against it. */
@@ -232,6 +236,11 @@ export class KindDriver implements NodeProvider {
       },
       limits,
     };
+  }
+
+  /** What the kindnetd stand-in wrote and read on each node, merged: run.yaml's environment.standIn (none when kindnetd ran). */
+  async standIn(_ctx: DriverContext): Promise<StandInDecision[]> {
+    return mergeNodeDecisions(this.standInWritten);
   }
 
   async preflight(experiment?: Experiment): Promise<void> {
@@ -573,7 +582,7 @@ export class KindDriver implements NodeProvider {
         throw new DriverError("interrupted while waiting for the nodes' podCIDRs");
       }
     }
-    await standInForKindnetd(
+    this.standInWritten = await standInForKindnetd(
       nodes.map((n) => ({ container: n.k8sName, internalIP: n.internalIP, podCIDR: n.podCIDR })),
       async (container, argv, what, input) => {
         const run =

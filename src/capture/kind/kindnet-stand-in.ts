@@ -9,6 +9,7 @@
 // for: kindnetd's masquerade agent (pod traffic to addresses outside the pod
 // subnet), which no path of the experiments takes.
 import { DriverError } from '../driver.ts';
+import type { Decision, NodeDecisions } from '../cluster/stand-in.ts';
 
 export const KINDNET_CONFLIST = '/etc/cni/net.d/10-kindnet.conflist';
 
@@ -54,8 +55,58 @@ export function parseMtu(stdout: string, node: string): number {
 /** Runs an argv on a node container (with `input` on its stdin) and returns its stdout; throws on failure. */
 export type NodeCommand = (container: string, argv: string[], what: string, input?: string) => Promise<string>;
 
-/** What kindnetd would have done on each node, done once the nodes have their podCIDRs. */
-export async function standInForKindnetd(nodes: StandInNode[], run: NodeCommand): Promise<void> {
+/**
+ * What the stand-in wrote on one node, each value with where it came from: the
+ * conflist's shape is kindnetd's template (the stand-in's), its MTU and range and
+ * the routes are read from the node and the API server.
+ */
+export function kindnetDecisions(node: StandInNode, all: StandInNode[], mtu: number): Decision[] {
+  const routes = kindnetRoutes(node, all).map((r) => `${r[3]} via ${r[5]}`);
+  return [
+    {
+      field: 'cni.conflist',
+      value: 'ptp (ipMasq false, host-local IPAM), portmap',
+      source: 'stand-in',
+      en: "The CNI configuration is kindnetd's template for 10-kindnet.conflist, written by shice's stand-in: kindnetd itself did not run.",
+      zh: 'CNI 配置按 kindnetd 的 10-kindnet.conflist 模板由 shice 的替身写入：kindnetd 本身没有运行。',
+    },
+    {
+      field: 'cni.conflist.mtu',
+      value: String(mtu),
+      source: 'read',
+      from: '/sys/class/net/eth0/mtu on the node',
+      en: "The pods' MTU is that of the node's eth0, as kindnetd sets it.",
+      zh: 'Pod 的 MTU 取自节点 eth0 的 MTU，与 kindnetd 的做法相同。',
+    },
+    {
+      field: `cni.conflist.ranges (${node.container})`,
+      value: node.podCIDR,
+      source: 'read',
+      from: "the Node's spec.podCIDR (kube-controller-manager's node IPAM)",
+      en: "The node's pod range is the podCIDR kube-controller-manager gave the Node.",
+      zh: '节点的 Pod 地址段是 kube-controller-manager 分给这个 Node 的 podCIDR。',
+    },
+    {
+      field: `routes (${node.container})`,
+      value: routes.join('; ') || 'none',
+      source: 'read',
+      from: "the other Nodes' spec.podCIDR and InternalIP",
+      en: "A route to every other node's pod range via that node's address, programmed by the stand-in (ip route replace) as kindnetd programs it.",
+      zh: '到其他每个节点 Pod 地址段的路由，经由那个节点的地址，由替身按 kindnetd 的方式写入（ip route replace）。',
+    },
+    {
+      field: 'masquerade',
+      value: 'none',
+      source: 'stand-in',
+      en: "kindnetd's masquerade rules for pod traffic leaving the cluster were not written; no step of the experiments sends such traffic.",
+      zh: 'kindnetd 为离开集群的 Pod 流量设置的伪装规则没有写；实验里没有哪一步发出这样的流量。',
+    },
+  ];
+}
+
+/** What kindnetd would have done on each node, done once the nodes have their podCIDRs; what was written, per node. */
+export async function standInForKindnetd(nodes: StandInNode[], run: NodeCommand): Promise<NodeDecisions[]> {
+  const written: NodeDecisions[] = [];
   for (const node of nodes) {
     const mtu = parseMtu(await run(node.container, ['cat', '/sys/class/net/eth0/mtu'], `read eth0's MTU on ${node.container}`), node.container);
     await run(node.container, ['mkdir', '-p', '/etc/cni/net.d'], `create /etc/cni/net.d on ${node.container}`);
@@ -63,5 +114,7 @@ export async function standInForKindnetd(nodes: StandInNode[], run: NodeCommand)
     for (const route of kindnetRoutes(node, nodes)) {
       await run(node.container, route, `route ${route[3]} via ${route[5]} on ${node.container}`);
     }
+    written.push({ node: node.container, decisions: kindnetDecisions(node, nodes, mtu) });
   }
+  return written;
 }

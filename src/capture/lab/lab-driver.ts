@@ -51,7 +51,8 @@ import { assertRunId, BRIDGE_INTERFACE, NODE_COMPILE_CACHE_DIR, nodeNamespace, r
 import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, nsenterNet, teardownCommands } from './network.ts';
 import { phaseLine, type LabPhase } from './phases.ts';
 import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
-import { readNodeDecisions, runDecisions } from './kubelet/decisions.ts';
+import { readNodeDecisions } from './kubelet/decisions.ts';
+import { mergeNodeDecisions } from '../cluster/stand-in.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
 import { isAlive, readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
 import { runTogether, settleAll } from './together.ts';
@@ -546,7 +547,7 @@ export class LabDriver implements NodeProvider {
     const layout = this.layout;
     if (layout === null) throw new DriverError("lab: asked for the lab kubelets' decisions before the nodes were up");
     try {
-      return runDecisions(layout.nodes.map((node) => readNodeDecisions(join(this.folder, 'nodes', node.name, 'decisions.json'))));
+      return mergeNodeDecisions(layout.nodes.map((node) => readNodeDecisions(join(this.folder, 'nodes', node.name, 'decisions.json'))));
     } catch (error) {
       throw new DriverError(`lab: the lab kubelets' decisions: ${(error as Error).message}`);
     }

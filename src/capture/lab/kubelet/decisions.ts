@@ -3,15 +3,12 @@
 // for run.yaml and the page. `read` values come from the machine or a tool's
 // output; `stand-in` values are the lab's own choice (often kubelet's default).
 import { readFileSync } from 'node:fs';
-import type { StandInDecision } from '../../../evidence/schema.ts';
+import type { Decision, NodeDecisions } from '../../cluster/stand-in.ts';
 import { KUBELET_DEFAULT_MAX_PODS, type MachineCapacity } from './machine.ts';
 import { LAB_KUBELET_VERSION, LAB_RUNTIME_VERSION } from './objects.ts';
 import type { ReadinessProbe } from './probe.ts';
 import { HEARTBEAT_MS, type PodObservation, type StopObservation } from './node-agent.ts';
 import { whatRanImage, type WhatRan } from './runtime.ts';
-
-/** One node's value: the run's row (run.yaml's environment.standIn) before the nodes are merged. */
-export type Decision = Omit<StandInDecision, 'nodes'>;
 
 export interface NodeObservations {
   capacity: MachineCapacity | null;
@@ -170,12 +167,6 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
   return decisions;
 }
 
-/** One node's list, as the lab kubelet writes it to `<state>/decisions.json`. */
-export interface NodeDecisions {
-  node: string;
-  decisions: Decision[];
-}
-
 /** Reads a node's decisions.json; a malformed one is one line naming the file and the field. */
 export function readNodeDecisions(file: string): NodeDecisions {
   let parsed: unknown;
@@ -194,17 +185,4 @@ export function readNodeDecisions(file: string): NodeDecisions {
     if (d.source !== 'stand-in' && d.source !== 'read') throw new Error(`${file}: field decisions[${i}].source: expected "stand-in" or "read"`);
   });
   return value as NodeDecisions;
-}
-
-/** The run's list: a decision every node made alike once, with the nodes that made it. */
-export function runDecisions(perNode: NodeDecisions[]): StandInDecision[] {
-  const merged: StandInDecision[] = [];
-  for (const { node, decisions } of perNode) {
-    for (const decision of decisions) {
-      const same = merged.find((m) => m.field === decision.field && m.value === decision.value && m.source === decision.source);
-      if (same !== undefined) same.nodes.push(node);
-      else merged.push({ ...decision, nodes: [node] });
-    }
-  }
-  return merged;
 }
