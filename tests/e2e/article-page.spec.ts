@@ -191,9 +191,10 @@ for (const { lang, path } of PAGES) {
     });
 
     // The run records are pages of their own, and each raw output is on the page once.
-    test('the article page is at most 90 KB of HTML', async ({ request }) => {
+    // 100 KB since the Cluster figure shows the addresses-worker step's raw output (the gateway is read from it).
+    test('the article page is at most 100 KB of HTML', async ({ request }) => {
       const html = await (await request.get(path)).body();
-      expect(html.length).toBeLessThanOrEqual(90 * 1024);
+      expect(html.length).toBeLessThanOrEqual(100 * 1024);
     });
   });
 }
