@@ -9,11 +9,12 @@ import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts'
 import { CaptureAborted, runCapture, type CaptureResult } from '../src/capture/runner.ts';
 import { Cluster } from '../src/capture/cluster/cluster.ts';
 import { defaultVariant, experimentForVariant, selectVariants, variantFolder, variantProblems } from '../src/experiment/variants.ts';
+import { environmentFolder, environmentOfDriver, environmentProblems, headlineEnvironment } from '../src/experiment/environments.ts';
 import { createReporter, formatSummary } from '../src/capture/progress.ts';
 import { gitInfo, hostInfo } from '../src/capture/host.ts';
 import { makeRunId } from '../src/capture/run-id.ts';
 import { symbolicTopologyView } from '../src/capture/topology-view.ts';
-import type { Experiment } from '../src/experiment/types.ts';
+import type { EnvironmentName, Experiment } from '../src/experiment/types.ts';
 import { loadArticleDefinitions, type ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
 import { claimsReport, tryEvidence, whatChanged } from '../src/capture/what-changed.ts';
 import { constants as fsConstants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -123,7 +124,15 @@ async function main(): Promise<void> {
   const git = await gitInfo(root);
 
   // Each article's experiment and the variants to capture, checked before any work.
-  const plans: Array<{ slug: string; experiment: Experiment; variants: Array<string | null>; defaultVariant: string | null }> = [];
+  // The environment is the driver's: its runs go to that environment's folders (environments.ts).
+  const plans: Array<{
+    slug: string;
+    experiment: Experiment;
+    variants: Array<string | null>;
+    defaultVariant: string | null;
+    environment: EnvironmentName;
+    headline: EnvironmentName;
+  }> = [];
   for (const slug of slugs) {
     let experiment: Experiment;
     try {
@@ -131,22 +140,34 @@ async function main(): Promise<void> {
     } catch (error) {
       fail((error as Error).message, 2);
     }
-    const problems = variantProblems(experiment, relative(root, join(articleDir(root, slug), 'experiment.ts')));
+    const file = relative(root, join(articleDir(root, slug), 'experiment.ts'));
+    const problems = [...environmentProblems(experiment, file), ...variantProblems(experiment, file)];
     if (problems.length) fail(problems[0]!, 2);
     try {
-      plans.push({ slug, experiment, variants: selectVariants(experiment, args.variants), defaultVariant: defaultVariant(experiment) });
+      plans.push({
+        slug,
+        experiment,
+        variants: selectVariants(experiment, args.variants),
+        defaultVariant: defaultVariant(experiment),
+        environment: environmentOfDriver(experiment, args.driver),
+        headline: headlineEnvironment(experiment),
+      });
     } catch (error) {
       fail((error as Error).message, 2);
     }
   }
-  const defaultTargetOf = (slug: string) => (args.out ? resolve(args.out, slug) : join(articleDir(root, slug), 'snapshots'));
-  const targetOf = (slug: string, variant: string | null, defaultName: string | null) => variantFolder(defaultTargetOf(slug), variant, defaultName);
+  type Plan = (typeof plans)[number];
+  /** The folder of the headline environment's default run: the article's snapshots/, or --out DIR/<slug>. */
+  const headlineTargetOf = (slug: string) => (args.out ? resolve(args.out, slug) : join(articleDir(root, slug), 'snapshots'));
+  /** A variant's folder in the environment this capture measures: `snapshots[.<environment>][.<variant>]`. */
+  const targetOf = (plan: Plan, variant: string | null) =>
+    variantFolder(environmentFolder(headlineTargetOf(plan.slug), plan.environment, plan.headline), variant, plan.defaultVariant);
 
   if (!args.compare && !args.dryRun) {
     // Every target is judged before any work: a refusal touches nothing and starts nothing.
     for (const plan of plans) {
       for (const variant of plan.variants) {
-        const target = targetOf(plan.slug, variant, plan.defaultVariant);
+        const target = targetOf(plan, variant);
         try {
           checkTarget(target, plan.slug, args.out ? `--out ${args.out}: ${relative(resolve(args.out), target)}` : relative(root, target), [root]);
         } catch (error) {
@@ -162,10 +183,12 @@ async function main(): Promise<void> {
   if (args.compare) {
     for (const plan of plans) {
       const defs = await loadArticleDefinitions(root, plan.slug);
+      const inEnvironment = (folder: string, variant: string | null) =>
+        variantFolder(environmentFolder(folder, plan.environment, plan.headline), variant, plan.defaultVariant);
       for (const variant of plan.variants) {
-        const label = variant === null ? plan.slug : `${plan.slug} (${variant})`;
-        const committed = tryEvidence(plan.slug, variantFolder(join(articleDir(root, plan.slug), 'snapshots'), variant, plan.defaultVariant), defs, variant);
-        const nested = variantFolder(resolve(args.compare, plan.slug), variant, plan.defaultVariant);
+        const label = `${plan.slug} (${[plan.environment, variant].filter(Boolean).join(', ')})`;
+        const committed = tryEvidence(plan.slug, inEnvironment(join(articleDir(root, plan.slug), 'snapshots'), variant), defs, variant);
+        const nested = inEnvironment(resolve(args.compare, plan.slug), variant);
         const alone = variant === plan.defaultVariant ? resolve(args.compare) : null;
         const otherDir = existsSync(join(nested, 'run.yaml')) || alone === null ? nested : alone;
         const other = tryEvidence(plan.slug, otherDir, defs, variant);
@@ -190,7 +213,7 @@ async function main(): Promise<void> {
       const runId = makeRunId(new Date());
       const experiment = experimentForVariant(plan.experiment, variant);
       const driver = createDriver(args, { runId, articleDir: articleDir(root, slug), root });
-      return { variant, runId, experiment, driver, target: targetOf(slug, variant, plan.defaultVariant) };
+      return { variant, runId, experiment, driver, target: targetOf(plan, variant) };
     });
     if (args.dryRun) {
       for (const run of runs) printPlan(args, run.experiment, run.driver, run.variant, articleDir(root, slug));
@@ -271,7 +294,7 @@ async function main(): Promise<void> {
     }
     // Every variant has run: judge them together before any is swapped in.
     const staged = done.map(({ run }) => ({ variant: run.variant, runId: run.runId, target: run.target, dir: swapPaths(run.target, run.runId).staging }));
-    const folderOfOther = (variant: string) => targetOf(slug, variant, plan.defaultVariant);
+    const folderOfOther = (variant: string) => targetOf(plan, variant);
     const judgement = judgeRuns(slug, defs, staged, folderOfOther);
     if (judgement.verdict === 'facts' || judgement.broken.length) {
       let kept: string;

@@ -2,8 +2,10 @@
 // mistake is one clear line and the parse is unit-tested.
 import { parseArgs } from 'node:util';
 import { clip } from './clip.ts';
+import type { EnvironmentName } from '../experiment/types.ts';
 
-export type DriverName = 'kind' | 'lab';
+/** A capture driver is the environment it measures in (src/experiment/environments.ts). */
+export type DriverName = EnvironmentName;
 
 export interface CaptureArgs {
   slugs: string[];

@@ -1,6 +1,6 @@
 // The boundary between the capture engine (which steps, in what order, where the
 // snapshots go) and a node provider that can host them (a kind cluster, the lab).
-import type { Experiment } from '../experiment/types.ts';
+import type { EnvironmentName, Experiment } from '../experiment/types.ts';
 import type { StandInDecision } from '../evidence/schema.ts';
 
 export type { StandInDecision };
@@ -82,7 +82,7 @@ export interface ExecLimits {
  * src/capture/cluster/. The CLI calls a provider a driver (--driver kind|lab).
  */
 export interface NodeProvider {
-  readonly name: 'kind' | 'lab';
+  readonly name: EnvironmentName;
   /** The run's description of itself, in both languages; never a mode or version it did not report. */
   environment(run: RunIdentity): DriverEnvironment;
   /**

@@ -43,9 +43,14 @@ export function findFactReferences(source: string, scan: MdxScan = scanMdx(sourc
   for (const tag of scan.tags) {
     if (tag.closing) continue;
     const { line, column } = scan.position(tag.start);
-    // variant="x" binds run x of an experiment with variants: the reference is `x:<id>`.
-    const variant = attribute(tag, 'variant');
-    const qualified = (id: string) => (variant?.kind === 'string' && variant.value ? `${variant.value}:${id}` : id);
+    // variant="x" binds run x of an experiment with variants (`x:<id>`), environment="e" the run in
+    // environment e (`e:<id>`), both `e/x:<id>`: as bindableIds names them (src/evidence/article/variants.ts).
+    const named = (name: string) => {
+      const a = attribute(tag, name);
+      return a?.kind === 'string' && a.value ? a.value : undefined;
+    };
+    const run = [named('environment'), named('variant')].filter(Boolean).join('/');
+    const qualified = (id: string) => (run ? `${run}:${id}` : id);
     if (tag.name === 'Fact') {
       const id = attribute(tag, 'id');
       if (id?.kind === 'string' && id.value) refs.push({ kind: 'fact', id: qualified(id.value), line, column });

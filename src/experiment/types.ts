@@ -20,6 +20,10 @@ export interface ClusterSpec {
 }
 
 /** kube-proxy's modes on Linux (kind's `networking.kubeProxyMode`). */
+/** Where an experiment can run: a real kind cluster, or the namespace lab (src/capture/lab). Each is a capture driver. */
+export const ENVIRONMENTS = ['kind', 'lab'] as const;
+export type EnvironmentName = (typeof ENVIRONMENTS)[number];
+
 export const KUBE_PROXY_MODES = ['iptables', 'nftables', 'ipvs'] as const;
 export type KubeProxyMode = (typeof KUBE_PROXY_MODES)[number];
 
@@ -151,6 +155,13 @@ export interface Experiment {
   steps: StepDef[];
   /** Several runs of this experiment, one per value of the axis; one run when absent. */
   variants?: VariantAxis;
+  /**
+   * The environments it is measured in (src/experiment/environments.ts), the
+   * headline first: the one the article's unqualified bindings read. Each is a
+   * complete set of runs (every variant) of its own; absent means the headline
+   * environment alone.
+   */
+  environments?: EnvironmentName[];
   /** Local images that may run in place of the manifests' where no registry answers. */
   imageSubstitutes?: ImageSubstitute[];
 }

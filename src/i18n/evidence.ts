@@ -24,7 +24,6 @@ const zh = {
   runRecord: '运行记录',
   runRecordLink: '完整的运行记录：每一步的节点、退出码、用时、实际执行的命令行和原始输出，以及工具版本',
   runRecordTitle: '运行记录',
-  variantRunRecordTitle: '运行记录（kube-proxy {variant} 模式）',
   runRecordIntro:
     '这一页记着一次运行的全部经过：每一步在哪个节点上执行、退出码、用时、实际执行的命令行和原始输出，以及用到的工具版本。文章里的每个数字都取自这些输出。',
   runRecordOf: '这次运行所支撑的文章：',
@@ -67,14 +66,39 @@ const zh = {
   notYetMeasured: '草稿：尚未实测。这篇文章还没有运行过，数值都以“尚未实测”代替；运行 npm run capture 之后才能正式构建。',
   notMeasuredTitle: '文中提到的数字，不是测量结果',
   headingAnchor: '本节链接',
-  variantRun: 'kube-proxy {variant} 模式的那次运行',
-  variantRunRecord: 'kube-proxy {variant} 模式那次运行的运行记录',
   comparisonCaption: '同一组观察在各模式下的结果，每一格取自该模式那次运行的快照',
   comparisonObservation: '观察',
   comparisonRun: '运行 ',
   modesMeasured: '实测的模式：',
   modesNotMeasured: '没有实测的模式：',
   listSeparator: '、',
+  environmentNames: { kind: 'kind 集群', lab: '命名空间实验环境' },
+  /** A run other than the article's own: {environment} and {variant} filled in by runLabel. */
+  runIn: {
+    environment: '{environment}的那次运行',
+    variant: 'kube-proxy {variant} 模式的那次运行',
+    both: '{environment}中 kube-proxy {variant} 模式的那次运行',
+  },
+  runInline: {
+    environment: '{environment}的那次运行',
+    variant: 'kube-proxy {variant} 模式的那次运行',
+    both: '{environment}中 kube-proxy {variant} 模式的那次运行',
+  },
+  recordOf: {
+    environment: '运行记录（{environment}）',
+    variant: '运行记录（kube-proxy {variant} 模式）',
+    both: '运行记录（{environment}，kube-proxy {variant} 模式）',
+  },
+  matrixCaption: '每条论断在各环境、各模式下是否成立：每一格取自那次运行的快照，点开是它的运行记录',
+  matrixClaim: '论断',
+  matrixHolds: '成立',
+  matrixBroken: '不成立',
+  matrixNotApplicable: '不适用',
+  matrixBrokenNote: '有论断不是在每个环境里都成立：',
+  headlineFrom: '文中的数字取自{environment}里的运行。',
+  otherEnvironments: '同一实验在别的环境里的运行：',
+  environmentsNotMeasured: '没有实测的环境：',
+  acrossEnvironmentsLink: '各环境的结果对照',
 };
 
 const en: typeof zh = {
@@ -98,7 +122,6 @@ const en: typeof zh = {
   runRecord: 'Run record',
   runRecordLink: 'The full run record: each step’s node, exit code, duration, argv as executed and raw output, and the tool versions',
   runRecordTitle: 'Run record',
-  variantRunRecordTitle: 'Run record (kube-proxy in {variant} mode)',
   runRecordIntro:
     'This page records one run from start to finish: where each step ran, its exit code, how long it took, the argv exactly as executed and its raw output, and the versions of the tools it used. Every number in the article comes from these outputs.',
   runRecordOf: 'The article this run supports: ',
@@ -141,18 +164,50 @@ const en: typeof zh = {
   notYetMeasured: 'Draft, not yet measured: this article has not been run, and every value stands in as such. A normal build needs npm run capture first.',
   notMeasuredTitle: 'A number named in passing, not a measurement',
   headingAnchor: 'Link to this section',
-  variantRun: 'The run with kube-proxy in {variant} mode',
-  variantRunRecord: 'Run record of the run with kube-proxy in {variant} mode',
   comparisonCaption: 'The same observations in each mode, each cell from the snapshots of that mode’s run',
   comparisonObservation: 'Observation',
   comparisonRun: 'run ',
   modesMeasured: 'Modes measured: ',
   modesNotMeasured: 'Modes not measured: ',
   listSeparator: ', ',
+  environmentNames: { kind: 'the kind cluster', lab: 'the namespace lab' },
+  runIn: {
+    environment: 'The run in {environment}',
+    variant: 'The run with kube-proxy in {variant} mode',
+    both: 'The run in {environment} with kube-proxy in {variant} mode',
+  },
+  runInline: {
+    environment: 'the run in {environment}',
+    variant: 'the run with kube-proxy in {variant} mode',
+    both: 'the run in {environment} with kube-proxy in {variant} mode',
+  },
+  recordOf: {
+    environment: 'Run record ({environment})',
+    variant: 'Run record (kube-proxy in {variant} mode)',
+    both: 'Run record ({environment}, kube-proxy in {variant} mode)',
+  },
+  matrixCaption: 'Whether each claim held in each environment and mode: every cell from that run’s snapshots, linking to its record',
+  matrixClaim: 'Claim',
+  matrixHolds: 'holds',
+  matrixBroken: 'broken',
+  matrixNotApplicable: 'n/a',
+  matrixBrokenNote: 'Not every claim held in every environment: ',
+  headlineFrom: 'The numbers in the text come from the run in {environment}.',
+  otherEnvironments: 'The same experiment, measured elsewhere: ',
+  environmentsNotMeasured: 'Environments not measured: ',
+  acrossEnvironmentsLink: 'the results across environments',
 };
 
 export type EvidenceStrings = typeof zh;
 
 export function evidenceStrings(lang: Lang): EvidenceStrings {
   return lang === 'en' ? en : zh;
+}
+
+/** A run named by what differs from the article's own: `template` is runIn or recordOf; undefined parts are the article's own. */
+export function runLabel(t: EvidenceStrings, template: EvidenceStrings['runIn'], run: { environment?: string; variant?: string }): string {
+  const environment =
+    run.environment === undefined ? undefined : (t.environmentNames[run.environment as keyof EvidenceStrings['environmentNames']] ?? run.environment);
+  const chosen = environment !== undefined && run.variant !== undefined ? template.both : environment !== undefined ? template.environment : template.variant;
+  return chosen.replace('{environment}', environment ?? '').replace('{variant}', run.variant ?? '');
 }

@@ -47,13 +47,15 @@ export function articlePath(lang: Lang, slug: string): string {
 
 /**
  * The record of one run of an article's experiment: `/<slug>/run/` for the run
- * the article is built from, `/<slug>/run/<variant>/` for another variant's run.
+ * the article is built from, `/<slug>/run/<variant>/` for another variant's run,
+ * `/<slug>/run/<environment>/[<variant>/]` for a run in another environment.
  */
-export function runRecordPath(lang: Lang, slug: string, variant?: string): string {
-  const article = articlePath(lang, slug);
-  if (variant === undefined) return `${article}run/`;
-  if (!SLUG.test(variant)) throw new Error(`runRecordPath: variant "${variant}" is not lowercase letters and digits joined by single dashes`);
-  return `${article}run/${variant}/`;
+export function runRecordPath(lang: Lang, slug: string, run: { environment?: string; variant?: string } = {}): string {
+  const parts = [run.environment, run.variant].filter((p) => p !== undefined);
+  for (const part of parts) {
+    if (!SLUG.test(part)) throw new Error(`runRecordPath: "${part}" is not lowercase letters and digits joined by single dashes`);
+  }
+  return `${articlePath(lang, slug)}run/${parts.map((p) => `${p}/`).join('')}`;
 }
 
 export function rssPath(lang: Lang): string {

@@ -80,9 +80,13 @@ test('absoluteUrl puts a path on the public origin', () => {
 test('a run record lives under its article, one page per run, in each language', () => {
   assert.equal(runRecordPath('zh', SLUG), `/${SLUG}/run/`);
   assert.equal(runRecordPath('en', SLUG), `/en/${SLUG}/run/`);
-  assert.equal(runRecordPath('zh', SLUG, 'nftables'), `/${SLUG}/run/nftables/`);
-  assert.equal(localizePath(runRecordPath('zh', SLUG, 'nftables'), 'en'), `/en/${SLUG}/run/nftables/`);
+  assert.equal(runRecordPath('zh', SLUG, { variant: 'nftables' }), `/${SLUG}/run/nftables/`);
+  assert.equal(localizePath(runRecordPath('zh', SLUG, { variant: 'nftables' }), 'en'), `/en/${SLUG}/run/nftables/`);
+  // Another environment's runs: its name first, then its variant's.
+  assert.equal(runRecordPath('zh', SLUG, { environment: 'lab' }), `/${SLUG}/run/lab/`);
+  assert.equal(runRecordPath('en', SLUG, { environment: 'lab', variant: 'nftables' }), `/en/${SLUG}/run/lab/nftables/`);
   // A run record is not an article page.
   assert.equal(articleOfPath(runRecordPath('en', SLUG)), null);
-  assert.throws(() => runRecordPath('zh', SLUG, '../x'), /runRecordPath: variant "\.\.\/x" is not lowercase/);
+  assert.throws(() => runRecordPath('zh', SLUG, { variant: '../x' }), /runRecordPath: "\.\.\/x" is not lowercase/);
+  assert.throws(() => runRecordPath('zh', SLUG, { environment: 'Lab' }), /runRecordPath: "Lab" is not lowercase/);
 });

@@ -16,8 +16,16 @@ const FACTS = new Map([
   ['declared.web.replicas', '3'],
   ['run.kubeProxyMode', 'iptables'],
 ]);
-const VARIANT_FACTS = new Map([['nftables', new Map([['run.kubeProxyMode', 'nftables']])]]);
-const bound: BoundValue = (id, variant) => (variant === undefined ? FACTS : VARIANT_FACTS.get(variant))?.get(id);
+const VARIANT_FACTS = new Map([
+  ['nftables', new Map([['run.kubeProxyMode', 'nftables']])],
+  ['lab/', new Map([['run.driver', 'lab']])],
+  ['lab/nftables', new Map([['run.kubeProxyMode', 'nftables']])],
+]);
+const bound: BoundValue = (id, run) =>
+  (run.environment === undefined && run.variant === undefined
+    ? FACTS
+    : VARIANT_FACTS.get(run.environment === undefined ? run.variant! : `${run.environment}/${run.variant ?? ''}`)
+  )?.get(id);
 const check = (html: string) => unboundRenderedNumbers(FILE, html, bound);
 
 const BOUND = '<p>The API reported <span data-fact="pod.web.count" data-step="run">3</span> pods.</p>';
@@ -68,6 +76,16 @@ test("a data-fact written into the MDX by hand is no binding: its text must be t
   ]);
   assert.match(check('<span data-fact="made.up">7</span>')[0]!, /data-fact="made.up", but the run has no such fact/);
   assert.match(check('<span data-fact="run.kubeProxyMode" data-variant="ipvs">ipvs</span>')[0]!, /data-variant="ipvs", but the run has no such fact/);
+});
+
+test("a value of another environment's run is read in that run: its own value passes, another run's is named with both attributes", () => {
+  assert.deepEqual(check('<span data-fact="run.driver" data-environment="lab" data-run="r">lab</span>'), []);
+  assert.deepEqual(check('<span data-fact="run.kubeProxyMode" data-environment="lab" data-variant="nftables" data-run="r">nftables</span>'), []);
+  assert.match(
+    check('<span data-fact="run.driver" data-environment="lab" data-run="r">kind</span>')[0]!,
+    /shows "kind" in an element with data-fact="run.driver" data-environment="lab", but that fact's value is "lab"/,
+  );
+  assert.match(check('<span data-fact="run.driver" data-environment="kind">kind</span>')[0]!, /data-environment="kind", but the run has no such fact/);
 });
 
 test('prose a bound component wraps is checked too, and text in scripts, styles and comments is none', () => {

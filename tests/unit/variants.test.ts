@@ -22,7 +22,7 @@ import {
   variantProblems,
   variantsOf,
 } from '../../src/experiment/variants.ts';
-import { bindableIds, brokenClaims, buildArticleRuns, comparisonTable, evidenceOfVariant } from '../../src/evidence/article/variants.ts';
+import { bindableIds, brokenClaims, buildArticleRuns, comparisonTable, evidenceOfRun } from '../../src/evidence/article/variants.ts';
 import { parseCaptureArgs } from '../../src/capture/cli-args.ts';
 import { proxyModeProblem } from '../../src/capture/lab/tools.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
@@ -196,12 +196,12 @@ test('every claim of every run and across runs holds on the committed snapshots;
   );
   assert.ok(stepIds.includes('nftables:nft-worker2') && !stepIds.includes('nft-worker2'));
   assert.ok(bindable.some((c) => c.id === 'nft-drops-without-backend') && bindable.some((c) => c.id === 'modes-drop-alike'));
-  assert.equal(evidenceOfVariant(evidence, 'nftables', 'zh.mdx').snapshots.run.cluster.kubeProxyMode, 'nftables');
+  assert.equal(evidenceOfRun(evidence, { variant: 'nftables' }, 'zh.mdx').snapshots.run.cluster.kubeProxyMode, 'nftables');
   assert.throws(
-    () => evidenceOfVariant(evidence, 'ipvs', 'zh.mdx: <Fact>'),
+    () => evidenceOfRun(evidence, { variant: 'ipvs' }, 'zh.mdx: <Fact>'),
     /^Error: zh\.mdx: <Fact>: variant="ipvs": that variant was not measured \(no snapshots\); measured: iptables, nftables$/,
   );
-  assert.throws(() => evidenceOfVariant(evidence, 'ebpf', 'zh.mdx: <Fact>'), /no such variant; the experiment has iptables, nftables, ipvs/);
+  assert.throws(() => evidenceOfRun(evidence, { variant: 'ebpf' }, 'zh.mdx: <Fact>'), /no such variant; the experiment has iptables, nftables, ipvs/);
 });
 
 test('a comparison breaks when one mode stops dropping, and names the variant and the file; so does the nftables claim', () => {

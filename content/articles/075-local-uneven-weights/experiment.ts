@@ -47,6 +47,8 @@ export const experiment: Experiment = {
   },
   // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
   imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
+  // Measured on a real kind cluster (the headline: the system the article is about) and in the namespace lab.
+  environments: ['kind', 'lab'],
   manifests: ['manifests/web.yaml', 'manifests/services.yaml'],
   client: 'control-plane',
   steps: [

@@ -31,8 +31,8 @@ function around(text: string, index: number, length: number): string {
   return `${from > 0 ? '…' : ''}${text.slice(from, to).replace(/\s+/g, ' ').trim()}${to < text.length ? '…' : ''}`;
 }
 
-/** The value the run has for a fact, as `data-fact` and `data-variant` name it; undefined for no such fact. */
-export type BoundValue = (id: string, variant: string | undefined) => string | undefined;
+/** The value the run has for a fact, as `data-fact`, `data-environment` and `data-variant` name it; undefined for no such fact. */
+export type BoundValue = (id: string, run: { environment?: string; variant?: string }) => string | undefined;
 
 /**
  * Every number the rendered `html` shows outside the places above, and every
@@ -55,10 +55,11 @@ export function unboundRenderedNumbers(file: string, html: string, boundValue: B
   }
   for (const [element, text] of factText) {
     const id = element.attributes.get('data-fact')!;
+    const environment = element.attributes.get('data-environment');
     const variant = element.attributes.get('data-variant');
-    const value = boundValue(id, variant);
+    const value = boundValue(id, { ...(environment === undefined ? {} : { environment }), ...(variant === undefined ? {} : { variant }) });
     if (value === text) continue;
-    const fact = `data-fact="${id}"${variant === undefined ? '' : ` data-variant="${variant}"`}`;
+    const fact = `data-fact="${id}"${environment === undefined ? '' : ` data-environment="${environment}"`}${variant === undefined ? '' : ` data-variant="${variant}"`}`;
     problems.push(
       value === undefined
         ? `${file}: the rendered page shows "${text}" in an element with ${fact}, but the run has no such fact (bind values with <Fact id="..."/>, never by writing data-fact)`

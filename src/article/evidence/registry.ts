@@ -8,7 +8,8 @@ import type { WalkthroughStop } from '../render/walkthrough.ts';
 import type { ClaimDef } from '../../evidence/claims.ts';
 import { snapshotsDir } from '../../evidence/article/build.ts';
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
-import { buildArticleRuns, type ComparisonRow } from '../../evidence/article/variants.ts';
+import type { ComparisonRow } from '../../evidence/article/variants.ts';
+import { buildArticleEnvironments } from '../../evidence/article/environments.ts';
 import type { Experiment } from '../../experiment/types.ts';
 import type { ChartDef } from '../render/chart.ts';
 import { isDraft } from './draft.ts';
@@ -51,8 +52,8 @@ export function articleEvidence(slug: string): ArticleEvidence {
   if (!factDefs) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "facts" (the article binds measured values)`);
   const templates = lines.get(slug)?.lines;
   if (!templates) throw new Error(`content/articles/${slug}/lines.ts: expected an export named "lines" (the measured lines per step)`);
-  // With variants (experiment.ts), every variant's run beside the default one (variants.ts).
-  const evidence = buildArticleRuns({
+  // With variants and environments (experiment.ts), every run beside the headline's (environments.ts, variants.ts).
+  const evidence = buildArticleEnvironments({
     slug,
     snapshotsDir: target.snapshotsDir,
     experiment: experiments.get(slug)?.experiment ?? null,

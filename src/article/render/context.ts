@@ -3,8 +3,10 @@
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
 import type { Fact } from '../../evidence/facts.ts';
 import type { Lang } from '../../evidence/template.ts';
-import type { VariantBinding } from './fact-html.ts';
-import { evidenceOfVariant } from '../../evidence/article/variants.ts';
+import type { RunBinding } from './fact-html.ts';
+import { evidenceOfRun, type RunRef } from '../../evidence/article/variants.ts';
+
+export type { RunRef };
 import { runStepId } from './anchors.ts';
 
 export interface ArticleContext {
@@ -15,17 +17,37 @@ export interface ArticleContext {
   file: string;
   /**
    * Where the run records are: each on its own page, which an article links to
-   * (`href` of a run, by variant), or `this-page` on a run record's own page,
-   * whose places are its own and need no variant in their ids.
+   * (`href` of a run, by environment and variant; undefined for the article's
+   * own), or `this-page` on a run record's own page, whose places are its own
+   * and need no run in their ids.
    */
-  runRecords: { href: (variant: string | undefined) => string } | 'this-page';
+  runRecords: { href: (run: RunRef | undefined) => string } | 'this-page';
+}
+
+/**
+ * A run named as the article names it: without what is the article's own (the
+ * headline environment, an environment's default variant); undefined for the
+ * article's own run.
+ */
+export function ownRunOmitted(evidence: ArticleEvidence, ref: RunRef): RunRef | undefined {
+  const environments = evidence.environmentRuns;
+  const environment = ref.environment === undefined || ref.environment === environments?.headline ? undefined : ref.environment;
+  const inEnvironment = environment === undefined ? evidence : environments?.runs.get(environment as never);
+  const variant = ref.variant === undefined || ref.variant === inEnvironment?.variantRuns?.defaultVariant ? undefined : ref.variant;
+  if (environment === undefined && variant === undefined) return undefined;
+  return { ...(environment === undefined ? {} : { environment }), ...(variant === undefined ? {} : { variant }) };
+}
+
+/** A run's key in ids of a page's places: `nftables`, `lab`, `lab-nftables`; undefined for the article's own run. */
+export function runKey(ref: RunRef | undefined): string | undefined {
+  if (!ref) return undefined;
+  return [ref.environment, ref.variant].filter(Boolean).join('-') || undefined;
 }
 
 /** The link to a step's row in its run's record, from wherever the step is shown. */
-export function runStepHref(article: ArticleContext, step: string, variant: string | undefined): string {
-  const isDefault = variant === undefined || article.evidence.variantRuns?.defaultVariant === variant;
+export function runStepHref(article: ArticleContext, step: string, ref: RunRef = {}): string {
   const fragment = `#${runStepId(step)}`;
-  return article.runRecords === 'this-page' ? fragment : `${article.runRecords.href(isDefault ? undefined : variant)}${fragment}`;
+  return article.runRecords === 'this-page' ? fragment : `${article.runRecords.href(ownRunOmitted(article.evidence, ref))}${fragment}`;
 }
 
 export function currentArticle(locals: { shice?: ArticleContext }, component: string): ArticleContext {
@@ -52,37 +74,38 @@ export function requireSteps(article: ArticleContext, steps: string | undefined)
 }
 
 /**
- * The article as a component bound to `variant` reads it: that variant's run, the
- * binding its values carry (data-variant, data-run), and the variant its anchors
- * are qualified by (none for the article's own run, whose places stay as they were).
+ * The article as a component bound to a run reads it: that environment's and
+ * variant's run, the binding its values carry (data-environment, data-variant,
+ * data-run), and the run its places are qualified by (undefined for the
+ * article's own run, whose places stay as they were, and on a run record's page).
  */
-export function variantContext(
+export function runContext(
   article: ArticleContext,
-  variant: string | undefined,
+  ref: RunRef,
   component: string,
 ): {
   article: ArticleContext;
-  binding: VariantBinding | undefined;
-  anchor: string | undefined;
+  binding: RunBinding | undefined;
+  anchor: RunRef | undefined;
 } {
-  if (variant === undefined) return { article, binding: undefined, anchor: undefined };
-  const evidence = evidenceOfVariant(article.evidence, variant, `${article.file}: <${component}>`);
-  const isDefault = article.evidence.variantRuns?.defaultVariant === variant;
+  if (ref.environment === undefined && ref.variant === undefined) return { article, binding: undefined, anchor: undefined };
+  const evidence = evidenceOfRun(article.evidence, ref, `${article.file}: <${component}>`);
   return {
     article: { ...article, evidence },
-    binding: { variant, run: evidence.snapshots.run.runId },
-    anchor: isDefault || article.runRecords === 'this-page' ? undefined : variant,
+    binding: { ...ref, run: evidence.snapshots.run.runId },
+    anchor: article.runRecords === 'this-page' ? undefined : ownRunOmitted(article.evidence, ref),
   };
 }
 
 /**
  * The value a `data-fact` element of the page must show: that fact's, in the
- * run its `data-variant` names (the page's own run when none); undefined when
- * there is no such fact or run.
+ * run its `data-environment` and `data-variant` name (the page's own run when
+ * neither); undefined when there is no such fact or run.
  */
-export function boundValue(article: ArticleContext, id: string, variant: string | undefined): string | undefined {
-  const runs = article.evidence.variantRuns;
-  const evidence =
-    variant === undefined ? article.evidence : (runs?.runs.get(variant) ?? (article.evidence.variant === variant ? article.evidence : undefined));
-  return evidence?.facts.get(id)?.value;
+export function boundValue(article: ArticleContext, id: string, ref: RunRef): string | undefined {
+  try {
+    return evidenceOfRun(article.evidence, ref, article.file).facts.get(id)?.value;
+  } catch {
+    return undefined; // no such run: the check names the element
+  }
 }

@@ -13,15 +13,23 @@ export function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 }
 
-/** The run a value of one variant comes from: it carries `data-variant` and that run's `data-run`. */
-export interface VariantBinding {
-  variant: string;
+/**
+ * The run a value comes from when it is not the article's own: another
+ * environment's (`data-environment`), another variant's (`data-variant`), or
+ * both, and always that run's `data-run`.
+ */
+export interface RunBinding {
+  environment?: string;
+  variant?: string;
   run: string;
 }
 
-/** The attributes that name a variant's run (none for the article's own run). */
-export function variantAttributes(binding: VariantBinding | undefined): string {
-  return binding ? ` data-variant="${escapeHtml(binding.variant)}" data-run="${escapeHtml(binding.run)}"` : '';
+/** The attributes that name a run other than the article's own (none for the article's own run). */
+export function runAttributes(binding: RunBinding | undefined): string {
+  if (!binding) return '';
+  const environment = binding.environment === undefined ? '' : ` data-environment="${escapeHtml(binding.environment)}"`;
+  const variant = binding.variant === undefined ? '' : ` data-variant="${escapeHtml(binding.variant)}"`;
+  return `${environment}${variant} data-run="${escapeHtml(binding.run)}"`;
 }
 
 /** How a declared value is marked in the page's language: a short mark and a tooltip that names the file. */
@@ -36,11 +44,11 @@ export function mayWrap(value: string): boolean {
 }
 
 /**
- * `<span data-fact data-step [data-raw] [data-variant data-run]>value</span>`; a value made of
+ * `<span data-fact data-step [data-raw] [data-environment] [data-variant] [data-run]>value</span>`; a value made of
  * words (mayWrap) may wrap, others never break. A declared value also carries `data-declared="<file>"`
  * and, with labels, its mark and tooltip.
  */
-export function factHtml(fact: Fact, binding?: VariantBinding, declared?: DeclaredLabels): string {
+export function factHtml(fact: Fact, binding?: RunBinding, declared?: DeclaredLabels): string {
   const classes = [mayWrap(fact.value) ? 'wraps' : '', fact.declared ? 'declared' : ''].filter(Boolean).join(' ');
   const cls = classes ? ` class="${classes}"` : '';
   const raw = fact.raw === undefined ? '' : ` data-raw="${escapeHtml(fact.raw)}"`;
@@ -49,10 +57,10 @@ export function factHtml(fact: Fact, binding?: VariantBinding, declared?: Declar
       ? ''
       : ` data-declared="${escapeHtml(fact.declared.file)}"${declared ? ` data-mark="${escapeHtml(declared.mark)}" title="${escapeHtml(declared.title + fact.declared.file)}"` : ''}`;
   const unmeasured = fact.unmeasured ? ' data-unmeasured' : '';
-  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}${variantAttributes(binding)}>${escapeHtml(fact.value)}</span>`;
+  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}${runAttributes(binding)}>${escapeHtml(fact.value)}</span>`;
 }
 
 /** A rendered template (a measured line, a walkthrough text): text escaped, facts bound. */
-export function segmentsHtml(segments: readonly RenderedSegment[], binding?: VariantBinding): string {
+export function segmentsHtml(segments: readonly RenderedSegment[], binding?: RunBinding): string {
   return segments.map((s) => (s.kind === 'text' ? escapeHtml(s.text) : factHtml(s.fact, binding))).join('');
 }

@@ -5,16 +5,16 @@
 // else. The markup is boundFactHtml's, the one <Fact> (Fact.astro) renders, so
 // the page is the same; what goes is a component instance per value (a page
 // binds a hundred or so, and each one cost more than the rest of its work).
-import { requireFact, variantContext, type ArticleContext } from './context.ts';
+import { requireFact, runContext, type ArticleContext, type RunRef } from './context.ts';
 import { factHtml } from './fact-html.ts';
 import { evidenceStrings } from '../../i18n/evidence.ts';
 
 /** The element name the MDX's <Fact> is written as until ProseFinish replaces it. Not an HTML element. */
 export const FACT_PLACEHOLDER = 'shicefact';
 
-/** A value's markup as <Fact id variant> renders it (the binding contract: fact-html.ts). */
-export function boundFactHtml(context: ArticleContext, id: string | undefined, variant: string | undefined): string {
-  const { article, binding } = variantContext(context, variant, 'Fact');
+/** A value's markup as <Fact id environment variant> renders it (the binding contract: fact-html.ts). */
+export function boundFactHtml(context: ArticleContext, id: string | undefined, ref: RunRef): string {
+  const { article, binding } = runContext(context, ref, 'Fact');
   const fact = requireFact(article, id);
   const t = evidenceStrings(article.lang);
   return factHtml(fact, binding, { mark: t.declaredMark, title: t.declaredTitle });
@@ -45,10 +45,10 @@ function openingTag(html: string, at: number): { attrs: Map<string, string>; end
 }
 
 /**
- * `html` with every `<shicefact ...></shicefact>` replaced by `render(id, variant)`
+ * `html` with every `<shicefact ...></shicefact>` replaced by `render(id, run)`
  * (anything between the tags, which <Fact> never shows, is dropped). Pure apart from `render`.
  */
-export function resolveFactPlaceholders(html: string, render: (id: string | undefined, variant: string | undefined) => string): string {
+export function resolveFactPlaceholders(html: string, render: (id: string | undefined, run: RunRef) => string): string {
   const open = `<${FACT_PLACEHOLDER}`;
   const close = `</${FACT_PLACEHOLDER}>`;
   let at = html.indexOf(open);
@@ -73,7 +73,11 @@ export function resolveFactPlaceholders(html: string, render: (id: string | unde
         from = nextClose + close.length;
       }
     }
-    out += html.slice(last, at) + render(tag.attrs.get('id'), tag.attrs.get('variant'));
+    const environment = tag.attrs.get('environment');
+    const variant = tag.attrs.get('variant');
+    out +=
+      html.slice(last, at) +
+      render(tag.attrs.get('id'), { ...(environment === undefined ? {} : { environment }), ...(variant === undefined ? {} : { variant }) });
     last = from;
     at = html.indexOf(open, last);
   }

@@ -4,6 +4,8 @@ import { getCollection, type CollectionEntry } from 'astro:content';
 import type { Lang } from '../../site.config.ts';
 import { buildEditions, seriesNeighbours, type Edition, type Neighbours } from '../../i18n/editions.ts';
 import { articleEvidence } from '../../article/evidence/registry.ts';
+import { measuredRuns } from '../../evidence/article/environments.ts';
+import type { RunRef } from '../../evidence/article/variants.ts';
 
 export type ArticleEntry = CollectionEntry<'articles'>;
 export type ArticleEdition = Edition<ArticleEntry>;
@@ -30,22 +32,24 @@ export async function articlePaths(lang: Lang): Promise<{ params: { slug: string
 
 export interface RunRecordPageProps {
   edition: ArticleEdition;
-  /** The variant whose run this is; undefined for the run the article is built from. */
-  variant: string | undefined;
+  /** Which run this is, as the article names it (environment and variant left out where they are its own); undefined for its own run. */
+  run: RunRef | undefined;
 }
 
 /**
  * getStaticPaths() of the run records of one language: one page per measured run
- * of every article (the article's own run, then each other variant's). An
+ * of every article, in every environment (the article's own run first). An
  * article not yet measured (a draft) has none.
  */
-export async function runRecordPaths(lang: Lang): Promise<{ params: { slug: string; variant: string | undefined }; props: RunRecordPageProps }[]> {
+export async function runRecordPaths(lang: Lang): Promise<{ params: { slug: string; run: string | undefined }; props: RunRecordPageProps }[]> {
   const editions = (await loadEditions()).filter((edition) => edition.lang === lang);
   return editions.flatMap((edition) => {
     const evidence = articleEvidence(edition.slug);
     if (evidence.unmeasured) return [];
-    const runs = evidence.variantRuns;
-    const others = runs ? runs.measured.filter((variant) => variant !== runs.defaultVariant) : [];
-    return [undefined, ...others].map((variant) => ({ params: { slug: edition.slug, variant }, props: { edition, variant } }));
+    return measuredRuns(evidence).map(({ ref }) => {
+      const run = Object.keys(ref).length ? ref : undefined;
+      const param = [ref.environment, ref.variant].filter(Boolean).join('/') || undefined;
+      return { params: { slug: edition.slug, run: param }, props: { edition, run } };
+    });
   });
 }

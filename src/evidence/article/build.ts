@@ -11,6 +11,7 @@ import { checkClaimDefs, evaluateClaims, type ClaimDef } from '../claims.ts';
 import { EvidenceError } from '../errors.ts';
 import { DECLARED_STEP } from '../facts.ts';
 import type { ArticleEvidence } from './types.ts';
+import type { EnvironmentName } from '../../experiment/types.ts';
 import { notYetMeasuredError, unmeasuredFacts, unmeasuredSnapshots } from './unmeasured.ts';
 
 /**
@@ -32,6 +33,8 @@ export function buildArticleEvidence(input: {
   claimsFile?: string;
   /** A draft build: an article without snapshots builds, its facts shown as not yet measured. */
   draft?: boolean;
+  /** The environment this folder holds (environments.ts): its run must say it ran there (run.yaml's `driver`). */
+  environment?: EnvironmentName;
 }): ArticleEvidence {
   // Never captured (no folder, and nothing beside it a half-done swap left): refused, or in a draft, placeholders.
   // A swap cut short is no draft: the loader says how to recover.
@@ -40,6 +43,10 @@ export function buildArticleEvidence(input: {
   const snapshots = unmeasured
     ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines))
     : loadSnapshots(input.snapshotsDir, { slug: input.slug });
+  if (!unmeasured && input.environment !== undefined && snapshots.run.driver !== input.environment)
+    throw new EvidenceError(
+      `${snapshots.files.run}: field "driver": expected "${input.environment}" (the environment this folder holds), got "${snapshots.run.driver}"`,
+    );
   const declared = new Set(input.factDefs.map((d) => d.id));
   const defs = [...input.factDefs, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
   const { facts, skipped } = unmeasured
@@ -64,5 +71,15 @@ export function buildArticleEvidence(input: {
   if (claimProblems.length) throw new EvidenceError(claimProblems);
   const fileOfStep = (step: string) => (step === 'run' ? snapshots.files.run : (snapshots.files.steps.get(step) ?? step));
   const claims = evaluateClaims(claimDefs, facts, fileOfStep);
-  return { slug: input.slug, snapshots, facts, skipped, lines: input.lines, linesFile: input.linesFile, claims, ...(unmeasured ? { unmeasured } : {}) };
+  return {
+    slug: input.slug,
+    snapshots,
+    facts,
+    skipped,
+    lines: input.lines,
+    linesFile: input.linesFile,
+    claims,
+    ...(input.environment === undefined ? {} : { environment: input.environment }),
+    ...(unmeasured ? { unmeasured } : {}),
+  };
 }

@@ -9,6 +9,7 @@ import type { ClaimDef } from '../claims.ts';
 import { buildArticleEvidence } from './build.ts';
 import type { ArticleEvidence } from './types.ts';
 import { buildArticleRuns, linesOfVariant } from './variants.ts';
+import { buildArticleEnvironments } from './environments.ts';
 import type { Experiment } from '../../experiment/types.ts';
 
 export const ARTICLES = 'content/articles';
@@ -52,8 +53,8 @@ export async function loadArticleDefinitions(root: string, slug: string, fresh?:
 
 /**
  * The evidence of one snapshots folder: the default run's, with every variant
- * beside it when `variants` is set (the build), or that folder's run alone (a
- * capture's report of one variant).
+ * and environment beside it when `variants` is set (the build), or that
+ * folder's run alone (a capture's report of one variant).
  */
 export function evidenceFromDisk(
   slug: string,
@@ -69,9 +70,10 @@ export function evidenceFromDisk(
     claimsFile: `${ARTICLES}/${slug}/claims.ts`,
   };
   const experiment = defs.experiment ?? null;
-  // As the pages derive it (src/article/evidence/registry.ts), so that the build's check and the pages see one evidence.
+  // As the pages derive it (src/article/evidence/registry.ts), so that the build's check and the pages see one evidence:
+  // every environment's runs; or, with `folderOf` (a capture judging its staged runs), one environment's variants.
   if (options.variants) {
-    return buildArticleRuns({
+    return (options.folderOf ? buildArticleRuns : buildArticleEnvironments)({
       ...common,
       experiment,
       factDefs: defs.factDefs,

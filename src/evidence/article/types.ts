@@ -6,6 +6,7 @@ import type { Snapshots } from '../load.ts';
 import type { Fact, SkippedFact } from '../facts.ts';
 import type { LineTemplates } from '../template.ts';
 import type { ClaimResult } from '../claims.ts';
+import type { EnvironmentName } from '../../experiment/types.ts';
 
 export interface ArticleEvidence {
   slug: string;
@@ -18,6 +19,10 @@ export interface ArticleEvidence {
   claims: ClaimResult[];
   /** Which variant of the experiment this run is, when it declares variants. */
   variant?: string;
+  /** Which environment this run was measured in, when the experiment declares environments. */
+  environment?: EnvironmentName;
+  /** The article's evidence only: the runs of every other environment it is measured in (environments.ts). */
+  environmentRuns?: EnvironmentRuns;
   /** The article's evidence only: every variant's run and the comparisons across them (variants.ts). */
   variantRuns?: VariantRuns;
   /** Set in a draft build of an article that has no snapshots yet: its facts are placeholders. */
@@ -39,4 +44,17 @@ export interface VariantRuns {
   facts: Map<string, Fact>;
   /** The claims across variants, evaluated over `facts`. */
   comparisons: ClaimResult[];
+}
+
+export interface EnvironmentRuns {
+  /** The environment the article's unqualified bindings read: the first declared. */
+  headline: EnvironmentName;
+  /** Every declared environment, the headline first. */
+  declared: EnvironmentName[];
+  /** The environments with snapshots, in declared order. */
+  measured: EnvironmentName[];
+  /** Declared environments without snapshots: the page says they were not measured. */
+  notMeasured: EnvironmentName[];
+  /** Each measured environment's evidence (its default run, carrying its variants' runs), the headline's included. */
+  runs: Map<EnvironmentName, ArticleEvidence>;
 }

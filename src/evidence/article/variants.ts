@@ -4,7 +4,7 @@
 // variants evaluated over facts named `<variant>:<fact id>`. Pure apart from
 // reading the snapshots folders (through buildArticleEvidence).
 import { existsSync } from 'node:fs';
-import type { Experiment } from '../../experiment/types.ts';
+import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
 import { defaultVariant, qualify, variantFolder, variantsOf } from '../../experiment/variants.ts';
 import type { Fact, FactDef } from '../facts.ts';
 import type { Lang, LineTemplates } from '../template.ts';
@@ -34,6 +34,8 @@ export interface ArticleRunsInput {
   folderOf?: (variant: string) => string;
   /** A draft build: an article never captured builds with its facts shown as not yet measured. */
   draft?: boolean;
+  /** The environment these runs were measured in: each run.yaml must say so (field "driver"). */
+  environment?: EnvironmentName;
 }
 
 /**
@@ -53,8 +55,8 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
       ...(input.comparisonDefs ?? []).map((c) => `${claimsFile}: comparison "${c.id}": the experiment declares no variants to compare`),
     ];
     if (problems.length) throw new EvidenceError(problems);
-    const { slug, snapshotsDir, factDefs, lines, linesFile, claimDefs } = input;
-    return buildArticleEvidence({ slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, claimsFile, draft: input.draft ?? false });
+    const { slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, environment } = input;
+    return buildArticleEvidence({ slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, claimsFile, draft: input.draft ?? false, environment });
   }
   const declared = variantsOf(experiment) as string[];
   const byDefault = defaultVariant(experiment)!;
@@ -81,6 +83,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
       linesFile: input.linesFile,
       claimDefs: (input.claimDefs ?? []).filter((c) => c.variants === undefined || c.variants.includes(variant)),
       claimsFile,
+      environment: input.environment,
     });
     const mode = evidence.snapshots.run.cluster.kubeProxyMode;
     if (mode !== variant)
@@ -127,12 +130,34 @@ export function linesOfVariant(lines: LineTemplates, experiment: Experiment, var
   return Object.fromEntries(Object.entries(lines).filter(([step]) => !elsewhere.has(step)));
 }
 
+/** Which run a component binds: an environment's (the headline when none) and a variant's (that environment's default when none). */
+export interface RunRef {
+  environment?: string;
+  variant?: string;
+}
+
 /**
- * The evidence a component bound to `variant` reads: that variant's run, or
- * the article's own when no variant is named. An unknown or unmeasured variant
- * is an error naming the file and what exists.
+ * The evidence a component bound to `ref` reads: that environment's and
+ * variant's run, or the article's own when neither is named. An unknown or
+ * unmeasured environment or variant is an error naming the file and what exists.
  */
-export function evidenceOfVariant(evidence: ArticleEvidence, variant: string | undefined, where: string): ArticleEvidence {
+export function evidenceOfRun(evidence: ArticleEvidence, ref: RunRef, where: string): ArticleEvidence {
+  const inEnvironment = evidenceOfEnvironment(evidence, ref.environment, where);
+  return evidenceOfVariant(inEnvironment, ref.variant, where);
+}
+
+function evidenceOfEnvironment(evidence: ArticleEvidence, environment: string | undefined, where: string): ArticleEvidence {
+  if (environment === undefined) return evidence;
+  const environments = evidence.environmentRuns;
+  if (!environments) throw new Error(`${where}: environment="${environment}": the experiment of ${evidence.slug} declares no environments`);
+  const run = environments.runs.get(environment as EnvironmentName);
+  if (run) return run;
+  if ((environments.notMeasured as string[]).includes(environment))
+    throw new Error(`${where}: environment="${environment}": not measured there (no snapshots); measured: ${environments.measured.join(', ')}`);
+  throw new Error(`${where}: environment="${environment}": no such environment; the experiment is measured in ${environments.declared.join(', ')}`);
+}
+
+function evidenceOfVariant(evidence: ArticleEvidence, variant: string | undefined, where: string): ArticleEvidence {
   if (variant === undefined) return evidence;
   const runs = evidence.variantRuns;
   if (!runs) throw new Error(`${where}: variant="${variant}": the experiment of ${evidence.slug} declares no variants`);
@@ -143,19 +168,41 @@ export function evidenceOfVariant(evidence: ArticleEvidence, variant: string | u
   throw new Error(`${where}: variant="${variant}": no such variant; the experiment has ${runs.declared.join(', ')}`);
 }
 
+/**
+ * How a binding to `ref` qualifies an id (`<variant>:<id>`, `<environment>:<id>`,
+ * `<environment>/<variant>:<id>`): what the MDX check and bindableIds agree on.
+ */
+export function qualifyRun(ref: RunRef, id: string): string {
+  const key = [ref.environment, ref.variant].filter(Boolean).join('/');
+  return key ? `${key}:${id}` : id;
+}
+
 /** bindableIds per evidence object: a page's <Claim>s ask for them again and again, and an evidence never changes once built. */
 const bindable = new WeakMap<ArticleEvidence, { factIds: string[]; stepIds: string[]; claims: ClaimResult[] }>();
 
-/** Every fact id, step id and claim id the article's MDX may bind: the default run's, and `<variant>:<id>` of every measured run. */
+/**
+ * Every fact id, step id and claim id the article's MDX may bind: the headline
+ * run's, `<variant>:<id>` of every measured variant, and the same of every
+ * other measured environment qualified by it (qualifyRun).
+ */
 export function bindableIds(evidence: ArticleEvidence): { factIds: readonly string[]; stepIds: readonly string[]; claims: readonly ClaimResult[] } {
   let ids = bindable.get(evidence);
   if (!ids) {
     ids = collectBindableIds(evidence);
+    for (const [environment, run] of evidence.environmentRuns?.runs ?? []) {
+      if (environment === evidence.environmentRuns!.headline) continue;
+      const own = collectBindableIds(run);
+      const qualified = (id: string) => {
+        const [variant, rest] = splitQualified(id);
+        return rest === undefined ? qualifyRun({ environment }, id) : qualifyRun({ environment, variant }, rest);
+      };
+      ids.factIds.push(...own.factIds.map(qualified));
+      ids.stepIds.push(...own.stepIds.map(qualified));
+    }
     bindable.set(evidence, ids);
   }
   return ids;
 }
-
 function collectBindableIds(evidence: ArticleEvidence): { factIds: string[]; stepIds: string[]; claims: ClaimResult[] } {
   const factIds = [...evidence.facts.keys()];
   const stepIds = [...evidence.snapshots.run.steps];
@@ -172,7 +219,7 @@ function collectBindableIds(evidence: ArticleEvidence): { factIds: string[]; ste
   return { factIds, stepIds, claims };
 }
 
-/** Every broken claim of every run (a variant's prefixed with its name) and across runs, one block each. */
+/** Every broken claim of every run (a variant's prefixed with its name) and across runs, one block each; of one environment. */
 export function brokenClaims(evidence: ArticleEvidence): string[] {
   const runs = evidence.variantRuns;
   if (!runs) return formatBrokenClaims(evidence.claims);
@@ -180,6 +227,20 @@ export function brokenClaims(evidence: ArticleEvidence): string[] {
     ...[...runs.runs].flatMap(([variant, run]) => formatBrokenClaims(run.claims).map((b) => `${variant}: ${b}`)),
     ...formatBrokenClaims(runs.comparisons).map((b) => `across ${runs.measured.join(', ')}: ${b}`),
   ];
+}
+
+/**
+ * The broken claims the build fails on (the headline environment's) and those
+ * it reports and the page shows (every other environment's, each block
+ * prefixed with the environment): a claim may hold on kind and break in the lab.
+ */
+export function brokenClaimsByEnvironment(evidence: ArticleEvidence): { headline: string[]; elsewhere: string[] } {
+  const environments = evidence.environmentRuns;
+  if (!environments) return { headline: brokenClaims(evidence), elsewhere: [] };
+  const elsewhere = [...environments.runs]
+    .filter(([environment]) => environment !== environments.headline)
+    .flatMap(([environment, run]) => brokenClaims(run).map((block) => `${environment}: ${block}`));
+  return { headline: brokenClaims(evidence), elsewhere };
 }
 
 /** A row of the comparison across variants: one fact, read in every measured run. */
@@ -221,6 +282,12 @@ export function comparisonTable(rows: readonly ComparisonRow[], runs: VariantRun
 
 /** How many claim evaluations the build makes: every run's claims and those across runs. */
 export function evaluatedClaimCount(evidence: ArticleEvidence): number {
+  const environments = evidence.environmentRuns;
+  if (environments) return [...environments.runs.values()].reduce((n, run) => n + evaluatedClaimCountOfEnvironment(run), 0);
+  return evaluatedClaimCountOfEnvironment(evidence);
+}
+
+function evaluatedClaimCountOfEnvironment(evidence: ArticleEvidence): number {
   const runs = evidence.variantRuns;
   if (!runs) return evidence.claims.length;
   return [...runs.runs.values()].reduce((n, run) => n + run.claims.length, 0) + runs.comparisons.length;

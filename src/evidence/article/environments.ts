@@ -1,0 +1,115 @@
+// An article measured in several environments (a real kind cluster, the
+// namespace lab): each environment's runs (every variant) built from its own
+// folders as buildArticleRuns builds them, the headline's carrying the others,
+// and every claim read in every run it was measured in (the claim matrix).
+// Pure apart from reading the snapshots folders.
+import { existsSync } from 'node:fs';
+import type { EnvironmentName } from '../../experiment/types.ts';
+import { environmentFolder, environmentProblems, environmentsOf } from '../../experiment/environments.ts';
+import type { ClaimResult } from '../claims.ts';
+import type { Lang } from '../template.ts';
+import { EvidenceError } from '../errors.ts';
+import { buildArticleRuns, type ArticleRunsInput, type RunRef } from './variants.ts';
+import type { ArticleEvidence, EnvironmentRuns } from './types.ts';
+
+/**
+ * The article's evidence: the headline environment's (its folder is
+ * `snapshotsDir`, required as before), carrying every measured environment in
+ * `environmentRuns`; an experiment that declares no environments is built as
+ * one environment's runs, as before.
+ */
+export function buildArticleEnvironments(input: ArticleRunsInput): ArticleEvidence {
+  const experiment = input.experiment;
+  if (!experiment?.environments) return buildArticleRuns(input);
+  const file = input.linesFile.replace(/lines\.ts$/, 'experiment.ts');
+  const problems = environmentProblems(experiment, file);
+  if (problems.length) throw new EvidenceError(problems);
+  const exists = input.exists ?? existsSync;
+  const declared = environmentsOf(experiment);
+  const headline = declared[0]!;
+  const runs = new Map<EnvironmentName, ArticleEvidence>();
+  const notMeasured: EnvironmentName[] = [];
+  for (const environment of declared) {
+    const folder = environmentFolder(input.snapshotsDir, environment, headline);
+    // The headline must be there (the build fails on it as before); another environment may not have run yet.
+    if (environment !== headline && !exists(folder)) {
+      notMeasured.push(environment);
+      continue;
+    }
+    const { folderOf: _staged, ...rest } = input;
+    runs.set(
+      environment,
+      buildArticleRuns({ ...rest, snapshotsDir: folder, environment, ...(environment === headline && input.folderOf ? { folderOf: input.folderOf } : {}) }),
+    );
+  }
+  const environmentRuns: EnvironmentRuns = { headline, declared, measured: declared.filter((e) => runs.has(e)), notMeasured, runs };
+  return { ...runs.get(headline)!, environmentRuns };
+}
+
+/** One run an article is measured in: its environment, its variant, its run id and its evidence. */
+export interface MeasuredRun {
+  environment: EnvironmentName | undefined;
+  variant: string | undefined;
+  runId: string;
+  evidence: ArticleEvidence;
+  /** How a component binds it (undefined parts are the article's own environment or variant). */
+  ref: RunRef;
+}
+
+/**
+ * Every run the article was measured in, the headline environment's first, each
+ * environment's default variant before its others. `ref` leaves out what is the
+ * article's own (the headline environment, an environment's default variant).
+ */
+export function measuredRuns(evidence: ArticleEvidence): MeasuredRun[] {
+  const environments = evidence.environmentRuns;
+  const ofEnvironment = (run: ArticleEvidence, environment: EnvironmentName | undefined, isHeadline: boolean): MeasuredRun[] => {
+    const variants = run.variantRuns;
+    const envRef = isHeadline || environment === undefined ? {} : { environment };
+    if (!variants) return [{ environment, variant: undefined, runId: run.snapshots.run.runId, evidence: run, ref: envRef }];
+    return variants.measured.map((variant) => {
+      const own = variants.runs.get(variant)!;
+      const ref = variant === variants.defaultVariant ? envRef : { ...envRef, variant };
+      return { environment, variant, runId: own.snapshots.run.runId, evidence: own, ref };
+    });
+  };
+  if (!environments) return ofEnvironment(evidence, evidence.environment, true);
+  return environments.measured.flatMap((environment) => ofEnvironment(environments.runs.get(environment)!, environment, environment === environments.headline));
+}
+
+/** One cell of the claim matrix: how a claim stood in one run, or that the claim is not about that run (its variants). */
+export interface ClaimCell {
+  run: MeasuredRun;
+  status: ClaimResult['status'] | 'not-applicable';
+}
+
+export interface ClaimMatrix {
+  columns: MeasuredRun[];
+  rows: Array<{ id: string; statement: Record<Lang, string>; cells: ClaimCell[]; brokenIn: MeasuredRun[] }>;
+  /** Environments declared and not measured: the page names them. */
+  notMeasured: EnvironmentName[];
+}
+
+/**
+ * Every claim of one run (claims.ts's `claims`) read in every run: a row per
+ * claim in declared order, a column per measured run. A claim limited to some
+ * variants is "not-applicable" in the others' runs, never counted as holding.
+ */
+export function claimMatrix(evidence: ArticleEvidence): ClaimMatrix {
+  const columns = measuredRuns(evidence);
+  const order: string[] = [];
+  const statements = new Map<string, Record<Lang, string>>();
+  for (const { evidence: run } of columns) {
+    for (const claim of run.claims) {
+      if (!statements.has(claim.id)) {
+        order.push(claim.id);
+        statements.set(claim.id, claim.statement);
+      }
+    }
+  }
+  const rows = order.map((id) => {
+    const cells = columns.map((run): ClaimCell => ({ run, status: run.evidence.claims.find((c) => c.id === id)?.status ?? 'not-applicable' }));
+    return { id, statement: statements.get(id)!, cells, brokenIn: cells.filter((c) => c.status === 'broken').map((c) => c.run) };
+  });
+  return { columns, rows, notMeasured: evidence.environmentRuns?.notMeasured ?? [] };
+}
