@@ -3,7 +3,7 @@
 import type { FactDef } from '../../../src/evidence/facts.ts';
 import {
   conntrackFacts, curlFacts, healthCheckFacts, iptablesRuleFacts, nftHookFact, nftRuleFact, nftSetFact, nftVerdictFacts,
-  optional, outcomeFacts, podGatewayFact, runFact, settleFacts,
+  declaredFact, optional, outcomeFacts, podGatewayFact, runFact, settleFacts,
 } from '../../../src/evidence/fact-kit.ts';
 import {
   healthCheckNodePort, node, nodeIP, nodePort, pod, runDate, service, version,
@@ -21,6 +21,8 @@ const DRIVER_VERSIONS: Array<[tool: string, recordedBy: string]> = [
 ];
 
 export const facts: FactDef[] = [
+  // The image the manifest names (what a registry would have served): declared, not measured.
+  declaredFact('declared.backend.image', '074-external-traffic-policy', 'manifests/backend.yaml', 'Pod/backend', 'spec.containers.0.image'),
   // Cluster policy: the source address the backend saw, via the node with and without it.
   ...curlFacts('cluster-via-worker', 'answered'),
   ...curlFacts('cluster-via-worker2', 'answered'),

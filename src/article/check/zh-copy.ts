@@ -56,6 +56,8 @@ export function mdxProse(source: string): string {
   text = text.replace(/`[^`\n]+`/g, latin);
   // A <Fact .../> stands for a value (Latin or digits); other tags are structure.
   text = text.replace(/<Fact\b[^>]*\/>/g, value);
+  // So does a <NotMeasured>: a number or address written out, not words.
+  text = text.replace(/<NotMeasured\b[^>]*>[^<]*<\/NotMeasured>/g, value);
   text = text.replace(/<\/?[A-Za-z][^>]*>/g, blank);
   text = text.replace(/\]\([^)\s]*\)/g, (m) => `]${blank(m.slice(1))}`);
   return text;
