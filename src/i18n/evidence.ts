@@ -75,14 +75,14 @@ const zh = {
   environmentNames: { kind: 'kind 集群', lab: '命名空间实验环境' },
   /** A run other than the article's own: {environment} and {variant} filled in by runLabel. */
   runIn: {
-    environment: '{environment}的那次运行',
+    environment: '那次运行（{environment}）',
     variant: 'kube-proxy {variant} 模式的那次运行',
-    both: '{environment}中 kube-proxy {variant} 模式的那次运行',
+    both: '那次运行（{environment}，kube-proxy {variant} 模式）',
   },
   runInline: {
-    environment: '{environment}的那次运行',
+    environment: '那次运行（{environment}）',
     variant: 'kube-proxy {variant} 模式的那次运行',
-    both: '{environment}中 kube-proxy {variant} 模式的那次运行',
+    both: '那次运行（{environment}，kube-proxy {variant} 模式）',
   },
   recordOf: {
     environment: '运行记录（{environment}）',
@@ -95,7 +95,7 @@ const zh = {
   matrixBroken: '不成立',
   matrixNotApplicable: '不适用',
   matrixBrokenNote: '有论断不是在每个环境里都成立：',
-  headlineFrom: '文中的数字取自{environment}里的运行。',
+  headlineFrom: '文中的数字来自这个环境里的运行：{environment}。',
   otherEnvironments: '同一实验在别的环境里的运行：',
   environmentsNotMeasured: '没有实测的环境：',
   acrossEnvironmentsLink: '各环境的结果对照',

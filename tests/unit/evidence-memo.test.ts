@@ -107,9 +107,9 @@ test("the build check remembers each article's evidence; a changed snapshot file
   const runs = mkdtempSync(join(tmpdir(), 'shice-memo-'));
   try {
     for (const other of readdirSync(join(root, 'content/articles'))) {
-      const from = join(root, 'content/articles', other, 'snapshots');
-      if (existsSync(from)) cpSync(from, join(runs, other), { recursive: true });
-      if (existsSync(`${from}.nftables`)) cpSync(`${from}.nftables`, join(runs, `${other}.nftables`), { recursive: true });
+      // Every variant's and environment's folder: snapshots -> <slug>, snapshots.lab.nftables -> <slug>.lab.nftables.
+      for (const name of readdirSync(join(root, 'content/articles', other)).filter((n) => /^snapshots(\.|$)/.test(n)))
+        cpSync(join(root, 'content/articles', other, name), join(runs, name.replace(/^snapshots/, other)), { recursive: true });
     }
     const env = { SHICE_SNAPSHOT_ROOT: runs };
     assert.deepEqual((await checkArticles(root, env)).problems, []);

@@ -23,7 +23,7 @@ const facts = [...commonFacts074, ...variantFacts074.iptables!];
 /** Article 074's default run: kube-proxy in iptables mode. */
 const experiment = experimentForVariant(article074, 'iptables');
 
-const committed = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/snapshots', import.meta.url));
+const committed = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/snapshots.lab', import.meta.url));
 
 test("contract: a kind capture writes the lab run's schema and step ids, and the article's facts derive from it", { timeout: 120_000 }, async () => {
   const harness = await makeHarness();

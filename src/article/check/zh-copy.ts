@@ -103,7 +103,13 @@ function punctuationProblems(line: string, lineNumber: number): CopyProblem[] {
     // English punctuation is followed by a space; in a Chinese line, one that is not is Chinese
     // punctuation ("s-cluster,NodePort", "s-lb:LoadBalancer"), except a colon inside an
     // address ("172.18.0.2:30278", "http://").
-    const colonInToken = char === ':' && !(/\p{L}/u.test(at(i - 1)) && /\p{L}/u.test(next ?? ''));
+    // An image reference ("shice/nginx-light:bookworm") is one token too: a colon after a "/" in it.
+    const token =
+      line
+        .slice(0, i)
+        .split(/[\s\p{Script=Han}，。；：、（）]/u)
+        .at(-1) ?? '';
+    const colonInToken = char === ':' && (!(/\p{L}/u.test(at(i - 1)) && /\p{L}/u.test(next ?? '')) || (token.includes('/') && /\S/.test(next ?? '')));
     const unspaced = lineIsChinese && next !== undefined && next !== ' ' && !betweenDigits && !colonInToken;
     if (isChinese(neighbour(i, -1)) || isChinese(neighbour(i, 1)) || unspaced) flagged.add(i);
   }
