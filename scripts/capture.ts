@@ -20,7 +20,7 @@ import { claimsReport, tryEvidence, whatChanged } from '../src/capture/what-chan
 import { constants as fsConstants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { clip } from '../src/capture/clip.ts';
-import { checkTarget, inspectTarget, judgeTarget, TargetError } from '../src/capture/target.ts';
+import { checkOutFolder, checkTarget, inspectTarget, judgeTarget, TargetError } from '../src/capture/target.ts';
 import { acquireLock, LockHeld, type Lock } from '../src/capture/lock.ts';
 import { recoverDeadRuns, settleSwap } from '../src/capture/recover.ts';
 import { currentOwner, forgetRecord, recordCapture } from '../src/capture/run-registry.ts';
@@ -165,6 +165,14 @@ async function main(): Promise<void> {
 
   if (!args.compare && !args.dryRun) {
     // Every target is judged before any work: a refusal touches nothing and starts nothing.
+    if (args.out) {
+      try {
+        checkOutFolder(args.out, join(root, 'content/articles'), args.out);
+      } catch (error) {
+        if (error instanceof TargetError) fail(error.message, 2);
+        throw error;
+      }
+    }
     for (const plan of plans) {
       for (const variant of plan.variants) {
         const target = targetOf(plan, variant);

@@ -135,6 +135,25 @@ export function systemFolderProblem(parent: string, context: { home: string | nu
   return null;
 }
 
+/**
+ * Why `--out` must not be `out`, or null: the articles folder and every folder
+ * inside it hold the author's files and the committed snapshots, which a
+ * capture writes only without --out (each environment's and variant's in its
+ * own folder). Both paths absolute with their links resolved. Pure.
+ */
+export function outFolderProblem(out: string, articles: string): string | null {
+  if (out === articles) return 'is the articles folder, where the committed snapshots live; a capture writes them without --out';
+  if (within(out, articles))
+    return `is inside the articles folder (${clip(relative(articles, out), 80)}); a capture writes the committed snapshots without --out`;
+  return null;
+}
+
+/** Refuses an --out folder that outFolderProblem names; one line, nothing touched. */
+export function checkOutFolder(out: string, articles: string, shown: string): void {
+  const problem = outFolderProblem(resolveExisting(resolve(out)), resolveExisting(resolve(articles)));
+  if (problem) throw new TargetError(`--out ${clip(shown, 120)}: ${problem}; choose a folder of your own; nothing was touched`);
+}
+
 /** `path` with the links of its nearest existing ancestor resolved (a link in /tmp to /etc is /etc). */
 function resolveExisting(path: string): string {
   const existing = nearestExisting(path);

@@ -15,7 +15,7 @@ import { EvidenceError } from '../../src/evidence/errors.ts';
 import { findUnboundValues } from '../../src/evidence/mdx-check.ts';
 import { escapeInvalidUtf8, readableStep, storeStream, streamBytes, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
 import { outputBlocks, streamNoteText } from '../../src/article/render/raw-output.ts';
-import { judgeTarget, checkPathShape } from '../../src/capture/target.ts';
+import { judgeTarget, checkPathShape, outFolderProblem } from '../../src/capture/target.ts';
 import { treeDigest } from './support.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -227,6 +227,12 @@ test('what a capture may replace: only a snapshot folder of the same slug, or no
     }),
     /experiment\.ts, snapshots\//,
   );
+  // --out is never the articles folder or a folder in it: the lab's <slug>.lab would land beside the articles.
+  const articles = '/work/site/content/articles';
+  assert.match(outFolderProblem(articles, articles)!, /^is the articles folder/);
+  assert.match(outFolderProblem(`${articles}/074-x/tmp`, articles)!, /^is inside the articles folder \(074-x\/tmp\)/);
+  assert.equal(outFolderProblem('/work/site/content/articles-out', articles), null);
+  assert.equal(outFolderProblem('/tmp/runs', articles), null);
   assert.equal(checkPathShape('/tmp/run/074'), null);
   assert.match(checkPathShape(`/tmp/${'a'.repeat(250)}`)!, /a name in the path is too long/);
   assert.match(checkPathShape(`/tmp/${'abc/'.repeat(1100)}`)!, /the path is too long/);
@@ -240,7 +246,8 @@ test('special and impossible targets fail at once with one line and exit 2; noth
     writeFileSync(join(dir, 'a-file'), 'keep me\n');
     const before = treeDigest(dir);
     for (const [out, expected] of [
-      ['/proc/x', /--out \/proc\/x: 074-external-traffic-policy: is under \/proc, a kernel file system/],
+      // The lab's runs are 074's second environment: they go in <slug>.lab.
+      ['/proc/x', /--out \/proc\/x: 074-external-traffic-policy\.lab: is under \/proc, a kernel file system/],
       ['/sys/x', /is under \/sys, a kernel file system/],
       [join(dir, 'a-file'), /a-file is a file, so no folder can be made below it/],
       [join(dir, 'x'.repeat(300)), /a name in the path is too long/],
