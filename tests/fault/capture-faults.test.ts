@@ -35,7 +35,9 @@ import { expectedComponents, runComponents } from '../lab/support.ts';
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const COMMITTED = join(root, 'content/articles', SLUG, 'snapshots');
+/** Where `--out` puts the lab's runs: the lab is the article's second environment. */
+const FOLDER = `${SLUG}.lab`;
+const COMMITTED = join(root, 'content/articles', SLUG, 'snapshots.lab');
 
 const missing = labUnavailable();
 const skip = missing && process.env.CI !== 'true' ? `fault suite not run: ${missing}` : false;
@@ -110,7 +112,7 @@ function runIdOf(stderr: string): string {
 /** An --out folder holding the committed snapshots of the article and a file of someone else's. */
 function prepareOut(): { out: string; target: string; digest: () => Record<string, string> } {
   const out = mkdtempSync(join(tmpdir(), 'shice-fault-out-'));
-  const target = join(out, SLUG);
+  const target = join(out, FOLDER);
   cpSync(COMMITTED, target, { recursive: true });
   writeFileSync(join(out, 'notes-of-someone-else.txt'), "not the capture's\n");
   return { out, target, digest: () => treeDigest(out) };
@@ -244,7 +246,7 @@ test(
       // Killed during step 5: the whole lab ran, each component in its namespace, beside the step's own command.
       const lab = trace.components.filter((c) => !/^(?:curl|ip) in node\.control-plane$/.test(c));
       assert.deepEqual(lab, expectedComponents(['control-plane', 'worker', 'worker2'], ['default.backend']), trace.components.join(', '));
-      assert.deepEqual(digest().hasOwnProperty(SLUG) && treeDigest(target), treeDigest(COMMITTED), 'the kill left the previous snapshots as they were');
+      assert.deepEqual(digest().hasOwnProperty(FOLDER) && treeDigest(target), treeDigest(COMMITTED), 'the kill left the previous snapshots as they were');
       assert.notDeepEqual(await leftovers(trace, out), []);
 
       const next = labCapture(out);
@@ -285,7 +287,7 @@ test('kill -9 between the two renames of the swap: the build says how to recover
         assert.match(
           error.message,
           new RegExp(
-            `snapshot folder not found;.*\\.${SLUG}\\.previous-${trace.runId}.*run \`npm run capture -- --clean\` \\(or the next capture\\) to finish or undo the swap`,
+            `snapshot folder not found;.*\\.${FOLDER.replaceAll('.', '\\.')}\\.previous-${trace.runId}.*run \`npm run capture -- --clean\` \\(or the next capture\\) to finish or undo the swap`,
           ),
         );
         return true;
@@ -316,10 +318,10 @@ test(
       runId: 'the-dead-run',
       startedAt: '2026-12-01T00:00:00.000Z',
       target,
-      staging: join(out, `.${SLUG}.staging-the-dead-run`),
-      previous: join(out, `.${SLUG}.previous-the-dead-run`),
+      staging: join(out, `.${FOLDER}.staging-the-dead-run`),
+      previous: join(out, `.${FOLDER}.previous-the-dead-run`),
     };
-    writeFileSync(join(out, `.${SLUG}.lock`), JSON.stringify(deadLock));
+    writeFileSync(join(out, `.${FOLDER}.lock`), JSON.stringify(deadLock));
     try {
       const [a, b] = [labCapture(out), labCapture(out)];
       const [ra, rb] = await Promise.all([a.done, b.done]);
@@ -368,7 +370,7 @@ test('--out into a folder holding other files, and into content/articles, is ref
   const out = mkdtempSync(join(tmpdir(), 'shice-fault-foreign-'));
   const articles = join(root, 'content/articles');
   try {
-    const target = join(out, SLUG);
+    const target = join(out, FOLDER);
     cpSync(COMMITTED, target, { recursive: true });
     writeFileSync(join(target, 'my-notes.txt'), 'mine\n');
     const beforeOut = treeDigest(out);
@@ -376,7 +378,8 @@ test('--out into a folder holding other files, and into content/articles, is ref
     const registryBefore = readRecords();
     for (const [dir, expected] of [
       [out, /holds what a capture did not write \(my-notes\.txt\)/],
-      [articles, /holds what a capture did not write \(claims\.ts, en\.mdx, experiment\.ts, facts\.ts, … \d+ in all\)/],
+      [articles, /is the articles folder, where the committed snapshots live/],
+      [join(articles, SLUG), /is inside the articles folder \(074-external-traffic-policy\)/],
     ] as const) {
       const result = await capture([SLUG, '--driver', 'lab', '--out', dir]).done;
       assert.equal(result.code, 2, result.stderr);

@@ -41,11 +41,14 @@ function insertAfter(file: string, mark: string, text: string): void {
   writeFileSync(file, source.replace(mark, `${mark}\n${text}`));
 }
 
-/** An --out folder whose target holds a committed-style run of `slug` (074's, renamed), beside a file of someone else's. */
+/**
+ * An --out folder whose lab target (`<slug>.lab`: the lab is the article's second environment) holds
+ * a committed lab run of `slug` (074's, renamed), beside a file of someone else's.
+ */
 function outFor(slug: string): { out: string; target: string; digest: () => Record<string, string> } {
   const out = mkdtempSync(join(tmpdir(), 'shice-fault-judged-'));
-  const target = join(out, slug);
-  cpSync(join(root, 'content/articles', SOURCE, 'snapshots'), target, { recursive: true });
+  const target = join(out, `${slug}.lab`);
+  cpSync(join(root, 'content/articles', SOURCE, 'snapshots.lab'), target, { recursive: true });
   const run = join(target, 'run.yaml');
   writeFileSync(run, readFileSync(run, 'utf8').replace(`slug: ${SOURCE}`, `slug: ${slug}`));
   writeFileSync(join(out, 'notes-of-someone-else.txt'), "not the capture's\n");
@@ -101,13 +104,13 @@ test(
       );
       assert.match(
         run.stderr,
-        /claim "fault-cannot-hold" no longer holds: This never holds\n {4}local-via-worker2\.rc = "28" {2}from \S+\/\.kept\/[0-9A-Za-z-]+\/098-fault-claim-cannot-hold\/local-via-worker2\.yaml/,
+        /claim "fault-cannot-hold" no longer holds: This never holds\n {4}local-via-worker2\.rc = "28" {2}from \S+\/\.kept\/[0-9A-Za-z-]+\/098-fault-claim-cannot-hold\.lab\/local-via-worker2\.yaml/,
       );
       assert.match(run.stderr, new RegExp(`the run is kept at \\S*${runId}; .*npm run capture -- --accept ${runId}`));
       assert.doesNotMatch(run.stderr, /claims: all/);
       const after = Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept')));
       assert.deepEqual(after, before, 'the target and its neighbours are byte for byte as they were');
-      assert.equal(loadSnapshots(join(keptRun, slug)).run.runId, runId, 'the kept run is complete');
+      assert.equal(loadSnapshots(join(keptRun, `${slug}.lab`)).run.runId, runId, 'the kept run is complete');
       assert.equal(readRecords().captures.filter((r) => r.runId === runId).length, 0, 'no record of the capture is left');
 
       const accepted = await capture(['--accept', runId], env);
@@ -115,7 +118,7 @@ test(
       assert.match(accepted.stderr, new RegExp(`accepted run ${runId} of ${slug} variant iptables`));
       assert.equal(loadSnapshots(target).run.runId, runId, 'the target now holds the accepted run');
       assert.equal(existsSync(keptRun), false);
-      assert.deepEqual(readdirSync(out).sort(), ['.kept', 'notes-of-someone-else.txt', slug].sort(), 'no staging, previous folder or lock left');
+      assert.deepEqual(readdirSync(out).sort(), ['.kept', 'notes-of-someone-else.txt', `${slug}.lab`].sort(), 'no staging, previous folder or lock left');
     } finally {
       article.remove();
       rmSync(out, { recursive: true, force: true });
@@ -160,7 +163,7 @@ test(
       assert.match(
         lines[0]!,
         new RegExp(
-          `^capture: ${slug}: facts cannot be derived from this run, so it is no measurement: variant iptables: \\S+/\\.kept/${runId}/${slug}/health-worker2\\.yaml: fact "fault\\.body-line": looked for a line "fault-line=<value>" in stdout, found none; the snapshots were left as they were; the run is kept at \\S+${runId} to look into \\(it cannot be accepted\\)$`,
+          `^capture: ${slug}: facts cannot be derived from this run, so it is no measurement: variant iptables: \\S+/\\.kept/${runId}/${slug}\\.lab/health-worker2\\.yaml: fact "fault\\.body-line": looked for a line "fault-line=<value>" in stdout, found none; the snapshots were left as they were; the run is kept at \\S+${runId} to look into \\(it cannot be accepted\\)$`,
         ),
       );
       const after = Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept')));

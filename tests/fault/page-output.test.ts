@@ -7,9 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { copyCommittedRuns } from '../support/snapshot-root.ts';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { toYaml } from '../../src/capture/snapshot-writer.ts';
@@ -40,15 +41,9 @@ function htmlFiles(dir: string): string[] {
 test('non-UTF-8 and cut output build into pages that show it escaped, with a note in each language', { timeout: 180_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'shice-fault-page-'));
   try {
+    // Every article's committed runs (the article binds its nftables and lab runs too); the headline run is changed.
+    copyCommittedRuns(root, join(work, 'runs'));
     const snapshots = join(work, 'runs', SLUG);
-    cpSync(join(root, 'content/articles', SLUG, 'snapshots'), snapshots, { recursive: true });
-    // The article binds its nftables run too: SHICE_SNAPSHOT_ROOT holds it beside the default run, as committed.
-    cpSync(join(root, 'content/articles', SLUG, 'snapshots.nftables'), `${snapshots}.nftables`, { recursive: true });
-    // The other articles build from their committed runs.
-    for (const other of readdirSync(join(root, 'content/articles'))) {
-      if (other !== SLUG && existsSync(join(root, 'content/articles', other, 'snapshots')))
-        cpSync(join(root, 'content/articles', other, 'snapshots'), join(work, 'runs', other), { recursive: true });
-    }
     edit(join(snapshots, 'cluster-via-worker.yaml'), (step) => {
       const bytes = Buffer.concat([Buffer.from(step.stdout as string), Buffer.from([0xff, 0xfe]), Buffer.from(' trailing bytes\n')]);
       step.stdout = bytes.toString('base64');

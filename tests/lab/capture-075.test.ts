@@ -33,7 +33,7 @@ test('the lab capture of article 075: two and one pods, each answering with its 
     assert.match(result.stderr, /\[4\/4\] spread-local on control-plane: exit 0/);
     assert.match(result.stderr, /waiting for Deployment default\/web to roll out/);
 
-    const snapshots = loadSnapshots(join(out, SLUG));
+    const snapshots = loadSnapshots(join(out, `${SLUG}.lab`));
     const roles = podsByRole(snapshots.run);
     assert.ok(
       Object.values(roles).every((p) => /^web-[a-z0-9]+-[a-z0-9]+$/.test(p.name)),

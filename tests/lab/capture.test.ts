@@ -20,6 +20,8 @@ import { registryDir } from '../../src/capture/run-registry.ts';
 import { existsSync, readFileSync } from 'node:fs';
 
 const SLUG = '074-external-traffic-policy';
+/** Where `--out` puts the lab's runs: the lab is this article's second environment (`<slug>.lab`, `<slug>.lab.<variant>`). */
+const FOLDER = `${SLUG}.lab`;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const captureScript = join(root, 'scripts/capture.ts');
 
@@ -58,8 +60,8 @@ function capture(out: string, onStderr?: (text: string, child: ReturnType<typeof
 /** A previous run of the article (a capture replaces nothing else). */
 const PREVIOUS_RUN = 'schema: 1\nslug: 074-external-traffic-policy\nrunId: the-previous-run\n';
 
-/** A previous run's snapshots in `out` (in `<slug>.<variant>` for another variant), for the captures that must leave them as they were. */
-async function previousRun(out: string, folder = SLUG): Promise<string> {
+/** A previous run's snapshots in `out` (in `<slug>.lab.<variant>` for another variant), for the captures that must leave them as they were. */
+async function previousRun(out: string, folder = FOLDER): Promise<string> {
   const target = join(out, folder);
   await mkdir(target);
   await writeFile(join(target, 'run.yaml'), PREVIOUS_RUN);
@@ -96,11 +98,11 @@ test(
           /^capture: 074-external-traffic-policy variant ipvs: not captured, its snapshots stay as they are: the lab cannot run kube-proxy in ipvs mode: this kernel has no IPVS \(.*\)/m,
         );
       }
-      assert.deepEqual((await readdir(out)).sort(), [SLUG, `${SLUG}.nftables`], 'each variant in its own folder, nothing else');
+      assert.deepEqual((await readdir(out)).sort(), [FOLDER, `${FOLDER}.nftables`], 'each variant in its own folder, nothing else');
 
       const seconds: Record<string, number> = {};
       for (const mode of ['iptables', 'nftables'] as const) {
-        const snapshots = loadSnapshots(join(out, mode === 'iptables' ? SLUG : `${SLUG}.${mode}`));
+        const snapshots = loadSnapshots(join(out, mode === 'iptables' ? FOLDER : `${FOLDER}.${mode}`));
         const defs = [...commonFacts074, ...variantFacts074[mode]!];
         const facts = deriveFacts(
           defs.filter((d) => !d.optional),
@@ -201,7 +203,7 @@ test(
   async () => {
     assert.equal(missing, null, `prerequisites: ${missing}`);
     const out = await mkdtemp(join(tmpdir(), 'shice-lab-apiserver-dies-'));
-    const targets = [await previousRun(out), await previousRun(out, `${SLUG}.nftables`)];
+    const targets = [await previousRun(out), await previousRun(out, `${FOLDER}.nftables`)];
     try {
       let killed: number | null = null;
       // The iptables run is complete and staged; once the nftables run's first step has run, its lab is whole:

@@ -3,9 +3,10 @@
 // name, statement, values and files, unless the build is a draft.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { copyCommittedRuns } from '../support/snapshot-root.ts';
 import { fileURLToPath } from 'node:url';
 import { load, dump } from 'js-yaml';
 import { buildArticleEvidence } from '../../src/evidence/article/build.ts';
@@ -73,12 +74,8 @@ const breaking: Record<string, Mutation> = {
 function mutatedRun(mutate: Mutation): { root: string; dir: string } {
   const tmp = mkdtempSync(join(tmpdir(), 'shice-claims-'));
   const dir = join(tmp, SLUG);
-  // Every article's committed runs, every variant and environment (SHICE_SNAPSHOT_ROOT reads <root>/<slug>,
-  // <slug>.nftables, <slug>.lab ...), so that a build from this root sees every article.
-  for (const other of readdirSync(join(root, 'content/articles'))) {
-    for (const name of readdirSync(join(root, 'content/articles', other)).filter((n) => /^snapshots(\.|$)/.test(n)))
-      cpSync(join(root, 'content/articles', other, name), join(tmp, name.replace(/^snapshots/, other)), { recursive: true });
-  }
+  // Every article's committed runs, so that a build from this root sees every article.
+  copyCommittedRuns(root, tmp);
   mutate(dir);
   return { root: tmp, dir };
 }

@@ -4,9 +4,10 @@
 // short, and SHICE_SNAPSHOT_ROOT naming the folder really read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, linkSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, linkSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { copyCommittedRuns } from '../support/snapshot-root.ts';
 import { fileURLToPath } from 'node:url';
 import { checkArticles, problemsMessage } from '../../src/article/check/integration.ts';
 import { invalidUtf8Offset, loadSnapshots } from '../../src/evidence/load.ts';
@@ -18,13 +19,7 @@ const OTHER = '075-local-uneven-weights';
 
 /** Every article's committed runs under a snapshot root of its own, laid out as SHICE_SNAPSHOT_ROOT reads it. */
 function snapshotRoot(): string {
-  const tmp = mkdtempSync(join(tmpdir(), 'shice-hostile-load-'));
-  for (const slug of readdirSync(join(root, 'content/articles'))) {
-    for (const name of readdirSync(join(root, 'content/articles', slug)).filter((n) => /^snapshots(\.|$)/.test(n))) {
-      cpSync(join(root, 'content/articles', slug, name), join(tmp, name.replace(/^snapshots/, slug)), { recursive: true });
-    }
-  }
-  return tmp;
+  return copyCommittedRuns(root, mkdtempSync(join(tmpdir(), 'shice-hostile-load-')));
 }
 
 /** The build's problems with the runs under `runs`; exactly one is expected, and returned. */

@@ -3,9 +3,10 @@
 // derived from is exactly as it was; a changed snapshot is derived afresh.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { copyCommittedRuns } from '../support/snapshot-root.ts';
 import { fileURLToPath } from 'node:url';
 import {
   articleFileStamps,
@@ -106,11 +107,7 @@ test("the build check remembers each article's evidence; a changed snapshot file
   // The committed runs copied to a snapshot root of their own (SHICE_SNAPSHOT_ROOT), so the test may change them.
   const runs = mkdtempSync(join(tmpdir(), 'shice-memo-'));
   try {
-    for (const other of readdirSync(join(root, 'content/articles'))) {
-      // Every variant's and environment's folder: snapshots -> <slug>, snapshots.lab.nftables -> <slug>.lab.nftables.
-      for (const name of readdirSync(join(root, 'content/articles', other)).filter((n) => /^snapshots(\.|$)/.test(n)))
-        cpSync(join(root, 'content/articles', other, name), join(runs, name.replace(/^snapshots/, other)), { recursive: true });
-    }
+    copyCommittedRuns(root, runs);
     const env = { SHICE_SNAPSHOT_ROOT: runs };
     assert.deepEqual((await checkArticles(root, env)).problems, []);
     const mine: MemoTarget = { slug: SLUG, articleDir: join(root, 'content/articles', SLUG), snapshotsDir: join(runs, SLUG), draft: false };
