@@ -73,6 +73,8 @@ const zh = {
   modesNotMeasured: '没有实测的模式：',
   listSeparator: '、',
   environmentNames: { kind: 'kind 集群', lab: '命名空间实验环境' },
+  /** An environment's name as a table's column heading. */
+  environmentHeadings: { kind: 'kind 集群', lab: '命名空间实验环境' },
   /** A run other than the article's own: {environment} and {variant} filled in by runLabel. */
   runIn: {
     environment: '那次运行（{environment}）',
@@ -95,6 +97,7 @@ const zh = {
   matrixBroken: '不成立',
   matrixNotApplicable: '不适用',
   matrixBrokenNote: '有论断不是在每个环境里都成立：',
+  matrixRuns: '各列的运行：',
   headlineFrom: '文中的数字来自这个环境里的运行：{environment}。',
   otherEnvironments: '同一实验在别的环境里的运行：',
   environmentsNotMeasured: '没有实测的环境：',
@@ -171,6 +174,7 @@ const en: typeof zh = {
   modesNotMeasured: 'Modes not measured: ',
   listSeparator: ', ',
   environmentNames: { kind: 'the kind cluster', lab: 'the namespace lab' },
+  environmentHeadings: { kind: 'kind cluster', lab: 'namespace lab' },
   runIn: {
     environment: 'The run in {environment}',
     variant: 'The run with kube-proxy in {variant} mode',
@@ -192,6 +196,7 @@ const en: typeof zh = {
   matrixBroken: 'broken',
   matrixNotApplicable: 'n/a',
   matrixBrokenNote: 'Not every claim held in every environment: ',
+  matrixRuns: 'The runs of the columns: ',
   headlineFrom: 'The numbers in the text come from the run in {environment}.',
   otherEnvironments: 'The same experiment, measured elsewhere: ',
   environmentsNotMeasured: 'Environments not measured: ',

@@ -32,6 +32,20 @@ test('names are kept whole in text, never inside code, pre or attributes', () =>
   assert.equal(keepNamesWhole(html), '<p title="s-lb">经 <span class="nobr">s-local</span> 访问 <code>--max-time</code></p><pre><code>kube-proxy</code></pre>');
 });
 
+test('a long path or image reference may break after a slash or colon, never inside a piece; a short one stays whole', () => {
+  const html = '<li>镜像 docker.io/shice/nginx-light:bookworm-276f85219e0e 和 default/s-local</li>';
+  assert.equal(
+    keepNamesWhole(html),
+    '<li>镜像 <span class="nobr">docker.io/</span><wbr><span class="nobr">shice/</span><wbr><span class="nobr">nginx-light:</span><wbr><span class="nobr">bookworm-276f85219e0e</span> 和 <span class="nobr">default/s-local</span></li>',
+  );
+  const long = 'registry.example.org/team-a/';
+  assert.equal(
+    keepNamesWhole(`<p>${long}</p>`),
+    '<p><span class="nobr">registry.example.org/</span><wbr><span class="nobr">team-a/</span></p>',
+    'no break after a closing slash',
+  );
+});
+
 test('each h2 and h3 with an id gets a link to itself', () => {
   assert.equal(
     addHeadingAnchors('<h2 id="local">Local：保住来源地址</h2><h4 id="x">x</h4>', '本节链接'),

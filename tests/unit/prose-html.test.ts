@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addHeadingAnchors, keepNamesWhole, polishProseHtml } from '../../src/article/render/prose-html.ts';
-import { unbreakableRuns } from '../../src/article/render/unbreakable.ts';
+import { unbreakableRuns, wholeTokenHtml } from '../../src/article/render/unbreakable.ts';
 
 const reference = {
   addHeadingAnchors: (html: string, label: string) =>
@@ -22,7 +22,7 @@ const reference = {
             /(^|>)([^<]*-[^<]*)(?=<|$)/g,
             (_m, before: string, t: string) =>
               `${before}${unbreakableRuns(t)
-                .map((r) => (r.whole ? `<span class="nobr">${r.text}</span>` : r.text))
+                .map((r) => (r.whole ? wholeTokenHtml(r.text) : r.text))
                 .join('')}`,
           );
     let out = '';

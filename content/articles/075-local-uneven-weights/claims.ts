@@ -27,8 +27,8 @@ export const claims: ClaimDef[] = [
   {
     id: 'nodes-get-equal-traffic',
     statement: {
-      zh: '每种策略下，两个节点收到的请求一样多，每个请求都得到了 HTTP 200 的回答',
-      en: 'Under each policy both nodes received the same number of requests, and every request was answered with HTTP 200',
+      zh: '每种策略下，两个节点收到的请求一样多，每个请求都得到了成功的回答',
+      en: 'Under each policy both nodes received the same number of requests, and every request was answered successfully',
     },
     facts: ['spread-cluster.requests', 'spread-cluster.answered', 'spread-cluster.via.worker', 'spread-cluster.via.worker2',
       'spread-local.requests', 'spread-local.answered', 'spread-local.via.worker', 'spread-local.via.worker2'],

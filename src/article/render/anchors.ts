@@ -14,7 +14,12 @@ export function runStepId(step: string): string {
   return `run-step-${step}`;
 }
 
-/** The note in an article that names a run and links to its record (the article's own run: `provenance`). */
-export function provenanceId(variant?: string): string {
-  return variant ? `provenance-${variant}` : 'provenance';
+/** The note in an article that names a run and links to its record (the article's own run: `provenance`; others by their run key). */
+export function provenanceId(run?: string): string {
+  return run ? `provenance-${run}` : 'provenance';
+}
+
+/** The description of a run's environment (the article's own run: `run-environment`, which its badge links to; others by their run key). */
+export function runEnvironmentId(run?: string): string {
+  return run ? `run-environment-${run}` : 'run-environment';
 }

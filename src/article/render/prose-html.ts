@@ -5,11 +5,11 @@
 // (Written with indexOf rather than one regular expression per rule: this runs
 // over every article page's whole HTML. Each function gives exactly what the
 // regular expression in its comment gives; the unit tests compare them.)
-import { UNBREAKABLE_TOKEN } from './unbreakable.ts';
+import { UNBREAKABLE_TOKEN, wholeTokenHtml } from './unbreakable.ts';
 
 /** Each name or flag in `text` wrapped to stay on one line (the runs unbreakableRuns marks whole). */
 function keepTokensWhole(text: string): string {
-  return text.replace(UNBREAKABLE_TOKEN, '<span class="nobr">$&</span>');
+  return text.replace(UNBREAKABLE_TOKEN, wholeTokenHtml);
 }
 
 /**
