@@ -8,12 +8,23 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { provenanceFacts } from '../../src/evidence/provenance.ts';
 import { facts as factDefs, POLICIES, ROLES } from '../../content/articles/075-local-uneven-weights/facts.ts';
+import { experiment } from '../../content/articles/075-local-uneven-weights/experiment.ts';
+import { environmentFolder, environmentsOf } from '../../src/experiment/environments.ts';
 import { ROOT } from './support/evidence.ts';
 
 const SLUG = '075-local-uneven-weights';
-const snapshots = loadSnapshots(join(ROOT, 'content/articles', SLUG, 'snapshots'));
-const declared = new Set(factDefs.map((d) => d.id));
-const facts = deriveFacts([...factDefs.filter((d) => !d.optional), ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))], snapshots);
+/** A run's facts, derived afresh from its folder with the extractors the build uses. */
+function runFacts(dir: string) {
+  const snapshots = loadSnapshots(dir);
+  const declared = new Set(factDefs.map((d) => d.id));
+  const defs = [...factDefs.filter((d) => !d.optional), ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
+  return { runId: snapshots.run.runId, facts: deriveFacts(defs, snapshots) };
+}
+// Every environment 075 is measured in: the headline's run in snapshots/, each other's in snapshots.<environment>/.
+const environments = environmentsOf(experiment);
+const headline = environments[0]!;
+const runs = new Map(environments.map((e) => [e, runFacts(environmentFolder(join(ROOT, 'content/articles', SLUG, 'snapshots'), e, headline))]));
+const { runId: headlineRun, facts } = runs.get(headline)!;
 const PAGES = [
   { lang: 'zh', path: `/${SLUG}/` },
   { lang: 'en', path: `/en/${SLUG}/` },
@@ -37,16 +48,31 @@ async function strayDigits(page: Page): Promise<string[]> {
 for (const { lang, path } of PAGES) {
   test(`${lang}: article 075 binds every value to its run, the chart included`, async ({ page }) => {
     await page.goto(path);
-    await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', snapshots.run.runId);
+    await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', headlineRun);
     const bound = await page.$$eval('[data-fact]', (els) =>
-      els.map((el) => ({ id: el.getAttribute('data-fact')!, step: el.getAttribute('data-step'), text: el.textContent, raw: el.getAttribute('data-raw') })),
+      els.map((el) => ({
+        id: el.getAttribute('data-fact')!,
+        step: el.getAttribute('data-step'),
+        text: el.textContent,
+        raw: el.getAttribute('data-raw'),
+        environment: el.getAttribute('data-environment'),
+        run: el.getAttribute('data-run'),
+      })),
     );
     expect(bound.length).toBeGreaterThan(50);
     for (const el of bound) {
-      const fact = facts.get(el.id);
-      expect(fact, `data-fact="${el.id}" is a fact of this run`).toBeTruthy();
+      // Bound to the headline's run unless it names another environment, and then to that environment's run by its id.
+      const measured = runs.get((el.environment ?? headline) as typeof headline);
+      expect(measured, `data-fact="${el.id}": data-environment="${el.environment}" is declared`).toBeTruthy();
+      expect(el.run, el.id).toBe(el.environment === null ? null : measured!.runId);
+      const fact = measured!.facts.get(el.id);
+      expect(fact, `data-fact="${el.id}" is a fact of its run`).toBeTruthy();
       expect([el.step, el.text, el.raw], el.id).toEqual([fact!.step, fact!.value, fact!.raw ?? null]);
     }
+    expect(
+      bound.some((el) => el.environment !== null),
+      'the other environment is bound too',
+    ).toBe(true);
     expect(await strayDigits(page)).toEqual([]);
 
     const chart = page.locator('figure[data-chart="shares"]');

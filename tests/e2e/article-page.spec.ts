@@ -63,7 +63,7 @@ for (const { lang, path } of PAGES) {
 
     test('the run record is a page of its own: the article names the run and links there, with nothing of the record on the page', async ({ page }) => {
       await page.goto(path);
-      const note = page.locator('section.provenance:not([data-variant])');
+      const note = page.locator('section.provenance:not([data-variant]):not([data-environment])');
       await expect(note).toHaveCount(1);
       await expect(note.locator('[data-fact="run.id"]')).toHaveText(run.runId);
       await expect(note.locator(`a[href="${path}run/"]`)).toHaveCount(1);
@@ -138,9 +138,10 @@ for (const { lang, path } of PAGES) {
         await page.setViewportSize({ width, height: 900 });
         await page.goto(path);
         await page.locator('details').evaluateAll((ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
-        // The argv as executed is the one code that wraps, between its arguments, in the run record.
+        // The argv as executed is the one code that wraps, between its arguments, in the run record;
+        // a long path may break after a slash (<wbr>), each of its pieces whole (.nobr).
         const broken = await page.$$eval('article :not(pre) > code:not(.argv), article .nobr, article [data-fact]:not(.wraps)', (els) =>
-          els.filter((el) => !el.closest('pre, .argv') && el.getClientRects().length > 1).map((el) => el.textContent),
+          els.filter((el) => !el.closest('pre, .argv') && !el.querySelector('wbr') && el.getClientRects().length > 1).map((el) => el.textContent),
         );
         expect(broken).toEqual([]);
         expect(await page.locator('article .nobr', { hasText: /^s-cluster$/ }).count(), 'service names are kept whole').toBeGreaterThan(0);
@@ -191,10 +192,11 @@ for (const { lang, path } of PAGES) {
     });
 
     // The run records are pages of their own, and each raw output is on the page once.
-    // 100 KB since the Cluster figure shows the addresses-worker step's raw output (the gateway is read from it).
-    test('the article page is at most 100 KB of HTML', async ({ request }) => {
+    // 120 KB since 074 is measured in two environments: the section on the lab's runs with its
+    // claim matrix (8 claims in 4 runs) is about 20 KB of it (measured: zh 114646, en 117054 bytes).
+    test('the article page is at most 120 KB of HTML', async ({ request }) => {
       const html = await (await request.get(path)).body();
-      expect(html.length).toBeLessThanOrEqual(100 * 1024);
+      expect(html.length).toBeLessThanOrEqual(120 * 1024);
     });
   });
 }

@@ -2,7 +2,7 @@
 // no stray digit in the prose, the run id; snapshot text cannot inject markup;
 // and a build from other snapshots shows the other values (the page is bound,
 // not typed).
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -13,14 +13,17 @@ import {
   committedSnapshots,
   deriveEvidence,
   deriveRuns,
+  ENVIRONMENTS_074,
+  HEADLINE_074,
   numericTokens,
   ROOT,
   SLUG,
-  variantDir,
   VARIANTS_074,
   type DerivedEvidence,
+  type Runs074,
   type Variant074,
 } from './support/evidence.ts';
+import { copyCommittedRuns } from '../support/snapshot-root.ts';
 
 const LANGS = [
   { lang: 'zh' as const, path: `/${SLUG}/` },
@@ -32,8 +35,11 @@ interface BoundElement {
   step: string;
   text: string;
   raw: string | null;
+  environment: string | null;
   variant: string | null;
   run: string | null;
+  /** The experiment file a declared value is read from (data-declared). */
+  declared: string | null;
 }
 
 async function boundElements(page: Page): Promise<BoundElement[]> {
@@ -43,8 +49,10 @@ async function boundElements(page: Page): Promise<BoundElement[]> {
       step: el.getAttribute('data-step')!,
       text: el.textContent ?? '',
       raw: el.getAttribute('data-raw'),
+      environment: el.getAttribute('data-environment'),
       variant: el.getAttribute('data-variant'),
-      run: el.getAttribute('data-variant') === null ? null : el.getAttribute('data-run'),
+      run: el.getAttribute('data-run'),
+      declared: el.getAttribute('data-declared'),
     })),
   );
 }
@@ -52,7 +60,7 @@ async function boundElements(page: Page): Promise<BoundElement[]> {
 /** Text nodes with a number inside the article that no bound element, UI chrome or experiment file excerpt holds. */
 async function strayDigits(page: Page): Promise<string[]> {
   return page.$eval('article[data-run]', (article) => {
-    const allowed = '[data-fact], [data-measured], [data-ui], [data-source] pre, script, style';
+    const allowed = '[data-fact], [data-measured], [data-ui], [data-not-measured], [data-source] pre, script, style';
     const stray: string[] = [];
     const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -66,19 +74,35 @@ async function strayDigits(page: Page): Promise<string[]> {
   });
 }
 
-/** The run an element is bound to: its data-variant's (whose data-run it must carry), else the article's own. */
-function runOf(runs: Record<Variant074, DerivedEvidence>, variant: string | null, run: string | null, what: string): DerivedEvidence {
-  if (variant === null) return runs.iptables;
-  expect(VARIANTS_074 as readonly string[], `${what}: data-variant="${variant}" is a measured variant`).toContain(variant);
-  const evidence = runs[variant as Variant074];
-  expect(run, `${what}: data-run is the ${variant} run's id`).toBe(evidence.runId);
+interface RunBinding {
+  environment: string | null;
+  variant: string | null;
+  run: string | null;
+}
+
+/**
+ * The run an element is bound to: its data-environment's (the headline when
+ * absent; a table of every run names the headline too) in its data-variant (the
+ * default when absent), whose id its data-run must be; the article's own run
+ * when it carries neither, and then no data-run.
+ */
+function runOf(runs: Runs074, binding: RunBinding, what: string): DerivedEvidence {
+  const { environment, variant, run } = binding;
+  if (environment === null && variant === null) {
+    expect(run, `${what}: the article's own run carries no data-run`).toBeNull();
+    return runs[HEADLINE_074].iptables;
+  }
+  if (environment !== null) expect(ENVIRONMENTS_074 as readonly string[], `${what}: data-environment="${environment}" is declared`).toContain(environment);
+  if (variant !== null) expect(VARIANTS_074 as readonly string[], `${what}: data-variant="${variant}" is a measured variant`).toContain(variant);
+  const evidence = runs[(environment ?? HEADLINE_074) as keyof Runs074][(variant ?? 'iptables') as Variant074];
+  expect(run, `${what}: data-run is the id of the run in ${environment ?? HEADLINE_074}, ${variant ?? 'iptables'}`).toBe(evidence.runId);
   return evidence;
 }
 
 /** Each bound element shows its run's derived value, names its step, and every number it shows is written in that step's snapshot. */
-function expectBoundValues(elements: readonly BoundElement[], runs: Record<Variant074, DerivedEvidence>): void {
+function expectBoundValues(elements: readonly BoundElement[], runs: Runs074): void {
   for (const el of elements) {
-    const evidence = runOf(runs, el.variant, el.run, `data-fact="${el.id}"`);
+    const evidence = runOf(runs, el, `data-fact="${el.id}"`);
     const fact = evidence.facts.get(el.id);
     expect(fact, `data-fact="${el.id}" is a fact of this run`).toBeTruthy();
     expect(el.step, `data-fact="${el.id}" names the step it came from`).toBe(fact!.step);
@@ -86,6 +110,12 @@ function expectBoundValues(elements: readonly BoundElement[], runs: Record<Varia
     expect(el.raw, `data-fact="${el.id}" carries the exact value when rounded`).toBe(fact!.raw ?? null);
     // Independent of the extractors: each number a step fact shows is written in the step's
     // snapshot file. (Run facts may be computed, e.g. a pod gateway from a podCIDR.)
+    if (el.step === 'declared') {
+      // Not a measurement: read from an experiment file (a manifest), which it names, and written there.
+      expect(el.declared, `${el.id}: a declared value names its file`).toBeTruthy();
+      expect(readFileSync(join(ROOT, 'content/articles', SLUG, el.declared!), 'utf8'), `${el.id}: written in ${el.declared}`).toContain(el.raw ?? el.text);
+      continue;
+    }
     const file = evidence.rawFiles.get(el.step);
     expect(file, `data-step="${el.step}" names a snapshot file`).toBeTruthy();
     if (el.step === 'run') continue;
@@ -95,8 +125,8 @@ function expectBoundValues(elements: readonly BoundElement[], runs: Record<Varia
   }
 }
 
-async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvidence>, lang: 'zh' | 'en'): Promise<void> {
-  await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', runs.iptables.runId);
+async function checkPageAgainst(page: Page, runs: Runs074, lang: 'zh' | 'en'): Promise<void> {
+  await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', runs[HEADLINE_074].iptables.runId);
 
   const elements = await boundElements(page);
   expect(elements.length, 'the article binds facts').toBeGreaterThan(20);
@@ -104,8 +134,9 @@ async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvid
 
   const figures = await page.$$eval('figure[data-measured]', (els) =>
     els.map((fig) => ({
+      environment: fig.getAttribute('data-environment'),
       variant: fig.getAttribute('data-variant'),
-      run: fig.getAttribute('data-variant') === null ? null : fig.getAttribute('data-run'),
+      run: fig.getAttribute('data-environment') === null && fig.getAttribute('data-variant') === null ? null : fig.getAttribute('data-run'),
       steps: fig.getAttribute('data-measured')!.split(' '),
       lines: [...fig.querySelectorAll(':scope > .measured-lines > li')].map((li) => ({
         step: li.getAttribute('data-step'),
@@ -117,7 +148,7 @@ async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvid
   );
   expect(figures.length, 'the article has measured figures').toBeGreaterThan(3);
   for (const figure of figures) {
-    const evidence = runOf(runs, figure.variant, figure.run, `figure[data-measured="${figure.steps.join(' ')}"]`);
+    const evidence = runOf(runs, figure, `figure[data-measured="${figure.steps.join(' ')}"]`);
     expect(figure.heading).toBe(lang === 'zh' ? '实测 · 本机执行输出' : 'Measured · output of this run');
     expect(
       figure.lines.map((l) => l.step),
@@ -134,7 +165,7 @@ async function checkPageAgainst(page: Page, runs: Record<Variant074, DerivedEvid
 
 test.describe('the committed snapshots', () => {
   const runs = deriveRuns(committedSnapshots);
-  const evidence = runs.iptables;
+  const evidence = runs[HEADLINE_074].iptables;
   for (const { lang, path } of LANGS) {
     test(`${lang}: every bound value, line and run id matches the snapshots`, async ({ page }) => {
       await page.goto(path);
@@ -143,18 +174,26 @@ test.describe('the committed snapshots', () => {
   }
 
   for (const { lang, path } of LANGS) {
-    for (const variant of VARIANTS_074) {
-      const record = variant === 'iptables' ? `${path}run/` : `${path}run/${variant}/`;
-      test(`${lang}: the ${variant} run's record ${record} binds every value to that run`, async ({ page }) => {
-        await page.goto(record);
-        await expect(page.locator('.run-record')).toHaveAttribute('data-run', runs[variant].runId);
-        const elements = await boundElements(page);
-        // Five values a step, at least, besides the run's own.
-        expect(elements.length).toBeGreaterThan(5 * runs[variant].rawFiles.size);
-        // The default run's values carry no variant; another run's carry theirs (runOf checks data-run).
-        for (const el of elements) expect(el.variant).toBe(variant === 'iptables' ? null : variant);
-        expectBoundValues(elements, runs);
-      });
+    for (const environment of ENVIRONMENTS_074) {
+      for (const variant of VARIANTS_074) {
+        // The headline's default run's record is run/; the others' name what differs: run/nftables/, run/lab/, run/lab/nftables/.
+        const own = { environment: environment === HEADLINE_074 ? null : environment, variant: variant === 'iptables' ? null : variant };
+        const record = `${path}run/${[own.environment, own.variant]
+          .filter(Boolean)
+          .map((p) => `${p}/`)
+          .join('')}`;
+        const measured = runs[environment][variant];
+        test(`${lang}: the record ${record} of the run in ${environment}, ${variant}, binds every value to that run`, async ({ page }) => {
+          await page.goto(record);
+          await expect(page.locator('.run-record')).toHaveAttribute('data-run', measured.runId);
+          const elements = await boundElements(page);
+          // Five values a step, at least, besides the run's own.
+          expect(elements.length).toBeGreaterThan(5 * measured.rawFiles.size);
+          // Every value names the run it is bound to (runOf checks data-run).
+          for (const el of elements) expect([el.environment, el.variant], el.id).toEqual([own.environment, own.variant]);
+          expectBoundValues(elements, runs);
+        });
+      }
     }
   }
 
@@ -170,14 +209,8 @@ test.describe('the committed snapshots', () => {
 /** Builds the site from a copy of the committed snapshots changed by `mutate`, into a temporary folder. */
 function buildFrom(mutate: (dir: string) => void, env: NodeJS.ProcessEnv = {}): { root: string; dist: string; snapshots: string } {
   const root = mkdtempSync(join(tmpdir(), 'shice-fixture-'));
-  const snapshots = join(root, 'snapshots', SLUG);
-  // Every variant's run, as SHICE_SNAPSHOT_ROOT lays them out (<slug>, <slug>.nftables); `mutate` changes the default one.
-  for (const variant of VARIANTS_074) cpSync(variantDir(committedSnapshots, variant), variantDir(snapshots, variant), { recursive: true });
-  // The other articles build from their committed runs.
-  for (const other of readdirSync(join(ROOT, 'content/articles'))) {
-    if (other !== SLUG && existsSync(join(ROOT, 'content/articles', other, 'snapshots')))
-      cpSync(join(ROOT, 'content/articles', other, 'snapshots'), join(root, 'snapshots', other), { recursive: true });
-  }
+  // Every article's runs, every variant and environment, as SHICE_SNAPSHOT_ROOT lays them out; `mutate` changes 074's headline run.
+  const snapshots = join(copyCommittedRuns(ROOT, join(root, 'snapshots')), SLUG);
   mutate(snapshots);
   const dist = join(root, 'dist');
   const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', dist], {
@@ -221,7 +254,7 @@ test.describe.serial('builds from other snapshots', () => {
           .locator('article script:not([type="module"]):not([src])')
           .evaluateAll((els) => els.filter((e) => e.textContent?.includes('__shiceXss')).length),
       ).toBe(0);
-      await expect(page.locator('[data-fact="run.environment.summary.zh"]').first()).toHaveText(`A lab ${payload}`);
+      await expect(page.locator('[data-fact="run.environment.summary.zh"]:not([data-run])').first()).toHaveText(`A lab ${payload}`);
       await expect(page.locator('figure[data-measured~="cluster-via-worker"] .step-stderr').first()).toContainText('<script>window.__shiceXss = 1</script>');
     } finally {
       rmSync(site.root, { recursive: true, force: true });
@@ -251,7 +284,7 @@ test.describe.serial('builds from other snapshots', () => {
     ); // these values break claims: a draft build flags them instead of failing
     try {
       const fixtureRuns = deriveRuns(site.snapshots);
-      const fixture = fixtureRuns.iptables;
+      const fixture = fixtureRuns[HEADLINE_074].iptables;
       expect(fixture.facts.get('cluster-via-worker2.client')!.value).toBe('192.0.2.77');
       for (const { lang, path } of LANGS) {
         await page.goto(pathToFileURL(join(site.dist, path.slice(1), 'index.html')).href);

@@ -3,7 +3,7 @@
 // snapshot; the nftables run's output and record have places of their own.
 import { expect, test } from '@playwright/test';
 import { comparisonRows } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { committedSnapshots, deriveRuns, numericTokens, SLUG, VARIANTS_074, type Variant074 } from './support/evidence.ts';
+import { committedSnapshots, deriveRuns, HEADLINE_074, numericTokens, SLUG, VARIANTS_074, type Variant074 } from './support/evidence.ts';
 
 const LANGS = [
   { lang: 'zh' as const, path: `/${SLUG}/` },
@@ -22,7 +22,7 @@ for (const { lang, path } of LANGS) {
     const header = await figure
       .locator('thead th[data-variant]')
       .evaluateAll((ths) => ths.map((th) => ({ variant: th.getAttribute('data-variant'), run: th.getAttribute('data-run') })));
-    expect(header).toEqual(VARIANTS_074.map((variant) => ({ variant, run: runs[variant].runId })));
+    expect(header).toEqual(VARIANTS_074.map((variant) => ({ variant, run: runs[HEADLINE_074][variant].runId })));
 
     const rows = await figure.locator('tbody tr').evaluateAll((trs) =>
       trs.map((tr) => ({
@@ -47,7 +47,7 @@ for (const { lang, path } of LANGS) {
       expect(row.cells.length, `${row.row}: a cell per measured run`).toBe(VARIANTS_074.length);
       for (const [j, cell] of row.cells.entries()) {
         const variant = VARIANTS_074[j]! as Variant074;
-        const evidence = runs[variant];
+        const evidence = runs[HEADLINE_074][variant];
         expect(cell.bound.length, `${row.row} (${variant}): the cell is one bound value`).toBe(1);
         const el = cell.bound[0]!;
         expect(cell.text, `${row.row} (${variant}): nothing but the bound value`).toBe(el.text);
@@ -71,7 +71,7 @@ for (const { lang, path } of LANGS) {
 
   test(`${lang}: the nftables run's table, figure and record have their own places, bound to that run`, async ({ page }) => {
     await page.goto(path);
-    const nft = runs.nftables;
+    const nft = runs[HEADLINE_074].nftables;
     const figure = page.locator('figure[data-measured="local-via-worker2 nft-worker2"][data-variant="nftables"]');
     await expect(figure).toHaveAttribute('data-run', nft.runId);
     // The nftables run's raw output is on its own record, where the figure links; the article's own run keeps its places here.

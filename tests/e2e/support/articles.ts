@@ -79,13 +79,14 @@ export function articlePathOf(lang: Lang, slug: string): string {
 
 /**
  * The record pages an article's runs should have, in one language: one for the
- * run in snapshots/, one for each variant's run in snapshots.<variant>/.
+ * run in snapshots/, one for each other run's folder beside it, named by what
+ * differs: snapshots.nftables -> run/nftables/, snapshots.lab.nftables -> run/lab/nftables/.
  */
 export function runRecordPathsOf(lang: Lang, slug: string): string[] {
-  const variants = readdirSync(`${ARTICLES_DIR}${slug}`, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && /^snapshots\.[a-z0-9-]+$/.test(d.name) && existsSync(`${ARTICLES_DIR}${slug}/${d.name}/run.yaml`))
-    .map((d) => d.name.slice('snapshots.'.length))
+  const others = readdirSync(`${ARTICLES_DIR}${slug}`, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && /^snapshots(\.[a-z0-9-]+)+$/.test(d.name) && existsSync(`${ARTICLES_DIR}${slug}/${d.name}/run.yaml`))
+    .map((d) => d.name.slice('snapshots.'.length).split('.'))
     .sort();
   const record = `${articlePathOf(lang, slug)}run/`;
-  return [record, ...variants.map((variant) => `${record}${variant}/`)];
+  return [record, ...others.map((parts) => `${record}${parts.map((p) => `${p}/`).join('')}`)];
 }

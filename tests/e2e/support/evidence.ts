@@ -14,16 +14,24 @@ import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../
 import { lines as allLines074 } from '../../../content/articles/074-external-traffic-policy/lines.ts';
 import { experiment as experiment074 } from '../../../content/articles/074-external-traffic-policy/experiment.ts';
 import { linesOfVariant } from '../../../src/evidence/article/variants.ts';
+import { environmentFolder, environmentsOf } from '../../../src/experiment/environments.ts';
+import type { EnvironmentName } from '../../../src/experiment/types.ts';
 
-/** Article 074's runs: the default (iptables) in snapshots/, nftables beside it in snapshots.nftables/. */
+/** Article 074's measured modes: the default (iptables) in snapshots/, nftables beside it in snapshots.nftables/. */
 export const VARIANTS_074 = ['iptables', 'nftables'] as const;
 export type Variant074 = (typeof VARIANTS_074)[number];
+/** Where 074 is measured, as its experiment declares it: the headline (kind) first, the lab's runs in snapshots.lab*. */
+export const ENVIRONMENTS_074 = environmentsOf(experiment074);
+export const HEADLINE_074 = ENVIRONMENTS_074[0]!;
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const SLUG = '074-external-traffic-policy';
 export const committedSnapshots = join(ROOT, 'content/articles', SLUG, 'snapshots');
 /** A variant's folder beside the default run's folder. */
 export const variantDir = (defaultDir: string, variant: Variant074): string => (variant === 'iptables' ? defaultDir : `${defaultDir}.${variant}`);
+/** The folder of one run of 074 from the headline's default folder: snapshots, snapshots.nftables, snapshots.lab, snapshots.lab.nftables. */
+export const runDir = (headlineDir: string, environment: EnvironmentName, variant: Variant074): string =>
+  variantDir(environmentFolder(headlineDir, environment, HEADLINE_074), variant);
 
 export interface DerivedEvidence {
   runId: string;
@@ -71,7 +79,11 @@ export function numericTokens(text: string): string[] {
   return text.match(/\d+(?:[.:]\d+)*/g) ?? [];
 }
 
-/** Every run of article 074 from a default run's folder: the default's and each variant's beside it. */
-export function deriveRuns(defaultDir: string): Record<Variant074, DerivedEvidence> {
-  return Object.fromEntries(VARIANTS_074.map((v) => [v, deriveEvidence(variantDir(defaultDir, v), v)])) as Record<Variant074, DerivedEvidence>;
+/** Every run of article 074, by environment and variant, from the headline's default folder. */
+export type Runs074 = Record<EnvironmentName, Record<Variant074, DerivedEvidence>>;
+
+export function deriveRuns(headlineDir: string): Runs074 {
+  const ofEnvironment = (environment: EnvironmentName) =>
+    Object.fromEntries(VARIANTS_074.map((v) => [v, deriveEvidence(runDir(headlineDir, environment, v), v)])) as Record<Variant074, DerivedEvidence>;
+  return Object.fromEntries(ENVIRONMENTS_074.map((e) => [e, ofEnvironment(e)])) as Runs074;
 }
