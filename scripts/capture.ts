@@ -16,7 +16,8 @@ import { makeRunId } from '../src/capture/run-id.ts';
 import { symbolicTopologyView } from '../src/capture/topology-view.ts';
 import type { EnvironmentName, Experiment } from '../src/experiment/types.ts';
 import { loadArticleDefinitions, type ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
-import { claimsReport, tryEvidence, whatChanged } from '../src/capture/what-changed.ts';
+import { baselineOf, claimsReport, readBaseline, runSide, tryEvidence, whatChangedLines, type Baseline } from '../src/capture/what-changed.ts';
+import { planLines } from '../src/capture/plan-text.ts';
 import { constants as fsConstants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { clip } from '../src/capture/clip.ts';
@@ -76,18 +77,10 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-/** What a real run of this variant runs, in order, waits and health checks included. */
+/** What a real run of this variant runs, in order, waits and health checks included: each line a command a shell accepts. */
 function printPlan(args: CaptureArgs, experiment: Experiment, driver: ReturnType<typeof createDriver>, variant: string | null, dir: string): void {
-  const line = (argv: string[]) => process.stdout.write(`${argv.join(' ')}\n`);
   const plan = new Cluster(driver, experiment, { articleDir: dir }).plan(symbolicTopologyView);
-  process.stdout.write(`# ${experiment.slug}${variant === null ? '' : ` variant ${variant}`} with --driver ${args.driver}: setup\n`);
-  plan.setup.forEach(line);
-  for (const { step, node, argvs } of plan.steps) {
-    process.stdout.write(`# step ${step.id} (${node}): ${step.title}, then the health check\n`);
-    argvs.forEach(line);
-  }
-  process.stdout.write('# teardown\n');
-  plan.teardown.forEach(line);
+  process.stdout.write(`${planLines(plan, { slug: experiment.slug, variant, driver: args.driver }).join('\n')}\n`);
 }
 
 // A closed pipe (`npm run capture | head`) must not kill the capture before it
@@ -195,7 +188,8 @@ async function main(): Promise<void> {
         variantFolder(environmentFolder(folder, plan.environment, plan.headline), variant, plan.defaultVariant);
       for (const variant of plan.variants) {
         const label = `${plan.slug} (${[plan.environment, variant].filter(Boolean).join(', ')})`;
-        const committed = tryEvidence(plan.slug, inEnvironment(join(articleDir(root, plan.slug), 'snapshots'), variant), defs, variant);
+        const committedDir = inEnvironment(join(articleDir(root, plan.slug), 'snapshots'), variant);
+        const committed = baselineOf(tryEvidence(plan.slug, committedDir, defs, variant), existsSync(committedDir), displayPath(committedDir), 'committed');
         const nested = inEnvironment(resolve(args.compare, plan.slug), variant);
         const alone = variant === plan.defaultVariant ? resolve(args.compare) : null;
         const otherDir = existsSync(join(nested, 'run.yaml')) || alone === null ? nested : alone;
@@ -208,7 +202,7 @@ async function main(): Promise<void> {
           fail(`--compare ${clip(args.compare)}: ${other.problem}`, 2);
         }
         process.stdout.write(`${label}: committed snapshots vs ${relative(process.cwd(), otherDir) || '.'}\n`);
-        process.stdout.write(`${terminalSafe(`${whatChanged(committed, other.evidence)}\n${claimsReport(other.evidence)}`)}\n`);
+        process.stdout.write(`${terminalSafe([...whatChangedLines(committed, runSide(other.evidence)), claimsReport(other.evidence)].join('\n'))}\n`);
       }
     }
     return;
@@ -254,7 +248,7 @@ async function main(): Promise<void> {
         forgetRecord('capture', runId);
       }
     };
-    const done: Array<{ run: (typeof runs)[number]; result: CaptureResult; previous: ReturnType<typeof tryEvidence>; seconds: number }> = [];
+    const done: Array<{ run: (typeof runs)[number]; result: CaptureResult; previous: Baseline; seconds: number }> = [];
     const discardStaged = async () => {
       for (const { result } of done) await result.staged?.discard();
     };
@@ -268,8 +262,9 @@ async function main(): Promise<void> {
         release();
       });
       held.push({ runId, lock });
-      // Read before the run (and after any recovery): the swap replaces these snapshots.
-      const previous = tryEvidence(slug, target, defs, variant);
+      // Read before the run (and after any recovery): without --out the swap replaces these snapshots;
+      // with --out they are the committed snapshots of the same environment and variant.
+      const previous = readBaseline({ slug, target, articleDir: articleDir(root, slug), defs, variant }, displayPath);
       const reporter = createReporter(process.stderr);
       const label = variant === null ? slug : `${slug} variant ${variant}`;
       process.stderr.write(`capture ${label} (run ${runId}) with --driver ${driver.name}\n`);
@@ -359,10 +354,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** How the claims stand in a run just swapped in, and what changed from the one it replaced. */
-function reportSwapped(slug: string, target: string, defs: ArticleDefinitions, variant: string | null, previous: ReturnType<typeof tryEvidence>): void {
+/** How the claims stand in a run just swapped in, and what changed from the committed run it is compared with. */
+function reportSwapped(slug: string, target: string, defs: ArticleDefinitions, variant: string | null, previous: Baseline): void {
   const next = tryEvidence(slug, target, defs, variant);
-  if (next.evidence) say([claimsReport(next.evidence), whatChanged(previous, next.evidence)]);
+  if (next.evidence) say([claimsReport(next.evidence), ...whatChangedLines(previous, runSide(next.evidence))]);
   else say([`the new snapshots do not derive the article's facts: ${next.problem}`]);
 }
 
@@ -457,11 +452,11 @@ async function accept(ref: string): Promise<void> {
     for (const staging of stagings) await staging.discard();
     release();
   };
-  const previous = new Map<string, ReturnType<typeof tryEvidence>>();
+  const previous = new Map<string, Baseline>();
   try {
     for (const run of manifest.runs) {
       held.push({ runId: run.runId, lock: await holdTarget({ target: run.target, runId: run.runId, slug, owner }, undo) });
-      previous.set(run.runId, tryEvidence(slug, run.target, defs, run.variant));
+      previous.set(run.runId, readBaseline({ slug, target: run.target, articleDir: articleDir(root, slug), defs, variant: run.variant }, displayPath));
       const staging = await openStaging(run.target, run.runId, () => judgeTarget(inspectTarget(run.target), slug).ok);
       stagings.push(staging);
       copyRunInto(join(kept.dir, run.folder), staging.dir);

@@ -1,14 +1,41 @@
 // The capture's closing report: how the claims stand in the new run, and what
-// differs from the run it replaced (or from another run's folder, --compare).
+// differs from the run it is compared with: the committed snapshots it replaced,
+// or, for a run written elsewhere (--out), the committed snapshots of the same
+// article, environment and variant (or another run's folder, --compare).
+// The report itself is pure (two runs in, lines out); reading the folders is at the edge.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/article/from-disk.ts';
 import type { ArticleEvidence } from '../evidence/article/types.ts';
-import { diffRuns, formatRunDiff, type RunSide } from '../evidence/diff.ts';
+import { diffRuns, withinNoise, type FactChange, type RunSide } from '../evidence/diff.ts';
 import { formatBrokenClaims } from '../evidence/claims.ts';
 
-export function runSide(evidence: ArticleEvidence): RunSide {
-  return { runId: evidence.snapshots.run.runId, steps: evidence.snapshots.run.steps, facts: evidence.facts, claims: evidence.claims };
+/** One run as the report reads it: its id, steps, facts and claims, and the pod names the API generated in it. */
+export interface ReportSide extends RunSide {
+  /** Pods of the run named from a ReplicaSet's generateName (a Deployment's): chosen afresh on every run. */
+  generatedPods: readonly string[];
+}
+
+/**
+ * A Pod name a Deployment's ReplicaSet generated: `<deployment>-<pod-template-hash>-<5 random>`,
+ * both parts in the alphabet Kubernetes draws them from (k8s.io/apimachinery/pkg/util/rand):
+ * `web-68b8cc69d6-fkstc`.
+ */
+const GENERATED_POD_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+
+export function isGeneratedPodName(name: string): boolean {
+  return GENERATED_POD_NAME.test(name);
+}
+
+export function runSide(evidence: ArticleEvidence): ReportSide {
+  const { run } = evidence.snapshots;
+  return {
+    runId: run.runId,
+    steps: run.steps,
+    facts: evidence.facts,
+    claims: evidence.claims,
+    generatedPods: run.pods.map((p) => p.name).filter(isGeneratedPodName),
+  };
 }
 
 /** The evidence of a snapshots folder, or why it cannot be read (a folder that is not there is not an error). */
@@ -37,7 +64,179 @@ export function claimsReport(evidence: ArticleEvidence): string {
   ].join('\n');
 }
 
-export function whatChanged(previous: { evidence?: ArticleEvidence; problem?: string }, next: ArticleEvidence): string {
-  if (!previous.evidence) return `what changed: nothing to compare with (${previous.problem})`;
-  return formatRunDiff(diffRuns(runSide(previous.evidence), runSide(next)));
+/**
+ * The committed snapshots folder a capture's target is compared with. A target in the
+ * article's folder is itself committed (the run replaces it). A target elsewhere (--out DIR)
+ * is `<slug>` followed by the environment's and variant's suffix (`<slug>.lab.nftables`),
+ * and its counterpart is `snapshots` with the same suffix (`snapshots.lab.nftables`).
+ * Null for a folder named otherwise. Pure.
+ */
+export function committedCounterpart(target: string, slug: string, articleDir: string): string | null {
+  if (resolve(dirname(target)) === resolve(articleDir)) return resolve(target);
+  const name = basename(target);
+  if (name !== slug && !name.startsWith(`${slug}.`)) return null;
+  return join(resolve(articleDir), `snapshots${name.slice(slug.length)}`);
+}
+
+/** What a run is compared with, as the report names it. */
+export interface Baseline {
+  /** The folder compared with, as the report shows it. */
+  folder: string;
+  /** `replaced`: the committed snapshots the run replaced; `committed`: the committed snapshots of a run written elsewhere (--out, --compare). */
+  kind: 'replaced' | 'committed';
+  side?: ReportSide;
+  /** Why there is nothing to compare with: the folder is not there. */
+  nothing?: string;
+  /** The folder is there but holds no run that reads. */
+  problem?: string;
+}
+
+/**
+ * Reads the committed counterpart of a capture's target (committedCounterpart): the edge the
+ * report's baseline comes from. `show` says how a path is shown.
+ */
+export function readBaseline(
+  input: { slug: string; target: string; articleDir: string; defs: ArticleDefinitions; variant: string | null },
+  show: (path: string) => string,
+): Baseline {
+  const folder = committedCounterpart(input.target, input.slug, input.articleDir);
+  const kind = folder !== null && folder === resolve(input.target) ? 'replaced' : 'committed';
+  if (folder === null)
+    return {
+      folder: show(input.target),
+      kind,
+      nothing: `${show(input.target)} is named neither ${input.slug} nor ${input.slug}.<suffix>, so no committed folder matches it`,
+    };
+  return baselineOf(tryEvidence(input.slug, folder, input.defs, input.variant), existsSync(folder), show(folder), kind);
+}
+
+/** A baseline from a folder's evidence (tryEvidence) and whether the folder exists. */
+export function baselineOf(read: { evidence?: ArticleEvidence; problem?: string }, exists: boolean, folder: string, kind: Baseline['kind']): Baseline {
+  if (!exists) return { folder, kind, nothing: `no committed snapshots at ${folder}` };
+  if (!read.evidence) return { folder, kind, problem: read.problem ?? 'it holds no run' };
+  return { folder, kind, side: runSide(read.evidence) };
+}
+
+/** Reasons of diff.ts whose values are not names or numbers picked by the run, so never masked inside other values. */
+const NOT_A_TOKEN = new Set(['duration within its noise', 'timing inside a message', 'only its random-by-design parts changed']);
+const TIME_OF_RUN = /(^run\.(finishedAt|durationMs)$)|\.finishedAt$/;
+/** A duration: `.seconds`, `.settleSeconds`, `...Ms`. */
+const DURATION = /(?:seconds|Seconds)$|(?:^|[.a-z])Ms$/;
+const GENERATED = "generated pod name (a Deployment's ReplicaSet names its Pods afresh on every run)";
+const COMPOSITE = 'only its volatile parts changed';
+
+export interface ReportedChange extends FactChange {
+  /** Why this change is expected on any re-run (diff.ts's reasons, and the ones below); absent on a change in behaviour. */
+  volatile?: string;
+}
+
+/** Why a fact's change is volatile beyond what diff.ts says, or undefined: a change in behaviour. */
+function moreVolatility(change: FactChange, old: ReportSide, next: ReportSide): string | undefined {
+  const a = change.old;
+  const b = change.new;
+  if (a === undefined || b === undefined) return undefined;
+  const declared = next.facts.get(change.id)?.volatile ?? old.facts.get(change.id)?.volatile;
+  if (declared) return `declared volatile: ${declared.reason}`;
+  if (change.volatile) return change.volatile;
+  if (TIME_OF_RUN.test(change.id)) return 'time of the run';
+  if (DURATION.test(change.id)) {
+    const scale = /Ms$/.test(change.id) ? 1000 : 1;
+    const [x, y] = [Number(a) / scale, Number(b) / scale];
+    if (Number.isFinite(x) && Number.isFinite(y) && withinNoise(x, y)) return 'duration within its noise';
+  }
+  if (old.generatedPods.includes(a) && next.generatedPods.includes(b)) return GENERATED;
+  return undefined;
+}
+
+/** A run's values that are its own by design (run id, generated pod names, values whose change is volatile), longest first. */
+function tokens(side: ReportSide, volatileIds: ReadonlySet<string>): string[] {
+  const found = new Set<string>([side.runId, ...side.generatedPods]);
+  for (const id of volatileIds) {
+    const value = side.facts.get(id)?.value;
+    if (value !== undefined && value.length >= 2) found.add(value);
+  }
+  for (const fact of side.facts.values()) if (fact.volatile && fact.value.length >= 2) found.add(fact.value);
+  return [...found].sort((x, y) => y.length - x.length);
+}
+
+function mask(value: string, masks: readonly string[]): string {
+  let masked = value;
+  for (const token of masks) masked = masked.split(token).join('\u2039v\u203a');
+  return masked;
+}
+
+/** Every fact change between two runs, each volatile one with its reason. Pure. */
+export function reportedChanges(old: ReportSide, next: ReportSide): { diff: ReturnType<typeof diffRuns>; facts: ReportedChange[] } {
+  const diff = diffRuns(old, next);
+  const first = diff.facts.map((change): ReportedChange => {
+    const reason = moreVolatility(change, old, next);
+    return { id: change.id, old: change.old, new: change.new, ...(reason === undefined ? {} : { volatile: reason }) };
+  });
+  // A composite value (an argv, a rule) that differs only in the run's own names and numbers.
+  const maskable = new Set(first.filter((c) => c.volatile !== undefined && !NOT_A_TOKEN.has(c.volatile)).map((c) => c.id));
+  const [oldTokens, newTokens] = [tokens(old, maskable), tokens(next, maskable)];
+  const facts = first.map((c): ReportedChange => {
+    if (c.volatile !== undefined || c.old === undefined || c.new === undefined) return c;
+    const [a, b] = [mask(c.old, oldTokens), mask(c.new, newTokens)];
+    if (a === b) return { ...c, volatile: COMPOSITE };
+    if (durationsWithinNoise(a, b)) return { ...c, volatile: TIMING_IN_TEXT };
+    return c;
+  });
+  return { diff, facts };
+}
+
+/** A duration written in a text: `exited after 16 ms`, `took 1.5 s`. */
+const DURATION_IN_TEXT = /(\d+(?:\.\d+)?) ?(ms|s)\b/g;
+const TIMING_IN_TEXT = 'durations inside a text, within their noise';
+
+/** Two texts the same but for the durations written in them, each within its noise ("grace 30 s" -> "grace 60 s" is not). */
+function durationsWithinNoise(a: string, b: string): boolean {
+  const template = (text: string) => text.replace(DURATION_IN_TEXT, '\u2039d\u203a$2');
+  if (template(a) !== template(b) || template(a) === a) return false;
+  const seconds = (text: string) => [...text.matchAll(DURATION_IN_TEXT)].map((m) => Number(m[1]) / (m[2] === 'ms' ? 1000 : 1));
+  const [x, y] = [seconds(a), seconds(b)];
+  return x.every((value, i) => withinNoise(value, y[i]!));
+}
+
+const show = (value: string | undefined) => (value === undefined ? '(none)' : JSON.stringify(value));
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+const BASELINE_WORDS: Record<Baseline['kind'], string> = {
+  replaced: 'the committed snapshots it replaced',
+  committed: 'the committed snapshots',
+};
+
+/**
+ * The "what changed" report of a run against its baseline, as lines: a headline that says
+ * plainly whether the behaviour changed, the folder compared with, every change in behaviour
+ * (claims, steps, facts), then the volatile values apart. Pure.
+ */
+export function whatChangedLines(baseline: Baseline, next: ReportSide): string[] {
+  if (baseline.nothing !== undefined) return [`what changed: nothing to compare with (${baseline.nothing})`];
+  if (!baseline.side) return [`what changed: not compared: ${BASELINE_WORDS[baseline.kind]} ${baseline.folder} cannot be read: ${baseline.problem}`];
+  const old = baseline.side;
+  const { diff, facts } = reportedChanges(old, next);
+  const real = facts.filter((f) => f.volatile === undefined);
+  const volatile = facts.filter((f) => f.volatile !== undefined);
+  const parts = [
+    diff.claims.length ? count(diff.claims.length, 'claim') : '',
+    diff.addedSteps.length ? count(diff.addedSteps.length, 'new step') : '',
+    diff.missingSteps.length ? count(diff.missingSteps.length, 'missing step') : '',
+    real.length ? count(real.length, 'fact') : '',
+  ].filter(Boolean);
+  const headline = parts.length
+    ? `what changed: the behaviour changed (${parts.join(', ')})`
+    : `what changed: no change in behaviour (${volatile.length ? `only volatile values differ: ${count(volatile.length, 'fact')}` : 'no value differs'})`;
+  const lines = [headline, `  compared run ${next.runId} with run ${old.runId}, ${BASELINE_WORDS[baseline.kind]} ${baseline.folder}`];
+  for (const c of diff.claims) lines.push(`  claim ${c.id}: ${c.old ?? '(none)'} -> ${c.new ?? '(none)'}`);
+  for (const s of diff.addedSteps) lines.push(`  new step: ${s}`);
+  for (const s of diff.missingSteps) lines.push(`  missing step: ${s}`);
+  for (const f of real) lines.push(`  ${f.id}: ${show(f.old)} -> ${show(f.new)}`);
+  if (volatile.length) {
+    lines.push(`  volatile, expected to differ on every run, not a change in behaviour (${count(volatile.length, 'fact')}):`);
+    const byReason = new Map<string, ReportedChange[]>();
+    for (const f of volatile) byReason.set(f.volatile!, [...(byReason.get(f.volatile!) ?? []), f]);
+    for (const [reason, changes] of byReason) lines.push(`    ~ ${reason}: ${changes.map((c) => c.id).join(', ')}`);
+  }
+  return lines;
 }

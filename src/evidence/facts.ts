@@ -31,6 +31,12 @@ export interface FactDef {
   optional?: { reason: string };
   /** Set on values the experiment declares (a manifest's replica count), which bind as declared, not measured. */
   declared?: { file: string };
+  /**
+   * Set when the value differs on every run by design, without the behaviour
+   * changing (a name or number the run picks afresh): the capture's "what changed"
+   * report lists a change of it apart, as volatile, with this reason. Say why.
+   */
+  volatile?: { reason: string };
 }
 
 export interface Fact {
@@ -40,6 +46,8 @@ export interface Fact {
   raw?: string;
   /** The experiment file that declares the value; absent on measured values. */
   declared?: { file: string };
+  /** Its definition's `volatile`: the value differs on every run by design. */
+  volatile?: { reason: string };
   /** A placeholder in a draft of an article that has not been captured yet. */
   unmeasured?: true;
 }
@@ -65,6 +73,8 @@ function checkDefs(defs: readonly FactDef[]): void {
   for (const def of defs) {
     if (!FACT_ID.test(def.id)) problems.push(`fact id ${JSON.stringify(def.id)}: expected dotted segments of letters, digits and dashes`);
     if (seen.has(def.id)) problems.push(`fact id ${JSON.stringify(def.id)} is declared twice`);
+    if (def.volatile !== undefined && !(typeof def.volatile.reason === 'string' && def.volatile.reason.trim()))
+      problems.push(`fact id ${JSON.stringify(def.id)}: volatile needs a reason (why the value differs on every run)`);
     seen.add(def.id);
   }
   if (problems.length) throw new EvidenceError(problems);
@@ -95,6 +105,7 @@ export function deriveFactsWithSkips(defs: readonly FactDef[], snapshots: Snapsh
         value: derived.value,
         ...(derived.raw === undefined ? {} : { raw: derived.raw }),
         ...(def.declared === undefined ? {} : { declared: def.declared }),
+        ...(def.volatile === undefined ? {} : { volatile: def.volatile }),
       });
     } catch (error) {
       if (!(error instanceof ExtractError)) throw error;

@@ -1,15 +1,11 @@
 // The facts every step has, whatever the article declares: how it ran. The
 // reader's provenance view binds these, so its numbers are facts like any other.
+import { shellCommand } from './shell-quote.ts';
 import { runFact, stepFact } from './fact-kit.ts';
 import type { FactDef } from './facts.ts';
 import type { RunSnapshot } from './schema.ts';
 import { durationSeconds } from './extract/duration.ts';
 import { LANGS } from './template.ts';
-
-/** Quotes an argv for display the way a POSIX shell would need it. */
-export function shellQuote(argv: readonly string[]): string {
-  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./<>-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)).join(' ');
-}
 
 export function provenanceFacts(run: RunSnapshot): FactDef[] {
   return [
@@ -17,8 +13,8 @@ export function provenanceFacts(run: RunSnapshot): FactDef[] {
       stepFact(`${step}.rc`, step, (s) => String(s.exitCode)),
       stepFact(`${step}.seconds`, step, (s) => durationSeconds(s.durationMs)),
       stepFact(`${step}.node`, step, (s) => s.node),
-      stepFact(`${step}.argv`, step, (s) => shellQuote(s.argv)),
-      stepFact(`${step}.command`, step, (s) => shellQuote(s.command)),
+      stepFact(`${step}.argv`, step, (s) => shellCommand(s.argv)),
+      stepFact(`${step}.command`, step, (s) => shellCommand(s.command)),
       stepFact(`${step}.startedAt`, step, (s) => s.startedAt),
     ]),
     runFact('run.id', (run) => run.runId),

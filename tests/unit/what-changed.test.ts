@@ -1,0 +1,291 @@
+// The capture's "what changed" report (src/capture/what-changed.ts): what a run is
+// compared with (the committed snapshots of the same article, environment and
+// variant, also for --out), and a headline that reads "no change in behaviour"
+// when only volatile values differ. On the committed runs of articles 074 and 075,
+// and on copies of them in a temp folder changed as a re-run would change them.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadArticleDefinitions, type ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import {
+  baselineOf,
+  committedCounterpart,
+  isGeneratedPodName,
+  readBaseline,
+  reportedChanges,
+  runSide,
+  tryEvidence,
+  whatChangedLines,
+  type Baseline,
+  type ReportSide,
+} from '../../src/capture/what-changed.ts';
+import { deriveFacts, type FactDef } from '../../src/evidence/facts.ts';
+import { runFact } from '../../src/evidence/fact-kit.ts';
+import { EvidenceError } from '../../src/evidence/errors.ts';
+import { loadSnapshots } from '../../src/evidence/load.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const S074 = '074-external-traffic-policy';
+const S075 = '075-local-uneven-weights';
+const article = (slug: string) => join(root, 'content/articles', slug);
+const defs074 = await loadArticleDefinitions(root, S074);
+const defs075 = await loadArticleDefinitions(root, S075);
+const show = (path: string) => relative(root, path) || path;
+
+function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-what-changed-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Every file of a copied run, with each `from` replaced by its `to` (each must occur somewhere). */
+function rewrite(dir: string, replacements: ReadonlyArray<readonly [string, string]>): void {
+  const seen = new Set<string>();
+  for (const name of readdirSync(dir)) {
+    let text = readFileSync(join(dir, name), 'utf8');
+    for (const [from, to] of replacements) {
+      if (text.includes(from)) seen.add(from);
+      text = text.replaceAll(from, to);
+    }
+    writeFileSync(join(dir, name), text);
+  }
+  for (const [from] of replacements) assert.ok(seen.has(from), `${dir} holds ${from}`);
+}
+
+/**
+ * Article 075's committed kind run as a re-run with the same behaviour would differ from it: another
+ * run id and start, other durations, other random ports, and the Deployment's Pods named afresh (in the
+ * same order, so each keeps its role).
+ */
+const RERUN_075: ReadonlyArray<readonly [string, string]> = [
+  ['20261204T133644Z-7ea593', '20261205T090112Z-4c1d2e'],
+  ['2026-12-04T13:3', '2026-12-05T09:0'],
+  ['durationMs: 62092', 'durationMs: 65310'],
+  ['durationMs: 97.671', 'durationMs: 112.5'],
+  ['durationMs: 96.427', 'durationMs: 91.03'],
+  ['durationMs: 358.633', 'durationMs: 401.2'],
+  ['durationMs: 348.484', 'durationMs: 330.9'],
+  ['web-68b8cc69d6-fkstc', 'web-5d8f7c9b4-fxzq2'],
+  ['web-68b8cc69d6-q9q87', 'web-5d8f7c9b4-qz8hg'],
+  ['web-68b8cc69d6-rbvpl', 'web-5d8f7c9b4-rk4x5'],
+  ['31323', '30412'],
+  ['32474', '30999'],
+  ['32002', '31777'],
+];
+
+function rerunOf075(t: TestContext): string {
+  const dir = join(tempDir(t), S075);
+  cpSync(join(article(S075), 'snapshots'), dir, { recursive: true });
+  rewrite(dir, RERUN_075);
+  return dir;
+}
+
+function side(slug: string, dir: string, defs: ArticleDefinitions, variant: string | null = null): ReportSide {
+  const read = tryEvidence(slug, dir, defs, variant);
+  assert.ok(read.evidence, `${dir}: ${read.problem}`);
+  return runSide(read.evidence);
+}
+
+const committed = (slug: string, folder: string, defs: ArticleDefinitions, variant: string | null = null): Baseline => {
+  const dir = join(article(slug), folder);
+  return baselineOf(tryEvidence(slug, dir, defs, variant), true, show(dir), 'committed');
+};
+
+// ---- 1. what a run is compared with ----
+
+test('committedCounterpart: an --out folder maps to the committed folder with the same suffix, a committed one to itself', () => {
+  const dir = article(S074);
+  assert.equal(committedCounterpart(`/tmp/run/${S074}`, S074, dir), join(dir, 'snapshots'));
+  assert.equal(committedCounterpart(`/tmp/run/${S074}.nftables`, S074, dir), join(dir, 'snapshots.nftables'));
+  assert.equal(committedCounterpart(`/tmp/run/${S074}.lab`, S074, dir), join(dir, 'snapshots.lab'));
+  assert.equal(committedCounterpart(`/tmp/run/${S074}.lab.nftables`, S074, dir), join(dir, 'snapshots.lab.nftables'));
+  assert.equal(committedCounterpart(join(dir, 'snapshots.lab.nftables'), S074, dir), join(dir, 'snapshots.lab.nftables'));
+  assert.equal(committedCounterpart(`/tmp/run/${S074}-old`, S074, dir), null, 'another name that merely starts with the slug');
+  assert.equal(committedCounterpart('/tmp/run/snapshots', S074, dir), null);
+});
+
+test('--out DIR/<slug>.lab is compared with the committed snapshots.lab, and the report names that folder', (t) => {
+  const out = tempDir(t);
+  const target = join(out, `${S074}.lab`);
+  cpSync(join(article(S074), 'snapshots.lab'), target, { recursive: true });
+  const baseline = readBaseline({ slug: S074, target, articleDir: article(S074), defs: defs074, variant: 'iptables' }, show);
+  assert.equal(baseline.kind, 'committed');
+  assert.equal(baseline.folder, `content/articles/${S074}/snapshots.lab`);
+  const committedRun = loadSnapshots(join(article(S074), 'snapshots.lab'), { slug: S074 }).run.runId;
+  assert.equal(baseline.side?.runId, committedRun);
+  const lines = whatChangedLines(baseline, side(S074, target, defs074, 'iptables'));
+  assert.deepEqual(lines, [
+    'what changed: no change in behaviour (no value differs)',
+    `  compared run ${committedRun} with run ${committedRun}, the committed snapshots content/articles/${S074}/snapshots.lab`,
+  ]);
+  assert.ok(!lines.join('\n').includes('nothing to compare with'));
+});
+
+test('--out DIR/<slug>.lab.nftables against the committed snapshots.lab.nftables, not the default variant', (t) => {
+  const target = join(tempDir(t), `${S074}.lab.nftables`);
+  cpSync(join(article(S074), 'snapshots.lab.nftables'), target, { recursive: true });
+  const baseline = readBaseline({ slug: S074, target, articleDir: article(S074), defs: defs074, variant: 'nftables' }, show);
+  assert.equal(baseline.folder, `content/articles/${S074}/snapshots.lab.nftables`);
+  assert.match(whatChangedLines(baseline, side(S074, target, defs074, 'nftables'))[0]!, /^what changed: no change in behaviour/);
+});
+
+test('without --out the run is compared with the committed snapshots it replaced', () => {
+  const target = join(article(S075), 'snapshots');
+  const baseline = readBaseline({ slug: S075, target, articleDir: article(S075), defs: defs075, variant: null }, show);
+  assert.equal(baseline.kind, 'replaced');
+  assert.match(whatChangedLines(baseline, baseline.side!)[1]!, new RegExp(`the committed snapshots it replaced content/articles/${S075}/snapshots$`));
+});
+
+test('a folder with no committed counterpart (074 is declared with ipvs, measured in none): nothing to compare with, naming the folder looked for', (t) => {
+  const out = tempDir(t);
+  const target = join(out, `${S074}.lab.ipvs`);
+  const baseline = readBaseline({ slug: S074, target, articleDir: article(S074), defs: defs074, variant: 'ipvs' }, show);
+  assert.equal(baseline.side, undefined);
+  const next = side(S074, join(article(S074), 'snapshots.lab'), defs074, 'iptables');
+  assert.deepEqual(whatChangedLines(baseline, next), [
+    `what changed: nothing to compare with (no committed snapshots at content/articles/${S074}/snapshots.lab.ipvs)`,
+  ]);
+  const odd = readBaseline({ slug: S074, target: join(out, 'elsewhere'), articleDir: article(S074), defs: defs074, variant: null }, show);
+  assert.match(whatChangedLines(odd, next)[0]!, /^what changed: nothing to compare with \(.*elsewhere is named neither 074-external-traffic-policy nor/);
+});
+
+test('a committed folder that is there but does not read is not "nothing to compare with": it says why', (t) => {
+  const dir = join(tempDir(t), S074);
+  mkdirSync(join(dir, 'snapshots.lab'), { recursive: true });
+  const target = join(tempDir(t), `${S074}.lab`);
+  const empty = readBaseline({ slug: S074, target, articleDir: dir, defs: defs074, variant: 'iptables' }, show);
+  const next = side(S074, join(article(S074), 'snapshots.lab'), defs074, 'iptables');
+  assert.match(whatChangedLines(empty, next)[0]!, /^what changed: not compared: the committed snapshots .*snapshots\.lab cannot be read: .*holds no run$/);
+
+  cpSync(join(article(S074), 'snapshots.lab'), join(dir, 'snapshots.lab'), { recursive: true });
+  const file = join(dir, 'snapshots.lab', 'health-worker2.yaml');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('HTTP/1.1 503 Service Unavailable', 'nothing came back'));
+  const broken = readBaseline({ slug: S074, target, articleDir: dir, defs: defs074, variant: 'iptables' }, show);
+  assert.match(whatChangedLines(broken, next)[0]!, /^what changed: not compared: .*health-worker2\.yaml: fact "health-worker2\.status"/);
+});
+
+// ---- 2. volatile values apart, and the headline ----
+
+test('generated pod names: a ReplicaSet Pod name is one, a bare Pod or a StatefulSet Pod is not', () => {
+  for (const name of ['web-5d8f7c9b4-x2x7q', 'web-68b8cc69d6-fkstc', 'web-d9fc87585-2k4x5', 'my-app-b-bbbbb']) assert.ok(isGeneratedPodName(name), name);
+  for (const name of ['backend', 'web-0', 'web-68b8cc69d6', 'web-68b8cc69d6-fkstca', 'web-68b8cc69d6-fksta', 'Web-68b8cc69d6-fkstc'])
+    assert.ok(!isGeneratedPodName(name), name);
+  assert.deepEqual(side(S075, join(article(S075), 'snapshots'), defs075).generatedPods, [
+    'web-68b8cc69d6-fkstc',
+    'web-68b8cc69d6-q9q87',
+    'web-68b8cc69d6-rbvpl',
+  ]);
+  assert.deepEqual(side(S074, join(article(S074), 'snapshots'), defs074, 'iptables').generatedPods, [], "074's backend is a bare Pod");
+});
+
+test('a re-run of 075 that differs only in volatile values reads "no change in behaviour", each volatile value listed apart', (t) => {
+  const dir = rerunOf075(t);
+  const baseline = committed(S075, 'snapshots', defs075);
+  const next = side(S075, dir, defs075);
+  const lines = whatChangedLines(baseline, next);
+  assert.match(lines[0]!, /^what changed: no change in behaviour \(only volatile values differ: \d+ facts\)$/);
+  assert.equal(lines[1], `  compared run 20261205T090112Z-4c1d2e with run 20261204T133644Z-7ea593, the committed snapshots content/articles/${S075}/snapshots`);
+  assert.match(lines[2]!, /^ {2}volatile, expected to differ on every run, not a change in behaviour \(\d+ facts\):$/);
+  assert.ok(
+    lines.slice(3).every((l) => l.startsWith('    ~ ')),
+    `only volatile lines follow:\n${lines.join('\n')}`,
+  );
+  const reasonOf = new Map(reportedChanges(baseline.side!, next).facts.map((f) => [f.id, f.volatile]));
+  assert.equal(reasonOf.get('pod.lone.name'), "generated pod name (a Deployment's ReplicaSet names its Pods afresh on every run)");
+  assert.equal(reasonOf.get('pod.shared-2.name'), reasonOf.get('pod.lone.name'));
+  assert.equal(reasonOf.get('run.finishedAt'), 'time of the run');
+  assert.equal(reasonOf.get('run.startedAt'), 'time of the run');
+  assert.equal(reasonOf.get('run.id'), 'time of the run');
+  assert.equal(reasonOf.get('run.seconds'), 'time of the run');
+  assert.equal(reasonOf.get('spread-cluster.seconds'), 'duration within its noise');
+  assert.equal(reasonOf.get('service.s-local.nodePort'), 'port allocated at random');
+  assert.match(reasonOf.get('spread-local.argv') ?? '', /only its .* parts changed/);
+  // Nothing real was hidden: every change the diff found is here, and each is volatile.
+  assert.ok(reasonOf.size > 10);
+  assert.ok([...reasonOf.values()].every((r) => r !== undefined));
+});
+
+test('the same re-run with one real change: the headline says the behaviour changed and the change stands apart from the volatile ones', (t) => {
+  const dir = rerunOf075(t);
+  const file = join(dir, 'spread-local.yaml');
+  const text = readFileSync(file, 'utf8');
+  const answer = /^ {2}(web-5d8f7c9b4-\w+) 200 (\S+)$/m.exec(text)!;
+  writeFileSync(file, text.replace(answer[0], `  ${answer[1]} 503 ${answer[2]}`));
+  const lines = whatChangedLines(committed(S075, 'snapshots', defs075), side(S075, dir, defs075));
+  assert.match(lines[0]!, /^what changed: the behaviour changed \(1 claim, 1 fact\)$/);
+  assert.ok(lines.includes('  claim nodes-get-equal-traffic: holds -> broken'), lines.join('\n'));
+  assert.ok(lines.includes('  spread-local.answered: "600" -> "599"'), lines.join('\n'));
+  const volatileAt = lines.findIndex((l) => l.startsWith('  volatile, '));
+  assert.ok(volatileAt > lines.indexOf('  spread-local.answered: "600" -> "599"'));
+  assert.ok(!lines.slice(volatileAt).some((l) => l.includes('spread-local.answered')));
+  assert.ok(lines.slice(volatileAt).some((l) => l.includes('pod.lone.name')));
+});
+
+test('two environments of one article are told apart as real changes (kind vs lab, 075)', () => {
+  const lines = whatChangedLines(committed(S075, 'snapshots', defs075), side(S075, join(article(S075), 'snapshots.lab'), defs075));
+  assert.match(lines[0]!, /^what changed: the behaviour changed \(\d+ facts\)$/);
+  assert.ok(lines.includes('  run.driver: "kind" -> "lab"'));
+  assert.ok(lines.some((l) => l.startsWith('    ~ generated pod name') && l.includes('pod.lone.name')));
+});
+
+test('a fact declared volatile (FactDef volatile) is listed apart with its reason; undeclared, the same change is real', (t) => {
+  const commit: FactDef = runFact('run.git.commit', (run) => run.git.commit ?? 'none');
+  const declared: FactDef = { ...commit, volatile: { reason: 'the commit the capture ran from' } };
+  const dir = rerunOf075(t);
+  rewrite(dir, [['d8d3e2f4e6d25a51556cfceb990d45af608d9b82', '0123456789abcdef0123456789abcdef01234567']]);
+  const withFact = (def: FactDef): ArticleDefinitions => ({ ...defs075, factDefs: [...defs075.factDefs, def] });
+
+  const plain = whatChangedLines(committed(S075, 'snapshots', withFact(commit)), side(S075, dir, withFact(commit)));
+  assert.match(plain[0]!, /^what changed: the behaviour changed \(1 fact\)$/);
+  assert.ok(plain.includes('  run.git.commit: "d8d3e2f4e6d25a51556cfceb990d45af608d9b82" -> "0123456789abcdef0123456789abcdef01234567"'));
+
+  const lines = whatChangedLines(committed(S075, 'snapshots', withFact(declared)), side(S075, dir, withFact(declared)));
+  assert.match(lines[0]!, /^what changed: no change in behaviour \(only volatile values differ/);
+  assert.ok(lines.includes('    ~ declared volatile: the commit the capture ran from: run.git.commit'), lines.join('\n'));
+});
+
+test('FactDef volatile: carried onto the fact, and refused without a reason', () => {
+  const snapshots = loadSnapshots(join(article(S075), 'snapshots'), { slug: S075 });
+  const def: FactDef = { ...runFact('run.id', (run) => run.runId), volatile: { reason: 'a new id per run' } };
+  assert.deepEqual(deriveFacts([def], snapshots).get('run.id')?.volatile, { reason: 'a new id per run' });
+  assert.equal(deriveFacts([runFact('run.id', (run) => run.runId)], snapshots).get('run.id')?.volatile, undefined);
+  assert.throws(
+    () => deriveFacts([{ ...def, volatile: { reason: ' ' } }], snapshots),
+    (error: unknown) => error instanceof EvidenceError && /fact id "run.id": volatile needs a reason/.test(error.message),
+  );
+});
+
+test('a duration beyond its noise is a real change; a settle time within it is volatile', () => {
+  const base = side(S074, join(article(S074), 'snapshots'), defs074, 'iptables');
+  const facts = new Map(base.facts);
+  const bump = (id: string, value: string) => facts.set(id, { ...facts.get(id)!, value });
+  const old = Number(base.facts.get('delete-backend.settleSeconds')!.value);
+  bump('delete-backend.settleSeconds', String(old + 0.2));
+  bump('local-via-worker2.seconds', String(Number(base.facts.get('local-via-worker2.seconds')!.value) * 2));
+  const reasons = new Map(reportedChanges(base, { ...base, runId: 'next', facts }).facts.map((f) => [f.id, f.volatile]));
+  assert.equal(reasons.get('delete-backend.settleSeconds'), 'duration within its noise');
+  assert.ok(reasons.has('local-via-worker2.seconds'));
+  assert.equal(reasons.get('local-via-worker2.seconds'), undefined, 'a timeout that doubles is behaviour');
+});
+
+test("a duration inside a stand-in's text (the lab kubelet's 'exited after 16 ms') is volatile within its noise, a changed grace period is not", (t) => {
+  const copy = (name: string, edit: readonly [string, string]) => {
+    const dir = join(tempDir(t), name);
+    cpSync(join(article(S074), 'snapshots.lab'), dir, { recursive: true });
+    rewrite(dir, [['20261204T001914Z-53cfc1', '20261205T101010Z-abcdef'], edit]);
+    return side(S074, dir, defs074, 'iptables');
+  };
+  const baseline = committed(S074, 'snapshots.lab', defs074, 'iptables');
+  const faster = whatChangedLines(baseline, copy('faster', ['exited after 16 ms', 'exited after 41 ms']));
+  assert.match(faster[0]!, /^what changed: no change in behaviour \(only volatile values differ: \d+ facts\)$/);
+  assert.ok(faster.includes('    ~ durations inside a text, within their noise: run.standIn.15.value'), faster.join('\n'));
+  const longer = whatChangedLines(baseline, copy('longer', ['grace 30 s', 'grace 60 s']));
+  assert.equal(longer[0], 'what changed: the behaviour changed (1 fact)');
+  assert.ok(
+    longer.includes('  run.standIn.15.value: "SIGQUIT, grace 30 s; exited after 16 ms" -> "SIGQUIT, grace 60 s; exited after 16 ms"'),
+    longer.join('\n'),
+  );
+});
