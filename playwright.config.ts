@@ -1,4 +1,4 @@
-// Browser checks of the built site (dist/): `astro preview` serves it; the test
+// Browser checks of the built site (dist/): `npm run preview` serves it; the test
 // command builds first, this file never does.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,7 @@ if (process.env.TEST_WORKER_INDEX === undefined) {
   );
 }
 
-const astroBin = fileURLToPath(new URL('./node_modules/astro/bin/astro.mjs', import.meta.url));
+const previewScript = fileURLToPath(new URL('./scripts/preview.ts', import.meta.url));
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -42,11 +42,10 @@ export default defineConfig({
     launchOptions: useSystemChromium ? { executablePath: SYSTEM_CHROMIUM, args: SYSTEM_CHROMIUM_ARGS } : {},
   },
   webServer: {
-    // process.execPath: the Node running Playwright (24 under npm scripts); astro refuses Node 20.
-    command: `"${process.execPath}" "${astroBin}" preview --host 127.0.0.1 --port ${PORT} --ignore-lock`,
+    // The site as `npm run preview` serves it (scripts/preview.ts): a static host's answers,
+    // the English 404 under /en/ included. process.execPath: the Node running Playwright (24).
+    command: `"${process.execPath}" "${previewScript}" --port ${PORT}`,
     url: `http://127.0.0.1:${PORT}/`,
-    // --ignore-lock: Astro refuses a second preview of the same project (a bench or an
-    // author's preview); this one is ours, on its own port.
     // Never test whatever else holds the port (another tree's preview): fail instead.
     reuseExistingServer: false,
     timeout: 60_000,

@@ -25,16 +25,3 @@ export function parsePlaywrightSummary(output: string): PlaywrightSummary | null
   const seconds = passedLine?.[2] ? Number(passedLine[2]) * unit : null;
   return { ...summary, seconds };
 }
-
-/**
- * Astro 7 refuses a second `astro preview` in the same project while one is
- * running; Playwright's webServer then fails before any test runs. The other
- * server, when that is what happened.
- */
-export function previewConflict(output: string): { url: string; pid: number } | null {
-  const text = output.replace(STRIP_ANSI, '');
-  if (!text.includes('Another astro preview server is already running')) return null;
-  const url = /URL:\s*(\S+)/.exec(text)?.[1] ?? 'unknown';
-  const pid = Number(/PID:\s*(\d+)/.exec(text)?.[1] ?? NaN);
-  return { url, pid };
-}

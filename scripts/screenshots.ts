@@ -2,10 +2,10 @@
 // sees them, both languages at 375, 390 and 1280 px, light and dark, full page, in
 // Chromium (Debian's when present). Serves the built folder itself, so a build of
 // another commit can be shot the same way for a before/after comparison.
-import { createServer } from 'node:http';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
+import { serveSite } from './lib/site-server.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -20,25 +20,9 @@ if (!existsSync(join(dist, 'index.html'))) {
 }
 mkdirSync(out, { recursive: true });
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css',
-  '.js': 'text/javascript',
-  '.svg': 'image/svg+xml',
-  '.xml': 'application/xml',
-};
-const server = createServer((req, res) => {
-  const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-  let file = join(dist, path);
-  if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-  if (!file.startsWith(dist) || !existsSync(file)) {
-    res.writeHead(404).end();
-    return;
-  }
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
-});
-await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-const port = (server.address() as { port: number }).port;
+// The build as a static host serves it, at the root (a base path's build is shot from its root too).
+const { server, url } = await serveSite({ dist, base: '/', host: '127.0.0.1', port: 0 });
+const port = Number(new URL(url).port);
 
 const PAGES = [
   { name: 'zh-article', path: '/074-external-traffic-policy/' },

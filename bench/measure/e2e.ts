@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { measured, notMeasured, type Figure } from '../figures.ts';
-import { parsePlaywrightSummary, previewConflict } from '../playwright-summary.ts';
+import { parsePlaywrightSummary } from '../playwright-summary.ts';
 import { errorMessage, type BenchContext } from './context.ts';
 import { ensureRealDist } from './real-dist.ts';
 
@@ -20,9 +20,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Tries when another preview of the project holds Astro's lock, and the wait between them. */
-const PREVIEW_ATTEMPTS = 4;
-const PREVIEW_RETRY_MS = 20_000;
 /** The suite runs for minutes on a 2-core machine (one worker): its own, longer limit. */
 const e2eTimeoutSeconds = (buildTimeoutSeconds: number) => Math.max(600, buildTimeoutSeconds * 2);
 
@@ -31,31 +28,19 @@ export async function measureE2e(ctx: BenchContext): Promise<Figure[]> {
   try {
     await ensureRealDist(ctx);
     const cli = join(ctx.root, 'node_modules/@playwright/test/cli.js');
-    let seconds = 0;
-    let run;
-    let port = 0;
-    for (let attempt = 1; ; attempt++) {
-      port = await freePort();
-      const started = performance.now();
-      run = await ctx.progress.task(`browser check: playwright test on port ${port}`, () =>
-        execa(process.execPath, [cli, 'test'], {
-          cwd: ctx.root,
-          env: { ...process.env, SHICE_E2E_PORT: String(port) },
-          cancelSignal: ctx.cancelSignal,
-          timeout: e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds) * 1000,
-          all: true,
-          reject: false,
-        }),
-      );
-      seconds = (performance.now() - started) / 1000;
-      const conflict = run.exitCode !== 0 ? previewConflict(String(run.all ?? '')) : null;
-      if (!conflict) break;
-      const why = `another astro preview of this project is running (pid ${conflict.pid}, ${conflict.url}); Astro 7 refuses a second one and playwright.config.ts does not pass --ignore-lock`;
-      if (attempt === PREVIEW_ATTEMPTS) return [notMeasured(base, `${why}; gave up after ${attempt} tries`)];
-      ctx.progress.note(`  ${why}; trying again in ${PREVIEW_RETRY_MS / 1000} s`);
-      await new Promise((resolve) => setTimeout(resolve, PREVIEW_RETRY_MS));
-      if (ctx.cancelSignal.aborted) return [notMeasured(base, 'interrupted')];
-    }
+    const port = await freePort();
+    const started = performance.now();
+    const run = await ctx.progress.task(`browser check: playwright test on port ${port}`, () =>
+      execa(process.execPath, [cli, 'test'], {
+        cwd: ctx.root,
+        env: { ...process.env, SHICE_E2E_PORT: String(port) },
+        cancelSignal: ctx.cancelSignal,
+        timeout: e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds) * 1000,
+        all: true,
+        reject: false,
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
     const summary = parsePlaywrightSummary(String(run.all ?? ''));
     const counts = summary ? `${summary.passed} passed, ${summary.failed} failed, ${summary.flaky} flaky, ${summary.skipped} skipped` : 'no summary printed';
     const details = { seconds, exitCode: run.exitCode ?? null, summary, port };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePlaywrightSummary, previewConflict } from '../../bench/playwright-summary.ts';
+import { parsePlaywrightSummary } from '../../bench/playwright-summary.ts';
 
 // The end of a real run of this project's suite (npx playwright test, list reporter).
 const PASSING = `[e2e] Chromium: /usr/bin/chromium (system package)
@@ -29,7 +29,7 @@ const FAILING = `    > 3 | test('fails', () => { expect(1).toBe(2); });
   1 passed (1.6s)
 `;
 
-// A real run that never started: another preview of the project held Astro's lock.
+// A real run whose web server never started (Astro 7's preview lock, when the suite used astro preview): no summary.
 const CONFLICT = `[e2e] Chromium: /usr/bin/chromium (system package)
 [WebServer] Another astro preview server is already running.
 [WebServer] 
@@ -51,9 +51,4 @@ test('a failing run: the failure count, and the source lines of the failure are 
 test('colour codes do not hide the counts; a run with no summary has none', () => {
   assert.equal(parsePlaywrightSummary('\x1b[32m  3 passed\x1b[39m\x1b[2m (812ms)\x1b[22m')?.passed, 3);
   assert.equal(parsePlaywrightSummary(CONFLICT), null);
-});
-
-test('the preview lock conflict is recognised, with the other server named', () => {
-  assert.deepEqual(previewConflict(CONFLICT), { url: 'http://127.0.0.1:4455', pid: 6743 });
-  assert.equal(previewConflict(FAILING), null);
 });
