@@ -107,6 +107,21 @@ export function checkReferences(
     if (ref.kind === 'fact') report(ref.line, ref.column, `<Fact id="${ref.id}">: unknown fact id "${ref.id}"${hint}`);
     else report(ref.line, ref.column, `<Measured steps="...">: unknown step id "${ref.id}"${hint}`);
   }
+  // A <pre> put together from <Fact>s is part of a step's output, by hand: nothing says which lines were left out.
+  let pre: MdxTag | null = null;
+  let reported = false;
+  for (const tag of scan.tags) {
+    if (tag.name === 'pre' && !tag.selfClosing) [pre, reported] = tag.closing ? [null, false] : [tag, false];
+    else if (pre && !reported && tag.name === 'Fact' && !tag.closing) {
+      const { line, column } = scan.position(pre.start);
+      report(
+        line,
+        column,
+        '<pre> holding <Fact>s shows part of a step\'s output by hand: use <Excerpt step="<step id>" blocks={[...]} or matching={[...]}>, which shows the lines as the run wrote them and marks every line left out',
+      );
+      reported = true;
+    }
+  }
   for (const tag of scan.tags) {
     if (tag.closing) continue;
     const { line, column } = scan.position(tag.start);

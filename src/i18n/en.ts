@@ -5,7 +5,7 @@ export const en: UiStrings = {
   languageName: 'English',
   skipToContent: 'Skip to content',
   siteNavLabel: 'Site',
-  switchLanguageLabel: 'Switch language',
+  switchLanguageLabel: 'Switch language: ',
   readInThisLanguage: 'Read in English',
   seriesHeading: '{series} series',
   articleListLabel: 'Articles, newest first',
@@ -21,6 +21,6 @@ export const en: UiStrings = {
   notFoundBack: 'Back to the home page',
   rssFeed: 'RSS feed',
   rssFeedTitle: '{site}: all articles',
-  filingLabel: 'Website filing',
+  filingLabel: 'Website filing: ',
   footerNote: 'Every measured number comes from the raw snapshots of a real run.',
 };

@@ -3,7 +3,7 @@ export const zh = {
   languageName: '中文',
   skipToContent: '跳到正文',
   siteNavLabel: '站点',
-  switchLanguageLabel: '切换语言',
+  switchLanguageLabel: '切换语言：',
   readInThisLanguage: '阅读中文版',
   seriesHeading: '{series} 系列',
   articleListLabel: '文章列表，按发布时间从新到旧',
@@ -19,7 +19,7 @@ export const zh = {
   notFoundBack: '回到首页',
   rssFeed: 'RSS 订阅',
   rssFeedTitle: '{site}：全部文章',
-  filingLabel: '备案信息',
+  filingLabel: '备案信息：',
   footerNote: '每个实测数字都来自一次真实运行的原始快照。',
 };
 

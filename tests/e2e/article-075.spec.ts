@@ -139,3 +139,17 @@ test('the chart follows the colour scheme: its text is the page text colour in l
   }
   expect(colours[0]).not.toBe(colours[1]);
 });
+
+for (const width of [375, 1280]) {
+  test(`at ${width} px no text of the chart is drawn smaller than 12 px`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(PAGES[0].path);
+    const sizes = await page.locator('figure[data-chart="shares"] svg').evaluate((svg) => {
+      // The SVG is scaled to its box: a text's size on screen is its font size times that scale.
+      const scale = svg.getBoundingClientRect().width / (svg as SVGSVGElement).viewBox.baseVal.width;
+      return [...svg.querySelectorAll('text, tspan')].map((t) => ({ text: t.textContent ?? '', px: parseFloat(getComputedStyle(t).fontSize) * scale }));
+    });
+    expect(sizes.length).toBeGreaterThan(6);
+    expect(sizes.filter((s) => s.px < 12).map((s) => `${s.text} (${s.px.toFixed(1)} px)`)).toEqual([]);
+  });
+}

@@ -148,14 +148,21 @@ for (const { lang, path } of PAGES) {
       });
     }
 
-    test('the DROP rule is a labelled block that scrolls; every code block says what it shows', async ({ page }) => {
+    test('the DROP rule is a labelled excerpt that wraps on a phone, -j DROP in view; every code block says what it shows', async ({ page }) => {
       await page.setViewportSize({ width: 375, height: 900 });
       await page.goto(path);
       const rule = page.locator('figure.code-figure', { has: page.locator('[data-fact="filter-worker2.dropRule"]') });
       await expect(rule.locator('figcaption')).toContainText('worker2');
+      await expect(rule.locator('figcaption .excerpt-mark')).toHaveText(lang === 'zh' ? '节选' : 'excerpt');
       const pre = rule.locator('pre');
-      expect(await pre.evaluate((el) => getComputedStyle(el).overflowX)).toBe('auto');
-      expect(await pre.evaluate((el) => el.scrollWidth > el.clientWidth), 'the rule is wider than a phone: it scrolls').toBe(true);
+      expect(await pre.evaluate((el) => el.scrollWidth <= el.clientWidth), 'nothing of the rule is hidden sideways').toBe(true);
+      const fact = rule.locator('[data-fact="filter-worker2.dropRule"]');
+      expect(await fact.evaluate((el) => el.getClientRects().length), 'the rule wraps over lines').toBeGreaterThan(1);
+      // Between words only: no name inside the rule is broken.
+      expect(await fact.locator('.nobr').evaluateAll((els) => els.filter((el) => el.getClientRects().length > 1).map((el) => el.textContent))).toEqual([]);
+      // Lines were left out before and after it, and the excerpt says so; the whole output is a link away.
+      expect(await pre.locator('.excerpt-gap').count()).toBeGreaterThan(0);
+      await expect(rule.locator('.excerpt-whole a[href="#output-filter-worker2"]')).toHaveCount(1);
       const unlabelled = await page.$$eval(
         'article pre',
         (pres) =>
@@ -192,17 +199,21 @@ for (const { lang, path } of PAGES) {
     });
 
     // The run records are pages of their own, and each raw output is on the page once.
-    // 120 KB since 074 is measured in two environments: the section on the lab's runs with its
-    // claim matrix (8 claims in 4 runs) is about 20 KB of it (measured: zh 114646, en 117054 bytes).
-    test('the article page is at most 120 KB of HTML', async ({ request }) => {
+    // 160 KB: 074 is measured in two environments (the lab's section and its claim matrix, about
+    // 20 KB) and draws each case's packet path with its text equivalent (five figures, about 31 KB);
+    // measured: zh 151113, en 153300 bytes.
+    test('the article page is at most 160 KB of HTML', async ({ request }) => {
       const html = await (await request.get(path)).body();
-      expect(html.length).toBeLessThanOrEqual(120 * 1024);
+      expect(html.length).toBeLessThanOrEqual(160 * 1024);
     });
   });
 }
 
 test.describe('publishing under preview', () => {
-  test('a missing page under /en/ shows the English 404', async ({ page }) => {
+  test('a missing page under /en/ shows the English 404, answered as English HTML (no script needed)', async ({ page, request }) => {
+    const answer = await request.get('/en/no-such-article/');
+    expect(answer.status()).toBe(404);
+    expect(await answer.text()).toMatch(/<html[^>]* lang="en"/);
     const response = await page.goto('/en/no-such-article/');
     expect(response?.status()).toBe(404);
     await expect(page.locator('html')).toHaveAttribute('lang', 'en');

@@ -197,6 +197,47 @@ test.describe('the committed snapshots', () => {
     }
   }
 
+  for (const { lang, path } of LANGS) {
+    test(`${lang}: every excerpt shows its run's lines in their order and marks each stretch it left out`, async ({ page }) => {
+      await page.goto(path);
+      const excerpts = await page.$$eval('figure[data-excerpt]', (figs) =>
+        figs.map((fig) => ({
+          step: fig.getAttribute('data-excerpt')!,
+          environment: fig.getAttribute('data-environment'),
+          variant: fig.getAttribute('data-variant'),
+          run: fig.getAttribute('data-run'),
+          mark: fig.querySelector('figcaption .excerpt-mark')?.textContent ?? null,
+          lines: [...fig.querySelectorAll('pre .excerpt-line')].map((l) =>
+            l.classList.contains('excerpt-gap') ? null : (l.textContent ?? '').replace(/\u200b/g, ''),
+          ),
+        })),
+      );
+      expect(excerpts.length, 'the article shows excerpts').toBeGreaterThan(1);
+      for (const excerpt of excerpts) {
+        const what = `excerpt of ${excerpt.step} (${excerpt.environment ?? HEADLINE_074}, ${excerpt.variant ?? 'iptables'})`;
+        expect(excerpt.mark, what).toBe(lang === 'zh' ? '节选' : 'excerpt');
+        const output = runOf(runs, excerpt, what).stdout.get(excerpt.step)!.replace(/\n$/, '').split('\n');
+        let at = -1;
+        let gapBefore = true; // a first line that is not the output's first needs an ellipsis before it
+        for (const line of excerpt.lines) {
+          if (line === null) {
+            gapBefore = true;
+            continue;
+          }
+          const found = output.findIndex((l, i) => i > at && l.trim() === line.trim());
+          expect(found, `${what}: "${line.trim()}" is a line of the output, after the one before it`).toBeGreaterThan(at);
+          const skipped = output.slice(at + 1, found);
+          if (skipped.some((l) => l.trim() !== ''))
+            expect(gapBefore, `${what}: the lines before "${line.trim()}" were left out and an ellipsis says so`).toBe(true);
+          at = found;
+          gapBefore = false;
+        }
+        if (output.slice(at + 1).some((l) => l.trim() !== ''))
+          expect(excerpt.lines.at(-1), `${what}: the lines after the last one shown are marked left out`).toBeNull();
+      }
+    });
+  }
+
   test('the article names the headline observations with bound values', async ({ page }) => {
     await page.goto(LANGS[0]!.path);
     const value = async (id: string) => page.locator(`[data-fact="${id}"]`).first().textContent();

@@ -46,10 +46,10 @@ test('a long path or image reference may break after a slash or colon, never ins
   );
 });
 
-test('each h2 and h3 with an id gets a link to itself', () => {
+test('each h2 and h3 with an id gets a link to itself, named after its section', () => {
   assert.equal(
-    addHeadingAnchors('<h2 id="local">Local：保住来源地址</h2><h4 id="x">x</h4>', '本节链接'),
-    '<h2 id="local">Local：保住来源地址<a class="heading-anchor" href="#local" aria-label="本节链接">#</a></h2><h4 id="x">x</h4>',
+    addHeadingAnchors('<h2 id="local">Local：保住<span class="nobr">来源</span>地址</h2><h4 id="x">x</h4>', '本节链接：{title}'),
+    '<h2 id="local">Local：保住<span class="nobr">来源</span>地址<a class="heading-anchor" href="#local" aria-label="本节链接：Local：保住来源地址">#</a></h2><h4 id="x">x</h4>',
   );
 });
 

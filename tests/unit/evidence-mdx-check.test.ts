@@ -213,3 +213,24 @@ test('the source check finds circled, Roman and other numerals (No, Nl) as it fi
     ['③', 'Ⅲ', '²'],
   );
 });
+
+test('a <pre> put together from <Fact>s is refused: part of an output is shown with <Excerpt>, which marks what it leaves out', () => {
+  const source = [
+    '<figure class="code-figure">',
+    '  <figcaption>three parts</figcaption>',
+    '  <pre class="code-block"><code>chain filter-input {"{\\n  "}<Fact id="a.hook" />{"\\n  "}<Fact id="a.jump" />{"\\n}"}</code></pre>',
+    '</figure>',
+    '',
+    '<pre><code>kubectl get pods</code></pre>',
+    '',
+    '<Excerpt step="a" blocks={[\'chain filter-input\']} facts="a.hook">three parts</Excerpt>',
+    '',
+  ].join('\n');
+  assert.deepEqual(
+    checkReferences(FILE, source, ['a.hook', 'a.jump'], ['a']).map((p) => p.message),
+    [
+      `${FILE}:3:3: <pre> holding <Fact>s shows part of a step's output by hand: use <Excerpt step="<step id>" blocks={[...]} or matching={[...]}>, which shows the lines as the run wrote them and marks every line left out`,
+    ],
+    'one line for the block, none for a <pre> of a command or for the <Excerpt>',
+  );
+});

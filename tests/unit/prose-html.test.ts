@@ -4,7 +4,7 @@
 // the rules look at (headings, skipped elements, hyphens, stray `>`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addHeadingAnchors, keepNamesWhole, polishProseHtml } from '../../src/article/render/prose-html.ts';
+import { addHeadingAnchors, anchorLabel, keepNamesWhole, polishProseHtml } from '../../src/article/render/prose-html.ts';
 import { unbreakableRuns, wholeTokenHtml } from '../../src/article/render/unbreakable.ts';
 
 const reference = {
@@ -12,7 +12,7 @@ const reference = {
     html.replace(
       /<h([23]) id="([^"]+)">([^]*?)<\/h\1>/g,
       (_m, level: string, id: string, inner: string) =>
-        `<h${level} id="${id}">${inner}<a class="heading-anchor" href="#${id}" aria-label="${label}">#</a></h${level}>`,
+        `<h${level} id="${id}">${inner}<a class="heading-anchor" href="#${id}" aria-label="${anchorLabel(label, inner)}">#</a></h${level}>`,
     ),
   keepNamesWhole(html: string): string {
     const text = (segment: string) =>

@@ -99,3 +99,11 @@ test("the run's own description of its environment passes in Chinese", () => {
     assert.deepEqual(checkChineseProse(text), [], text);
   }
 });
+
+test('a link component around Chinese words is neither a word nor a gap: no spacing problem after full-width punctuation', () => {
+  const link = '没有测；<ArticleLink slug="075-local-uneven-weights">下一篇</ArticleLink>把它测了出来。\n';
+  assert.deepEqual(checkChineseProse(mdxProse(link)), []);
+  assert.equal(mdxProse(link).length, link.length, 'positions are kept');
+  // Text around the tag is still checked as usual.
+  assert.equal(checkChineseProse(mdxProse('没有测, <ArticleLink slug="x">下一篇</ArticleLink>\n')).length, 1);
+});

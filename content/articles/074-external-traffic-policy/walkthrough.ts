@@ -27,8 +27,8 @@ export const walkthrough: WalkthroughStop[] = [
       en: 'One backend pod, pinned to worker',
     },
     text: {
-      zh: 'nodeSelector 把唯一的后端放在 {node.worker.name} 上，于是 worker 是“有后端的节点”，worker2 和控制面是“没有后端的节点”。这次运行里 Pod 落在 {pod.backend.node}，地址 {pod.backend.ip}，所在节点的 Pod 网关是 {node.worker.podGateway}。readinessProbe 决定它何时算作就绪的后端，后面的健康检查端口数的正是本节点上就绪的后端。',
-      en: 'The nodeSelector puts the only backend on {node.worker.name}, which makes worker the node with a backend and leaves worker2 and the control-plane without one. In this run the pod landed on {pod.backend.node} with address {pod.backend.ip}; that node’s pod gateway is {node.worker.podGateway}. The readinessProbe decides when it counts as a ready endpoint, and ready local endpoints are exactly what the health-check port counts later on.',
+      zh: 'nodeSelector 把唯一的后端放在 {node.worker.name} 上，于是 worker 是“有后端的节点”，worker2 和控制面是“没有后端的节点”。这次运行里 Pod 落在 {pod.backend.node}，地址 {pod.backend.ip}，所在节点的 Pod 网关是 {node.worker.podGateway}。readinessProbe 决定它何时算作就绪的后端，后面的健康检查端口数的正是本节点上就绪的后端。清单里的镜像在这里拉不到，Pod 实际运行的是本机构建的 {pod.backend.image}（Debian 的 nginx-light），读的是同一份配置。',
+      en: 'The nodeSelector puts the only backend on {node.worker.name}, which makes worker the node with a backend and leaves worker2 and the control-plane without one. In this run the pod landed on {pod.backend.node} with address {pod.backend.ip}; that node’s pod gateway is {node.worker.podGateway}. The readinessProbe decides when it counts as a ready endpoint, and ready local endpoints are exactly what the health-check port counts later on. No registry could provide the manifest’s image here: the pod ran {pod.backend.image}, Debian’s nginx-light built on this machine, with the same config.',
     },
     object: { manifest: BACKEND, document: 'Pod/backend', highlight: ['nodeSelector', 'readinessProbe'] },
     steps: [],

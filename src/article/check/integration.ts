@@ -3,6 +3,7 @@
 // every problem listed by file, instead of failing somewhere inside a render.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AstroIntegration } from 'astro';
 import { EvidenceError } from '../../evidence/errors.ts';
 import { terminalSafe } from '../../evidence/terminal-text.ts';
@@ -15,6 +16,8 @@ import { checkChineseMdx } from './zh-copy.ts';
 import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
 import { setDevProblems } from './dev-problems.ts';
 import { placeholderWarning } from '../../site-address.ts';
+import { packetPathProblems, type PacketPathDef } from '../render/packet-path.ts';
+import type { ArticleEvidence } from '../../evidence/article/types.ts';
 import { SITE_ADDRESS } from '../../site.config.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
@@ -64,6 +67,9 @@ export async function checkArticles(
           claimIds: bindable.claims.map((c) => c.id),
         }),
       );
+      // paths.ts (<PacketPath id>): every definition names facts some run of the article has, used on a page or not.
+      if (existsSync(join(dir, 'paths.ts')))
+        problems.push(...(await packetPathsProblems(join(dir, 'paths.ts'), `${ARTICLES}/${slug}/paths.ts`, evidence, fresh)));
       const { headline: broken, elsewhere } = brokenClaimsByEnvironment(evidence);
       findings.push(...elsewhere.map((block) => `content/articles/${slug}: ${block}`));
       claimCount += evaluatedClaimCount(evidence);
@@ -79,13 +85,37 @@ export async function checkArticles(
   return { problems, drafts, findings, summary };
 }
 
+/** Every run of an article: its own, every variant's, every environment's. */
+function everyRun(evidence: ArticleEvidence): ArticleEvidence[] {
+  const inEnvironment = (e: ArticleEvidence) => [e, ...(e.variantRuns?.runs.values() ?? [])];
+  return [...inEnvironment(evidence), ...[...(evidence.environmentRuns?.runs.values() ?? [])].flatMap(inEnvironment)];
+}
+
+/**
+ * The problems of an article's paths.ts, one line each: a definition naming a fact no run
+ * of the article has, a path id declared twice, and what packetPathProblems finds. The page
+ * checks again against the run it binds (`variant=`, `environment=`) when it draws one.
+ */
+export async function packetPathsProblems(file: string, shown: string, evidence: ArticleEvidence, fresh?: string): Promise<string[]> {
+  const url = pathToFileURL(resolve(file));
+  if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
+  const defs = ((await import(url.href)) as { paths?: PacketPathDef[] }).paths;
+  if (!Array.isArray(defs)) return [`${shown}: expected an export named "paths" (the packet paths <PacketPath id="..." /> draws)`];
+  const runs = everyRun(evidence);
+  const has = (id: string) => runs.some((run) => run.facts.has(id));
+  const problems = defs.flatMap((def) => packetPathProblems(def, has, shown, 'any run of the article'));
+  const ids = defs.map((d) => d.id);
+  for (const twice of new Set(ids.filter((id, i) => ids.indexOf(id) !== i))) problems.push(`${shown}: path "${twice}" is declared twice`);
+  return problems;
+}
+
 // Problems quote values and paths from snapshots: escaped, so the terminal shows what the files hold.
 export const problemsMessage = (problems: readonly string[]): string =>
   terminalSafe(`the articles do not match their snapshots (${problems.length} problem(s)):\n${problems.map((p) => `  ${p}`).join('\n')}`);
 
 /**
  * Files whose change can change what an article binds: its prose, facts,
- * lines, claims, charts, experiment and manifests, and its snapshots. Pure.
+ * lines, claims, charts, packet paths, experiment and manifests, and its snapshots. Pure.
  */
 export function isEvidenceSource(root: string, file: string): boolean {
   const rel = relative(root, file).split(sep).join('/');
@@ -93,7 +123,7 @@ export function isEvidenceSource(root: string, file: string): boolean {
   if (!m) return false;
   return (
     /^(zh|en)\.mdx$/.test(m[1]!) ||
-    /^(facts|lines|claims|charts|experiment|walkthrough)\.ts$/.test(m[1]!) ||
+    /^(facts|lines|claims|charts|paths|experiment|walkthrough)\.ts$/.test(m[1]!) ||
     /^snapshots(\.[a-z0-9-]+)*\/[^/]+\.yaml$/.test(m[1]!) ||
     /^manifests\/[^/]+\.ya?ml$/.test(m[1]!)
   );
@@ -108,6 +138,8 @@ export function shiceEvidence(): AstroIntegration {
         const placeholder = placeholderWarning(SITE_ADDRESS);
         if (command === 'build' && placeholder) logger.warn(placeholder);
         root = resolve(new URL('.', config.root).pathname);
+        // `astro preview` serves pages already built (a draft build's too): it judges nothing.
+        if (command === 'preview') return;
         const { problems, drafts, findings, summary } = await checkArticles(root);
         // The dev server starts anyway: it shows the problems in the terminal and on the pages, until they are fixed.
         if (command === 'dev') {

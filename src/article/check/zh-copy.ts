@@ -33,6 +33,8 @@ function linter(): typeof autocorrect {
 const blank = (text: string): string => text.replace(/[^\n]/g, ' ');
 /** Masks literal code as Latin letters: spacing around it is still checked. */
 const latin = (text: string): string => text.replace(/[^\n]/g, 'x');
+/** Masks structure inside a line (a tag) as zero-width spaces: neither a word nor a gap between words. */
+const zeroWidth = (text: string): string => text.replace(/[^\n]/g, '\u200b');
 /** Masks a bound value as digits (most are numbers or addresses; "{ip}:{port}" stays an address). */
 const value = (text: string): string => text.replace(/[^\n]/g, '0');
 
@@ -58,7 +60,9 @@ export function mdxProse(source: string): string {
   text = text.replace(/<Fact\b[^>]*\/>/g, value);
   // So does a <NotMeasured>: a number or address written out, not words.
   text = text.replace(/<NotMeasured\b[^>]*>[^<]*<\/NotMeasured>/g, value);
-  text = text.replace(/<\/?[A-Za-z][^>]*>/g, blank);
+  // Other tags (a link component around words) vanish from the prose: zero-width, so that
+  // "没有测；<ArticleLink>下一篇</ArticleLink>" reads as "没有测；下一篇", positions kept.
+  text = text.replace(/<\/?[A-Za-z][^>]*>/g, zeroWidth);
   text = text.replace(/\]\([^)\s]*\)/g, (m) => `]${blank(m.slice(1))}`);
   return text;
 }

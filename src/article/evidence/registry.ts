@@ -12,6 +12,7 @@ import type { ComparisonRow } from '../../evidence/article/variants.ts';
 import { buildArticleEnvironments } from '../../evidence/article/environments.ts';
 import type { Experiment } from '../../experiment/types.ts';
 import type { ChartDef } from '../render/chart.ts';
+import type { PacketPathDef } from '../render/packet-path.ts';
 import { isDraft } from './draft.ts';
 import { evidenceMemo, type MemoTarget } from './evidence-memo.ts';
 
@@ -23,6 +24,7 @@ const experimentModules = import.meta.glob<{ experiment?: Experiment }>('/conten
 const walkthroughModules = import.meta.glob<{ walkthrough: WalkthroughStop[] }>('/content/articles/*/walkthrough.ts', { eager: true });
 const claimModules = import.meta.glob<{ claims: ClaimDef[]; comparisons?: ClaimDef[] }>('/content/articles/*/claims.ts', { eager: true });
 const chartModules = import.meta.glob<{ charts: ChartDef[] }>('/content/articles/*/charts.ts', { eager: true });
+const pathModules = import.meta.glob<{ paths: PacketPathDef[] }>('/content/articles/*/paths.ts', { eager: true });
 const lineModules = import.meta.glob<{ lines: LineTemplates }>('/content/articles/*/lines.ts', { eager: true });
 
 const slugOf = (path: string) => path.split('/').at(-2)!;
@@ -33,6 +35,7 @@ const walkthroughs = bySlug(walkthroughModules);
 const claims = bySlug(claimModules);
 const experiments = bySlug(experimentModules);
 const charts = bySlug(chartModules);
+const packetPaths = bySlug(pathModules);
 const cache = new Map<string, ArticleEvidence>();
 
 /** The article's evidence, or an error naming the file that is missing. */
@@ -91,4 +94,14 @@ export function chartOf(slug: string, id: string): ChartDef {
   const def = defs.find((c) => c.id === id);
   if (!def) throw new Error(`content/articles/${slug}/charts.ts: no chart "${id}"; it declares: ${defs.map((c) => c.id).join(', ') || 'none'}`);
   return def;
+}
+
+/** A packet's path the article declares in paths.ts (<PacketPath id="..." />), with the file that declares it (for messages). */
+export function packetPathOf(slug: string, id: string): { def: PacketPathDef; file: string } {
+  const file = `content/articles/${slug}/paths.ts`;
+  const defs = packetPaths.get(slug)?.paths;
+  if (!defs) throw new Error(`${file}: expected an export named "paths" (the article uses <PacketPath id="${id}" />)`);
+  const def = defs.find((p) => p.id === id);
+  if (!def) throw new Error(`${file}: no path "${id}"; it declares: ${defs.map((p) => p.id).join(', ') || 'none'}`);
+  return { def, file };
 }

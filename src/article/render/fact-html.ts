@@ -46,9 +46,9 @@ export function mayWrap(value: string): boolean {
 /**
  * `<span data-fact data-step [data-raw] [data-environment] [data-variant] [data-run]>value</span>`; a value made of
  * words (mayWrap) may wrap, others never break. A declared value also carries `data-declared="<file>"`
- * and, with labels, its mark and tooltip.
+ * and, with labels, its mark and tooltip. `inner` may mark up the escaped value (its text stays the value).
  */
-export function factHtml(fact: Fact, binding?: RunBinding, declared?: DeclaredLabels): string {
+export function factHtml(fact: Fact, binding?: RunBinding, declared?: DeclaredLabels, inner: (escaped: string) => string = (e) => e): string {
   const classes = [mayWrap(fact.value) ? 'wraps' : '', fact.declared ? 'declared' : ''].filter(Boolean).join(' ');
   const cls = classes ? ` class="${classes}"` : '';
   const raw = fact.raw === undefined ? '' : ` data-raw="${escapeHtml(fact.raw)}"`;
@@ -57,7 +57,7 @@ export function factHtml(fact: Fact, binding?: RunBinding, declared?: DeclaredLa
       ? ''
       : ` data-declared="${escapeHtml(fact.declared.file)}"${declared ? ` data-mark="${escapeHtml(declared.mark)}" title="${escapeHtml(declared.title + fact.declared.file)}"` : ''}`;
   const unmeasured = fact.unmeasured ? ' data-unmeasured' : '';
-  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}${runAttributes(binding)}>${escapeHtml(fact.value)}</span>`;
+  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}${runAttributes(binding)}>${inner(escapeHtml(fact.value))}</span>`;
 }
 
 /** A rendered template (a measured line, a walkthrough text): text escaped, facts bound. */

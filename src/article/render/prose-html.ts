@@ -12,6 +12,11 @@ function keepTokensWhole(text: string): string {
   return text.replace(UNBREAKABLE_TOKEN, wholeTokenHtml);
 }
 
+/** A heading link's name: `label` with `{title}` as the heading's text, so that each link says which section it is. */
+export function anchorLabel(label: string, headingHtml: string): string {
+  return label.replace('{title}', () => headingHtml.replace(/<[^>]*>/g, '').replaceAll('"', '&quot;'));
+}
+
 /**
  * `<h2 id="x">Title</h2>` -> the same with a trailing `#` link to itself; h2 and h3 of the prose.
  * As html.replace(/<h([23]) id="([^"]+)">([^]*?)<\/h\1>/g, ...).
@@ -29,7 +34,8 @@ export function addHeadingAnchors(html: string, label: string): string {
         const close = html.indexOf(`</h${level}>`, quote + 2);
         if (close >= 0) {
           const id = html.slice(idStart, quote);
-          out += `${html.slice(last, at)}<h${level} id="${id}">${html.slice(quote + 2, close)}<a class="heading-anchor" href="#${id}" aria-label="${label}">#</a></h${level}>`;
+          const inner = html.slice(quote + 2, close);
+          out += `${html.slice(last, at)}<h${level} id="${id}">${inner}<a class="heading-anchor" href="#${id}" aria-label="${anchorLabel(label, inner)}">#</a></h${level}>`;
           last = close + 5;
           at = html.indexOf('<h', last);
           continue;

@@ -38,6 +38,8 @@ export interface DerivedEvidence {
   facts: Map<string, Fact>;
   /** The raw text of the file behind each step id (and 'run'). */
   rawFiles: Map<string, string>;
+  /** Each step's stdout as the loader reads it. */
+  stdout: Map<string, string>;
   expectedLine(step: string, lang: Lang): string;
 }
 
@@ -67,6 +69,7 @@ export function deriveEvidence(snapshotsDir: string, variant: Variant074 = 'ipta
     runId: snapshots.run.runId,
     facts,
     rawFiles,
+    stdout: new Map([...snapshots.steps].map(([id, step]) => [id, step.stdout])),
     expectedLine: (step, lang) =>
       choosePlurals(renderLine(lines074, step, lang, facts), lang)
         .map((s) => (s.kind === 'text' ? s.text : s.fact.value))
