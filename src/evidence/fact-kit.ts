@@ -10,7 +10,7 @@ import { ExtractError } from './errors.ts';
 import { clientAddress, curlFailure, maxTime } from './extract/curl.ts';
 import { durationSeconds } from './extract/duration.ts';
 import { jsonField, parseHttpResponse } from './extract/http.ts';
-import { findRule, optionValue, parseIptablesSave, type RuleQuery } from './extract/iptables-save.ts';
+import { findRule, findRules, optionValue, parseIptablesSave, type RuleQuery } from './extract/iptables-save.ts';
 import { flowEntriesShown, parseConntrackList, type ConntrackEntry } from './extract/conntrack.ts';
 import { findChain, findChainRule, findPortVerdict, findSet, parseNftTable } from './extract/nft.ts';
 import { parseIpAddressJson, podGatewayOnNode } from './extract/ip-address.ts';
@@ -125,6 +125,28 @@ export function iptablesRuleFacts(prefix: string, step: string, query: (run: Run
       return port;
     }),
   ];
+}
+
+/** The one rule of an iptables-save output that `query` matches, as the line iptables-save printed. */
+export function iptablesRuleLineFact(id: string, step: string, query: RuleQuery): FactDef {
+  return stepFact(id, step, (s) => findRule(parseIptablesSave(s.stdout), query).line);
+}
+
+/**
+ * The one rule whose target starts with `targetPrefix` in the chain of the rule `sibling`
+ * matches: a chain whose name is a hash (KUBE-EXT-HNMG67IFNYEJYCHA), found by a rule's comment.
+ */
+export function iptablesChainRuleFact(id: string, step: string, sibling: RuleQuery, targetPrefix: string): FactDef {
+  return stepFact(id, step, (s) => {
+    const save = parseIptablesSave(s.stdout);
+    const { chain } = findRule(save, sibling);
+    const found = findRules(save, { table: sibling.table, chain }).filter((r) => r.target?.startsWith(targetPrefix));
+    if (found.length !== 1)
+      throw new ExtractError(
+        `expected one rule jumping to ${targetPrefix}… in chain ${chain}, found ${found.length}${found.length ? `: ${found.map((r) => r.line).join('; ')}` : ''}`,
+      );
+    return found[0]!.line;
+  });
 }
 
 /** Entries of `conntrack -L`; the count is checked against conntrack's own "N flow entries" line. */

@@ -80,11 +80,21 @@ test('what cannot be shown is one line naming the component and what was expecte
   assert.throws(() => excerptOf('a {\n\tx\n', { blocks: ['a'] }, where), /the block "a \{" is not closed in the output/);
   assert.throws(() => excerptOf('a {\n}\na {\n}\n', { blocks: ['a'] }, where), /expected one line "a \{" in the output, found 2/);
   assert.throws(() => excerptOf(filter, { matching: ['no such text'] }, where), /matching: no line of the output contains "no such text"/);
-  assert.throws(() => excerptOf(filter, {}, where), /expected blocks or matching to pick at least one line/);
+  assert.throws(() => excerptOf(filter, {}, where), /expected blocks, matching or chainsMatching to pick at least one line/);
+  assert.throws(() => excerptOf(filter, { chainsMatching: ['no such text'] }, where), /chainsMatching: no line of the output contains "no such text"/);
+  assert.throws(() => excerptOf(filter, { chainsMatching: ['KUBE-EXTERNAL-SERVICES - [0:0]'] }, where), /chainsMatching: a line containing .* is not a rule/);
   const excerpt = excerptOf(nft, { blocks: ['chain filter-input'] }, where);
   // A fact that is part of a line, not a whole line, is not what the excerpt shows.
   assert.throws(
     () => factLines(excerpt, [{ id: 'x', value: 'jump nodeport-endpoints-check' }], where),
     /facts: "x" \("jump nodeport-endpoints-check"\) is not a whole line of the excerpt/,
   );
+});
+
+test("whole iptables chains by a text in one of their rules: every rule of the chain, the chains in the output's order", () => {
+  const excerpt = excerptOf(filter, { chainsMatching: ['"default/s-local has no local endpoints"'] }, 'w');
+  const rules = excerpt.filter((l) => l.kind === 'line').map((l) => (l.kind === 'line' ? l.text : ''));
+  const chain = filter.split('\n').filter((l) => l.startsWith('-A KUBE-EXTERNAL-SERVICES '));
+  assert.deepEqual(rules, chain, "the whole chain, s-lb's rule beside s-local's");
+  assert.equal(excerpt[0]!.kind, 'gap');
 });

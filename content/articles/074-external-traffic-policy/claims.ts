@@ -55,6 +55,20 @@ export const claims: ClaimDef[] = [
     variants: ['iptables'],
   },
   {
+    id: 'nat-masquerades-cluster-not-local',
+    statement: {
+      zh: 'worker 的 nat 表里，s-cluster 把每个从外部进来的连接都打上伪装标记；s-local 只给来自节点自身的连接打标记，外来的连接交给本节点的后端；带标记的包出节点时做 MASQUERADE',
+      en: "In worker's nat table, s-cluster marks every connection from outside for masquerade; s-local marks only connections from the node itself and hands the others to the node's own backends; marked packets are masqueraded on the way out",
+    },
+    facts: ['nat-worker.clusterMark', 'nat-worker.localMark', 'nat-worker.localRoute', 'nat-worker.masquerade'],
+    holds: (v) =>
+      !v('nat-worker.clusterMark').includes('--src-type') &&
+      v('nat-worker.localMark').includes('--src-type LOCAL') &&
+      /^-A \S+ -j KUBE-SVL-\S+$/.test(v('nat-worker.localRoute')) &&
+      v('nat-worker.masquerade').includes('-j MASQUERADE'),
+    variants: ['iptables'],
+  },
+  {
     id: 'nft-drops-without-backend',
     statement: {
       zh: 'nftables 模式下，没有本地后端的节点同样丢弃：curl 以超时的退出码放弃，kube-proxy 表的 no-endpoint-nodeports 映射把该 NodePort 判为 drop，由 filter-input 对新连接跳转到的 nodeport-endpoints-check 查这张映射，且只查 nodeport-ips 里本节点的地址',

@@ -62,6 +62,14 @@ export const experiment: Experiment = {
       variants: ['iptables'],
     },
     {
+      // Where the masquerade the article explains is written: worker, with the backend, holds both
+      // Services' external chains (Cluster marks every connection, Local only the node's own).
+      kind: 'exec', id: 'nat-worker', node: 'worker',
+      title: "worker's nat table",
+      command: () => ['iptables-save', '-t', 'nat'],
+      variants: ['iptables'],
+    },
+    {
       // In nftables mode kube-proxy keeps its rules in its own table: the drop lives there.
       kind: 'exec', id: 'nft-worker2', node: 'worker2',
       title: "kube-proxy's nftables table on worker2",

@@ -2,7 +2,7 @@
 // Ids read as "<where>.<what>": a step id, or node./pod./service./cluster./run./version.
 import type { FactDef } from '../../../src/evidence/facts.ts';
 import {
-  conntrackFacts, curlFacts, healthCheckFacts, iptablesRuleFacts, nftHookFact, nftRuleFact, nftSetFact, nftVerdictFacts,
+  conntrackFacts, curlFacts, healthCheckFacts, iptablesChainRuleFact, iptablesRuleFacts, iptablesRuleLineFact, nftHookFact, nftRuleFact, nftSetFact, nftVerdictFacts,
   declaredFact, optional, outcomeFacts, podGatewayFact, runFact, settleFacts,
 } from '../../../src/evidence/fact-kit.ts';
 import {
@@ -88,6 +88,19 @@ export const variantFacts: Record<string, FactDef[]> = {
     ...iptablesRuleFacts('filter-worker2.drop', 'filter-worker2', (run) => ({
       table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local'),
     })),
+    // worker's nat table: s-cluster's external chain marks every connection for masquerade; s-local's
+    // marks only the node's own and sends the rest to the node's own endpoints (KUBE-SVL-…);
+    // KUBE-POSTROUTING masquerades what is marked.
+    iptablesRuleLineFact('nat-worker.clusterMark', 'nat-worker', {
+      table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade traffic for default/s-cluster external destinations',
+    }),
+    iptablesRuleLineFact('nat-worker.localMark', 'nat-worker', {
+      table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade LOCAL traffic for default/s-local external destinations',
+    }),
+    iptablesChainRuleFact('nat-worker.localRoute', 'nat-worker', {
+      table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade LOCAL traffic for default/s-local external destinations',
+    }, 'KUBE-SVL-'),
+    iptablesRuleLineFact('nat-worker.masquerade', 'nat-worker', { table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' }),
   ],
   nftables: [
     // The verdict map element kube-proxy wrote into its own table, and the path a new connection takes to it.

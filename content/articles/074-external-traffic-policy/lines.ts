@@ -31,6 +31,10 @@ export const lines: LineTemplates = {
     zh: 'worker2 的 filter 表中对应 s-local 的 NodePort {filter-worker2.dropPort} 的规则：{filter-worker2.dropRule}',
     en: "The rule in worker2's filter table for s-local's NodePort {filter-worker2.dropPort}: {filter-worker2.dropRule}",
   },
+  'nat-worker': {
+    zh: 'worker 的 nat 表里，s-cluster 外部流量链的第一条规则：{nat-worker.clusterMark}',
+    en: "The first rule of s-cluster's external-traffic chain in worker's nat table: {nat-worker.clusterMark}",
+  },
   'nft-worker2': {
     zh: 'worker2 上 kube-proxy 自己的 nftables 表：no-endpoint-nodeports 映射把 s-local 的 NodePort 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}），由 nodeport-endpoints-check 链查表，只对 nodeport-ips 中的 {nft-worker2.nodePortIPs} 生效',
     en: "kube-proxy's own nftables table on worker2: the no-endpoint-nodeports map sends s-local's NodePort to {nft-worker2.drop.verdict} ({nft-worker2.drop.element}), looked up by the nodeport-endpoints-check chain, and only for {nft-worker2.nodePortIPs} in nodeport-ips",

@@ -44,7 +44,7 @@ export const walkthrough: WalkthroughStop[] = [
       en: 'The default policy, Cluster. A request from the control-plane ({node.control-plane.ip}) to NodePort {service.s-cluster.nodePort} reaches the backend as {cluster-via-worker.client} through worker, and as {cluster-via-worker2.client} through worker2. Neither is the real client. worker2’s conntrack records the forwarding: the reply comes from the pod, {conntrack-worker2.first.reply.src}, and goes to worker2 itself, {conntrack-worker2.first.reply.dst}.',
     },
     object: { manifest: SERVICES, document: 'Service/s-cluster', highlight: ['type', 'externalTrafficPolicy'] },
-    steps: ['cluster-via-worker', 'cluster-via-worker2', 'conntrack-worker2'],
+    steps: ['cluster-via-worker', 'cluster-via-worker2', 'conntrack-worker2', 'nat-worker'],
   },
   {
     id: 's-local',

@@ -1,8 +1,9 @@
 // Part of a step's output, shown as an excerpt that says so: the lines are the
 // snapshot's own, in its order, and every place where lines were left out is
 // an ellipsis line, so a reader never takes a part for the whole. Which lines:
-// whole blocks (`chain filter-input { … }` of nft, by their opening line) and
-// the lines holding a text (a rule's comment). Facts the excerpt binds must
+// whole blocks (`chain filter-input { … }` of nft, by their opening line), the
+// lines holding a text (a rule's comment), and whole iptables chains found by
+// a text in one of their rules (chains named by a hash, KUBE-EXT-HNMG67…). Facts the excerpt binds must
 // each be a whole line of it. Pure: the component passes the output.
 
 export interface ExcerptSelection {
@@ -10,6 +11,8 @@ export interface ExcerptSelection {
   blocks?: readonly string[];
   /** Every line containing one of these texts. */
   matching?: readonly string[];
+  /** iptables-save: every rule (`-A <chain> …`) of each chain that has a rule containing one of these texts. */
+  chainsMatching?: readonly string[];
 }
 
 export type ExcerptLine =
@@ -55,7 +58,15 @@ export function excerptOf(output: string, selection: ExcerptSelection, where: st
     if (hits.length === 0) throw new ExcerptError(`${where}: matching: no line of the output contains "${text}"`);
     for (const i of hits) picked.add(i);
   }
-  if (picked.size === 0) throw new ExcerptError(`${where}: expected blocks or matching to pick at least one line`);
+  for (const text of selection.chainsMatching ?? []) {
+    const chains = new Set(lines.flatMap((line) => (line.includes(text) ? [/^-A (\S+) /.exec(line)?.[1] ?? ''] : [])));
+    if (chains.size === 0) throw new ExcerptError(`${where}: chainsMatching: no line of the output contains "${text}"`);
+    if (chains.has('')) throw new ExcerptError(`${where}: chainsMatching: a line containing "${text}" is not a rule (-A <chain> …)`);
+    lines.forEach((line, i) => {
+      if ([...chains].some((chain) => line.startsWith(`-A ${chain} `))) picked.add(i);
+    });
+  }
+  if (picked.size === 0) throw new ExcerptError(`${where}: expected blocks, matching or chainsMatching to pick at least one line`);
   const order = [...picked].sort((a, b) => a - b);
   const widths = order.filter((i) => lines[i]!.trim() !== '').map((i) => leading(lines[i]!).length);
   const common = Math.min(...widths);

@@ -117,10 +117,18 @@ export interface RuleQuery {
   target?: string;
   /** Matched against the rule's --dport. */
   dport?: string | number;
+  /** Matched against the rule's --comment, as iptables-save quotes it (without the quotes). */
+  comment?: string;
 }
 
 const describeQuery = (q: RuleQuery): string =>
-  [q.table && `table ${q.table}`, q.chain && `chain ${q.chain}`, q.target && `target ${q.target}`, q.dport !== undefined && `--dport ${q.dport}`]
+  [
+    q.table && `table ${q.table}`,
+    q.chain && `chain ${q.chain}`,
+    q.target && `target ${q.target}`,
+    q.dport !== undefined && `--dport ${q.dport}`,
+    q.comment !== undefined && `--comment ${JSON.stringify(q.comment)}`,
+  ]
     .filter(Boolean)
     .join(', ');
 
@@ -132,7 +140,8 @@ export function findRules(save: IptablesSave, query: RuleQuery): IptablesRule[] 
       (r) =>
         (query.chain === undefined || r.chain === query.chain) &&
         (query.target === undefined || r.target === query.target) &&
-        (query.dport === undefined || optionValue(r.args, '--dport') === String(query.dport)),
+        (query.dport === undefined || optionValue(r.args, '--dport') === String(query.dport)) &&
+        (query.comment === undefined || optionValue(r.args, '--comment') === query.comment),
     );
 }
 
