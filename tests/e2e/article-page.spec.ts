@@ -199,12 +199,12 @@ for (const { lang, path } of PAGES) {
     });
 
     // The run records are pages of their own, and each raw output is on the page once.
-    // 160 KB: 074 is measured in two environments (the lab's section and its claim matrix, about
-    // 20 KB) and draws each case's packet path with its text equivalent (five figures, about 31 KB);
-    // measured: zh 151113, en 153300 bytes.
-    test('the article page is at most 160 KB of HTML', async ({ request }) => {
+    // 176 KB: 074 is measured in two environments (the lab's section and its claim matrix, about
+    // 20 KB), draws each case's packet path with its text equivalent (five figures, about 31 KB) and
+    // shows worker's nat table, whose raw output is 7.7 KB of it; measured: zh 166293, en 168614 bytes.
+    test('the article page is at most 176 KB of HTML', async ({ request }) => {
       const html = await (await request.get(path)).body();
-      expect(html.length).toBeLessThanOrEqual(160 * 1024);
+      expect(html.length).toBeLessThanOrEqual(176 * 1024);
     });
   });
 }
