@@ -69,6 +69,12 @@ const breaking: Record<string, Mutation> = {
   }),
   'health-check-follows-local-endpoints': stdout('health-worker-after-delete.yaml', /^HTTP\/1\.1 503 Service Unavailable/, 'HTTP/1.1 200 OK'),
   'cluster-extra-hop': stdout('conntrack-worker2.yaml', /(dport=\d+ )src=\S+/, '$1src=10.244.1.99'),
+  // s-cluster's mark limited to the node's own traffic, as s-local's is: external connections would no longer be SNATed.
+  'nat-masquerades-cluster-not-local': stdout(
+    'nat-worker.yaml',
+    /(--comment "masquerade traffic for default\/s-cluster external destinations")/,
+    '$1 -m addrtype --src-type LOCAL',
+  ),
 };
 
 function mutatedRun(mutate: Mutation): { root: string; dir: string } {

@@ -271,21 +271,27 @@ test('a duration beyond its noise is a real change; a settle time within it is v
   assert.equal(reasons.get('local-via-worker2.seconds'), undefined, 'a timeout that doubles is behaviour');
 });
 
-test("a duration inside a stand-in's text (the lab kubelet's 'exited after 16 ms') is volatile within its noise, a changed grace period is not", (t) => {
+test("a duration inside a stand-in's text (the lab kubelet's 'exited after N ms') is volatile within its noise, a changed grace period is not", (t) => {
+  // The committed lab run's own words: the stand-in decision that says how long the container took to stop.
+  const committedRun = loadSnapshots(join(article(S074), 'snapshots.lab'), { slug: S074 }).run;
+  const decisions = committedRun.environment.standIn ?? [];
+  const index = decisions.findIndex((d) => /grace \d+ s; exited after \d+ ms$/.test(d.value));
+  assert.ok(index >= 0, 'the lab run records how the backend was stopped');
+  const { value } = decisions[index]!;
+  const id = `run.standIn.${index + 1}.value`;
+  const [exited, ms] = /exited after (\d+) ms$/.exec(value)!;
+  const grace = /grace \d+ s/.exec(value)![0];
   const copy = (name: string, edit: readonly [string, string]) => {
     const dir = join(tempDir(t), name);
     cpSync(join(article(S074), 'snapshots.lab'), dir, { recursive: true });
-    rewrite(dir, [['20261204T001914Z-53cfc1', '20261205T101010Z-abcdef'], edit]);
+    rewrite(dir, [[committedRun.runId, '20261205T101010Z-abcdef'], edit]);
     return side(S074, dir, defs074, 'iptables');
   };
   const baseline = committed(S074, 'snapshots.lab', defs074, 'iptables');
-  const faster = whatChangedLines(baseline, copy('faster', ['exited after 16 ms', 'exited after 41 ms']));
+  const faster = whatChangedLines(baseline, copy('faster', [exited, `exited after ${Number(ms) + 25} ms`]));
   assert.match(faster[0]!, /^what changed: no change in behaviour \(only volatile values differ: \d+ facts\)$/);
-  assert.ok(faster.includes('    ~ durations inside a text, within their noise: run.standIn.15.value'), faster.join('\n'));
-  const longer = whatChangedLines(baseline, copy('longer', ['grace 30 s', 'grace 60 s']));
+  assert.ok(faster.includes(`    ~ durations inside a text, within their noise: ${id}`), faster.join('\n'));
+  const longer = whatChangedLines(baseline, copy('longer', [grace, 'grace 60 s']));
   assert.equal(longer[0], 'what changed: the behaviour changed (1 fact)');
-  assert.ok(
-    longer.includes('  run.standIn.15.value: "SIGQUIT, grace 30 s; exited after 16 ms" -> "SIGQUIT, grace 60 s; exited after 16 ms"'),
-    longer.join('\n'),
-  );
+  assert.ok(longer.includes(`  ${id}: ${JSON.stringify(value)} -> ${JSON.stringify(value.replace(grace, 'grace 60 s'))}`), longer.join('\n'));
 });
