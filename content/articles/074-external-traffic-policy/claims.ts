@@ -58,7 +58,7 @@ export const claims: ClaimDef[] = [
     id: 'nat-masquerades-cluster-not-local',
     statement: {
       zh: 'worker 的 nat 表里，s-cluster 把每个从外部进来的连接都打上伪装标记；s-local 只给来自节点自身的连接打标记，外来的连接交给本节点的后端；带标记的包出节点时做 MASQUERADE',
-      en: "In worker's nat table, s-cluster marks every connection from outside for masquerade; s-local marks only connections from the node itself and hands the others to the node's own backends; marked packets are masqueraded on the way out",
+      en: "In worker’s nat table, s-cluster marks every connection from outside for masquerade; s-local marks only connections from the node itself and hands the others to the node’s own backends; marked packets are masqueraded on the way out",
     },
     facts: ['nat-worker.clusterMark', 'nat-worker.localMark', 'nat-worker.localRoute', 'nat-worker.masquerade'],
     holds: (v) =>

@@ -9,14 +9,14 @@ export const lines: LineTemplates = {
   },
   'addresses-worker': {
     zh: 'worker 自己持有的、落在其 Pod 网段 {node.worker.podCIDR} 内的地址：{node.worker.podGateway}，在后端 Pod 的 veth 的节点一端',
-    en: "The address worker itself holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node's end of the backend pod's veth",
+    en: "The address worker itself holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node’s end of the backend pod’s veth",
   },
   'cluster-via-worker2': {
     zh: '控制面 → worker2 {node.worker2.ip}:{service.s-cluster.nodePort}（这里没有后端，请求被转发）：后端看到 client={cluster-via-worker2.client}，rc={cluster-via-worker2.rc}，用时 {cluster-via-worker2.seconds} 秒',
     en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-cluster.nodePort}, which has no backend and forwards the request: the backend saw client={cluster-via-worker2.client}; curl exited {cluster-via-worker2.rc} after {cluster-via-worker2.seconds} s',
   },
   'conntrack-worker2': {
-    zh: 'worker2 的 conntrack 里记着 {conntrack-worker2.count} 条发往 NodePort {service.s-cluster.nodePort} 的连接；第一条的原方向是 src={conntrack-worker2.first.original.src} dst={conntrack-worker2.first.original.dst} dport={conntrack-worker2.first.original.dport}，回复方向是 src={conntrack-worker2.first.reply.src} dst={conntrack-worker2.first.reply.dst} dport={conntrack-worker2.first.reply.dport}',
+    zh: 'worker2 的 conntrack 里发往 NodePort {service.s-cluster.nodePort} 的连接共 {conntrack-worker2.count} 条，列在最前的一条原方向是 src={conntrack-worker2.first.original.src} dst={conntrack-worker2.first.original.dst} dport={conntrack-worker2.first.original.dport}，回复方向是 src={conntrack-worker2.first.reply.src} dst={conntrack-worker2.first.reply.dst} dport={conntrack-worker2.first.reply.dport}',
     en: "worker2's conntrack holds {conntrack-worker2.count} [connection|connections] to NodePort {service.s-cluster.nodePort}; the first came in as {conntrack-worker2.first.original.src} to {conntrack-worker2.first.original.dst}:{conntrack-worker2.first.original.dport} and is answered by {conntrack-worker2.first.reply.src}:{conntrack-worker2.first.reply.sport}, addressed to {conntrack-worker2.first.reply.dst}:{conntrack-worker2.first.reply.dport}",
   },
   'local-via-worker': {
@@ -29,15 +29,15 @@ export const lines: LineTemplates = {
   },
   'filter-worker2': {
     zh: 'worker2 的 filter 表中对应 s-local 的 NodePort {filter-worker2.dropPort} 的规则：{filter-worker2.dropRule}',
-    en: "The rule in worker2's filter table for s-local's NodePort {filter-worker2.dropPort}: {filter-worker2.dropRule}",
+    en: "The rule in worker2's filter table for s-local’s NodePort {filter-worker2.dropPort}: {filter-worker2.dropRule}",
   },
   'nat-worker': {
     zh: 'worker 的 nat 表里，s-cluster 外部流量链的第一条规则：{nat-worker.clusterMark}',
-    en: "The first rule of s-cluster's external-traffic chain in worker's nat table: {nat-worker.clusterMark}",
+    en: "The first rule of s-cluster’s external-traffic chain in worker’s nat table: {nat-worker.clusterMark}",
   },
   'nft-worker2': {
     zh: 'worker2 上 kube-proxy 自己的 nftables 表：no-endpoint-nodeports 映射把 s-local 的 NodePort 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}），由 nodeport-endpoints-check 链查表，只对 nodeport-ips 中的 {nft-worker2.nodePortIPs} 生效',
-    en: "kube-proxy's own nftables table on worker2: the no-endpoint-nodeports map sends s-local's NodePort to {nft-worker2.drop.verdict} ({nft-worker2.drop.element}), looked up by the nodeport-endpoints-check chain, and only for {nft-worker2.nodePortIPs} in nodeport-ips",
+    en: "kube-proxy’s own nftables table on worker2: the no-endpoint-nodeports map sends s-local’s NodePort to {nft-worker2.drop.verdict} ({nft-worker2.drop.element}), looked up by the nodeport-endpoints-check chain, and only for {nft-worker2.nodePortIPs} in nodeport-ips",
   },
   'health-worker': {
     zh: 'worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}（有本地后端）→ HTTP {health-worker.status}，localEndpoints={health-worker.localEndpoints}',
@@ -57,6 +57,6 @@ export const lines: LineTemplates = {
   },
   'health-worker-after-delete': {
     zh: '后端删除之后再问 worker {node.worker.ip}:{service.s-lb.healthCheckNodePort} → HTTP {health-worker-after-delete.status}，localEndpoints={health-worker-after-delete.localEndpoints}',
-    en: "Worker's health check once the backend is gone, {node.worker.ip}:{service.s-lb.healthCheckNodePort}: HTTP {health-worker-after-delete.status} {health-worker-after-delete.reason}, localEndpoints={health-worker-after-delete.localEndpoints}",
+    en: "Worker’s health check once the backend is gone, {node.worker.ip}:{service.s-lb.healthCheckNodePort}: HTTP {health-worker-after-delete.status} {health-worker-after-delete.reason}, localEndpoints={health-worker-after-delete.localEndpoints}",
   },
 };
