@@ -14,20 +14,16 @@ const client: PathStation = {
   name: 'node.control-plane.name',
   address: 'node.control-plane.ip',
 };
-const worker: PathStation = {
-  id: 'worker',
+/** A worker node's box: its name and address are the run's. */
+const workerNode = (node: 'worker' | 'worker2', label: PathStation['label']): PathStation => ({
+  id: node,
   kind: 'node',
-  label: { zh: 'worker（有后端）', en: 'worker (has the backend)' },
-  name: 'node.worker.name',
-  address: 'node.worker.ip',
-};
-const worker2: PathStation = {
-  id: 'worker2',
-  kind: 'node',
-  label: { zh: 'worker2（没有后端）', en: 'worker2 (no backend)' },
-  name: 'node.worker2.name',
-  address: 'node.worker2.ip',
-};
+  label,
+  name: `node.${node}.name`,
+  address: `node.${node}.ip`,
+});
+const worker = workerNode('worker', { zh: 'worker（有后端）', en: 'worker (has the backend)' });
+const worker2 = workerNode('worker2', { zh: 'worker2（没有后端）', en: 'worker2 (no backend)' });
 const pod: PathStation = {
   id: 'pod',
   kind: 'pod',

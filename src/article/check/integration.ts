@@ -3,14 +3,13 @@
 // every problem listed by file, instead of failing somewhere inside a render.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { AstroIntegration } from 'astro';
 import { EvidenceError } from '../../evidence/errors.ts';
 import { terminalSafe } from '../../evidence/terminal-text.ts';
 import { isDraft } from '../evidence/draft.ts';
 import { snapshotsDir } from '../../evidence/article/build.ts';
 import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/article/variants.ts';
-import { ARTICLES, evidenceFromDisk, loadArticleDefinitions } from '../../evidence/article/from-disk.ts';
+import { ARTICLES, articleFileExport, evidenceFromDisk, loadArticleDefinitions } from '../../evidence/article/from-disk.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
 import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
@@ -97,9 +96,7 @@ function everyRun(evidence: ArticleEvidence): ArticleEvidence[] {
  * checks again against the run it binds (`variant=`, `environment=`) when it draws one.
  */
 export async function packetPathsProblems(file: string, shown: string, evidence: ArticleEvidence, fresh?: string): Promise<string[]> {
-  const url = pathToFileURL(resolve(file));
-  if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
-  const defs = ((await import(url.href)) as { paths?: PacketPathDef[] }).paths;
+  const defs = (await articleFileExport(file, 'paths', fresh)) as PacketPathDef[] | undefined;
   if (!Array.isArray(defs)) return [`${shown}: expected an export named "paths" (the packet paths <PacketPath id="..." /> draws)`];
   const runs = everyRun(evidence);
   const has = (id: string) => runs.some((run) => run.facts.has(id));

@@ -17,11 +17,9 @@ export const ARTICLES = 'content/articles';
 /** `fresh` (a token) imports the file anew, past Node's module cache: dev re-checks after an edit. */
 async function moduleExport<T>(file: string, name: string, fresh?: string): Promise<T> {
   if (!existsSync(file)) throw new Error(`${file}: missing (expected an export named "${name}")`);
-  const url = pathToFileURL(resolve(file));
-  if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
-  const module = (await import(url.href)) as Record<string, unknown>;
-  if (!(name in module)) throw new Error(`${file}: expected an export named "${name}"`);
-  return module[name] as T;
+  const value = await articleFileExport(file, name, fresh);
+  if (value === undefined) throw new Error(`${file}: expected an export named "${name}"`);
+  return value as T;
 }
 
 export interface ArticleDefinitions {
@@ -32,6 +30,17 @@ export interface ArticleDefinitions {
   variantFactDefs?: Record<string, FactDef[]>;
   comparisonDefs?: ClaimDef[];
   experiment?: Experiment | null;
+}
+
+/**
+ * An export of one of an article's definition files (`paths.ts`'s `paths`), or undefined when the
+ * file is absent; past the module cache with `fresh`. For definitions only the site reads.
+ */
+export async function articleFileExport(file: string, name: string, fresh?: string): Promise<unknown> {
+  if (!existsSync(file)) return undefined;
+  const url = pathToFileURL(resolve(file));
+  if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
+  return ((await import(url.href)) as Record<string, unknown>)[name];
 }
 
 async function optionalExport<T>(file: string, name: string): Promise<T | undefined> {
