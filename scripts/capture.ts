@@ -1,6 +1,6 @@
 // `npm run capture -- [slug...] [--driver kind|lab] [--out DIR] [--keep] [--dry-run] ...`
 // The I/O edge of the capture: arguments, signals, progress, exit codes.
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
 import { articleDir, listArticleSlugs, loadExperiment } from '../src/capture/articles.ts';
@@ -18,14 +18,15 @@ import type { EnvironmentName, Experiment } from '../src/experiment/types.ts';
 import { loadArticleDefinitions, type ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
 import { baselineOf, claimsReport, readBaseline, runSide, tryEvidence, whatChangedLines, type Baseline } from '../src/capture/what-changed.ts';
 import { planLines } from '../src/capture/plan-text.ts';
-import { constants as fsConstants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { clip } from '../src/capture/clip.ts';
 import { checkOutFolder, checkTarget, inspectTarget, judgeTarget, TargetError } from '../src/capture/target.ts';
-import { acquireLock, LockHeld, type Lock } from '../src/capture/lock.ts';
-import { recoverDeadRuns, settleSwap } from '../src/capture/recover.ts';
-import { currentOwner, forgetRecord, recordCapture } from '../src/capture/run-registry.ts';
-import { openStaging, swapPaths, type Staging } from '../src/capture/snapshot-writer.ts';
+import type { Lock } from '../src/capture/lock.ts';
+import { recoverDeadRuns } from '../src/capture/recover.ts';
+import { currentOwner, forgetRecord } from '../src/capture/run-registry.ts';
+import { swapPaths } from '../src/capture/snapshot-writer.ts';
+import { holdTarget, swapInRuns, SwapError, SwapInterrupted } from '../src/capture/swap-in.ts';
 import { judgeRuns } from '../src/capture/judge-run.ts';
 import { KEPT_MANIFEST, keepAside, keptFolder, keptFolderName, keptRunsDir, KeptRunError, readKept } from '../src/capture/kept-run.ts';
 import { displayPath } from '../src/evidence/errors.ts';
@@ -257,10 +258,15 @@ async function main(): Promise<void> {
       const runId = makeRunId(new Date());
       const run = { ...planned, runId, driver: createDriver(args, { runId, articleDir: articleDir(root, slug), root }) };
       const { target, driver, experiment, variant } = run;
-      const lock = await holdTarget({ target, runId, slug, owner }, async () => {
+      let lock: Lock;
+      try {
+        lock = holdTarget({ target, runId, slug, owner }, (line) => process.stderr.write(`capture: ${line}\n`));
+      } catch (error) {
         await discardStaged();
         release();
-      });
+        if (error instanceof SwapError) fail(error.message, error.code);
+        throw error;
+      }
       held.push({ runId, lock });
       // Read before the run (and after any recovery): without --out the swap replaces these snapshots;
       // with --out they are the committed snapshots of the same environment and variant.
@@ -362,39 +368,6 @@ function reportSwapped(slug: string, target: string, defs: ArticleDefinitions, v
 }
 
 /**
- * Records the run, then takes its target's lock (a capture and --accept alike):
- * from here on a kill -9 leaves nothing the next capture cannot find. A lock
- * held by a live capture fails with one line, after `undo`.
- */
-async function holdTarget(
-  run: { target: string; runId: string; slug: string; owner: ReturnType<typeof currentOwner> },
-  undo: () => Promise<void>,
-): Promise<Lock> {
-  const { target, runId, slug, owner } = run;
-  const paths = swapPaths(target, runId);
-  const startedAt = new Date().toISOString();
-  recordCapture({ kind: 'capture', runId, slug, owner, startedAt, ...paths });
-  let lock: Lock;
-  try {
-    mkdirSync(dirname(target), { recursive: true });
-    lock = acquireLock(paths.lock, { pid: owner.pid, startTime: owner.startTime, runId, startedAt, target, staging: paths.staging, previous: paths.previous });
-  } catch (error) {
-    forgetRecord('capture', runId);
-    await undo();
-    if (error instanceof LockHeld) fail(`${clip(relative(process.cwd(), target) || target, 80)}: ${error.message}`, 2);
-    fail(`${clip(target, 80)}: cannot take the lock: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
-  }
-  if (lock.tookOver || lock.tookOverUnreadable) {
-    const dead = lock.tookOver;
-    process.stderr.write(
-      `capture: took over the lock of a capture that is gone${dead ? ` (pid ${dead.pid}, run ${dead.runId}, started ${dead.startedAt})` : ''}\n`,
-    );
-    if (dead) for (const line of settleSwap(dead, dead.runId)) process.stderr.write(`capture: recovered: ${line}\n`);
-  }
-  return lock;
-}
-
-/**
  * `--accept RUN`: swaps in a run a capture kept aside, as a capture would: every
  * target checked, dead runs recovered, each run recorded and its target locked,
  * the run copied beside its target (run.yaml last) and its facts derived there
@@ -438,47 +411,34 @@ async function accept(ref: string): Promise<void> {
   if (judged.verdict === 'facts')
     fail(`--accept ${clip(ref)}: facts cannot be derived from the kept run, so it cannot be accepted: ${judged.problems.join(' | ')}`, 1);
 
-  const owner = currentOwner();
   running = true;
-  const held: Array<{ runId: string; lock: Lock }> = [];
-  const stagings: Staging[] = [];
-  const release = () => {
-    for (const { runId, lock } of held) {
-      lock.release();
-      forgetRecord('capture', runId);
-    }
-  };
-  const undo = async () => {
-    for (const staging of stagings) await staging.discard();
-    release();
-  };
-  const previous = new Map<string, Baseline>();
+  let previous: Map<string, Baseline>;
   try {
-    for (const run of manifest.runs) {
-      held.push({ runId: run.runId, lock: await holdTarget({ target: run.target, runId: run.runId, slug, owner }, undo) });
-      previous.set(run.runId, readBaseline({ slug, target: run.target, articleDir: articleDir(root, slug), defs, variant: run.variant }, displayPath));
-      const staging = await openStaging(run.target, run.runId, () => judgeTarget(inspectTarget(run.target), slug).ok);
-      stagings.push(staging);
-      copyRunInto(join(kept.dir, run.folder), staging.dir);
-    }
-    // Derived again where the swap takes it from: what is swapped in is what was judged.
-    const staged = judgeRuns(
-      slug,
-      defs,
-      manifest.runs.map((r, i) => ({ variant: r.variant, dir: stagings[i]!.dir })),
-      folderOfOther,
+    previous = await swapInRuns(
+      [
+        {
+          slug,
+          defs,
+          runs: manifest.runs.map((r) => ({
+            slug,
+            variant: r.variant,
+            runId: r.runId,
+            from: join(kept.dir, r.folder),
+            target: r.target,
+            articleDir: articleDir(root, slug),
+          })),
+          folderOfOther,
+        },
+      ],
+      { signal: controller.signal, say: (line) => process.stderr.write(`capture: ${line}\n`) },
     );
-    if (staged.verdict === 'facts') throw new Error(`the copy beside the target does not derive its facts: ${staged.problems.join(' | ')}`);
-    if (controller.signal.aborted) throw new CaptureAborted('interrupted');
-    for (const staging of stagings) await staging.commit();
   } catch (error) {
-    await undo();
-    if (error instanceof CaptureAborted)
+    if (error instanceof SwapError) fail(error.message, error.code);
+    if (error instanceof SwapInterrupted)
       fail(`--accept ${clip(ref)}: interrupted; the snapshots were left as they were`, signalExitCode(stopSignal ?? 'SIGINT'));
     fail(`--accept ${clip(ref)}: ${(error as Error).message}; the snapshots were left as they were`, 1);
   }
   running = false;
-  release();
   rmSync(kept.dir, { recursive: true, force: true });
   for (const run of manifest.runs) {
     const label = run.variant === null ? slug : `${slug} variant ${run.variant}`;
@@ -486,16 +446,6 @@ async function accept(ref: string): Promise<void> {
       `accepted run ${run.runId} of ${label}: ${relative(process.cwd(), run.target) || run.target} now holds it; the build fails until the prose follows the claims that broke (SHICE_DRAFT=1 builds anyway)`,
     ]);
     reportSwapped(slug, run.target, defs, run.variant, previous.get(run.runId)!);
-  }
-}
-
-/** A kept run's files copied into a staging folder, run.yaml last: recovery finishes a swap only when run.yaml is there. */
-function copyRunInto(from: string, to: string): void {
-  const names = readdirSync(from).sort((a, b) => Number(a === 'run.yaml') - Number(b === 'run.yaml'));
-  for (const name of names) {
-    const stat = lstatSync(join(from, name));
-    if (!stat.isFile() || stat.nlink !== 1) throw new Error(`${displayPath(join(from, name))}: expected a regular file with one link, as the capture wrote it`);
-    copyFileSync(join(from, name), join(to, name), fsConstants.COPYFILE_EXCL);
   }
 }
 

@@ -1,0 +1,158 @@
+// Runs that were captured and judged elsewhere (a run kept aside, run folders
+// from other machines) swapped into their targets as a capture swaps its own:
+// each run recorded and its target locked first, its files copied into a
+// staging folder beside the target (run.yaml last), its facts derived there
+// again, and only then every target replaced. Any failure before the swaps
+// leaves every target as it was and nothing beside it. The I/O of --accept and
+// capture:merge, once.
+import { constants as fsConstants, copyFileSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import type { ArticleDefinitions } from '../evidence/article/from-disk.ts';
+import { displayPath } from '../evidence/errors.ts';
+import { clip } from './clip.ts';
+import { judgeRuns } from './judge-run.ts';
+import { acquireLock, LockHeld, type Lock } from './lock.ts';
+import { settleSwap } from './recover.ts';
+import { currentOwner, forgetRecord, recordCapture, type Owner } from './run-registry.ts';
+import { openStaging, swapPaths, type Staging } from './snapshot-writer.ts';
+import { inspectTarget, judgeTarget } from './target.ts';
+import { readBaseline, type Baseline } from './what-changed.ts';
+
+/** A swap that cannot start or finish; `code` is the exit code the command ends with (2: the target is held or unusable). */
+export class SwapError extends Error {
+  override name = 'SwapError';
+  readonly code: number;
+  constructor(message: string, code: number) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The swap was interrupted before any target was replaced. */
+export class SwapInterrupted extends Error {
+  override name = 'SwapInterrupted';
+}
+
+/**
+ * Records the run, then takes its target's lock: from here on a kill -9 leaves
+ * nothing the next capture cannot find. A lock held by a live capture is a
+ * SwapError (code 2). A lock left by a dead one is taken over and its swap
+ * settled, each step said through `say`.
+ */
+export function holdTarget(run: { target: string; runId: string; slug: string; owner: Owner }, say: (line: string) => void): Lock {
+  const { target, runId, slug, owner } = run;
+  const paths = swapPaths(target, runId);
+  const startedAt = new Date().toISOString();
+  recordCapture({ kind: 'capture', runId, slug, owner, startedAt, ...paths });
+  let lock: Lock;
+  try {
+    mkdirSync(dirname(target), { recursive: true });
+    lock = acquireLock(paths.lock, { pid: owner.pid, startTime: owner.startTime, runId, startedAt, target, staging: paths.staging, previous: paths.previous });
+  } catch (error) {
+    forgetRecord('capture', runId);
+    if (error instanceof LockHeld) throw new SwapError(`${clip(relative(process.cwd(), target) || target, 80)}: ${error.message}`, 2);
+    throw new SwapError(`${clip(target, 80)}: cannot take the lock: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 2);
+  }
+  if (lock.tookOver || lock.tookOverUnreadable) {
+    const dead = lock.tookOver;
+    say(`took over the lock of a capture that is gone${dead ? ` (pid ${dead.pid}, run ${dead.runId}, started ${dead.startedAt})` : ''}`);
+    if (dead) for (const line of settleSwap(dead, dead.runId)) say(`recovered: ${line}`);
+  }
+  return lock;
+}
+
+/** A run's files copied into a staging folder, run.yaml last: recovery finishes a swap only when run.yaml is there. */
+export function copyRunInto(from: string, to: string): void {
+  const names = readdirSync(from).sort((a, b) => Number(a === 'run.yaml') - Number(b === 'run.yaml'));
+  for (const name of names) {
+    const stat = lstatSync(join(from, name));
+    if (!stat.isFile() || stat.nlink !== 1) throw new Error(`${displayPath(join(from, name))}: expected a regular file with one link, as the capture wrote it`);
+    copyFileSync(join(from, name), join(to, name), fsConstants.COPYFILE_EXCL);
+  }
+}
+
+/** One run to swap in: the folder it is read from and the target it replaces. */
+export interface IncomingRun {
+  slug: string;
+  variant: string | null;
+  runId: string;
+  /** The folder holding the run's files (a kept run's, a merged run folder). */
+  from: string;
+  target: string;
+  /** The article's folder in the checkout: the baseline the report compares with is found from it. */
+  articleDir: string;
+}
+
+/** The runs of one article's environment, judged together once copied (claims across variants read the others' folders). */
+export interface IncomingGroup {
+  slug: string;
+  defs: ArticleDefinitions;
+  runs: IncomingRun[];
+  /** Where a variant not in `runs` lives (the target the swap leaves in place). */
+  folderOfOther: (variant: string) => string;
+}
+
+export interface SwapInOptions {
+  signal: AbortSignal;
+  say: (line: string) => void;
+  /** Called once every lock is held, before anything is copied (the caller's "cleaning up is now due" mark). */
+  onLocked?: () => void;
+}
+
+/**
+ * Swaps every group's runs in, all or none of them up to the swaps
+ * themselves: locks, staging copies and a second derivation of the facts
+ * where the swap takes them from. Returns each run's baseline (the committed
+ * snapshots it replaced, read under the lock) by run id.
+ */
+export async function swapInRuns(groups: readonly IncomingGroup[], options: SwapInOptions): Promise<Map<string, Baseline>> {
+  const owner = currentOwner();
+  const held: Array<{ runId: string; lock: Lock }> = [];
+  const stagings: Staging[] = [];
+  const release = () => {
+    for (const { runId, lock } of held) {
+      lock.release();
+      forgetRecord('capture', runId);
+    }
+    held.length = 0;
+  };
+  const undo = async () => {
+    for (const staging of stagings) await staging.discard();
+    release();
+  };
+  const previous = new Map<string, Baseline>();
+  try {
+    for (const group of groups) {
+      for (const run of group.runs) {
+        held.push({ runId: run.runId, lock: holdTarget({ target: run.target, runId: run.runId, slug: run.slug, owner }, options.say) });
+      }
+    }
+    options.onLocked?.();
+    for (const group of groups) {
+      for (const run of group.runs) {
+        if (options.signal.aborted) throw new SwapInterrupted('interrupted');
+        previous.set(
+          run.runId,
+          readBaseline({ slug: run.slug, target: run.target, articleDir: run.articleDir, defs: group.defs, variant: run.variant }, displayPath),
+        );
+        const staging = await openStaging(run.target, run.runId, () => judgeTarget(inspectTarget(run.target), run.slug).ok);
+        stagings.push(staging);
+        copyRunInto(run.from, staging.dir);
+      }
+    }
+    // Derived again where the swap takes it from: what is swapped in is what was judged.
+    let index = 0;
+    for (const group of groups) {
+      const staged = group.runs.map((r) => ({ variant: r.variant, dir: stagings[index++]!.dir }));
+      const judged = judgeRuns(group.slug, group.defs, staged, group.folderOfOther);
+      if (judged.verdict === 'facts') throw new Error(`${group.slug}: the copy beside the target does not derive its facts: ${judged.problems.join(' | ')}`);
+    }
+    if (options.signal.aborted) throw new SwapInterrupted('interrupted');
+    for (const staging of stagings) await staging.commit();
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+  release();
+  return previous;
+}
