@@ -111,9 +111,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
       },
     });
   } catch (error) {
-    // node:util's hint about positionals after `--` does not apply here: keep its first sentence.
-    const first = (error as Error).message.split('\n')[0]!.split('. To specify')[0]!.replace(/\.$/, '');
-    throw new UsageError(`${clip(first, 160)} (see --help)`);
+    throw parseArgsProblem(error);
   }
   const v = parsed.values;
   const driver = v.driver ?? 'kind';
@@ -136,12 +134,9 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     compare: v.compare ?? null,
     accept: v.accept ?? null,
     kubeBin: v['kube-bin'] ?? null,
-    variants: [...new Set((v.variant ?? []).flatMap((list) => list.split(',')).map((name) => name.trim()))],
+    variants: variantList(v.variant ?? []),
     help: v.help,
   };
-  if ((v.variant ?? []).length && args.variants.some((name) => !/^[a-z0-9]+$/.test(name))) {
-    throw new UsageError(`--variant expects names of lowercase letters and digits separated by commas, got "${clip((v.variant ?? []).join(','))}"`);
-  }
   for (const [flag, on] of [
     ['--reuse', args.reuse],
     ['--image', args.image !== null],
@@ -174,6 +169,21 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   }
   if (args.reuse && args.image) throw new UsageError('--reuse runs on an existing cluster: --image would not apply');
   return args;
+}
+
+/** `--variant a,b --variant c` as names, each once; a name that is not lowercase letters and digits is a UsageError. */
+export function variantList(given: readonly string[], flag = '--variant'): string[] {
+  const names = [...new Set(given.flatMap((list) => list.split(',')).map((name) => name.trim()))];
+  if (given.length && names.some((name) => !/^[a-z0-9]+$/.test(name))) {
+    throw new UsageError(`${flag} expects names of lowercase letters and digits separated by commas, got "${clip(given.join(','))}"`);
+  }
+  return names;
+}
+
+/** The first sentence of node:util parseArgs' complaint, as one line (its hint about `--` does not apply here). */
+export function parseArgsProblem(error: unknown): UsageError {
+  const first = (error as Error).message.split('\n')[0]!.split('. To specify')[0]!.replace(/\.$/, '');
+  return new UsageError(`${clip(first, 160)} (see --help)`);
 }
 
 /** Picks the articles to capture; an unknown slug is an error that lists the known ones. */

@@ -1,0 +1,111 @@
+// `npm run capture:merge -- DIR... [--variant V,...] [--report FILE] [--accept-broken-claims]`:
+// run folders written by `capture --out` (here or on other machines: a CI matrix's
+// artifacts) checked as the build would and swapped into the articles' snapshots
+// by a capture's rules (src/capture/merge.ts, swap-in.ts). The I/O edge: arguments,
+// signals, the report, exit codes.
+import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { constants } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../src/capture/cli-args.ts';
+import { clip } from '../src/capture/clip.ts';
+import { PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
+import { MERGE_USAGE, parseMergeArgs, type MergeArgs } from '../src/capture/matrix.ts';
+import { prepareMerge } from '../src/capture/merge.ts';
+import { recoverDeadRuns } from '../src/capture/recover.ts';
+import { reportMarkdown, type ReportSection } from '../src/capture/report-markdown.ts';
+import { swapInRuns, SwapError, SwapInterrupted } from '../src/capture/swap-in.ts';
+import { checkTarget, TargetError } from '../src/capture/target.ts';
+import { claimsReport, runSide, tryEvidence, whatChangedLines } from '../src/capture/what-changed.ts';
+import { terminalSafe } from '../src/evidence/terminal-text.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+
+function fail(lines: readonly string[], code: number): never {
+  for (const line of lines) process.stderr.write(`capture:merge: ${terminalSafe(clip(line.replaceAll('\n', ' | '), 4000))}\n`);
+  process.exit(code);
+}
+
+const say = (line: string) => process.stderr.write(`${terminalSafe(line)}\n`);
+const signalExitCode = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ?? 0);
+
+// Until the swap is under way a signal ends the merge at once; during it, the swap is stopped and undone.
+const controller = new AbortController();
+let stopSignal: NodeJS.Signals | null = null;
+let swapping = false;
+const onSignal = (signal: NodeJS.Signals) => {
+  stopSignal ??= signal;
+  if (!swapping) process.exit(signalExitCode(signal));
+  controller.abort();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
+async function main(): Promise<void> {
+  let args: MergeArgs;
+  try {
+    args = parseMergeArgs(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) fail([error.message], 2);
+    throw error;
+  }
+  if (args.help) {
+    process.stdout.write(`${MERGE_USAGE}\n`);
+    return;
+  }
+  const started = performance.now();
+  const ready = await prepareMerge({ root, dirs: args.dirs, variants: args.variants, acceptBrokenClaims: args.acceptBrokenClaims });
+  if ('code' in ready) fail([...ready.lines, ...(ready.code === 3 ? [] : ['nothing was merged'])], ready.code);
+  const runs = ready.groups.flatMap((g) => g.runs);
+  for (const run of runs) {
+    try {
+      checkTarget(run.target, run.slug, relative(process.cwd(), run.target) || run.target, [root]);
+    } catch (error) {
+      if (error instanceof TargetError) fail([error.message, 'nothing was merged'], 2);
+      throw error;
+    }
+  }
+  // Runs killed earlier are found by their records and put right before the baselines are read.
+  await recoverDeadRuns((line) => say(`capture:merge: recovered: ${line}`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
+  for (const note of ready.notes) say(`capture:merge: ${note}`);
+
+  swapping = true;
+  let previous;
+  try {
+    previous = await swapInRuns(ready.groups, { signal: controller.signal, say: (line) => say(`capture:merge: ${line}`) });
+  } catch (error) {
+    if (error instanceof SwapError) fail([error.message, 'nothing was merged'], error.code);
+    if (error instanceof SwapInterrupted) fail(['interrupted; the snapshots were left as they were'], signalExitCode(stopSignal ?? 'SIGINT'));
+    fail([`${(error as Error).message}; the snapshots were left as they were`], 1);
+  }
+  swapping = false;
+
+  const sections: ReportSection[] = [];
+  for (const group of ready.groups) {
+    for (const run of group.runs) {
+      const title = `${run.slug} (${[group.environment, run.variant].filter(Boolean).join(', ')}): run ${run.runId}`;
+      const next = tryEvidence(run.slug, run.target, group.defs, run.variant);
+      const lines = next.evidence
+        ? [claimsReport(next.evidence), ...whatChangedLines(previous.get(run.runId)!, runSide(next.evidence))]
+        : [`the merged snapshots do not derive the article's facts: ${next.problem}`];
+      sections.push({ title, lines });
+      say([`merged ${title} into ${relative(process.cwd(), run.target) || run.target}`, ...lines].join('\n'));
+    }
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  say(`capture:merge: ${runs.length} run(s) of ${new Set(runs.map((r) => r.slug)).size} article(s) merged in ${seconds} s`);
+  if (args.report) {
+    const intro = [
+      `${runs.length} run(s) merged by npm run capture:merge: each checked as the build checks it (facts derived, claims evaluated) and swapped into its article's snapshots.`,
+      ...ready.notes,
+    ];
+    writeFileSync(args.report, reportMarkdown('Capture: what changed', intro, sections));
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  fail([`unexpected error: ${(error as Error).message ?? String(error)}`], 1);
+}

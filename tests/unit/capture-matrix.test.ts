@@ -1,0 +1,93 @@
+// The runs a CI matrix captures (matrix.ts), listed from the real experiments, and the
+// command as capture.yml calls it; the Markdown report a merge writes for a pull request.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { listArticleSlugs, loadExperiment } from '../../src/capture/articles.ts';
+import { UsageError } from '../../src/capture/cli-args.ts';
+import { captureMatrix, parseMatrixArgs } from '../../src/capture/matrix.ts';
+import { reportMarkdown } from '../../src/capture/report-markdown.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const articles = await Promise.all((await listArticleSlugs(root)).map(async (slug) => ({ slug, experiment: await loadExperiment(root, slug) })));
+const all = { slugs: [], variants: [], environment: 'kind' as const };
+
+test('every article × variant in kind, each with an artifact name of its own', () => {
+  const runs = captureMatrix(articles, all);
+  assert.deepEqual(
+    runs.map((r) => r.artifact),
+    [
+      '074-external-traffic-policy-kind-iptables',
+      '074-external-traffic-policy-kind-nftables',
+      '074-external-traffic-policy-kind-ipvs',
+      '075-local-uneven-weights-kind',
+    ],
+  );
+  assert.equal(runs.at(-1)!.variant, null, 'an article without variants is one run');
+  assert.equal(new Set(runs.map((r) => r.artifact)).size, runs.length);
+});
+
+test('articles and variants narrow the matrix; a name that selects nothing is one line', () => {
+  assert.deepEqual(
+    captureMatrix(articles, { ...all, variants: ['nftables'] }).map((r) => r.artifact),
+    ['074-external-traffic-policy-kind-nftables'],
+  );
+  assert.deepEqual(
+    captureMatrix(articles, { ...all, slugs: ['075-local-uneven-weights'] }).map((r) => r.artifact),
+    ['075-local-uneven-weights-kind'],
+  );
+  assert.deepEqual(
+    captureMatrix(articles, { ...all, environment: 'lab' }).map((r) => r.artifact),
+    [
+      '074-external-traffic-policy-lab-iptables',
+      '074-external-traffic-policy-lab-nftables',
+      '074-external-traffic-policy-lab-ipvs',
+      '075-local-uneven-weights-lab',
+    ],
+  );
+  for (const [select, message] of [
+    [{ ...all, variants: ['userspace'] }, /--variant userspace: no article selected has such a variant; they have iptables, nftables, ipvs/],
+    [{ ...all, slugs: ['nope'] }, /unknown article "nope"/],
+    [{ ...all, slugs: ['075-local-uneven-weights'], variants: ['nftables'] }, /--variant nftables: no article selected has such a variant; they have none/],
+  ] as const) {
+    assert.throws(
+      () => captureMatrix(articles, select),
+      (e: Error) => e instanceof UsageError && message.test(e.message),
+    );
+  }
+});
+
+test("a workflow's inputs: names separated by spaces or commas, an empty input is none", () => {
+  assert.deepEqual(parseMatrixArgs(['', '--variant', '']), { slugs: [], variants: [], environment: 'kind', help: false });
+  assert.deepEqual(parseMatrixArgs(['074-a 075-b', '--variant', 'iptables, nftables', '--driver', 'lab']), {
+    slugs: ['074-a', '075-b'],
+    variants: ['iptables', 'nftables'],
+    environment: 'lab',
+    help: false,
+  });
+  assert.throws(() => parseMatrixArgs(['--driver', 'docker']), /--driver must be kind or lab, got "docker"/);
+});
+
+test('the command as capture.yml calls it prints one line of JSON with the matrix', () => {
+  const run = spawnSync(process.execPath, [join(root, 'scripts/capture-matrix.ts'), '', '--variant', ''], { cwd: root, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trimEnd().split('\n').length, 1);
+  assert.deepEqual(JSON.parse(run.stdout), { include: captureMatrix(articles, all) });
+  const bad = spawnSync(process.execPath, [join(root, 'scripts/capture-matrix.ts'), 'nope'], { cwd: root, encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /^capture:matrix: unknown article "nope"; known: /);
+  assert.equal(bad.stdout, '');
+});
+
+test("the report's fences outlast any backticks in a run's lines; titles are plain text", () => {
+  const md = reportMarkdown(
+    'Capture: what changed',
+    ['2 run(s) merged'],
+    [{ title: 'a (kind, iptables): run r-1', lines: ['claims: all 9 hold', 'x: "```" -> "````"'] }],
+  );
+  assert.match(md, /^## a \\\(kind, iptables\\\): run r-1$/m);
+  assert.match(md, /^`````text\nclaims: all 9 hold\nx: "```" -> "````"\n`````$/m);
+  assert.match(md, /^2 run\\\(s\\\) merged$/m);
+});

@@ -1,0 +1,314 @@
+// capture:merge on real run folders: copies of the committed runs of 074 and 075
+// (kind and lab, every variant captured here) and the lab run recorded as a
+// fixture (tests/fixtures/snapshots/074-sample). The plan (merge-plan.ts) on
+// what the disk holds, every refusal as one line naming the folder, and the
+// command itself on a copy of the project: the real content/ is never written.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseMergeArgs } from '../../src/capture/matrix.ts';
+import { checkoutArticles, findRuns, prepareMerge } from '../../src/capture/merge.ts';
+import { planMerge, runFolderName } from '../../src/capture/merge-plan.ts';
+import { UsageError } from '../../src/capture/cli-args.ts';
+import { treeDigest } from '../fault/support.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const S074 = '074-external-traffic-policy';
+const S075 = '075-local-uneven-weights';
+const committed = (slug: string, folder: string) => join(root, 'content/articles', slug, folder);
+const SAMPLE = join(root, 'tests/fixtures/snapshots/074-sample');
+const articles = [...(await checkoutArticles(root)).values()].map((a) => a.article);
+
+/** An --out folder as a capture writes it, holding copies of committed runs: name -> committed folder. */
+function outFolder(parent: string, name: string, runs: Record<string, string>): string {
+  const out = join(parent, name);
+  mkdirSync(out, { recursive: true });
+  for (const [folder, from] of Object.entries(runs)) cpSync(from, join(out, folder), { recursive: true });
+  return out;
+}
+
+function scratch(): string {
+  return mkdtempSync(join(tmpdir(), 'shice-merge-'));
+}
+
+/** A CI matrix's artifacts: one --out folder per run, as capture.yml downloads them. */
+function artifacts(tmp: string): string[] {
+  return [
+    outFolder(tmp, 'run-074-kind-iptables', { [S074]: committed(S074, 'snapshots') }),
+    outFolder(tmp, 'run-074-kind-nftables', { [`${S074}.nftables`]: committed(S074, 'snapshots.nftables') }),
+    outFolder(tmp, 'run-075-kind', { [S075]: committed(S075, 'snapshots') }),
+  ];
+}
+
+const plan = (dirs: string[], variants: string[] = []) => {
+  const { found, problems } = findRuns(dirs);
+  assert.deepEqual(problems, []);
+  return planMerge(found, articles, variants);
+};
+
+test('the folder names --out gives each run are the ones the merge expects', () => {
+  const a074 = articles.find((a) => a.slug === S074)!;
+  assert.equal(runFolderName(S074, a074.experiment, 'kind', 'iptables'), S074);
+  assert.equal(runFolderName(S074, a074.experiment, 'kind', 'nftables'), `${S074}.nftables`);
+  assert.equal(runFolderName('snapshots', a074.experiment, 'lab', 'nftables'), 'snapshots.lab.nftables');
+  assert.deepEqual(a074.committed, { kind: ['iptables', 'nftables'], lab: ['iptables', 'nftables'] });
+});
+
+test("a matrix's artifacts make one group per article and environment, each run aimed at its snapshots folder", () => {
+  const tmp = scratch();
+  try {
+    const result = plan(artifacts(tmp));
+    assert.ok('groups' in result, JSON.stringify(result));
+    assert.deepEqual(
+      result.groups.map((g) => [g.slug, g.environment, g.runs.map((r) => `${r.variant}:${r.folder}`)]),
+      [
+        [S074, 'kind', ['iptables:snapshots', 'nftables:snapshots.nftables']],
+        [S075, 'kind', ['null:snapshots']],
+      ],
+    );
+    // One --out folder holding several runs, and a run folder given itself, read the same way.
+    const lab = outFolder(tmp, 'lab-out', {
+      [`${S074}.lab`]: committed(S074, 'snapshots.lab'),
+      [`${S074}.lab.nftables`]: committed(S074, 'snapshots.lab.nftables'),
+    });
+    const alone = plan([join(lab, `${S074}.lab`), join(lab, `${S074}.lab.nftables`)]);
+    const together = plan([lab]);
+    assert.ok('groups' in alone && 'groups' in together);
+    assert.deepEqual(
+      together.groups.map((g) => g.runs.map((r) => r.folder)),
+      [['snapshots.lab', 'snapshots.lab.nftables']],
+    );
+    assert.deepEqual(
+      alone.groups.map((g) => g.runs.map((r) => r.runId)),
+      together.groups.map((g) => g.runs.map((r) => r.runId)),
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('every refusal is one line that names the folder and what was expected', () => {
+  const tmp = scratch();
+  try {
+    const cases: Array<[string, () => string[], RegExp]> = [
+      [
+        'two runs of one article, environment and variant',
+        () => [...artifacts(tmp), outFolder(tmp, 'again', { [S075]: committed(S075, 'snapshots') })],
+        /again\/075-local-uneven-weights: run id .* is also the run id of .*run-075-kind\/075-local-uneven-weights/,
+      ],
+      [
+        'a partial set of variants',
+        () => [outFolder(tmp, 'only-nft', { [`${S074}.nftables`]: committed(S074, 'snapshots.nftables') })],
+        /only-nft\/074-external-traffic-policy\.nftables: 074-external-traffic-policy \(kind\) lacks iptables, which has a committed run; expected every variant of one capture together/,
+      ],
+      [
+        'a run under a name --out would not give it',
+        () => [
+          outFolder(tmp, 'misnamed', { [`${S074}.nftables`]: committed(S074, 'snapshots') }),
+          outFolder(tmp, 'n2', { [S074]: committed(S074, 'snapshots.nftables') }),
+        ],
+        /misnamed\/074-external-traffic-policy\.nftables: its run\.yaml is the run of 074-external-traffic-policy \(kind, iptables\), which --out names 074-external-traffic-policy; expected that name/,
+      ],
+      [
+        'a file where a run folder belongs',
+        () => {
+          const out = outFolder(tmp, 'stray', {});
+          writeFileSync(join(out, 'notes.txt'), 'x\n');
+          return [out];
+        },
+        /stray\/notes\.txt: expected only run folders .* found a file/,
+      ],
+      [
+        'a run folder holding what a capture did not write',
+        () => {
+          const out = outFolder(tmp, 'foreign', { [S075]: committed(S075, 'snapshots') });
+          writeFileSync(join(out, S075, 'README.md'), 'x\n');
+          return [out];
+        },
+        /foreign\/075-local-uneven-weights: holds what a capture did not write \(README\.md\); expected a run folder written by --out/,
+      ],
+      [
+        'a link to a run folder',
+        () => {
+          const out = outFolder(tmp, 'linked', {});
+          symlinkSync(committed(S075, 'snapshots'), join(out, S075));
+          return [out];
+        },
+        /linked\/075-local-uneven-weights: expected only run folders .* found a symlink/,
+      ],
+      [
+        'an article this checkout does not have',
+        () => {
+          const out = outFolder(tmp, 'other-article', { 'ghost-article': committed(S075, 'snapshots') });
+          const yaml = join(out, 'ghost-article', 'run.yaml');
+          writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(`slug: ${S075}`, 'slug: ghost-article'));
+          return [out];
+        },
+        /other-article\/ghost-article\/run\.yaml: field "slug": no article "ghost-article" in this checkout/,
+      ],
+      [
+        'a variant the experiment does not declare',
+        () => {
+          const out = outFolder(tmp, 'odd-mode', { [S074]: committed(S074, 'snapshots') });
+          const yaml = join(out, S074, 'run.yaml');
+          writeFileSync(yaml, readFileSync(yaml, 'utf8').replace('kubeProxyMode: iptables', 'kubeProxyMode: userspace'));
+          return [out];
+        },
+        /odd-mode\/074-external-traffic-policy\/run\.yaml: field "cluster\.kubeProxyMode": expected one of 074-external-traffic-policy's variants \(iptables, nftables, ipvs\), got "userspace"/,
+      ],
+      ['an empty folder', () => [outFolder(tmp, 'empty', {})], /empty: holds no run folder; expected the folder a capture's --out wrote/],
+      ['nothing there', () => [join(tmp, 'missing')], /missing: expected a folder of run folders written by --out, found nothing/],
+    ];
+    for (const [what, dirs, expected] of cases) {
+      const given = dirs();
+      const { found, problems } = findRuns(given);
+      const result = planMerge(found, articles);
+      const lines = [...problems, ...('problems' in result ? result.problems : [])];
+      assert.ok(lines.length >= 1, `${what}: refused`);
+      assert.ok(
+        lines.some((l) => expected.test(l)),
+        `${what}: ${lines.join('\n')}`,
+      );
+      for (const line of lines) assert.ok(!line.includes('\n'), `${what}: one line`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('--variant names the variants a merge expects: a set narrower than the committed ones is then whole', () => {
+  const tmp = scratch();
+  try {
+    const dirs = [outFolder(tmp, 'nft', { [`${S074}.nftables`]: committed(S074, 'snapshots.nftables') })];
+    const result = plan(dirs, ['nftables']);
+    assert.ok('groups' in result);
+    assert.deepEqual(
+      result.groups.map((g) => g.runs.map((r) => r.variant)),
+      [['nftables']],
+    );
+    const more = plan([...dirs, outFolder(tmp, 'ipt', { [S074]: committed(S074, 'snapshots') })], ['nftables']);
+    assert.ok('problems' in more);
+    assert.match(more.problems[0]!, /holds iptables, which --variant does not name/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('the arguments: folders, --variant, --report; a mistake is one line', () => {
+  assert.deepEqual(parseMergeArgs(['a', 'b', '--variant', 'iptables,nftables', '--report', 'r.md']), {
+    dirs: ['a', 'b'],
+    variants: ['iptables', 'nftables'],
+    report: 'r.md',
+    acceptBrokenClaims: false,
+    help: false,
+  });
+  // A workflow's empty input is no variant.
+  assert.deepEqual(parseMergeArgs(['a', '--variant', '']).variants, []);
+  for (const [argv, message] of [
+    [[], /expected at least one folder of runs written by --out/],
+    [['a', '--report', ''], /--report needs a value/],
+    [['a', '--variant', 'Bad!'], /--variant expects names of lowercase letters and digits/],
+    [['a', '--force'], /Unknown option '--force'/],
+  ] as const) {
+    assert.throws(
+      () => parseMergeArgs([...argv]),
+      (e: Error) => e instanceof UsageError && message.test(e.message) && !e.message.includes('\n'),
+    );
+  }
+});
+
+test('a run whose facts cannot be derived, and one on which a claim broke, are judged before anything is touched', async () => {
+  const tmp = scratch();
+  try {
+    const [ipt, nft] = artifacts(tmp);
+    const file = (name: string) => join(ipt!, S074, name);
+    writeFileSync(
+      file('health-worker2.yaml'),
+      readFileSync(file('health-worker2.yaml'), 'utf8').replace('HTTP/1.1 503 Service Unavailable', 'nothing came back'),
+    );
+    const facts = await prepareMerge({ root, dirs: [ipt!, nft!], variants: [], acceptBrokenClaims: false });
+    assert.ok('code' in facts && facts.code === 1, JSON.stringify(facts));
+    assert.match(
+      facts.lines[0]!,
+      /run-074-kind-iptables\/074-external-traffic-policy.* \(074-external-traffic-policy, kind\): facts cannot be derived, so this is no measurement: .*health-worker2\.yaml/,
+    );
+
+    cpSync(committed(S074, 'snapshots'), join(ipt!, S074), { recursive: true });
+    writeFileSync(file('local-via-worker2.yaml'), readFileSync(file('local-via-worker2.yaml'), 'utf8').replace('exitCode: 28', 'exitCode: 7'));
+    const claims = await prepareMerge({ root, dirs: [ipt!, nft!], variants: [], acceptBrokenClaims: false });
+    assert.ok('code' in claims && claims.code === 3, JSON.stringify(claims));
+    assert.match(claims.lines[0]!, /claim\(s\) no longer hold: .*local-drops-without-backend/);
+    assert.match(claims.lines.at(-1)!, /nothing was merged; .* --accept-broken-claims/);
+    const accepted = await prepareMerge({ root, dirs: [ipt!, nft!], variants: [], acceptBrokenClaims: true });
+    assert.ok('groups' in accepted);
+    assert.match(accepted.notes.join('\n'), /^accepted: .*local-drops-without-backend/m);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+/** A copy of the project (scripts, src, content, package.json; node_modules linked): the command's own root. */
+function projectCopy(tmp: string): string {
+  const copy = join(tmp, 'project');
+  for (const entry of ['scripts', 'src', 'content', 'package.json']) cpSync(join(root, entry), join(copy, entry), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  return copy;
+}
+
+function merge(project: string, tmp: string, args: string[]) {
+  // From the project's root, as npm runs it (a declared fact reads its manifest from there).
+  return spawnSync(process.execPath, [join(project, 'scripts/capture-merge.ts'), ...args], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { ...process.env, SHICE_RUN_REGISTRY: join(tmp, 'registry'), SHICE_KEPT_RUNS: join(tmp, 'kept') },
+  });
+}
+
+test('the command merges runs as capture.yml calls it: swapped in byte for byte, a Markdown report, nothing left beside the targets', () => {
+  const tmp = scratch();
+  try {
+    const project = projectCopy(tmp);
+    const labDir = join(project, 'content/articles', S074);
+    const before = treeDigest(join(project, 'content'));
+    // The recorded lab run: iptables only, so the committed nftables run of the lab makes the set partial.
+    const runs = outFolder(tmp, 'runs/run-074-lab-iptables', { [`${S074}.lab`]: SAMPLE });
+    const partial = merge(project, tmp, [runs]);
+    assert.equal(partial.status, 2, partial.stderr);
+    assert.match(
+      partial.stderr,
+      /^capture:merge: \.\.\/runs\/run-074-lab-iptables\/074-external-traffic-policy\.lab: 074-external-traffic-policy \(lab\) lacks nftables/m,
+    );
+    assert.match(partial.stderr, /^capture:merge: nothing was merged$/m);
+    assert.deepEqual(treeDigest(join(project, 'content')), before, 'a refusal touches nothing');
+
+    const merged = merge(project, tmp, [runs, '--variant', 'iptables', '--report', join(tmp, 'report.md')]);
+    assert.equal(merged.status, 0, merged.stderr);
+    assert.deepEqual(treeDigest(join(labDir, 'snapshots.lab')), treeDigest(SAMPLE), 'the lab run swapped in byte for byte');
+    assert.deepEqual(treeDigest(join(labDir, 'snapshots.lab.nftables')), treeDigest(committed(S074, 'snapshots.lab.nftables')), 'the other variant untouched');
+    assert.match(merged.stderr, /^merged 074-external-traffic-policy \(lab, iptables\): run 20261204T185353Z-bf7734 into .*snapshots\.lab$/m);
+    assert.match(merged.stderr, /^claims: all \d+ hold$/m);
+    assert.match(
+      merged.stderr,
+      /^what changed: .*\n {2}compared run 20261204T185353Z-bf7734 with run \S+, the committed snapshots it replaced .*snapshots\.lab$/m,
+    );
+    assert.match(merged.stderr, /^capture:merge: 1 run\(s\) of 1 article\(s\) merged in [\d.]+ s$/m);
+    const report = readFileSync(join(tmp, 'report.md'), 'utf8');
+    assert.match(report, /^# Capture: what changed$/m);
+    assert.match(report, /^## 074-external-traffic-policy \\\(lab, iptables\\\): run 20261204T185353Z-bf7734$/m);
+    assert.match(report, /^```text\nclaims: all \d+ hold\nwhat changed: /m);
+    const names = readdirSync(labDir);
+    assert.deepEqual(
+      names.filter((n) => n.startsWith('.')),
+      [],
+      'no staging, previous or lock left beside the targets',
+    );
+    assert.deepEqual(readdirSync(join(tmp, 'registry')), [], 'no record left');
+    assert.ok(existsSync(join(runs, `${S074}.lab`, 'run.yaml')), 'the artifact is read, never moved');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
