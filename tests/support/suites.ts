@@ -64,6 +64,8 @@ export function suiteList(root: string, node: string): Suite[] {
     // The house's rules, fastest of all: one format (prettier, its files named by .prettierignore), and no import cycle or import back up the data flow.
     command('format', 'format (prettier --check)', [node, `${root}/node_modules/prettier/bin/prettier.cjs`, '--check', '--log-level=warn', '.']),
     command('imports', 'imports (no cycle, none against the data flow)', [node, `${root}/scripts/check-imports.ts`]),
+    // Every GitHub Actions workflow, by actionlint built from tools/ (seconds cold, skipped when current) with shellcheck on its scripts; no workflow file fails.
+    command('workflows', 'workflows (actionlint)', [node, `${root}/scripts/lint-workflows.ts`]),
     nodeTest('unit', 'unit (node:test)', 'tests/unit/**/*.test.ts'),
     command('types', 'types (astro check)', [node, astro, 'check']),
     // The lab runs the real Kubernetes components: built here when missing or stale (a cold build takes minutes).
