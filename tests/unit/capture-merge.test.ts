@@ -15,6 +15,7 @@ import { checkoutArticles, findRuns, prepareMerge } from '../../src/capture/merg
 import { planMerge, runFolderName } from '../../src/capture/merge-plan.ts';
 import { UsageError } from '../../src/capture/cli-args.ts';
 import { treeDigest } from '../fault/support.ts';
+import { projectCopy } from '../support/project-copy.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const S074 = '074-external-traffic-policy';
@@ -251,14 +252,6 @@ test('a run whose facts cannot be derived, and one on which a claim broke, are j
   }
 });
 
-/** A copy of the project (scripts, src, content, package.json; node_modules linked): the command's own root. */
-function projectCopy(tmp: string): string {
-  const copy = join(tmp, 'project');
-  for (const entry of ['scripts', 'src', 'content', 'package.json']) cpSync(join(root, entry), join(copy, entry), { recursive: true });
-  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
-  return copy;
-}
-
 function merge(project: string, tmp: string, args: string[]) {
   // From the project's root, as npm runs it (a declared fact reads its manifest from there).
   return spawnSync(process.execPath, [join(project, 'scripts/capture-merge.ts'), ...args], {
@@ -271,7 +264,7 @@ function merge(project: string, tmp: string, args: string[]) {
 test('the command merges runs as capture.yml calls it: swapped in byte for byte, a Markdown report, nothing left beside the targets', () => {
   const tmp = scratch();
   try {
-    const project = projectCopy(tmp);
+    const project = projectCopy(root, tmp);
     const labDir = join(project, 'content/articles', S074);
     const before = treeDigest(join(project, 'content'));
     // The recorded lab run: iptables only, so the committed nftables run of the lab makes the set partial.
