@@ -7,7 +7,7 @@ const zh = {
   measuredHeading: '实测 · 本机执行输出',
   rawOutput: '原始输出',
   rawOutputAt: '原始输出见：',
-  rawOutputOnRecord: '原始输出在这次运行的运行记录里：',
+  rawOutputOnRecord: '原始输出在这次运行的记录里：',
   node: '节点',
   exitCode: '退出码',
   duration: '用时',
