@@ -1,0 +1,93 @@
+// capture:merge killed and interrupted, on a copy of the project: a kill -9
+// between the two renames of a swap is finished by `capture --clean` from the
+// merge's record; a SIGTERM while the runs are judged leaves every target as it
+// was and nothing beside it. The run merged is the lab run recorded as a fixture.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadSnapshots } from '../../src/evidence/load.ts';
+import { projectCopy } from '../support/project-copy.ts';
+import { treeDigest } from './support.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+const SLUG = '074-external-traffic-policy';
+const SAMPLE = join(root, 'tests/fixtures/snapshots/074-sample');
+
+function scene() {
+  const tmp = mkdtempSync(join(tmpdir(), 'shice-merge-fault-'));
+  const project = projectCopy(root, tmp);
+  const runs = join(tmp, 'runs/run-074-lab-iptables');
+  mkdirSync(runs, { recursive: true });
+  cpSync(SAMPLE, join(runs, `${SLUG}.lab`), { recursive: true });
+  const env = { ...process.env, SHICE_RUN_REGISTRY: join(tmp, 'registry'), SHICE_KEPT_RUNS: join(tmp, 'kept') };
+  const start = (script: string, args: string[], extra: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [join(project, 'scripts', script), ...args], { cwd: project, env: { ...env, ...extra } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+    );
+    const until = (pattern: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => (pattern.test(stderr) ? resolve() : undefined);
+        child.stderr.on('data', check);
+        child.on('close', () => reject(new Error(`ended before ${pattern}: ${stderr}`)));
+        check();
+      });
+    return { child, done, until };
+  };
+  const article = join(project, 'content/articles', SLUG);
+  return { tmp, project, runs, article, start };
+}
+
+test(
+  'kill -9 between the two renames of a merge: capture --clean finishes the swap from the record, nothing is left beside it',
+  { timeout: 120_000 },
+  async () => {
+    const { tmp, runs, article, start } = scene();
+    try {
+      const merge = start('capture-merge.ts', [runs, '--variant', 'iptables'], { SHICE_TEST_PAUSE_IN_SWAP: '1' });
+      await merge.until(/swap: paused between the two renames/);
+      merge.child.kill('SIGKILL');
+      const killed = await merge.done;
+      assert.equal(killed.signal, 'SIGKILL');
+      assert.ok(
+        readdirSync(article).some((n) => n.startsWith('.snapshots.lab.previous-')),
+        'the kill left the swap half done',
+      );
+
+      const clean = await start('capture.ts', ['--clean']).done;
+      assert.equal(clean.code, 0, clean.stderr);
+      assert.match(clean.stderr, /finished the interrupted swap of run 20261204T185353Z-bf7734/);
+      assert.equal(loadSnapshots(join(article, 'snapshots.lab')).run.runId, '20261204T185353Z-bf7734', 'the run the merge was putting in place is there');
+      assert.deepEqual(treeDigest(join(article, 'snapshots.lab')), treeDigest(SAMPLE));
+      assert.deepEqual(
+        readdirSync(article).filter((n) => n.startsWith('.')),
+        [],
+        'no staging, previous or lock left',
+      );
+      assert.deepEqual(readdirSync(join(tmp, 'registry')), [], 'no record left');
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  },
+);
+
+test('SIGTERM before the swap: the merge ends at once and touches nothing', { timeout: 120_000 }, async () => {
+  const { tmp, project, runs, start } = scene();
+  try {
+    const before = treeDigest(join(project, 'content'));
+    const merge = start('capture-merge.ts', [runs, '--variant', 'iptables']);
+    // The signal lands while Node starts or the runs are judged: 143 from the merge's handler, or Node's own death by SIGTERM before it is set.
+    merge.child.kill('SIGTERM');
+    const ended = await merge.done;
+    assert.ok(ended.code === 143 || ended.signal === 'SIGTERM', `${ended.code} ${ended.signal} ${ended.stderr}`);
+    assert.deepEqual(treeDigest(join(project, 'content')), before, 'every target as it was, nothing beside it');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
