@@ -3,9 +3,9 @@
 // artifacts) checked as the build would and swapped into the articles' snapshots
 // by a capture's rules (src/capture/merge.ts, swap-in.ts). The I/O edge: arguments,
 // signals, the report, exit codes.
-import { writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
-import { constants } from 'node:os';
+import { accessSync, constants, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { constants as osConstants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../src/capture/cli-args.ts';
 import { clip } from '../src/capture/clip.ts';
@@ -27,7 +27,7 @@ function fail(lines: readonly string[], code: number): never {
 }
 
 const say = (line: string) => process.stderr.write(`${terminalSafe(line)}\n`);
-const signalExitCode = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ?? 0);
+const signalExitCode = (signal: NodeJS.Signals) => 128 + (osConstants.signals[signal] ?? 0);
 
 // Until the swap is under way a signal ends the merge at once; during it, the swap is stopped and undone.
 const controller = new AbortController();
@@ -53,6 +53,14 @@ async function main(): Promise<void> {
   if (args.help) {
     process.stdout.write(`${MERGE_USAGE}\n`);
     return;
+  }
+  // The report is written after the swap: a folder it cannot be written to is found before anything is touched.
+  if (args.report) {
+    try {
+      accessSync(dirname(resolve(args.report)), constants.W_OK);
+    } catch {
+      fail([`--report ${clip(args.report, 160)}: its folder is not there or not writable; nothing was merged`], 2);
+    }
   }
   const started = performance.now();
   const ready = await prepareMerge({ root, dirs: args.dirs, variants: args.variants, acceptBrokenClaims: args.acceptBrokenClaims });

@@ -277,6 +277,10 @@ test('the command merges runs as capture.yml calls it: swapped in byte for byte,
     );
     assert.match(partial.stderr, /^capture:merge: nothing was merged$/m);
     assert.deepEqual(treeDigest(join(project, 'content')), before, 'a refusal touches nothing');
+    const nowhere = merge(project, tmp, [runs, '--variant', 'iptables', '--report', join(tmp, 'no-such-folder', 'report.md')]);
+    assert.equal(nowhere.status, 2, nowhere.stderr);
+    assert.match(nowhere.stderr, /^capture:merge: --report .*no-such-folder\/report\.md: its folder is not there or not writable; nothing was merged\n$/);
+    assert.deepEqual(treeDigest(join(project, 'content')), before, 'a report that cannot be written is found before the swap');
 
     const merged = merge(project, tmp, [runs, '--variant', 'iptables', '--report', join(tmp, 'report.md')]);
     assert.equal(merged.status, 0, merged.stderr);
