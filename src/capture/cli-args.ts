@@ -1,6 +1,6 @@
 // `npm run capture -- ...` arguments: parsed by a pure function so every
 // mistake is one clear line and the parse is unit-tested.
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { clip } from './clip.ts';
 import type { EnvironmentName } from '../experiment/types.ts';
 
@@ -88,31 +88,21 @@ Exit codes: 0 swapped in; 1 the run failed (or its facts could not be derived);
 aside); 130 and 143 interrupted by SIGINT and SIGTERM.`;
 
 export function parseCaptureArgs(argv: string[]): CaptureArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        driver: { type: 'string' },
-        out: { type: 'string' },
-        keep: { type: 'boolean', default: false },
-        'dry-run': { type: 'boolean', default: false },
-        clean: { type: 'boolean', default: false },
-        reuse: { type: 'boolean', default: false },
-        image: { type: 'string' },
-        'load-images': { type: 'boolean', default: false },
-        compare: { type: 'string' },
-        accept: { type: 'string' },
-        'kube-bin': { type: 'string' },
-        variant: { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw parseArgsProblem(error);
-  }
+  const parsed = parseCommandLine(argv, {
+    driver: { type: 'string' },
+    out: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    'dry-run': { type: 'boolean', default: false },
+    clean: { type: 'boolean', default: false },
+    reuse: { type: 'boolean', default: false },
+    image: { type: 'string' },
+    'load-images': { type: 'boolean', default: false },
+    compare: { type: 'string' },
+    accept: { type: 'string' },
+    'kube-bin': { type: 'string' },
+    variant: { type: 'string', multiple: true },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
   const v = parsed.values;
   const driver = v.driver ?? 'kind';
   if (driver !== 'kind' && driver !== 'lab') {
@@ -180,10 +170,17 @@ export function variantList(given: readonly string[], flag = '--variant'): strin
   return names;
 }
 
-/** The first sentence of node:util parseArgs' complaint, as one line (its hint about `--` does not apply here). */
-export function parseArgsProblem(error: unknown): UsageError {
-  const first = (error as Error).message.split('\n')[0]!.split('. To specify')[0]!.replace(/\.$/, '');
-  return new UsageError(`${clip(first, 160)} (see --help)`);
+/**
+ * A command line parsed by node:util's parseArgs, strictly, positionals allowed; its
+ * complaint is a UsageError of one line (its first sentence: the hint about `--` does not apply here).
+ */
+export function parseCommandLine<const T extends ParseArgsOptionsConfig>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  } catch (error) {
+    const first = (error as Error).message.split('\n')[0]!.split('. To specify')[0]!.replace(/\.$/, '');
+    throw new UsageError(`${clip(first, 160)} (see --help)`);
+  }
 }
 
 /** Picks the articles to capture; an unknown slug is an error that lists the known ones. */

@@ -1,11 +1,10 @@
 // The runs a CI matrix captures, one job each: article × variant in one
 // environment, listed from the experiments (never typed into a workflow), and
 // the arguments of `npm run capture:matrix` and `npm run capture:merge`. Pure.
-import { parseArgs } from 'node:util';
 import { environmentsOf } from '../experiment/environments.ts';
 import type { EnvironmentName, Experiment } from '../experiment/types.ts';
 import { variantsOf } from '../experiment/variants.ts';
-import { parseArgsProblem, selectSlugs, UsageError, variantList } from './cli-args.ts';
+import { parseCommandLine, selectSlugs, UsageError, variantList } from './cli-args.ts';
 import { clip } from './clip.ts';
 
 /** One job of the matrix: what it captures and the name of the artifact it uploads. */
@@ -73,21 +72,11 @@ export interface MatrixArgs {
 const names = (values: readonly string[]) => values.flatMap((v) => v.split(/[\s,]+/)).filter(Boolean);
 
 export function parseMatrixArgs(argv: string[]): MatrixArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        variant: { type: 'string', multiple: true },
-        driver: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw parseArgsProblem(error);
-  }
+  const parsed = parseCommandLine(argv, {
+    variant: { type: 'string', multiple: true },
+    driver: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
   const driver = parsed.values.driver ?? 'kind';
   if (driver !== 'kind' && driver !== 'lab') throw new UsageError(`--driver must be kind or lab, got "${clip(driver)}"`);
   return {
@@ -135,22 +124,12 @@ export interface MergeArgs {
 }
 
 export function parseMergeArgs(argv: string[]): MergeArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        variant: { type: 'string', multiple: true },
-        report: { type: 'string' },
-        'accept-broken-claims': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw parseArgsProblem(error);
-  }
+  const parsed = parseCommandLine(argv, {
+    variant: { type: 'string', multiple: true },
+    report: { type: 'string' },
+    'accept-broken-claims': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
   const v = parsed.values;
   if (v.report !== undefined && v.report.trim() === '') throw new UsageError('--report needs a value');
   const args: MergeArgs = {
