@@ -5,7 +5,7 @@
 // The client's source port and the pod's port are known only for the request
 // through worker2 under Cluster (worker2's conntrack entry); the other hops show
 // the addresses without them.
-import type { PacketPathDef, PathStation } from '../../../src/article/render/packet-path.ts';
+import type { PacketPathDef, PathEvent, PathHop, PathStation } from '../../../src/article/render/packet-path.ts';
 
 const client: PathStation = {
   id: 'client',
@@ -32,6 +32,18 @@ const pod: PathStation = {
 };
 const STATIONS = [client, worker, worker2, pod];
 
+/** The client's request to a worker, at the port of a Service (`port` a fact id). */
+const fromClient = (node: 'worker' | 'worker2', port: string): PathHop => ({
+  from: 'client',
+  to: node,
+  src: { address: 'node.control-plane.ip' },
+  dst: { address: `node.${node}.ip`, port },
+});
+/** worker hands the request to the pod on it; `seen` is the source the backend reported. */
+const workerToPod = (seen: string): PathHop => ({ from: 'worker', to: 'pod', src: { address: seen }, dst: { address: 'pod.backend.ip' } });
+/** worker's DNAT of a request it keeps: to the pod on it. */
+const dnatToPod: PathEvent = { at: 'worker', kind: 'rewrite', text: { zh: 'DNAT：dst 改为 Pod {pod.backend.ip}', en: 'DNAT: dst → the pod, {pod.backend.ip}' } };
+
 /** The conntrack entry worker2 kept for the request through it under Cluster. */
 const ct = (field: string) => `conntrack-worker2.first.${field}`;
 
@@ -44,11 +56,11 @@ export const paths: PacketPathDef[] = [
       {
         stations: ['client', 'worker', 'pod'],
         hops: [
-          { from: 'client', to: 'worker', src: { address: 'node.control-plane.ip' }, dst: { address: 'node.worker.ip', port: 'service.s-cluster.nodePort' } },
-          { from: 'worker', to: 'pod', src: { address: 'cluster-via-worker.client' }, dst: { address: 'pod.backend.ip' } },
+          fromClient('worker', 'service.s-cluster.nodePort'),
+          workerToPod('cluster-via-worker.client'),
         ],
         events: [
-          { at: 'worker', kind: 'rewrite', text: { zh: 'DNAT：dst 改为 Pod {pod.backend.ip}', en: 'DNAT: dst → the pod, {pod.backend.ip}' } },
+          dnatToPod,
           {
             at: 'worker',
             kind: 'rewrite',
@@ -115,11 +127,11 @@ export const paths: PacketPathDef[] = [
       {
         stations: ['client', 'worker', 'pod'],
         hops: [
-          { from: 'client', to: 'worker', src: { address: 'node.control-plane.ip' }, dst: { address: 'node.worker.ip', port: 'service.s-local.nodePort' } },
-          { from: 'worker', to: 'pod', src: { address: 'local-via-worker.client' }, dst: { address: 'pod.backend.ip' } },
+          fromClient('worker', 'service.s-local.nodePort'),
+          workerToPod('local-via-worker.client'),
         ],
         events: [
-          { at: 'worker', kind: 'rewrite', text: { zh: 'DNAT：dst 改为 Pod {pod.backend.ip}', en: 'DNAT: dst → the pod, {pod.backend.ip}' } },
+          dnatToPod,
           { at: 'worker', kind: 'keep', text: { zh: '不做 SNAT：src 仍是客户端的地址', en: 'No SNAT: src stays the client’s' } },
         ],
       },
@@ -137,7 +149,7 @@ export const paths: PacketPathDef[] = [
       {
         stations: ['client', 'worker2', 'worker', 'pod'],
         hops: [
-          { from: 'client', to: 'worker2', src: { address: 'node.control-plane.ip' }, dst: { address: 'node.worker2.ip', port: 'service.s-local.nodePort' } },
+          fromClient('worker2', 'service.s-local.nodePort'),
         ],
         events: [
           {
@@ -165,7 +177,7 @@ export const paths: PacketPathDef[] = [
         label: { zh: '探测 worker', en: 'Probe of worker' },
         stations: ['client', 'worker', 'pod'],
         hops: [
-          { from: 'client', to: 'worker', src: { address: 'node.control-plane.ip' }, dst: { address: 'node.worker.ip', port: 'service.s-lb.healthCheckNodePort' } },
+          fromClient('worker', 'service.s-lb.healthCheckNodePort'),
         ],
         events: [
           {
@@ -182,7 +194,7 @@ export const paths: PacketPathDef[] = [
         label: { zh: '探测 worker2', en: 'Probe of worker2' },
         stations: ['client', 'worker2'],
         hops: [
-          { from: 'client', to: 'worker2', src: { address: 'node.control-plane.ip' }, dst: { address: 'node.worker2.ip', port: 'service.s-lb.healthCheckNodePort' } },
+          fromClient('worker2', 'service.s-lb.healthCheckNodePort'),
         ],
         events: [
           {
