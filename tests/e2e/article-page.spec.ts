@@ -46,7 +46,7 @@ for (const { lang, path } of PAGES) {
       expect(await page.locator('.walkthrough .measured-links a[href^="#output-"]').count()).toBeGreaterThan(0);
       expect(await brokenFragmentLinks(page)).toEqual([]);
       // Links to raw output name what ran where (or a Measured block's line), never the experiment's step ids.
-      const named = await page.locator('.measured-links a, .step-output .code-label').allTextContents();
+      const named = await page.locator('.measured-links a, .excerpt-whole a, .step-output .code-label').allTextContents();
       expect(named.length).toBeGreaterThan(0);
       for (const text of named)
         for (const step of run.steps) expect(text, `"${text}" names step ${step}`).not.toMatch(new RegExp(`(^|[\\s·])${step}($|[\\s·])`));
