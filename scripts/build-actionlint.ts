@@ -1,5 +1,5 @@
 // Builds actionlint (scripts/lib/build-actionlint.ts) into
-// .shice/tools/bin/actionlint, or says it is up to date; `npm run
+// the machine cache (~/.cache/shice/tools/bin/actionlint), or says it is up to date; `npm run
 // lint:workflows` does the same before it lints. --quiet-if-current says
 // nothing when there is nothing to build.
 import { buildActionlint } from './lib/build-actionlint.ts';

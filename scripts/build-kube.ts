@@ -1,6 +1,6 @@
 // `npm run lab:build`: builds the real Kubernetes components the lab runs
 // (kube/, one multi-call binary from k8s.io/kubernetes and etcd's server
-// module) into .shice/kube/bin, with a link per official name. Skips the
+// module) into the machine cache, ~/.cache/shice/kube/bin, with a link per official name. Skips the
 // work when the binary on disk was built from the same module files by the
 // same Go. Prints progress: Go's own list of packages as it compiles them
 // (scripts/lib/go-build.ts, shared with the tools' build).

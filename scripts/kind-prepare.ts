@@ -21,7 +21,7 @@ if (unknown.length > 0 || args.includes('--help')) {
 }
 
 if (args.includes('--stop')) {
-  for (const line of await stopEngine(root)) process.stdout.write(`kind:prepare: ${line}\n`);
+  for (const line of await stopEngine()) process.stdout.write(`kind:prepare: ${line}\n`);
   process.exit(0);
 }
 

@@ -17,11 +17,20 @@
 // `SHICE_TEST_OPTOUT=kube,lab,fault,kind npm test` without root; the summary
 // says "skipped (opted out by SHICE_TEST_OPTOUT)". On CI (CI=true) the lab,
 // fault and kind suites cannot be opted out: npm test fails with one line.
+//
+// Before the first suite it checks what every suite it will run needs from
+// the machine (tests/support/prerequisites.ts): as root on Debian or Ubuntu it
+// installs the missing Debian packages itself (apt-get, no service started);
+// anywhere else, and for root or Go, it stops with one line for each.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromium } from '@playwright/test';
+import { goVersion } from './lib/go-build.ts';
+import { planSetup, POLICY_RC_D, type MachineProbe } from '../tests/support/prerequisites.ts';
+import { findProgram } from '../src/capture/lab/tools.ts';
 import {
   judgeSuite,
   OPT_OUT_VARIABLE,
@@ -53,6 +62,77 @@ const optOut = optedOutSuites(
   process.env.CI === 'true',
 );
 if ('problem' in optOut) fail(optOut.problem);
+
+function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function probeMachine(): MachineProbe {
+  const go = goVersion();
+  const has = (program: string) =>
+    findProgram(program, process.env.PATH) !== null ||
+    existsSync(program) ||
+    // Playwright's own Chromium serves the browser suite where Debian's is absent (playwright.config.ts).
+    (program === '/usr/bin/chromium' && existsSync(chromium.executablePath()));
+  return {
+    platform: process.platform,
+    root: process.getuid?.() === 0,
+    goVersion: 'version' in go ? go.version : null,
+    has,
+    osRelease: readOrNull('/etc/os-release'),
+    aptGet: findProgram('apt-get', process.env.PATH) !== null,
+  };
+}
+
+const POLICY_FILE = '/usr/sbin/policy-rc.d';
+
+/** apt-get install with no service started (policy-rc.d), which is removed again however the install ends. */
+function installPackages(packages: string[]): void {
+  // One left by an earlier npm test that was killed mid-install: ours by its content, so ours to remove.
+  if (readOrNull(POLICY_FILE) === POLICY_RC_D) rmSync(POLICY_FILE);
+  const ownPolicy = !existsSync(POLICY_FILE);
+  const stop: { signal: NodeJS.Signals | null } = { signal: null };
+  const onSignal = (signal: NodeJS.Signals) => {
+    stop.signal = signal; // apt-get, in the same process group, gets the signal too; cleaning up follows below.
+  };
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  process.stdout.write(`npm test: installing the Debian packages its suites need: ${packages.join(' ')}\n`);
+  let failure: string | null = null;
+  try {
+    if (ownPolicy) writeFileSync(POLICY_FILE, POLICY_RC_D, { mode: 0o755 });
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    for (const argv of [
+      ['apt-get', 'update', '-qq'],
+      ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...packages],
+    ]) {
+      const run = spawnSync(argv[0]!, argv.slice(1), { stdio: 'inherit', env });
+      if (stop.signal !== null || run.status !== 0) {
+        failure = `${argv.slice(0, 2).join(' ')} ${stop.signal ? `interrupted (${stop.signal})` : `failed (${run.error?.message ?? `exit ${run.status ?? run.signal}`})`}`;
+        break;
+      }
+    }
+  } finally {
+    if (ownPolicy) rmSync(POLICY_FILE, { force: true });
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
+  if (failure === null) return;
+  process.stderr.write(`npm test: ${failure}; no suite ran. Install them by hand: apt-get install -y --no-install-recommends ${packages.join(' ')}\n`);
+  process.exit(stop.signal === 'SIGINT' ? 130 : stop.signal === 'SIGTERM' ? 143 : 1);
+}
+
+const toRun = selected.suites.filter((s) => !optOut.optedOut.has(s.word)).map((s) => s.word);
+const setup = planSetup(toRun, probeMachine());
+if (setup.problems.length > 0) fail(setup.problems.join('\n'));
+if (setup.install.length > 0) {
+  installPackages(setup.install);
+  const after = planSetup(toRun, probeMachine());
+  if (after.problems.length > 0 || after.install.length > 0)
+    fail(`npm test: still missing after apt-get: ${after.install.join(' ') || after.problems.join('; ')}`);
+}
 
 const reportDir = mkdtempSync(join(tmpdir(), 'shice-test-'));
 

@@ -16,7 +16,7 @@ import { renderKindConfig } from '../../src/capture/kind/config.ts';
 import { engineEnv, findEngine } from '../../src/capture/kind/engine/engine.ts';
 import { readImagesRecord } from '../../src/capture/kind/image/build.ts';
 import { kindParts, type TimedLine } from '../../src/capture/kind/phases.ts';
-import { projectToolDirs } from '../../src/capture/kind/prepare.ts';
+import { KIND_PATH_DIRS } from '../../src/capture/kind/prepare.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
@@ -92,10 +92,10 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
     if (prepare.code !== 0) return kindNotMeasured(`kind:prepare exited ${prepare.code}: ${prepare.lines.at(-1)?.text ?? ''}`);
     const engineAt = prepare.lines.find((l) => /Docker engine that answers|started shice's own dockerd/.test(l.text))?.atMs;
     const imagesAt = prepare.lines.find((l) => /^kind:prepare: ready in/.test(l.text))?.atMs;
-    const engine = await findEngine(ctx.root);
+    const engine = await findEngine();
     if (engine === null) return kindNotMeasured('kind:prepare finished, but no Docker engine answers');
-    const env = { ...engineEnv(engine, process.env), PATH: [...projectToolDirs(ctx.root), process.env.PATH ?? ''].join(':') };
-    const node = readImagesRecord(ctx.root)?.node;
+    const env = { ...engineEnv(engine, process.env), PATH: [...KIND_PATH_DIRS, process.env.PATH ?? ''].join(':') };
+    const node = readImagesRecord()?.node;
     if (!node) return kindNotMeasured('kind:prepare recorded no local node image');
     const cgroup = await execa('docker', ['info', '--format', '{{.CgroupVersion}}'], { env, reject: false });
 

@@ -1,17 +1,18 @@
 // actionlint, the linter of GitHub Actions workflows that `npm run
 // lint:workflows` (and npm test's workflows suite) runs: where the project
-// builds it (tools/, its own Go module, into .shice/tools/bin), which files it
+// builds it (tools/, its own Go module, into the machine cache, ~/.cache/shice/tools/bin), which files it
 // lints, the flags that decide what it checks, and what its answer means.
 // Pure: the caller reads the folders, finds shellcheck and runs actionlint.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MACHINE_CACHE } from '../../src/capture/machine-cache.ts';
 
 /** The project root's tools/ Go module: it requires actionlint at the pinned version (a `tool` line). */
 export const TOOLS_MODULE_DIR = fileURLToPath(new URL('../../tools', import.meta.url));
 /** The files whose content decides the build. */
 export const TOOLS_MODULE_FILES = ['go.mod', 'go.sum'] as const;
-/** Where the build puts the binary (git-ignored, like .shice/kube/bin). */
-export const BUILT_TOOLS_BIN_DIR = fileURLToPath(new URL('../../.shice/tools/bin', import.meta.url));
+/** Where the build puts the binary: the machine's cache, like the Kubernetes binaries. */
+export const BUILT_TOOLS_BIN_DIR = join(MACHINE_CACHE, 'tools', 'bin');
 export const ACTIONLINT_BINARY = join(BUILT_TOOLS_BIN_DIR, 'actionlint');
 export const ACTIONLINT_MODULE = 'github.com/rhysd/actionlint';
 export const ACTIONLINT_PACKAGE = `${ACTIONLINT_MODULE}/cmd/actionlint`;

@@ -1,5 +1,5 @@
 // Builds actionlint from the project's tools/ Go module (the version its
-// go.mod pins) into .shice/tools/bin/actionlint, as scripts/build-kube.ts
+// go.mod pins) into the machine cache (~/.cache/shice/tools/bin/actionlint), as scripts/build-kube.ts
 // builds the lab's binaries: skipped when the binary on disk was built from
 // the same go.mod and go.sum by the same Go (a stamp beside it), else go mod
 // download and go build with progress (scripts/lib/go-build.ts). Used by

@@ -3,9 +3,12 @@
 // kind:prepare makes (built here, without any registry, where none answers).
 // Then: the article's observations hold in each mode, and the run left nothing
 // on the host (containers, networks, kubeconfig, processes, root-namespace
-// links, addresses, routes and rules compared before and after). And a node
-// container killed in the middle of a capture: one line naming it, the
-// previous snapshots byte for byte, nothing left.
+// links, addresses, routes, rules and network sysctls compared before and
+// after). And a node container killed in the middle of a capture: one line
+// naming it, the previous snapshots byte for byte, nothing left. Last,
+// `kind:prepare -- --stop` leaves forwarding and the routing tables as shice
+// first found this machine (the suite turns forwarding back off first where an
+// earlier run of an older shice left it on).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -14,9 +17,13 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { execa } from 'execa';
 import { evidenceFromDisk, loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import { readMachineBaseline, readHostNetwork } from '../../src/capture/kind/engine/engine.ts';
+import { FORWARDING_SYSCTLS, routeChanges, sysctlChanges } from '../../src/capture/kind/engine/host-state.ts';
 import { formatBrokenClaims } from '../../src/evidence/claims.ts';
 import {
+  answeringEngine,
   dockerObjects,
+  forwardingAsFirstFound,
   engineProcesses,
   kindStateFiles,
   kindTest,
@@ -24,18 +31,24 @@ import {
   ROOT,
   rootNamespace,
   runCaptureCli,
+  stopEngineCli,
   stopKindIfStarted,
   unavailable,
   type KindHost,
 } from './support.ts';
 
 const SLUG = '074-external-traffic-policy';
+const onCI = process.env.CI === 'true';
 let host: KindHost | null = null;
 let hostBefore: { root: Record<string, string[]>; processes: string[] } | null = null;
 const out = mkdtempSync(join(tmpdir(), 'shice-kind-'));
 
 before(async () => {
   if (unavailable !== null) return;
+  // shice's own engine, left running by a user, is stopped first: the suite proves what starting and stopping it does.
+  const running = await answeringEngine();
+  if (running?.own) for (const line of (await stopEngineCli()).stdout.trim().split('\n')) process.stdout.write(`# ${line}\n`);
+  if ((await answeringEngine()) === null) for (const line of forwardingAsFirstFound(onCI)) process.stdout.write(`# set ${line}\n`);
   // Read before any engine starts: whoever starts one here stops it, and the host is as it was.
   hostBefore = { root: await rootNamespace(), processes: engineProcesses() };
   host = await prepareKind((line) => process.stdout.write(`# ${line}\n`));
@@ -43,17 +56,13 @@ before(async () => {
 
 after(async () => {
   rmSync(out, { recursive: true, force: true });
-  if (host === null || hostBefore === null) return;
+  // Only when the last test did not get to stop it (a failure before it).
   await stopKindIfStarted(host);
-  if (host.startedEngine) {
-    assert.deepEqual(engineProcesses(), hostBefore.processes, 'the engine the tests started is stopped, with every process of it');
-    assert.deepEqual(await rootNamespace(), hostBefore.root, "the host's root namespace is as it was before the engine started");
-  }
 });
 
 /** What a capture may change on the host: nothing, once it has ended. */
 async function leftovers() {
-  return { docker: await dockerObjects(host!.env), root: await rootNamespace(), state: kindStateFiles(), processes: engineProcesses() };
+  return { docker: await dockerObjects(host!.env), root: await rootNamespace({ engineOwned: false }), state: kindStateFiles(), processes: engineProcesses() };
 }
 
 function folderHash(dir: string): string {
@@ -128,4 +137,28 @@ kindTest('a node container killed during the steps: one line naming it, the prev
   assert.match(errors[0]!, /snapshots were left as they were/);
   assert.equal(folderHash(join(target, SLUG)), hashBefore, 'the previous snapshots, byte for byte');
   assert.deepEqual(await leftovers(), beforeRun, 'nothing of the run is left');
+});
+
+kindTest('kind:prepare -- --stop: the engine and every process of it gone, forwarding and the routing tables as shice first found this machine', async (t) => {
+  if (!host!.startedEngine) {
+    // The host's own engine (Docker Desktop, a system dockerd): never stopped by shice, and shice changed nothing of the host.
+    assert.deepEqual(await rootNamespace(), hostBefore!.root, "the host's root namespace is as it was before the suite");
+    return;
+  }
+  const stop = await stopEngineCli();
+  t.diagnostic(stop.stdout);
+  assert.equal(stop.code, 0, stop.stderr);
+  assert.doesNotMatch(stop.stdout, /could not|differ/, 'everything written back, no route left');
+  host = null;
+  assert.deepEqual(engineProcesses(), hostBefore!.processes, 'the engine the suite started is stopped, with every process of it');
+  assert.deepEqual(await rootNamespace(), hostBefore!.root, "the host's root namespace is as it was before the engine started");
+  const baseline = readMachineBaseline();
+  assert.ok(baseline, 'the engine recorded this machine before it first started there');
+  const now = await readHostNetwork();
+  for (const name of FORWARDING_SYSCTLS) {
+    assert.equal(now.sysctls[name], baseline.sysctls[name], `${name} as before shice's engine first started here`);
+    if (onCI) assert.equal(now.sysctls[name], '0', `${name}: off, as on a fresh machine`);
+  }
+  assert.deepEqual(sysctlChanges(baseline.sysctls, now.sysctls), [], 'every network sysctl as before the first start');
+  assert.deepEqual(routeChanges(baseline.routes, now.routes), { added: [], removed: [] }, 'IPv4 and IPv6 routing tables, local table included');
 });

@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, type TestContext } from 'node:test';
 import { execa } from 'execa';
-import { engineEnv, findEngine, stopEngine, type Engine } from '../../src/capture/kind/engine/engine.ts';
+import { engineEnv, findEngine, readMachineBaseline, stopEngine, type Engine } from '../../src/capture/kind/engine/engine.ts';
+import { FORWARDING_SYSCTLS, readSysctls, writeSysctl } from '../../src/capture/kind/engine/host-state.ts';
 import { prepare } from '../../src/capture/kind/prepare.ts';
 import { processStartTime } from '../../src/capture/process-identity.ts';
-import { projectToolDirs } from '../../src/capture/kind/prepare.ts';
+import { KIND_PATH_DIRS } from '../../src/capture/kind/prepare.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const onCI = process.env.CI === 'true';
@@ -48,16 +49,39 @@ export interface KindHost {
 /** The engine and images, as `npm run kind:prepare` leaves them (quick when they are up to date). */
 export async function prepareKind(log: (line: string) => void): Promise<KindHost> {
   const done = await prepare({ root: ROOT, buildImages: true }, { signal: new AbortController().signal, log });
-  const path = [...projectToolDirs(ROOT), process.env.PATH ?? ''].join(':');
+  const path = [...KIND_PATH_DIRS, process.env.PATH ?? ''].join(':');
   return { engine: done.engine, startedEngine: done.startedEngine, env: { ...engineEnv(done.engine, process.env), PATH: path } };
 }
 
 export async function stopKindIfStarted(host: KindHost | null): Promise<void> {
-  if (host?.startedEngine) await stopEngine(ROOT);
+  if (host?.startedEngine) await stopEngine();
 }
 
 export async function answeringEngine(): Promise<Engine | null> {
-  return findEngine(ROOT);
+  return findEngine();
+}
+
+/**
+ * Before the suite starts an engine: IPv4 and IPv6 forwarding as shice first found
+ * this machine (its baseline), where an earlier run of an older shice left them on;
+ * with no baseline yet, on CI, off, as on a fresh machine. Returns what it set.
+ */
+export function forwardingAsFirstFound(onCI: boolean): string[] {
+  const baseline = readMachineBaseline();
+  const now = readSysctls();
+  const set: string[] = [];
+  for (const name of FORWARDING_SYSCTLS) {
+    const wanted = baseline?.sysctls[name] ?? (onCI ? '0' : null);
+    if (wanted === null || now[name] === wanted) continue;
+    writeSysctl(name, wanted);
+    set.push(`${name} ${now[name]} -> ${wanted} (${baseline ? "shice's baseline of this machine" : 'CI, no baseline yet'})`);
+  }
+  return set;
+}
+
+/** `npm run kind:prepare -- --stop` as a user runs it. */
+export function stopEngineCli(): Promise<CaptureRun> {
+  return runScript('scripts/kind-prepare.ts', ['--stop'], process.env);
 }
 
 /** Lines of a command's output, [] when it fails (a tool that is absent has nothing to show). */
@@ -66,15 +90,22 @@ async function lines(argv: string[], env: NodeJS.ProcessEnv = process.env): Prom
   return run.exitCode === 0 ? run.stdout.split('\n').filter(Boolean) : [];
 }
 
-/** Everything of the root namespace a run could change: links, addresses, routes, rules (counters left out). */
-export async function rootNamespace(): Promise<Record<string, string[]>> {
+/**
+ * Everything of the root namespace a run could change: links, addresses, routes, rules (counters left out),
+ * network sysctls. `engineOwned: false` leaves out what the running engine owns until --stop writes it back:
+ * the sysctls (dockerd turns IPv6 forwarding on with kind's first network) and the anycast routes the kernel
+ * adds to the local table while forwarding is on; a capture's own leftovers are compared without them.
+ */
+export async function rootNamespace({ engineOwned = true } = {}): Promise<Record<string, string[]>> {
   const counters = (l: string) => l.replace(/\[\d+:\d+\]/g, '[]');
+  const routes = (await lines(['ip', 'route', 'show', 'table', 'all'])).concat(await lines(['ip', '-6', 'route', 'show', 'table', 'all'])).sort();
   return {
     links: (await lines(['ip', '-o', 'link', 'show'])).map((l) => l.replace(/^\d+: /, '').split(':')[0]!).sort(),
     addresses: (await lines(['ip', '-o', 'address', 'show'])).map((l) => l.replace(/^\d+: /, '').replace(/\s+valid_lft.*$/, '')).sort(),
-    routes: (await lines(['ip', 'route', 'show', 'table', 'all'])).sort(),
+    routes: engineOwned ? routes : routes.filter((r) => !r.startsWith('anycast ')),
     iptables: (await lines(['iptables-save'])).filter((l) => !l.startsWith('#')).map(counters),
     nftables: await lines(['nft', 'list', 'ruleset']),
+    sysctls: engineOwned ? Object.entries(readSysctls()).map(([name, value]) => `${name} = ${value}`) : [],
     libModules: [String(existsSync('/lib/modules'))],
     mounts: readFileSync('/proc/self/mountinfo', 'utf8')
       .split('\n')
@@ -130,8 +161,12 @@ export interface CaptureRun {
  * each line of either stream as it comes (progress goes to stderr); resolves when the process ends.
  */
 export function runCaptureCli(args: string[], env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => {}): Promise<CaptureRun> {
+  return runScript('scripts/capture.ts', args, env, onLine);
+}
+
+function runScript(script: string, args: string[], env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => {}): Promise<CaptureRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts/capture.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const text = { stdout: '', stderr: '' };
     const pending = { stdout: '', stderr: '' };
     for (const stream of ['stdout', 'stderr'] as const) {

@@ -20,18 +20,18 @@ test('the capability bounding set: this sandbox lacks CAP_SYS_RESOURCE (bit 24);
 });
 
 test('dockerd: its own data root, exec root, socket and pid file; no iptables; the wrapper runtime only where the host needs it', () => {
-  const paths = enginePaths('/srv/shice');
+  const paths = enginePaths('/srv/cache/shice/docker');
   const plain = dockerdArgv(paths, null);
   assert.deepEqual(plain.slice(0, 9), [
     'dockerd',
     '--data-root',
-    '/srv/shice/.shice/docker/data',
+    '/srv/cache/shice/docker/data',
     '--exec-root',
-    '/srv/shice/.shice/docker/run',
+    '/srv/cache/shice/docker/run',
     '--pidfile',
-    '/srv/shice/.shice/docker/dockerd.pid',
+    '/srv/cache/shice/docker/dockerd.pid',
     '--host',
-    'unix:///srv/shice/.shice/docker/docker.sock',
+    'unix:///srv/cache/shice/docker/docker.sock',
   ]);
   assert.ok(plain.includes('--iptables=false') && plain.includes('--ip6tables=false'));
   assert.ok(!plain.includes('--add-runtime'));

@@ -36,7 +36,7 @@ import { readImagesRecord, type LocalImage } from './image/build.ts';
 import { standInForKindnetd } from './kindnet-stand-in.ts';
 import { mergeNodeDecisions, type NodeDecisions } from '../cluster/stand-in.ts';
 import { KIND_MARKS } from './phases.ts';
-import { projectToolDirs } from './prepare.ts';
+import { KIND_PATH_DIRS } from './prepare.ts';
 import { substituteImages, type Substitution } from './substitutes.ts';
 import { parseNodeList as parseNodes } from '../cluster/topology.ts';
 import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
@@ -189,7 +189,7 @@ export class KindDriver implements NodeProvider {
     this.kubeconfig = inside.startsWith('..') || isAbsolute(inside) ? kubeconfig : inside;
     // Belt and braces: even a call that forgot --kubeconfig could not reach the user's file.
     this.childEnv = { ...(options.env ?? process.env), KUBECONFIG: this.kubeconfig };
-    if (options.host) this.useHost(options.host.root);
+    if (options.host) this.useHost();
   }
 
   environment(run: RunIdentity): DriverEnvironment {
@@ -279,9 +279,9 @@ export class KindDriver implements NodeProvider {
   private chosen = false;
 
   /** shice's own engine (when kind:prepare started one) and kind:prepare's tools, ahead of the user's. */
-  private useHost(root: string): void {
-    this.engine = ownEngineRecord(root);
-    const path = [...projectToolDirs(root), this.childEnv.PATH ?? ''].filter(Boolean).join(':');
+  private useHost(): void {
+    this.engine = ownEngineRecord();
+    const path = [...KIND_PATH_DIRS, this.childEnv.PATH ?? ''].filter(Boolean).join(':');
     this.childEnv = { ...this.childEnv, PATH: path, ...(this.engine ? { DOCKER_HOST: `unix://${this.engine.socket}` } : {}) };
   }
 
@@ -291,7 +291,7 @@ export class KindDriver implements NodeProvider {
    */
   private async chooseNodeImage(host: NonNullable<KindDriverOptions['host']>, experiment?: Experiment): Promise<void> {
     this.chosen = true;
-    const record = readImagesRecord(host.root);
+    const record = readImagesRecord();
     const quick = { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs };
     const present = async (image: string) => (await runTool(cmd.dockerImageInspect(image), quick)).exitCode === 0;
     if (this.options.image) {

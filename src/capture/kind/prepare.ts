@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { DriverError, type DriverContext } from '../driver.ts';
 import { runOrThrow } from '../checked-run.ts';
-import { KUBERNETES_VERSION } from '../lab/kube-bin.ts';
+import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../lab/kube-bin.ts';
 import { engineEnv, findEngine, startEngine, type Engine } from './engine/engine.ts';
 import { runtimeAdaptation } from './engine/engine.ts';
 import { goInstall, ImageBuilder, KIND_TOOLS_DIR, type ImagesRecord } from './image/build.ts';
@@ -31,9 +31,7 @@ export interface Prepared {
 }
 
 /** The folders the kind driver puts first on PATH: kind and crictl from kind:prepare, kubectl from kube/. */
-export function projectToolDirs(root: string): string[] {
-  return [resolve(root, KIND_TOOLS_DIR), resolve(root, '.shice/kube/bin')];
-}
+export const KIND_PATH_DIRS: readonly string[] = [KIND_TOOLS_DIR, BUILT_KUBE_BIN_DIR];
 
 export async function prepare(options: PrepareOptions, ctx: DriverContext): Promise<Prepared> {
   const env = options.env ?? process.env;
@@ -43,10 +41,10 @@ export async function prepare(options: PrepareOptions, ctx: DriverContext): Prom
   const build = spawnSync(process.execPath, [join(root, 'scripts/build-kube.ts'), '--quiet-if-current'], { cwd: root, stdio: 'inherit', env });
   if (build.status !== 0) throw new DriverError(`npm run lab:build failed (exit ${build.status ?? build.signal}): kubelet and kubeadm come from it`);
 
-  let engine = await findEngine(root, env);
+  let engine = await findEngine(env);
   let startedEngine = false;
   if (engine === null) {
-    engine = await startEngine(root, ctx.log, env);
+    engine = await startEngine(ctx.log, env);
     startedEngine = true;
   } else {
     ctx.log(`kind:prepare: using the Docker engine that answers (${engine.own ? "shice's own" : "the host's"}, Docker ${engine.serverVersion})`);
@@ -54,7 +52,7 @@ export async function prepare(options: PrepareOptions, ctx: DriverContext): Prom
   const dockerEnv = engineEnv(engine, env);
   const buildCtx = { ...ctx, root, env: dockerEnv, adaptation: engine.record?.adaptation ?? runtimeAdaptation(readFileSync('/proc/self/status', 'utf8')) };
 
-  const toolDir = resolve(root, KIND_TOOLS_DIR);
+  const toolDir = KIND_TOOLS_DIR;
   const kind = await goInstall({ module: KIND_MODULE, version: KIND_VERSION, binary: 'kind', dir: toolDir }, buildCtx);
   // cri-tools' Makefile stamps the version the same way; without it crictl says "unknown".
   const crictl = await goInstall(

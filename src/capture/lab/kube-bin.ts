@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MACHINE_CACHE } from '../machine-cache.ts';
 
 /** The official names, as in the Kubernetes server release and etcd's release. */
 export const KUBE_COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy', 'kubectl'] as const;
@@ -19,8 +20,8 @@ export const KUBERNETES_VERSION = 'v1.37.2';
 
 /** The project root's kube/ Go module. */
 export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../../kube', import.meta.url));
-/** Where `npm run lab:build` puts the binary and its links (git-ignored). */
-export const BUILT_KUBE_BIN_DIR = fileURLToPath(new URL('../../../.shice/kube/bin', import.meta.url));
+/** Where `npm run lab:build` puts the binary and its links: the machine's cache, shared by every clone. */
+export const BUILT_KUBE_BIN_DIR = join(MACHINE_CACHE, 'kube', 'bin');
 /** The environment variable that points the lab at a folder of official binaries. */
 export const KUBE_BIN_ENV = 'SHICE_KUBE_BIN';
 export const BUILD_COMMAND = 'npm run lab:build';

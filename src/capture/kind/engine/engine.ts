@@ -2,20 +2,23 @@
 // used as it is and never stopped or reconfigured. Where none answers (a Linux
 // machine with Debian's docker.io installed but no daemon running), shice
 // starts one of its own: its own data root, exec root, socket, pid file and log
-// under .shice/docker/, so it can never collide with a system daemon, and it
-// writes no iptables rules into the host's root namespace. Only that daemon is
-// ever stopped, and stopping it removes what it added to the host.
+// in the machine's cache (docker/), so it can never collide with a system
+// daemon, its images outlive a clone, and it writes no iptables rules into the
+// host's root namespace. Only that daemon is ever stopped, and stopping it
+// removes what it added to the host and restores what it changed there.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../../driver.ts';
 import { processStartTime, stillRunning } from '../../process-identity.ts';
 import { runTool, sleep } from '../../process.ts';
 import { parseDockerVersion } from '../tool-output.ts';
+import { MACHINE_CACHE } from '../../machine-cache.ts';
+import { changeText, readSysctls, restoreSysctls, routeChanges, routeLines, type HostNetwork, type Sysctls } from './host-state.ts';
 
-/** Where shice's own daemon keeps everything, relative to the project root. */
-export const ENGINE_DIR = '.shice/docker';
+/** Where shice's own daemon keeps everything. */
+export const ENGINE_DIR = join(MACHINE_CACHE, 'docker');
 
 /** The runtime dockerd is given where the host cannot grant CAP_SYS_RESOURCE. */
 export const ADAPTED_RUNTIME = 'shice-runc';
@@ -32,10 +35,11 @@ export interface EnginePaths {
   pidFile: string;
   log: string;
   record: string;
+  /** The host's network as it was before shice's engine first started on this machine. */
+  baseline: string;
 }
 
-export function enginePaths(root: string): EnginePaths {
-  const dir = resolve(root, ENGINE_DIR);
+export function enginePaths(dir: string = ENGINE_DIR): EnginePaths {
   return {
     dir,
     dataRoot: join(dir, 'data'),
@@ -44,6 +48,7 @@ export function enginePaths(root: string): EnginePaths {
     pidFile: join(dir, 'dockerd.pid'),
     log: join(dir, 'dockerd.log'),
     record: join(dir, 'engine.json'),
+    baseline: join(dir, 'host-before-first-start.json'),
   };
 }
 
@@ -75,8 +80,8 @@ export interface EngineRecord {
   socket: string;
   startedAt: string;
   adaptation: RuntimeAdaptation | null;
-  /** Host state before the daemon ran, so that stopping it removes exactly what it added. */
-  before: { docker0: boolean };
+  /** Host state before the daemon ran, so that stopping it removes exactly what it added and writes back what it changed. */
+  before: { docker0: boolean; sysctls?: Sysctls; routes?: string[] };
 }
 
 export function dockerdArgv(paths: EnginePaths, adaptation: RuntimeAdaptation | null): string[] {
@@ -135,14 +140,14 @@ async function serverVersion(env: NodeJS.ProcessEnv): Promise<string | null> {
 }
 
 /** The record of shice's own daemon when that daemon still runs; null otherwise. */
-export function ownEngineRecord(root: string): EngineRecord | null {
-  const record = readRecord(enginePaths(root));
+export function ownEngineRecord(): EngineRecord | null {
+  const record = readRecord(enginePaths());
   return record !== null && stillRunning(record) ? record : null;
 }
 
 /** shice's own daemon if it runs, else a daemon the environment already reaches, else null. */
-export async function findEngine(root: string, env: NodeJS.ProcessEnv = process.env): Promise<Engine | null> {
-  const record = ownEngineRecord(root);
+export async function findEngine(env: NodeJS.ProcessEnv = process.env): Promise<Engine | null> {
+  const record = ownEngineRecord();
   if (record !== null) {
     const dockerHost = `unix://${record.socket}`;
     const version = await serverVersion({ ...env, DOCKER_HOST: dockerHost });
@@ -176,12 +181,40 @@ export function mountsUnder(dir: string, mountinfo = readFileSync('/proc/self/mo
 
 const linkExists = (name: string): boolean => existsSync(`/sys/class/net/${name}`);
 
+/** The root namespace's network settings and routes, now. */
+export async function readHostNetwork(env: NodeJS.ProcessEnv = process.env): Promise<HostNetwork> {
+  const routes: string[] = [];
+  for (const family of ['-4', '-6']) {
+    const run = await runTool(['ip', family, 'route', 'show', 'table', 'all'], { env, timeoutMs: 20_000 });
+    if (run.missing || run.exitCode !== 0)
+      throw new PrerequisiteError(`ip ${family} route show table all failed: ${run.stderr.trim() || 'ip is missing (apt-get install iproute2)'}`);
+    routes.push(...routeLines(run.stdout));
+  }
+  return { sysctls: readSysctls(), routes: [...new Set(routes)].sort() };
+}
+
+export interface MachineBaseline extends HostNetwork {
+  recordedAt: string;
+}
+
+/** The host's network as it was before shice's engine first started here, or null when it never has. */
+export function readMachineBaseline(paths: EnginePaths = enginePaths()): MachineBaseline | null {
+  if (!existsSync(paths.baseline)) return null;
+  try {
+    const baseline = JSON.parse(readFileSync(paths.baseline, 'utf8')) as MachineBaseline;
+    if (typeof baseline.sysctls !== 'object' || !Array.isArray(baseline.routes)) throw new Error('sysctls and routes expected');
+    return baseline;
+  } catch (error) {
+    throw new PrerequisiteError(`${paths.baseline}: not shice's record of this host before its engine first started (${(error as Error).message})`);
+  }
+}
+
 /**
  * Starts shice's own dockerd and waits until it answers. Called only when no daemon
  * answers; refuses when a record says an earlier one of ours still runs.
  */
-export async function startEngine(root: string, log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<Engine> {
-  const paths = enginePaths(root);
+export async function startEngine(log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<Engine> {
+  const paths = enginePaths();
   if (process.platform !== 'linux') throw new PrerequisiteError(`shice starts a Docker engine only on Linux; on ${process.platform} start Docker Desktop`);
   if (process.getuid?.() !== 0) throw new PrerequisiteError('no Docker daemon answers, and starting one needs root: run as root, or start Docker yourself');
   const old = readRecord(paths);
@@ -212,7 +245,10 @@ export async function startEngine(root: string, log: (line: string) => void, env
   }
   mkdirSync(paths.dir, { recursive: true });
   rmSync(paths.socket, { force: true });
-  const before = { docker0: linkExists('docker0') };
+  // Read before dockerd can change anything: what --stop writes back, and, the first time on this machine, the baseline.
+  const network = await readHostNetwork(env);
+  if (readMachineBaseline(paths) === null) writeJsonAtomically(paths.baseline, { recordedAt: new Date().toISOString(), ...network });
+  const before = { docker0: linkExists('docker0'), sysctls: network.sysctls, routes: network.routes };
   const argv = dockerdArgv(paths, adaptation);
   const out = openSync(paths.log, 'a');
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', out, out], env });
@@ -249,8 +285,8 @@ export async function startEngine(root: string, log: (line: string) => void, env
  * then dockerd, then the docker0 bridge if it was not there before the daemon started.
  * Images stay in the data root for the next start. Returns what it did, one line each.
  */
-export async function stopEngine(root: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
-  const paths = enginePaths(root);
+export async function stopEngine(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const paths = enginePaths();
   const record = readRecord(paths);
   if (record === null) return ["no Docker engine of shice's is recorded: nothing to stop"];
   const done: string[] = [];
@@ -286,6 +322,17 @@ export async function stopEngine(root: string, env: NodeJS.ProcessEnv = process.
   if (!record.before.docker0 && linkExists('docker0')) {
     const removed = await runTool(['ip', 'link', 'delete', 'docker0'], { env, timeoutMs: 20_000 });
     if (removed.exitCode === 0) done.push('removed the docker0 bridge it had created');
+  }
+  // dockerd turned on forwarding (IPv4 at start, IPv6 with kind's network); the kernel's anycast routes go with it.
+  if (record.before.sysctls) {
+    const { restored, failed } = restoreSysctls(record.before.sysctls);
+    for (const change of restored) done.push(`restored ${changeText(change)}, as before the engine started`);
+    for (const { change, error } of failed) done.push(`could not restore ${changeText(change)}: ${error}`);
+  }
+  if (record.before.routes) {
+    const { added, removed } = routeChanges(record.before.routes, (await readHostNetwork(env)).routes);
+    if (added.length + removed.length > 0)
+      done.push(`the routing tables differ from before the engine started: ${[...added.map((r) => `+ ${r}`), ...removed.map((r) => `- ${r}`)].join('; ')}`);
   }
   rmSync(paths.record, { force: true });
   rmSync(paths.socket, { force: true });

@@ -13,20 +13,21 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { arch } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DriverError, type DriverContext } from '../../driver.ts';
 import { runJudged, runOrThrow } from '../../checked-run.ts';
 import type { ToolRun } from '../../process.ts';
 import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../../lab/kube-bin.ts';
 import { writeJsonAtomically, type RuntimeAdaptation } from '../engine/engine.ts';
 import * as r from './recipe.ts';
+import { MACHINE_CACHE } from '../../machine-cache.ts';
 
-/** Where the build keeps its work and its record, relative to the project root. */
-export const PREPARE_DIR = '.shice/kind/prepare';
+/** Where the build keeps its work: the machine's cache, beside the engine whose data root holds the images. */
+export const PREPARE_DIR = join(MACHINE_CACHE, 'kind', 'prepare');
 /** kind and crictl, built from their modules. */
-export const KIND_TOOLS_DIR = '.shice/kind/bin';
+export const KIND_TOOLS_DIR = join(MACHINE_CACHE, 'kind', 'bin');
 /** What the last successful prepare built: the driver picks its local images from here. */
-export const IMAGES_RECORD = '.shice/kind/images.json';
+export const IMAGES_RECORD = join(MACHINE_CACHE, 'kind', 'images.json');
 
 /** The backends an experiment may declare as a substitute for an image it cannot pull. */
 export const BACKEND_RECIPES = ['debian-nginx-light'] as const;
@@ -65,8 +66,8 @@ const RECIPE = createHash('sha256')
   .update(readFileSync(new URL('./recipe.ts', import.meta.url)))
   .digest('hex');
 
-export function readImagesRecord(root: string): ImagesRecord | null {
-  const file = resolve(root, IMAGES_RECORD);
+export function readImagesRecord(): ImagesRecord | null {
+  const file = IMAGES_RECORD;
   if (!existsSync(file)) return null;
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as ImagesRecord;
@@ -96,7 +97,7 @@ export class ImageBuilder {
 
   constructor(ctx: BuildContext) {
     this.ctx = ctx;
-    this.work = resolve(ctx.root, PREPARE_DIR);
+    this.work = PREPARE_DIR;
   }
 
   private log(line: string): void {
@@ -156,7 +157,7 @@ export class ImageBuilder {
     const backend = await this.nginxBackend(minbase, host);
     await this.pruneSuperseded([minbase, components.name, pause.name, nodeBase, node.name, backend.name]);
     const record: ImagesRecord = { builtAt: new Date().toISOString(), kind: r.KIND_VERSION, node, backends: { 'debian-nginx-light': backend } };
-    writeJsonAtomically(resolve(this.ctx.root, IMAGES_RECORD), record);
+    writeJsonAtomically(IMAGES_RECORD, record);
     return record;
   }
 
@@ -363,7 +364,7 @@ export class ImageBuilder {
   private async nodeBase(minbase: string, host: { codename: string }, kindModuleDir: string): Promise<string> {
     const files = join(kindModuleDir, 'images/base/files');
     const packages = [...r.kindBasePackages(readFileSync(join(kindModuleDir, 'images/base/Dockerfile'), 'utf8')), ...r.NODE_RUNTIME_PACKAGES];
-    const crictl = join(resolve(this.ctx.root, KIND_TOOLS_DIR), 'crictl');
+    const crictl = join(KIND_TOOLS_DIR, 'crictl');
     const adapted = this.ctx.adaptation !== null;
     const tag = `shice/kind-node-base:${KUBERNETES_VERSION}-${r.stamp({
       recipe: RECIPE,
