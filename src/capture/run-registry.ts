@@ -75,6 +75,8 @@ export const kindRunRecordSchema = z.strictObject({
   stateDir: absolute,
   /** The project root, whose .shice/ holds the engine and tools kind:prepare set up. */
   root: absolute,
+  /** The host's kernel settings before the cluster was created (with shice's own engine, whose nodes share this kernel): written back when it is removed. */
+  hostSysctls: z.record(z.string(), z.string()).optional(),
   kept: z.boolean().optional(),
 });
 

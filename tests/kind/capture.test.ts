@@ -3,7 +3,7 @@
 // kind:prepare makes (built here, without any registry, where none answers).
 // Then: the article's observations hold in each mode, and the run left nothing
 // on the host (containers, networks, kubeconfig, processes, root-namespace
-// links, addresses, routes, rules and network sysctls compared before and
+// links, addresses, routes, rules and kernel settings compared before and
 // after). And a node container killed in the middle of a capture: one line
 // naming it, the previous snapshots byte for byte, nothing left. Last,
 // `kind:prepare -- --stop` leaves forwarding and the routing tables as shice
@@ -62,7 +62,7 @@ after(async () => {
 
 /** What a capture may change on the host: nothing, once it has ended. */
 async function leftovers() {
-  return { docker: await dockerObjects(host!.env), root: await rootNamespace({ engineOwned: false }), state: kindStateFiles(), processes: engineProcesses() };
+  return { docker: await dockerObjects(host!.env), root: await rootNamespace(), state: kindStateFiles(), processes: engineProcesses() };
 }
 
 function folderHash(dir: string): string {
@@ -159,6 +159,6 @@ kindTest('kind:prepare -- --stop: the engine and every process of it gone, forwa
     assert.equal(now.sysctls[name], baseline.sysctls[name], `${name} as before shice's engine first started here`);
     if (onCI) assert.equal(now.sysctls[name], '0', `${name}: off, as on a fresh machine`);
   }
-  assert.deepEqual(sysctlChanges(baseline.sysctls, now.sysctls), [], 'every network sysctl as before the first start');
+  assert.deepEqual(sysctlChanges(baseline.sysctls, now.sysctls), [], 'every kernel setting as before the first start');
   assert.deepEqual(routeChanges(baseline.routes, now.routes), { added: [], removed: [] }, 'IPv4 and IPv6 routing tables, local table included');
 });

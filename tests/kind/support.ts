@@ -91,21 +91,19 @@ async function lines(argv: string[], env: NodeJS.ProcessEnv = process.env): Prom
 }
 
 /**
- * Everything of the root namespace a run could change: links, addresses, routes, rules (counters left out),
- * network sysctls. `engineOwned: false` leaves out what the running engine owns until --stop writes it back:
- * the sysctls (dockerd turns IPv6 forwarding on with kind's first network) and the anycast routes the kernel
- * adds to the local table while forwarding is on; a capture's own leftovers are compared without them.
+ * Everything of the host a run could change: the root namespace's links, addresses, routes (IPv4 and IPv6,
+ * every table) and rules (counters left out), the kernel's settings, /lib/modules and the mounts.
  */
-export async function rootNamespace({ engineOwned = true } = {}): Promise<Record<string, string[]>> {
+export async function rootNamespace(): Promise<Record<string, string[]>> {
   const counters = (l: string) => l.replace(/\[\d+:\d+\]/g, '[]');
   const routes = (await lines(['ip', 'route', 'show', 'table', 'all'])).concat(await lines(['ip', '-6', 'route', 'show', 'table', 'all'])).sort();
   return {
     links: (await lines(['ip', '-o', 'link', 'show'])).map((l) => l.replace(/^\d+: /, '').split(':')[0]!).sort(),
     addresses: (await lines(['ip', '-o', 'address', 'show'])).map((l) => l.replace(/^\d+: /, '').replace(/\s+valid_lft.*$/, '')).sort(),
-    routes: engineOwned ? routes : routes.filter((r) => !r.startsWith('anycast ')),
+    routes,
     iptables: (await lines(['iptables-save'])).filter((l) => !l.startsWith('#')).map(counters),
     nftables: await lines(['nft', 'list', 'ruleset']),
-    sysctls: engineOwned ? Object.entries(readSysctls()).map(([name, value]) => `${name} = ${value}`) : [],
+    sysctls: Object.entries(readSysctls()).map(([name, value]) => `${name} = ${value}`),
     libModules: [String(existsSync('/lib/modules'))],
     mounts: readFileSync('/proc/self/mountinfo', 'utf8')
       .split('\n')

@@ -41,6 +41,7 @@ import { substituteImages, type Substitution } from './substitutes.ts';
 import { parseNodeList as parseNodes } from '../cluster/topology.ts';
 import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
 import { forgetRecord, recordKindRun } from '../run-registry.ts';
+import { changeText, readSysctls, restoreSysctls, type Sysctls } from './engine/host-state.ts';
 import {
   isDockerFailure,
   containerChanges,
@@ -166,6 +167,8 @@ export class KindDriver implements NodeProvider {
   private nodeStates: ContainerState[] = [];
   /** Whether /lib/modules was there before kind's node mounts (which docker creates when missing); null: not ours to know. */
   private libModulesExisted: boolean | null = null;
+  /** The host's kernel settings before the cluster was created, written back after it is deleted; null: not this machine's kernel, or not ours to know. */
+  private hostSysctls: Sysctls | null = null;
   /** Whether docker's network `kind` was there before this capture created a cluster (null: it created none). */
   private kindNetworkExisted: boolean | null = null;
 
@@ -526,11 +529,20 @@ export class KindDriver implements NodeProvider {
         (await runTool(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs })).exitCode === 0;
       // kind mounts the host's /lib/modules into every node; with shice's own engine that host is this machine.
       if (this.engine !== null) this.libModulesExisted = existsSync(LIB_MODULES);
+      // Privileged nodes write kernel settings that are not namespaced (kubelet's kernel.panic, systemd's fs.file-max): the host's own.
+      if (this.engine !== null) this.hostSysctls = readSysctls();
     }
     await writeFile(paths.config, renderKindConfig(experiment.cluster, this.options.runId, this.setup));
     // The record and the marker exist before kind starts: after a kill -9, the next capture or
     // --clean finds the cluster by them (kindLeftovers) and the marker proves it is this run's.
-    if (this.options.host) recordKindRun({ runId: this.options.runId, cluster: t.cluster, stateDir: this.stateDir, root: this.options.host.root });
+    if (this.options.host)
+      recordKindRun({
+        runId: this.options.runId,
+        cluster: t.cluster,
+        stateDir: this.stateDir,
+        root: this.options.host.root,
+        ...(this.hostSysctls ? { hostSysctls: this.hostSysctls } : {}),
+      });
     this.recorded = this.options.host !== undefined;
     await writeMarker(this.stateDir, {
       createdBy: 'shice',
@@ -705,6 +717,11 @@ export class KindDriver implements NodeProvider {
       rmdirSync(LIB_MODULES);
       ctx.log(`removed the empty ${LIB_MODULES} that docker made for kind's node mounts`);
     }
+    if (this.hostSysctls !== null) {
+      const { restored, failed } = restoreSysctls(this.hostSysctls);
+      if (restored.length > 0) ctx.log(`wrote back what the cluster changed of this host's kernel settings: ${restored.map(changeText).join(', ')}`);
+      if (failed.length > 0) throw new DriverError(`could not write back ${failed.map(({ change, error }) => `${changeText(change)} (${error})`).join(', ')}`);
+    }
     if (this.recorded) forgetRecord('kind', this.options.runId);
     this.downDone = true;
   }
@@ -714,8 +731,9 @@ export class KindDriver implements NodeProvider {
    * (kindLeftovers): only while the marker still names this run and the containers are
    * the ones it recorded. Returns what it removed.
    */
-  async removeLeftCluster(cluster: string): Promise<string[]> {
+  async removeLeftCluster(cluster: string, hostSysctls: Sysctls | null = null): Promise<string[]> {
     this.target = { cluster, kubeconfig: this.kubeconfig };
+    this.hostSysctls = hostSysctls;
     const marker = await this.marker(cluster);
     // A later capture recreated it, or it is gone: not this run's to delete.
     if (!marker || marker.runId !== this.options.runId) return [];
@@ -852,7 +870,7 @@ export const kindLeftovers: ProviderLeftovers = {
       // Deleting needs no registry: only shice's own engine and tools, if kind:prepare set them up.
       host: { root: record.root, registryReachable: async () => false },
     });
-    return driver.removeLeftCluster(record.cluster);
+    return driver.removeLeftCluster(record.cluster, record.hostSysctls ?? null);
   },
   // A kind cluster without a record is not this checkout's to name: kind get clusters lists it.
   unrecorded: async () => [],

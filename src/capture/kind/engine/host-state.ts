@@ -1,25 +1,29 @@
-// What shice's own Docker engine may change in the host's root namespace
-// beyond the links it creates: the network sysctls (dockerd turns on IPv4
-// forwarding when it starts and IPv6 forwarding when kind's IPv6-enabled
-// network is made; the kernel then adds subnet-router anycast routes to the
-// local table) and the routes. The engine reads them before it starts and
-// writes back, when it stops, every sysctl that differs; the first reading on
-// a machine is kept as the machine's baseline, so that a later run is checked
-// against the host as shice first found it, not as an earlier run left it.
-// Reading and writing /proc/sys are the edges; the rest is pure.
+// What a kind cluster on this machine may change of the host beyond the
+// links and mounts it creates: kernel settings that are not namespaced. dockerd
+// turns on IPv4 forwarding when it starts and IPv6 forwarding with kind's
+// IPv6-enabled network (the kernel then adds anycast routes to the local
+// table); in a privileged node container, kubelet sets kernel.panic,
+// kernel.panic_on_oops and vm.overcommit_memory, and systemd fs.file-max and
+// fs.protected_*, all of them the host's own. So the settings are read before
+// (by the engine as it starts, by the kind driver before it creates a cluster)
+// and every one that differs is written back after (--stop, the cluster's
+// teardown). The engine's first reading on a machine is kept as the machine's
+// baseline, so that a later run is checked against the host as shice first
+// found it, not as an earlier run left it. Reading and writing /proc/sys are
+// the edges; the rest is pure.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Folders of /proc/sys whose writable entries are recorded: global and default settings, never a single interface's. */
-export const SYSCTL_DIRS: readonly string[] = [
-  'net/ipv4',
-  'net/ipv4/conf/all',
-  'net/ipv4/conf/default',
-  'net/ipv6/conf/all',
-  'net/ipv6/conf/default',
-  'net/bridge',
-  'net/netfilter',
-];
+/**
+ * Parts of /proc/sys that are not the host's settings: one interface's own (kept
+ * are conf/all, conf/default and neigh/default), devices, binfmt_misc, the
+ * entropy pool, and the last pid handed out, which moves all the time.
+ */
+export function isRecordedSysctl(path: string): boolean {
+  const perInterface = /^net\/ipv[46]\/(conf|neigh)\/([^/]+)/.exec(path);
+  if (perInterface && perInterface[2] !== 'all' && perInterface[2] !== 'default') return false;
+  return !/^(dev|fs\/binfmt_misc|kernel\/random)(\/|$)/.test(path) && path !== 'kernel/ns_last_pid';
+}
 
 /** The two settings an engine is known to change, named in the docs and checked by the kind suite. */
 export const FORWARDING_SYSCTLS = ['net.ipv4.ip_forward', 'net.ipv6.conf.all.forwarding'] as const;
@@ -72,27 +76,23 @@ export function routeLines(output: string): string[] {
 
 const fold = (text: string) => text.trim().replace(/\s+/g, ' ');
 
-/** The writable settings of SYSCTL_DIRS as they are now (those the kernel will not read, such as stable_secret, left out). */
-export function readSysctls(dirs: readonly string[] = SYSCTL_DIRS): Sysctls {
+/** Every writable setting of /proc/sys that isRecordedSysctl keeps, as it is now (those the kernel will not read, such as stable_secret, left out). */
+export function readSysctls(): Sysctls {
   const values: Sysctls = {};
-  for (const dir of dirs) {
-    let entries: string[];
-    try {
-      entries = readdirSync(join('/proc/sys', dir));
-    } catch {
-      continue; // not in this kernel (bridge netfilter before the bridge is used, say)
-    }
-    for (const entry of entries.sort()) {
-      const path = join('/proc/sys', dir, entry);
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join('/proc/sys', dir)).sort()) {
+      const path = dir === '' ? entry : `${dir}/${entry}`;
+      if (!isRecordedSysctl(path)) continue;
       try {
-        const stat = statSync(path);
-        if (!stat.isFile() || (stat.mode & 0o200) === 0) continue;
-        values[sysctlName(`${dir}/${entry}`)] = fold(readFileSync(path, 'utf8'));
+        const stat = statSync(join('/proc/sys', path));
+        if (stat.isDirectory()) walk(path);
+        else if (stat.mode & 0o200) values[sysctlName(path)] = fold(readFileSync(join('/proc/sys', path), 'utf8'));
       } catch {
-        // unreadable by design (stable_secret) or gone meanwhile
+        // unreadable by design (stable_secret, write-only entries) or gone meanwhile
       }
     }
-  }
+  };
+  walk('');
   return values;
 }
 
@@ -127,5 +127,5 @@ export function writeSysctl(name: string, value: string): void {
   writeFileSync(sysctlPath(name), `${value}\n`);
 }
 
-/** One line per change, for kind:prepare --stop: `net.ipv6.conf.all.forwarding 1 -> 0`. */
+/** One line per change written back: `net.ipv6.conf.all.forwarding 1 -> 0`. */
 export const changeText = (c: SysctlChange): string => `${c.name} ${c.after} -> ${c.before}`;
