@@ -1,6 +1,7 @@
 // Browser checks of the built site (dist/): `npm run preview` serves it; the test
 // command builds first, this file never does.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 
@@ -35,6 +36,8 @@ export default defineConfig({
   outputDir: 'test-results',
   reporter: 'list',
   fullyParallel: true,
+  // Playwright's default is half the cores, one worker on two; the checks wait on page loads as much as on the CPU.
+  workers: Math.max(2, Math.floor(availableParallelism() / 2)),
   forbidOnly: Boolean(process.env.CI),
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,

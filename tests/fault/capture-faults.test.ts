@@ -7,7 +7,7 @@
 // namespaces, every process that was inside them, temporary folders, staging
 // folders, locks, records. Needs Linux, root and the lab's Debian tools; in CI
 // (CI=true) a missing prerequisite fails, it never skips.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,6 +41,12 @@ const COMMITTED = join(root, 'content/articles', SLUG, 'snapshots.lab');
 
 const missing = labUnavailable();
 const skip = missing && process.env.CI !== 'true' ? `fault suite not run: ${missing}` : false;
+
+// A run registry of this file's own, for it and the captures it starts: the suite runs its files side by
+// side, and another file's capture must not recover a run this file killed before this file's --clean does.
+const registry = mkdtempSync(join(tmpdir(), 'shice-fault-registry-'));
+process.env.SHICE_RUN_REGISTRY = registry;
+after(() => rmSync(registry, { recursive: true, force: true }));
 
 /**
  * Phases of a lab capture, as its progress shows them. Setup: the lab has

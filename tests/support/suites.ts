@@ -33,9 +33,11 @@ export interface Suite {
 /** Every suite, in the order that fails fastest. */
 export function suiteList(root: string, node: string): Suite[] {
   const astro = `${root}/node_modules/astro/bin/astro.mjs`;
-  const nodeTest = (word: string, name: string, pattern: string, oneAtATime = false): Suite => {
-    // The lab's suites start real components: one test at a time, or they would compete for the machine.
-    const args = [...(oneAtATime ? ['--test-concurrency=1'] : []), pattern];
+  const nodeTest = (word: string, name: string, pattern: string, filesAtOnce: number): Suite => {
+    // Files side by side (each file's tests in order): most of a suite's time is waiting on processes,
+    // control planes and clusters, not the CPU. Two at once on any machine; kind's, which share one engine
+    // and one cluster name, one at a time.
+    const args = [`--test-concurrency=${filesAtOnce}`, pattern];
     return {
       word,
       name,
@@ -66,23 +68,25 @@ export function suiteList(root: string, node: string): Suite[] {
     command('imports', 'imports (no cycle, none against the data flow)', [node, `${root}/scripts/check-imports.ts`]),
     // Every GitHub Actions workflow, by actionlint built from tools/ (seconds cold, skipped when current) with shellcheck on its scripts; no workflow file fails.
     command('workflows', 'workflows (actionlint)', [node, `${root}/scripts/lint-workflows.ts`]),
-    nodeTest('unit', 'unit (node:test)', 'tests/unit/**/*.test.ts'),
+    nodeTest('unit', 'unit (node:test)', 'tests/unit/**/*.test.ts', 2),
     command('types', 'types (astro check)', [node, astro, 'check']),
     // The lab runs the real Kubernetes components: built here when missing or stale (a cold build takes minutes).
     command('kube', 'Kubernetes binaries (npm run lab:build)', [node, `${root}/scripts/build-kube.ts`]),
-    nodeTest('lab', 'lab capture on this kernel (node:test)', 'tests/lab/**/*.test.ts', true),
-    nodeTest('fault', 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', 'tests/fault/**/*.test.ts', true),
+    // Two labs at once are two sets of namespaces named after their runs; a file that kills runs on purpose keeps its own registry.
+    nodeTest('lab', 'lab capture on this kernel (node:test)', 'tests/lab/**/*.test.ts', 2),
+    nodeTest('fault', 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', 'tests/fault/**/*.test.ts', 2),
     // A real kind cluster: kind:prepare's engine and images (built without a registry where none answers), then article 074's capture.
-    nodeTest('kind', 'kind: article 074 on a real kind cluster (node:test)', 'tests/kind/**/*.test.ts', true),
+    nodeTest('kind', 'kind: article 074 on a real kind cluster (node:test)', 'tests/kind/**/*.test.ts', 1),
     command('build', 'build (astro build)', [node, astro, 'build']),
     // astro dev on a copy of the project: the real content/ is never written.
-    nodeTest('dev', 'dev server: evidence checks on change (node:test, astro dev on a copy)', 'tests/dev/**/*.test.ts'),
+    nodeTest('dev', 'dev server: evidence checks on change (node:test, astro dev on a copy)', 'tests/dev/**/*.test.ts', 1),
     {
       word: 'browser',
       name: 'browser (Playwright, Chromium)',
       shown: ['playwright', 'test'],
       // The configured list reporter on the terminal, JSON (PLAYWRIGHT_JSON_OUTPUT_NAME) for the counts.
-      argv: () => [`${root}/node_modules/.bin/playwright`, 'test', '--reporter=list,json'],
+      // On this Node (24), not whatever `node` a PATH without node_modules/.bin finds first.
+      argv: () => [node, `${root}/node_modules/@playwright/test/cli.js`, 'test', '--reporter=list,json'],
       report: 'playwright',
     },
   ];
