@@ -8,6 +8,21 @@ import { scaffoldFiles, slugProblem } from '../src/authoring/scaffold.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
+const USAGE = `usage: npm run new -- <slug>
+  makes content/articles/<slug>/ with every file an article needs, each saying what it is for:
+  experiment.ts, manifests/app.yaml, facts.ts, lines.ts, claims.ts, zh.mdx, en.mdx
+  <slug>: the series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity)
+  then: npm run build:draft, npm run capture -- <slug>, npm run capture -- <slug> --driver lab, npm run build
+  see docs/authoring.md`;
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const option = args.find((a) => a.startsWith('-'));
+if (option !== undefined) {
+  process.stderr.write(`new: unknown option ${JSON.stringify(option)}; ${USAGE.split('\n')[0]}\n`);
+  process.exit(2);
+}
 if (args.length > 1) {
   process.stderr.write(`new: expected one slug, got ${args.length} arguments\n`);
   process.exit(2);
@@ -31,5 +46,5 @@ for (const file of scaffoldFiles(slug!, today)) {
   process.stdout.write(`created content/articles/${slug}/${file.path}\n`);
 }
 process.stdout.write(
-  `\nnext: npm run build:draft (its values show as not yet measured), then npm run capture -- ${slug} --driver lab, then npm run build\nsee docs/authoring.md\n`,
+  `\nnext: npm run build:draft (its values show as not yet measured), then npm run capture -- ${slug} (a real kind cluster: npm run kind:prepare first), npm run capture -- ${slug} --driver lab (the lab), then npm run build\nsee docs/authoring.md\n`,
 );

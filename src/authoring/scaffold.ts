@@ -43,8 +43,9 @@ export function scaffoldFiles(slug: string, today: string): ScaffoldFile[] {
 // What to run (both drivers read this file): the cluster, the manifests applied
 // with kubectl, and the steps, argv arrays run in order on named nodes. Values the
 // run allocates (node addresses, NodePorts) come through the TopologyView \`t\`.
-// Capture it with: npm run capture -- ${slug} --driver lab
+// Capture it with: npm run capture -- ${slug} (kind), then with --driver lab (the lab)
 import type { Experiment } from '../../../src/experiment/types.ts';
+import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
 
 export const experiment: Experiment = {
   slug: '${slug}',
@@ -59,6 +60,10 @@ export const experiment: Experiment = {
     serviceSubnet: '10.96.0.0/16',
     kubeProxyMode: 'iptables',
   },
+  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
+  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
+  // Measured on a real kind cluster (the headline: the runs the prose binds) and in the namespace lab.
+  environments: ['kind', 'lab'],
   // Anything the API server accepts; the lab runs the pods the scheduler binds (nginx images only).
   manifests: ['manifests/app.yaml'],
   // The node that plays the client outside the cluster.
@@ -148,7 +153,9 @@ spec:
 // Every value the prose binds, derived by pure functions from the snapshots
 // (src/evidence/fact-kit.ts and src/evidence/extract/ have the helpers). Ids read
 // "<step>.<what>" or "node./pod./service./run.". Every step also gets
-// <step>.rc, .seconds, .node, .argv, .command and .startedAt for free.
+// <step>.rc, .seconds, .node, .argv, .command and .startedAt for free, and every
+// article the run's own: run.id, run.date, run.driver, run.startedAt,
+// version.kubernetes, version.kernel and run.version.<tool> (src/evidence/provenance.ts).
 import type { FactDef } from '../../../src/evidence/facts.ts';
 import { declaredFact, outcomeFacts, runFact, stepFact } from '../../../src/evidence/fact-kit.ts';
 import { nodeIP, nodePort } from '../../../src/evidence/extract/run.ts';
@@ -159,7 +166,6 @@ export const facts: FactDef[] = [
   stepFact('request.answer', 'request', (s) => s.stdout.trim()),
   runFact('node.worker.ip', (run) => nodeIP(run, 'worker')),
   runFact('service.app.nodePort', (run) => nodePort(run, 'app')),
-  runFact('run.id', (run) => run.runId),
   // Declared, not measured: read from the manifest, marked as such on the page.
   declaredFact('declared.app.replicas', '${slug}', 'manifests/app.yaml', 'Deployment/app', 'spec.replicas'),
 ];

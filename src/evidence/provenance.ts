@@ -5,6 +5,7 @@ import { runFact, stepFact } from './fact-kit.ts';
 import type { FactDef } from './facts.ts';
 import type { RunSnapshot } from './schema.ts';
 import { durationSeconds } from './extract/duration.ts';
+import { runDate, version } from './extract/run.ts';
 import { LANGS } from './template.ts';
 
 export function provenanceFacts(run: RunSnapshot): FactDef[] {
@@ -21,6 +22,10 @@ export function provenanceFacts(run: RunSnapshot): FactDef[] {
     runFact('run.driver', (run) => run.driver),
     runFact('run.startedAt', (run) => run.startedAt),
     runFact('run.finishedAt', (run) => run.finishedAt),
+    // What every article's run badge binds: the day of the run, and Kubernetes' version (else the kernel's).
+    runFact('run.date', (run) => runDate(run)),
+    runFact('version.kernel', (run) => run.host.kernel),
+    ...(run.versions.kubernetes === undefined ? [] : [runFact('version.kubernetes', (r) => version(r, 'kubernetes'))]),
     // The driver's words about the run, in each language: a page binds its reader's.
     ...LANGS.flatMap((lang) => [
       runFact(`run.environment.summary.${lang}`, (r) => r.environment.summary[lang]),
@@ -43,4 +48,10 @@ export function provenanceFacts(run: RunSnapshot): FactDef[] {
     runFact('run.host', (run) => `${run.host.os} ${run.host.arch}, kernel ${run.host.kernel}`),
     ...Object.keys(run.versions).map((tool) => runFact(`run.version.${tool}`, (r) => r.versions[tool] ?? '')),
   ];
+}
+
+/** An article's own facts and, for every id it does not declare itself, the run's: what the build derives. */
+export function withRunFacts(defs: FactDef[], run: RunSnapshot): FactDef[] {
+  const declared = new Set(defs.map((d) => d.id));
+  return [...defs, ...provenanceFacts(run).filter((d) => !declared.has(d.id))];
 }

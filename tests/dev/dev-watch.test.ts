@@ -5,28 +5,14 @@
 // written; every wait is for a condition: a line on the terminal, the page.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { siteCopy } from '../support/project-copy.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-/** What astro dev and `npm run new` read: the site's code, its articles, and the scaffold's edge. */
-const COPIED = ['astro.config.mjs', 'package.json', 'tsconfig.json', 'src', 'content', 'public', 'scripts'];
-const CACHES = ['.vite', '.astro'];
-
-function projectCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'shice-dev-'));
-  for (const entry of COPIED) cpSync(join(root, entry), join(dir, entry), { recursive: true });
-  // A folder of links to the packages, not one link to node_modules: the dev server's caches
-  // (node_modules/.vite, .astro) are then written in the copy, not in the shared install.
-  mkdirSync(join(dir, 'node_modules'));
-  for (const entry of readdirSync(join(root, 'node_modules'))) {
-    if (!CACHES.includes(entry)) symlinkSync(join(root, 'node_modules', entry), join(dir, 'node_modules', entry));
-  }
-  return dir;
-}
+const projectCopy = () => siteCopy(root, 'dev');
 
 /** Resolves when `check` holds, polling it; fails naming `what` and the dev server's last output at the deadline. */
 async function until(what: string, check: () => boolean | Promise<boolean>, output: () => string, ms = 60_000): Promise<void> {

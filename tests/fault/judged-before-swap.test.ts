@@ -3,8 +3,11 @@
 // claim that cannot hold, then a fact that cannot be derived. Either way the
 // committed-style target stays byte for byte and the run is kept aside at the
 // folder the capture names; a broken claim's run is swapped in by --accept.
+// The articles are written into a copy of the project, never into the real
+// content/ (the suite's other files read it while this one runs), and the
+// captures keep their records in a registry of this file's own.
 // Needs Linux, root and the lab's Debian tools; in CI a missing one fails.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
+import { projectCopy } from '../support/project-copy.ts';
 import { treeDigest } from './support.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,13 +25,18 @@ const SOURCE = '074-external-traffic-policy';
 const missing = labUnavailable();
 const skip = missing && process.env.CI !== 'true' ? `fault suite not run: ${missing}` : false;
 
+const scratch = mkdtempSync(join(tmpdir(), 'shice-fault-project-'));
+const project = projectCopy(root, scratch);
+process.env.SHICE_RUN_REGISTRY = join(scratch, 'registry');
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
 /**
- * content/articles/<slug>: a copy of 074 without its prose (the build's check
- * skips an article with no MDX) and without snapshots, changed by `edit`.
+ * content/articles/<slug> of the project copy: a copy of 074 without its prose (the build's
+ * check skips an article with no MDX) and without snapshots, changed by `edit`.
  */
 function articleCopy(slug: string, edit: (dir: string) => void): { dir: string; remove: () => void } {
-  const dir = join(root, 'content/articles', slug);
-  const from = join(root, 'content/articles', SOURCE);
+  const dir = join(project, 'content/articles', slug);
+  const from = join(project, 'content/articles', SOURCE);
   for (const name of readdirSync(from).filter((n) => !/^snapshots|\.mdx$/.test(n))) cpSync(join(from, name), join(dir, name), { recursive: true });
   const experiment = join(dir, 'experiment.ts');
   writeFileSync(experiment, readFileSync(experiment, 'utf8').replace(`slug: '${SOURCE}'`, `slug: '${slug}'`));
@@ -56,8 +65,8 @@ function outFor(slug: string): { out: string; target: string; digest: () => Reco
 }
 
 function capture(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [join(root, 'scripts/capture.ts'), ...args], {
-    cwd: root,
+  const child = spawn(process.execPath, [join(project, 'scripts/capture.ts'), ...args], {
+    cwd: project,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...env },
   });

@@ -162,9 +162,16 @@ export function runCaptureCli(args: string[], env: NodeJS.ProcessEnv, onLine: (l
   return runScript('scripts/capture.ts', args, env, onLine);
 }
 
-function runScript(script: string, args: string[], env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => {}): Promise<CaptureRun> {
+/** A script of the project at `root` (a copy, say), run with this Node in that folder, as `npm run` runs it. */
+export function runScript(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onLine: (line: string) => void = () => {},
+  root: string = ROOT,
+): Promise<CaptureRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, script), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const text = { stdout: '', stderr: '' };
     const pending = { stdout: '', stderr: '' };
     for (const stream of ['stdout', 'stderr'] as const) {

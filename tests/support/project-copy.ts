@@ -1,7 +1,8 @@
-// A copy of the project for a command that writes the articles' snapshots: its
-// scripts, sources and content copied, node_modules linked. The command's root
-// is then the copy, so the real content/ is never written.
-import { cpSync, symlinkSync } from 'node:fs';
+// Copies of the project for commands that write into it (a capture writes the
+// articles' snapshots, `npm run new` a new article, a build dist/): the command's
+// root is then the copy, so the real content/ is never written.
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Copies what the capture's commands read into `dest/project`; returns that folder. */
@@ -10,4 +11,24 @@ export function projectCopy(root: string, dest: string): string {
   for (const entry of ['scripts', 'src', 'content', 'package.json']) cpSync(join(root, entry), join(copy, entry), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
   return copy;
+}
+
+/** What astro (build and dev), `npm run new` and the capture read: the site's code, its articles, and the scripts. */
+const SITE = ['astro.config.mjs', 'package.json', 'tsconfig.json', 'src', 'content', 'public', 'scripts'];
+/** Caches astro and vite write into node_modules. */
+const CACHES = ['.vite', '.astro'];
+
+/**
+ * A copy of the whole site in a new folder of the temporary folder (`shice-<what>-…`), for astro build
+ * and dev as much as for captures. node_modules is a folder of links to the packages, not one link: the
+ * caches astro and vite write there land in the copy, not in the shared install.
+ */
+export function siteCopy(root: string, what: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `shice-${what}-`));
+  for (const entry of SITE) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  mkdirSync(join(dir, 'node_modules'));
+  for (const entry of readdirSync(join(root, 'node_modules'))) {
+    if (!CACHES.includes(entry)) symlinkSync(join(root, 'node_modules', entry), join(dir, 'node_modules', entry));
+  }
+  return dir;
 }

@@ -6,7 +6,7 @@ import { DECLARED_STEP } from '../../src/evidence/facts.ts';
 import { deriveFacts, deriveFactsWithSkips, type FactDef } from '../../src/evidence/facts.ts';
 import { optional, runFact, settleFacts, stepFact } from '../../src/evidence/fact-kit.ts';
 import { nodePort } from '../../src/evidence/extract/run.ts';
-import { provenanceFacts } from '../../src/evidence/provenance.ts';
+import { provenanceFacts, withRunFacts } from '../../src/evidence/provenance.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import type { StepSnapshot } from '../../src/evidence/schema.ts';
 import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
@@ -64,7 +64,7 @@ test("article 074's facts all derive from the sample run; only driver-specific v
 });
 
 test('the facts say what the snapshots say (read here independently of the extractors)', () => {
-  const facts = deriveFacts(articleFacts, sample);
+  const facts = deriveFacts(withRunFacts(articleFacts, sample.run), sample);
   const value = (id: string) => facts.get(id)!.value;
   const stdout = (id: string) => sample.steps.get(id)!.stdout;
   for (const id of ['cluster-via-worker', 'cluster-via-worker2', 'local-via-worker']) {

@@ -6,7 +6,7 @@ import {
   declaredFact, optional, outcomeFacts, podGatewayFact, runFact, settleFacts,
 } from '../../../src/evidence/fact-kit.ts';
 import {
-  healthCheckNodePort, node, nodeIP, nodePort, pod, runDate, service, version,
+  healthCheckNodePort, node, nodeIP, nodePort, pod, service, version,
 } from '../../../src/evidence/extract/run.ts';
 import { durationSeconds } from '../../../src/evidence/extract/duration.ts';
 import type { ComparisonRow } from '../../../src/evidence/article/variants.ts';
@@ -67,15 +67,9 @@ export const facts: FactDef[] = [
   runFact('cluster.kubeProxyMode', (run) => run.cluster.kubeProxyMode),
   // kube-proxy's own answer on /proxyMode, as the lab records it (kind records the ConfigMap's).
   runFact('run.kubeProxyMode', (run) => version(run, 'kube-proxy-mode')),
-  runFact('run.id', (run) => run.runId),
-  runFact('run.date', (run) => runDate(run)),
-  runFact('run.driver', (run) => run.driver),
-  runFact('run.startedAt', (run) => run.startedAt),
   runFact('run.seconds', (run) => durationSeconds(run.durationMs)),
-  runFact('version.kernel', (run) => run.host.kernel),
   runFact('version.os', (run) => `${run.host.os} ${run.host.arch}`),
   // Both drivers ask the API server and kubectl themselves (`kubectl version`).
-  runFact('version.kubernetes', (run) => version(run, 'kubernetes')),
   runFact('version.kubectl', (run) => version(run, 'kubectl')),
   ...DRIVER_VERSIONS.map(([tool, recordedBy]) =>
     optional(runFact(`version.${tool}`, (run) => version(run, tool)), `only the ${recordedBy} driver records versions.${tool}`)),

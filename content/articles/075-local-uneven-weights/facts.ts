@@ -5,7 +5,7 @@
 import type { FactDef } from '../../../src/evidence/facts.ts';
 import type { RunSnapshot, StepSnapshot } from '../../../src/evidence/schema.ts';
 import { declaredFact, healthCheckFacts, optional, outcomeFacts, runFact, stepFact } from '../../../src/evidence/fact-kit.ts';
-import { healthCheckNodePort, node, nodeIP, nodePort, runDate, service, version } from '../../../src/evidence/extract/run.ts';
+import { healthCheckNodePort, node, nodeIP, nodePort, service, version } from '../../../src/evidence/extract/run.ts';
 import { durationSeconds } from '../../../src/evidence/extract/duration.ts';
 import { maxTime } from '../../../src/evidence/extract/curl.ts';
 import { binomialExpectation, countWhere, parseAnswers, share } from '../../../src/evidence/extract/answers.ts';
@@ -111,13 +111,7 @@ export const facts: FactDef[] = [
   runFact('cluster.name', (run) => run.cluster.name),
   runFact('cluster.nodeCount', (run) => String(run.nodes.length)),
   runFact('cluster.kubeProxyMode', (run) => run.cluster.kubeProxyMode),
-  runFact('run.id', (run) => run.runId),
-  runFact('run.date', (run) => runDate(run)),
-  runFact('run.driver', (run) => run.driver),
-  runFact('run.startedAt', (run) => run.startedAt),
   runFact('run.seconds', (run) => durationSeconds(run.durationMs)),
-  runFact('version.kernel', (run) => run.host.kernel),
-  runFact('version.kubernetes', (run) => version(run, 'kubernetes')),
   runFact('version.kubectl', (run) => version(run, 'kubectl')),
   optional(runFact('version.curl', (run) => version(run, 'curl')), 'only the lab driver records versions.curl'),
 ];

@@ -27,10 +27,12 @@ import * as k from './kubectl.ts';
 import { declaredObjects, type DeclaredObjects } from './manifest-objects.ts';
 import {
   healthChecksToAwait,
+  notReadyText,
   parseNodeList,
   parsePodList,
   parseServiceList,
   podChanges,
+  selects,
   toNodeInfos,
   toPodInfos,
   toServiceInfos,
@@ -173,14 +175,17 @@ export class Cluster {
     await this.kubectl(k.kubectlWaitNodesReady(t), timeouts.waitMs, 'wait for the nodes to be Ready', ctx);
     for (const pod of objects.pods) {
       ctx.log(`waiting for pod ${pod.namespace}/${pod.name} to be Ready`);
-      await this.kubectl(k.kubectlWaitPodReady(t, pod.namespace, pod.name), timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx);
+      await this.explainingPods(
+        this.kubectl(k.kubectlWaitPodReady(t, pod.namespace, pod.name), timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx),
+        (p) => p.namespace === pod.namespace && p.name === pod.name,
+        ctx,
+      );
     }
     for (const w of objects.workloads) {
       ctx.log(`waiting for ${w.kind} ${w.namespace}/${w.name} to roll out`);
-      await this.kubectl(
-        k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name),
-        timeouts.waitMs,
-        `wait for ${w.kind} ${w.namespace}/${w.name} to roll out`,
+      await this.explainingPods(
+        this.kubectl(k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name), timeouts.waitMs, `wait for ${w.kind} ${w.namespace}/${w.name} to roll out`, ctx),
+        (p) => p.namespace === w.namespace && selects(w.selector, p.labels),
         ctx,
       );
     }
@@ -221,6 +226,26 @@ export class Cluster {
       await this.pollHealthCheck(wait.node, wait.port, (n) => n >= wait.endpoints, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
     }
     return reading;
+  }
+
+  /**
+   * A wait for Pods that failed says why they are not Ready (each waiting container's reason and
+   * image, read from the API then), not only that kubectl's wait timed out.
+   */
+  private async explainingPods<T>(wait: Promise<T>, wanted: (pod: KubePod) => boolean, ctx: DriverContext): Promise<T> {
+    try {
+      return await wait;
+    } catch (error) {
+      if (!(error instanceof DriverError) || ctx.signal.aborted) throw error;
+      const pods = await this.kubectl(k.kubectlGetPods(this.access.target), this.timeouts.kubectlMs, 'read the pods', ctx, false);
+      let why: string;
+      try {
+        why = pods.exitCode === 0 ? notReadyText(parsePodList(text(pods.stdout)), wanted) : `the pods could not be read (kubectl exited ${pods.exitCode})`;
+      } catch (parse) {
+        why = `the pods could not be read (${(parse as Error).message})`;
+      }
+      throw new DriverError(`${why} (${error.message})`);
+    }
   }
 
   private requireReading(): ClusterReading {

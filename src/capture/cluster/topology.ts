@@ -34,6 +34,8 @@ export interface KubePod {
   uid: string | null;
   /** The restarts of all its containers (status.containerStatuses[].restartCount). */
   restarts: number;
+  /** Each container that is waiting: why (ErrImagePull, ImagePullBackOff, LabCannotRunImage), as its status says. */
+  waiting: { container: string; image: string; reason: string; message: string }[];
 }
 
 export interface KubeService {
@@ -128,8 +130,38 @@ export function parsePodList(stdout: string): KubePod[] {
       terminating: typeof at(item, 'metadata.deletionTimestamp') === 'string',
       uid: typeof at(item, 'metadata.uid') === 'string' ? (at(item, 'metadata.uid') as string) : null,
       restarts: restartsOf(at(item, 'status.containerStatuses')),
+      waiting: waitingOf(at(item, 'status.containerStatuses')),
     };
   });
+}
+
+function waitingOf(statuses: unknown): KubePod['waiting'] {
+  if (!Array.isArray(statuses)) return [];
+  return statuses.flatMap((s: Json) => {
+    const waiting = at(s, 'state.waiting') as Json | undefined;
+    if (typeof waiting !== 'object' || waiting === null) return [];
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    return [{ container: text(s.name), image: text(s.image), reason: text(waiting.reason) || 'waiting', message: text(waiting.message) }];
+  });
+}
+
+const PULL_REASONS = new Set(['ErrImagePull', 'ImagePullBackOff', 'LabCannotRunImage']);
+
+/**
+ * Why these Pods are not Ready, one phrase each: the Pod, each waiting container's
+ * reason and message and its image, or that it is unscheduled. When an image could
+ * not be pulled or run, what an experiment does about it on a machine without a registry.
+ */
+export function notReadyText(pods: KubePod[], wanted: (pod: KubePod) => boolean): string {
+  const late = pods.filter((p) => wanted(p) && !p.ready && !p.terminating);
+  if (late.length === 0) return 'every Pod of it is Ready now';
+  const phrases = late.map((p) => {
+    const where = `pod ${p.namespace}/${p.name}`;
+    if (p.waiting.length === 0) return p.nodeName === null ? `${where}: not scheduled` : `${where} on ${p.nodeName}: not Ready, image ${p.image}`;
+    return `${where}: ${p.waiting.map((w) => `container ${w.container} waiting (${w.reason}${w.message ? `: ${w.message}` : ''}), image ${w.image || p.image}`).join('; ')}`;
+  });
+  const pull = late.some((p) => p.waiting.some((w) => PULL_REASONS.has(w.reason)));
+  return `${phrases.join('; ')}${pull ? '. Where no registry answers, an experiment runs an image it cannot pull through a declared substitute (imageSubstitutes, as 074 and 075 do; docs/authoring.md)' : ''}`;
 }
 
 function restartsOf(statuses: unknown): number {
@@ -292,7 +324,7 @@ export interface HealthCheckWait {
   endpoints: number;
 }
 
-const selects = (selector: Record<string, string>, labels: Record<string, string>): boolean =>
+export const selects = (selector: Record<string, string>, labels: Record<string, string>): boolean =>
   Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
 
 /**

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { interruptedSwapHint, loadSnapshots } from '../load.ts';
 import { deriveFactsWithSkips, type FactDef } from '../facts.ts';
 import { assertLineTemplates, type LineTemplates } from '../template.ts';
-import { provenanceFacts } from '../provenance.ts';
+import { withRunFacts } from '../provenance.ts';
 import { checkClaimDefs, evaluateClaims, type ClaimDef } from '../claims.ts';
 import { EvidenceError } from '../errors.ts';
 import { DECLARED_STEP } from '../facts.ts';
@@ -47,8 +47,7 @@ export function buildArticleEvidence(input: {
     throw new EvidenceError(
       `${snapshots.files.run}: field "driver": expected "${input.environment}" (the environment this folder holds), got "${snapshots.run.driver}"`,
     );
-  const declared = new Set(input.factDefs.map((d) => d.id));
-  const defs = [...input.factDefs, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
+  const defs = withRunFacts(input.factDefs, snapshots.run);
   const { facts, skipped } = unmeasured
     ? (() => {
         // What the manifests declare needs no run: those facts are real even now.
