@@ -75,8 +75,9 @@ export function suiteList(root: string, node: string): Suite[] {
     // Two labs at once are two sets of namespaces named after their runs; a file that kills runs on purpose keeps its own registry.
     nodeTest('lab', 'lab capture on this kernel (node:test)', 'tests/lab/**/*.test.ts', 2),
     nodeTest('fault', 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', 'tests/fault/**/*.test.ts', 2),
-    // A real kind cluster: kind:prepare's engine and images (built without a registry where none answers), then article 074's capture.
-    nodeTest('kind', 'kind: article 074 on a real kind cluster (node:test)', 'tests/kind/**/*.test.ts', 1),
+    // Real kind clusters: kind:prepare's engine and images (built without a registry where none answers), a new article's
+    // path from npm run new to its page, article 074's capture, and the host as it was before the engine started.
+    nodeTest('kind', 'kind: a new article and article 074 on real kind clusters, the host as found (node:test)', 'tests/kind/**/*.test.ts', 1),
     command('build', 'build (astro build)', [node, astro, 'build']),
     // astro dev on a copy of the project: the real content/ is never written.
     nodeTest('dev', 'dev server: evidence checks on change (node:test, astro dev on a copy)', 'tests/dev/**/*.test.ts', 1),
