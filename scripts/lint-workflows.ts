@@ -52,7 +52,7 @@ function onPath(name: string): string | null {
 // Without shellcheck actionlint skips the `run:` scripts without a word: a lint that checks less than it says did not run.
 const shellcheck = onPath('shellcheck');
 if (shellcheck === null)
-  fail("needs shellcheck on PATH: actionlint lints the workflows' run: scripts with it (apt-get install shellcheck; .ci/run installs it)");
+  fail("needs shellcheck on PATH: actionlint lints the workflows' run: scripts with it (apt-get install shellcheck; npm test installs it as root on Debian)");
 
 const built = await buildActionlint(TAG, true);
 if ('problem' in built) fail(built.problem);

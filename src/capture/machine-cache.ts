@@ -5,17 +5,17 @@
 // clone of main) reuses them; every entry carries a stamp of its inputs and is
 // rebuilt when they change. SHICE_CACHE points it elsewhere.
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 
 export const CACHE_VARIABLE = 'SHICE_CACHE';
 
-/** `$SHICE_CACHE`, else `$XDG_CACHE_HOME/shice`, else `~/.cache/shice`. */
-export function machineCacheDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+/**
+ * `$SHICE_CACHE` (a relative one taken from the folder it is read in, as a shell would), else
+ * `$XDG_CACHE_HOME/shice` (only when absolute, as the XDG spec says), else `~/.cache/shice`.
+ */
+export function machineCacheDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir(), cwd: string = process.cwd()): string {
   const own = env[CACHE_VARIABLE];
-  if (own) {
-    if (!isAbsolute(own)) throw new Error(`${CACHE_VARIABLE}=${own}: expected an absolute path`);
-    return own;
-  }
+  if (own) return resolve(cwd, own);
   const xdg = env.XDG_CACHE_HOME;
   return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.cache'), 'shice');
 }
