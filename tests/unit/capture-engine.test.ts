@@ -195,10 +195,17 @@ test(
     const child = spawn(process.execPath, [fileURLToPath(new URL('../fixtures/capture/killable-capture.ts', import.meta.url)), target], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, TMPDIR: childTmp },
+      // A process group of its own: the fake tools it had in flight outlive its kill -9, and are ended with the group below.
+      detached: true,
     });
     t.after(async () => {
-      child.kill('SIGKILL');
-      await rm(childTmp, { recursive: true, force: true });
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+      // A killed tool may still be writing into the folder as it goes: retry until it is empty.
+      await rm(childTmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     });
     const exited = new Promise((resolve) => child.on('exit', resolve));
     await new Promise<void>((resolve, reject) => {
