@@ -1,7 +1,7 @@
 // `npm run capture:matrix -- [slug...] [--variant V,...] [--driver kind|lab]`: the runs a CI
 // matrix captures, as one line of JSON on stdout (capture.yml's matrix reads it).
 import { fileURLToPath } from 'node:url';
-import { listArticleSlugs, loadExperiment } from '../src/capture/articles.ts';
+import { listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
 import { UsageError } from '../src/capture/cli-args.ts';
 import { captureMatrix, MATRIX_USAGE, parseMatrixArgs } from '../src/capture/matrix.ts';
 import { terminalSafe } from '../src/evidence/terminal-text.ts';
@@ -13,7 +13,7 @@ try {
   if (args.help) {
     process.stdout.write(`${MATRIX_USAGE}\n`);
   } else {
-    const articles = await Promise.all((await listArticleSlugs(root)).map(async (slug) => ({ slug, experiment: await loadExperiment(root, slug) })));
+    const articles = await Promise.all((await listArticleSlugs(root)).map(async (slug) => ({ slug, experiment: (await loadArticle(root, slug)).experiment })));
     process.stdout.write(`${JSON.stringify({ include: captureMatrix(articles, args) })}\n`);
   }
 } catch (error) {

@@ -3,7 +3,7 @@
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
-import { articleDir, listArticleSlugs, loadExperiment } from '../src/capture/articles.ts';
+import { articleDir, definitionFile, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
 import { createDriver, PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
 import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts';
 import { CaptureAborted, runCapture, type CaptureResult } from '../src/capture/runner.ts';
@@ -15,7 +15,7 @@ import { gitInfo, hostInfo } from '../src/capture/host.ts';
 import { makeRunId } from '../src/capture/run-id.ts';
 import { symbolicTopologyView } from '../src/capture/topology-view.ts';
 import type { EnvironmentName, Experiment } from '../src/experiment/types.ts';
-import { loadArticleDefinitions, type ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
 import { baselineOf, claimsReport, readBaseline, runSide, tryEvidence, whatChangedLines, type Baseline } from '../src/capture/what-changed.ts';
 import { planLines } from '../src/capture/plan-text.ts';
 import { existsSync, rmSync } from 'node:fs';
@@ -130,11 +130,11 @@ async function main(): Promise<void> {
   for (const slug of slugs) {
     let experiment: Experiment;
     try {
-      experiment = await loadExperiment(root, slug);
+      experiment = (await loadArticle(root, slug)).experiment;
     } catch (error) {
       fail((error as Error).message, 2);
     }
-    const file = relative(root, join(articleDir(root, slug), 'experiment.ts'));
+    const file = definitionFile(slug);
     const problems = [...environmentProblems(experiment, file), ...variantProblems(experiment, file)];
     if (problems.length) fail(problems[0]!, 2);
     try {
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
 
   if (args.compare) {
     for (const plan of plans) {
-      const defs = await loadArticleDefinitions(root, plan.slug);
+      const defs = await loadArticle(root, plan.slug);
       const inEnvironment = (folder: string, variant: string | null) =>
         variantFolder(environmentFolder(folder, plan.environment, plan.headline), variant, plan.defaultVariant);
       for (const variant of plan.variants) {
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
       }
     }
     runs.splice(0, runs.length, ...runnable);
-    const defs = await loadArticleDefinitions(root, slug);
+    const defs = await loadArticle(root, slug);
     const owner = currentOwner();
     running = true;
     const held: Array<{ runId: string; lock: Lock }> = [];
@@ -397,7 +397,7 @@ async function accept(ref: string): Promise<void> {
     }
   }
   await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
-  const defs = await loadArticleDefinitions(root, slug);
+  const defs = await loadArticle(root, slug);
   const experiment = defs.experiment ?? null;
   const byDefault = experiment ? defaultVariant(experiment) : null;
   const defaultTarget = manifest.runs.find((r) => r.variant === byDefault)?.target;

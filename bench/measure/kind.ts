@@ -11,13 +11,15 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
 import { renderKindConfig } from '../../src/capture/kind/config.ts';
 import { engineEnv, findEngine } from '../../src/capture/kind/engine/engine.ts';
 import { readImagesRecord } from '../../src/capture/kind/image/build.ts';
 import { kindParts, type TimedLine } from '../../src/capture/kind/phases.ts';
 import { KIND_PATH_DIRS } from '../../src/capture/kind/prepare.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
+
+const { experiment } = await loadArticle(process.cwd(), '074-external-traffic-policy');
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';

@@ -36,7 +36,7 @@ function replaceOnce(text: string, pattern: RegExp, replacement: string, file: s
   return text.replace(pattern, replacement);
 }
 
-/** experiment.ts with `slug: '<from>'` renamed (capture checks it against the folder name). */
+/** article.ts with its experiment's `slug: '<from>'` renamed (capture checks it against the folder name). */
 export function renameExperimentSlug(source: string, file: string, from: string, to: string): string {
   const quoted = from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return replaceOnce(source, new RegExp(`(\\bslug:\\s*)(['"])${quoted}\\2`), `$1$2${to}$2`, file, 'slug', `slug: '${from}'`);

@@ -87,7 +87,7 @@ async function copyArticle(root: string, dir: string, sourceSlug: string, slug: 
     await writeFile(file, renumberSeries(await readFile(file, 'utf8'), file, number));
   }
   if (slug !== sourceSlug) {
-    const experiment = join(to, 'experiment.ts');
+    const experiment = join(to, 'article.ts');
     await writeFile(experiment, renameExperimentSlug(await readFile(experiment, 'utf8'), experiment, sourceSlug, slug));
     const run = join(to, 'snapshots/run.yaml');
     await writeFile(run, renameRunSlug(await readFile(run, 'utf8'), run, sourceSlug, slug));

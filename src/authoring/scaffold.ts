@@ -38,43 +38,64 @@ export function scaffoldFiles(slug: string, today: string): ScaffoldFile[] {
   const add = (path: string, content: string) => files.push({ path, content: `${content.trim()}\n` });
 
   add(
-    'experiment.ts',
+    'article.ts',
     `
-// What to run (both drivers read this file): the cluster, the manifests applied
-// with kubectl, and the steps, argv arrays run in order on named nodes. Values the
-// run allocates (node addresses, NodePorts) come through the TopologyView \`t\`.
-// Capture it with: npm run capture -- ${slug} (kind), then with --driver lab (the lab)
-import type { Experiment } from '../../../src/experiment/types.ts';
+// The article's one definition: what runs (the experiment), what the page binds
+// (facts, one line each: src/evidence/fact-kit.ts), what the prose asserts
+// (claims, re-checked on every build) and each step's measured line. Every run
+// also gives node./pod./service./cluster./version. facts from run.yaml and each
+// step's .rc and .seconds (src/evidence/run-facts.ts). A fact id the definition
+// does not declare, read anywhere here, fails the type check (npm run check).
+// Capture it with: npm run capture -- ${slug} (kind), then with --driver lab (the lab).
+import { defineArticle, declared, stdout } from '../../../src/authoring/article.ts';
+import { threeNodeCluster } from '../../../src/experiment/clusters.ts';
 import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
 
-export const experiment: Experiment = {
-  slug: '${slug}',
-  cluster: {
-    name: 'kx-main',
-    nodes: [
-      { name: 'control-plane', role: 'control-plane' },
-      { name: 'worker', role: 'worker' },
-      { name: 'worker2', role: 'worker' },
+export default defineArticle({
+  experiment: {
+    slug: '${slug}',
+    cluster: threeNodeCluster(),
+    // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
+    imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
+    // Measured on a real kind cluster (the headline: the runs the prose binds) and in the namespace lab.
+    environments: ['kind', 'lab'],
+    // Anything the API server accepts; the lab runs the pods the scheduler binds (nginx images only).
+    manifests: ['manifests/app.yaml'],
+    // The node that plays the client outside the cluster.
+    client: 'control-plane',
+    // Argv arrays run in order on named nodes; values the run allocates (node addresses, NodePorts) come through \`t\`.
+    steps: [
+      {
+        kind: 'exec', id: 'request', node: 'control-plane', title: 'one request to the NodePort on worker',
+        command: (t) => ['curl', '--silent', '--show-error', '--max-time', '3', \`http://\${t.ip('worker')}:\${t.nodePort('app')}/\`],
+      },
     ],
-    podSubnet: '10.244.0.0/16',
-    serviceSubnet: '10.96.0.0/16',
-    kubeProxyMode: 'iptables',
   },
-  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
-  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
-  // Measured on a real kind cluster (the headline: the runs the prose binds) and in the namespace lab.
-  environments: ['kind', 'lab'],
-  // Anything the API server accepts; the lab runs the pods the scheduler binds (nginx images only).
-  manifests: ['manifests/app.yaml'],
-  // The node that plays the client outside the cluster.
-  client: 'control-plane',
-  steps: [
+  facts: {
+    // What the pod answered: its own name (the container's hostname), the one line on stdout.
+    'request.answer': stdout('request', /^(\\S+)$/m),
+    // Declared, not measured: read from the manifest, marked as such on the page.
+    'declared.app.replicas': declared('manifests/app.yaml', 'Deployment/app', 'spec.replicas'),
+  },
+  // A passage names the claims it rests on (<Claim ids="...">); a capture that breaks one fails
+  // the build (npm run build:draft builds anyway and flags the passage).
+  claims: [
     {
-      kind: 'exec', id: 'request', node: 'control-plane', title: 'one request to the NodePort on worker',
-      command: (t) => ['curl', '--silent', '--show-error', '--max-time', '3', \`http://\${t.ip('worker')}:\${t.nodePort('app')}/\`],
+      id: 'request-answered',
+      zh: '经 worker 的 NodePort 发出的请求得到了回答',
+      en: 'The request through worker\\'s NodePort was answered',
+      holds: (v) => v('request.rc') === '0',
     },
   ],
-};
+  // One line per step, in both languages, for the 实测 figure (<Measured steps="...">).
+  // Values only as {fact.id} placeholders: a digit typed in here is refused.
+  lines: {
+    request: {
+      zh: '控制面 → worker {node.worker.ip}:{service.app.nodePort}：回答 {request.answer}，rc={request.rc}，用时 {request.seconds} 秒',
+      en: 'Control-plane to worker at {node.worker.ip}:{service.app.nodePort}: answered {request.answer}; curl exited {request.rc} after {request.seconds} s',
+    },
+  },
+});
 `,
   );
 
@@ -82,7 +103,7 @@ export const experiment: Experiment = {
     'manifests/app.yaml',
     `
 # The objects of the experiment, applied in order by kubectl. A number written
-# here can be bound in the prose as a declared fact (facts.ts, declaredFact).
+# here can be bound in the prose as a declared fact (article.ts, declared()).
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -147,69 +168,6 @@ spec:
 `,
   );
 
-  add(
-    'facts.ts',
-    `
-// Every value the prose binds, derived by pure functions from the snapshots
-// (src/evidence/fact-kit.ts and src/evidence/extract/ have the helpers). Ids read
-// "<step>.<what>" or "node./pod./service./run.". Every step also gets
-// <step>.rc, .seconds, .node, .argv, .command and .startedAt for free, and every
-// article the run's own: run.id, run.date, run.driver, run.startedAt,
-// version.kubernetes, version.kernel and run.version.<tool> (src/evidence/provenance.ts).
-import type { FactDef } from '../../../src/evidence/facts.ts';
-import { declaredFact, outcomeFacts, runFact, stepFact } from '../../../src/evidence/fact-kit.ts';
-import { nodeIP, nodePort } from '../../../src/evidence/extract/run.ts';
-
-export const facts: FactDef[] = [
-  ...outcomeFacts('request'),
-  // What the pod answered: its own name (the container's hostname).
-  stepFact('request.answer', 'request', (s) => s.stdout.trim()),
-  runFact('node.worker.ip', (run) => nodeIP(run, 'worker')),
-  runFact('service.app.nodePort', (run) => nodePort(run, 'app')),
-  // Declared, not measured: read from the manifest, marked as such on the page.
-  declaredFact('declared.app.replicas', '${slug}', 'manifests/app.yaml', 'Deployment/app', 'spec.replicas'),
-];
-`,
-  );
-
-  add(
-    'lines.ts',
-    `
-// One line per step, in both languages, for the 实测 figure (<Measured steps="...">).
-// Values only as {fact.id} placeholders: a digit typed in here is refused.
-import type { LineTemplates } from '../../../src/evidence/template.ts';
-
-export const lines: LineTemplates = {
-  request: {
-    zh: '控制面 → worker {node.worker.ip}:{service.app.nodePort}：回答 {request.answer}，rc={request.rc}，用时 {request.seconds} 秒',
-    en: 'Control-plane to worker at {node.worker.ip}:{service.app.nodePort}: answered {request.answer}; curl exited {request.rc} after {request.seconds} s',
-  },
-};
-`,
-  );
-
-  add(
-    'claims.ts',
-    `
-// What the prose asserts, as checks over facts. A passage names the claims it
-// rests on (<Claim ids="...">); a capture that breaks one fails the build
-// (npm run build:draft builds anyway and flags the passage).
-import type { ClaimDef } from '../../../src/evidence/claims.ts';
-
-export const claims: ClaimDef[] = [
-  {
-    id: 'request-answered',
-    statement: {
-      zh: '经 worker 的 NodePort 发出的请求得到了回答',
-      en: 'The request through worker\\'s NodePort was answered',
-    },
-    facts: ['request.rc'],
-    holds: (v) => v('request.rc') === '0',
-  },
-];
-`,
-  );
-
   const frontmatter = (lang: 'zh' | 'en', title: string, summary: string) => `---
 title: ${title}
 summary: ${summary}
@@ -225,7 +183,7 @@ series:
     `
 ${frontmatter('zh', '新文章（标题待定）', '一句话说明这篇文章测了什么、发现了什么。')}
 
-{/* 正文。测得的值用 <Fact id="..." /> 绑定；清单里声明的值用声明事实（facts.ts 的 declaredFact）；
+{/* 正文。测得的值用 <Fact id="..." /> 绑定；清单里声明的值用声明事实（article.ts 里的 declared）；
     其他不是测量结果的数字（标准编号、序数、顺带提到的版本）放进 <NotMeasured>…</NotMeasured>。
     直接写进正文的数字会让构建失败。 */}
 
@@ -263,7 +221,7 @@ ${frontmatter('zh', '新文章（标题待定）', '一句话说明这篇文章�
 ${frontmatter('en', 'A new article (title to come)', 'One sentence on what this article measured and what it found.')}
 
 {/* The prose. Measured values are bound with <Fact id="..." />; values the manifests declare are declared
-    facts (declaredFact in facts.ts); any other number that is not a measurement (a standard, an ordinal,
+    facts (declared() in article.ts); any other number that is not a measurement (a standard, an ordinal,
     a version named in passing) goes inside <NotMeasured>…</NotMeasured>. A digit typed into the prose fails the build. */}
 
 The introduction goes here: the question, and how the experiment answers it. The experiment's Deployment declares <Fact id="declared.app.replicas" /> replicas.

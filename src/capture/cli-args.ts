@@ -34,7 +34,7 @@ export const USAGE = `Usage: npm run capture -- [slug...] [options]
 
 Runs each article's experiment for real and replaces its snapshots
 (content/articles/<slug>/snapshots) only when every step has run.
-Without a slug, every article that has an experiment.ts is captured.
+Without a slug, every article (content/articles/<slug>/article.ts) is captured.
 
 Options:
   --driver kind|lab   where the experiment runs (default: kind)

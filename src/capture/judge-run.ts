@@ -5,6 +5,7 @@
 // about the disk.
 import { existsSync } from 'node:fs';
 import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/article/from-disk.ts';
+import { splitQualified } from '../evidence/article/variants.ts';
 import { formatBrokenClaims } from '../evidence/claims.ts';
 import { EvidenceError } from '../evidence/errors.ts';
 import { defaultVariant } from '../experiment/variants.ts';
@@ -53,7 +54,19 @@ export function judgeRuns(slug: string, defs: ArticleDefinitions, runs: readonly
       try {
         const all = evidenceFromDisk(slug, folderOf(byDefault), defs, { variants: true, folderOf });
         const runsOf = all.variantRuns!;
-        broken.push(...formatBrokenClaims(runsOf.comparisons).map((block) => `across ${runsOf.measured.join(', ')}: ${block}`));
+        // A comparison that read a variant with no run yet (a fact the run lacks) could not be judged: a note, not a break.
+        const unrun = (id: string) => !runsOf.measured.includes(splitQualified(id)[0]);
+        const waiting = runsOf.comparisons.filter((r) => r.status === 'broken' && r.values.some((v) => v.value === undefined && unrun(v.id)));
+        const judged = runsOf.comparisons.filter((r) => !waiting.includes(r));
+        broken.push(...formatBrokenClaims(judged).map((block) => `across ${runsOf.measured.join(', ')}: ${block}`));
+        if (waiting.length) {
+          const variants = [
+            ...new Set(waiting.flatMap((r) => r.values.filter((v) => v.value === undefined && unrun(v.id)).map((v) => splitQualified(v.id)[0]))),
+          ];
+          notes.push(
+            `the claims across variants ${waiting.map((r) => r.id).join(', ')} were not evaluated: they read ${variants.join(', ')}, which has no run yet`,
+          );
+        }
       } catch (error) {
         if (!(error instanceof EvidenceError)) throw error;
         notes.push(`the claims across variants were not evaluated: ${error.problems[0]}`);

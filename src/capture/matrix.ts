@@ -36,7 +36,7 @@ export function captureMatrix(
     if (!environmentsOf(experiment).includes(select.environment)) {
       if (select.slugs.length)
         throw new UsageError(
-          `${slug} is measured in ${environmentsOf(experiment).join(', ')}, not ${select.environment} (experiment.ts, field "environments")`,
+          `${slug} is measured in ${environmentsOf(experiment).join(', ')}, not ${select.environment} (article.ts, field "experiment.environments")`,
         );
       continue;
     }
@@ -57,7 +57,7 @@ export const MATRIX_USAGE = `Usage: npm run capture:matrix -- [slug...] [--varia
 
 Prints, as one line of JSON, the runs a CI matrix captures: {"include":[{"slug",
 "variant","environment","artifact"}...]}, one per article and variant (variant is
-null for an article that declares none), from each article's experiment.ts.
+null for an article that declares none), from each article's experiment (article.ts).
 Without a slug, every article; without --variant, every variant it declares.
 --driver is the environment (default: kind).`;
 

@@ -5,11 +5,11 @@
 // swapped in (swap-in.ts).
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { loadArticleDefinitions, type ArticleDefinitions } from '../evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../evidence/article/from-disk.ts';
 import { environmentsOf } from '../experiment/environments.ts';
 import { variantsOf } from '../experiment/variants.ts';
 import type { EnvironmentName } from '../experiment/types.ts';
-import { articleDir, listArticleSlugs } from './articles.ts';
+import { articleDir, listArticleSlugs, loadArticle } from '../authoring/load.ts';
 import { clip } from './clip.ts';
 import { judgeRuns } from './judge-run.ts';
 import { planMerge, runFolderName, type CheckoutArticle, type FoundRun } from './merge-plan.ts';
@@ -72,7 +72,7 @@ export function findRuns(dirs: readonly string[]): { found: FoundRun[]; problems
 export async function checkoutArticles(root: string): Promise<Map<string, { article: CheckoutArticle; defs: ArticleDefinitions }>> {
   const articles = new Map<string, { article: CheckoutArticle; defs: ArticleDefinitions }>();
   for (const slug of await listArticleSlugs(root)) {
-    const defs = await loadArticleDefinitions(root, slug);
+    const defs = await loadArticle(root, slug);
     const experiment = defs.experiment ?? null;
     const committed: CheckoutArticle['committed'] = {};
     for (const environment of environmentsOf(experiment)) {

@@ -134,6 +134,9 @@ export interface ReportedChange extends FactChange {
 function moreVolatility(change: FactChange, old: ReportSide, next: ReportSide): string | undefined {
   const a = change.old;
   const b = change.new;
+  // A run fact of a Pod named afresh (pod.<name>.ip, .node, .image) is keyed by a name the other run does not have.
+  const pod = /^pod\.(.+)\.(?:ip|node|image)$/.exec(change.id)?.[1];
+  if (pod !== undefined && (a === undefined ? next : old).generatedPods.includes(pod)) return GENERATED;
   if (a === undefined || b === undefined) return undefined;
   const declared = next.facts.get(change.id)?.volatile ?? old.facts.get(change.id)?.volatile;
   if (declared) return `declared volatile: ${declared.reason}`;

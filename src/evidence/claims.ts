@@ -8,8 +8,7 @@ export interface ClaimDef {
   id: string;
   /** What the prose asserts, in each language. */
   statement: Record<Lang, string>;
-  /** The facts the claim reads; `holds` may read no other. */
-  facts: string[];
+  /** Reads facts by id; the ones it read are the claim's values, in the order it read them. */
   holds: (value: (factId: string) => string) => boolean;
   /** For an experiment with variants: the variants whose runs the claim is about; every variant when absent. */
   variants?: string[];
@@ -34,9 +33,8 @@ export interface ClaimResult {
 
 export const CLAIM_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** Structural mistakes of the declarations themselves (ids, duplicates, facts that do not exist). */
-export function checkClaimDefs(defs: readonly ClaimDef[], factIds: Iterable<string>, file: string): string[] {
-  const known = new Set(factIds);
+/** Structural mistakes of the declarations themselves (ids, duplicates, statements). */
+export function checkClaimDefs(defs: readonly ClaimDef[], file: string): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const def of defs) {
@@ -44,26 +42,36 @@ export function checkClaimDefs(defs: readonly ClaimDef[], factIds: Iterable<stri
     if (seen.has(def.id)) problems.push(`${file}: claim "${def.id}" is declared twice`);
     seen.add(def.id);
     if (!def.statement.zh?.trim() || !def.statement.en?.trim()) problems.push(`${file}: claim "${def.id}": expected a statement in zh and en`);
-    if (!def.facts.length) problems.push(`${file}: claim "${def.id}": expected at least one fact it reads`);
-    for (const id of def.facts) if (!known.has(id)) problems.push(`${file}: claim "${def.id}" reads fact "${id}", which this article does not declare`);
   }
   return problems;
 }
 
+class MissingFact extends Error {}
+
+/** Each claim judged on `facts`: its values are the facts `holds` read; one the run lacks breaks it, saying which. */
 export function evaluateClaims(defs: readonly ClaimDef[], facts: ReadonlyMap<string, Fact>, fileOfStep: (step: string) => string): ClaimResult[] {
   return defs.map((def) => {
-    const values: ClaimValue[] = def.facts.map((id) => {
+    const read: string[] = [];
+    const value = (id: string): string => {
+      if (!read.includes(id)) read.push(id);
+      const fact = facts.get(id);
+      if (!fact) throw new MissingFact(id);
+      return fact.value;
+    };
+    let status: ClaimResult['status'];
+    let problem: string | undefined;
+    try {
+      status = def.holds(value) ? 'holds' : 'broken';
+    } catch (error) {
+      if (!(error instanceof MissingFact)) throw error;
+      status = 'broken';
+      problem = `this run has no fact ${error.message}`;
+    }
+    const values: ClaimValue[] = read.map((id) => {
       const fact = facts.get(id);
       return { id, value: fact?.value, step: fact?.step, file: fact ? fileOfStep(fact.step) : undefined };
     });
-    const missing = values.filter((v) => v.value === undefined).map((v) => v.id);
-    const base = { id: def.id, statement: def.statement, values };
-    if (missing.length) return { ...base, status: 'broken' as const, problem: `this run has no fact ${missing.join(', ')}` };
-    const read = (id: string): string => {
-      if (!def.facts.includes(id)) throw new Error(`claim "${def.id}" reads fact "${id}" without declaring it in its facts`);
-      return facts.get(id)!.value;
-    };
-    return { ...base, status: def.holds(read) ? ('holds' as const) : ('broken' as const) };
+    return { id: def.id, statement: def.statement, status, values, ...(problem === undefined ? {} : { problem }) };
   });
 }
 

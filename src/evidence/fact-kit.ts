@@ -1,20 +1,31 @@
-// Building blocks for an article's facts.ts: one helper per kind of step output,
-// so an article declares what it binds and not how each tool prints it.
+// How an article says what a fact reads: one line naming the step and what to
+// read from its output. An article's facts are an object of these, keyed by
+// fact id (src/authoring/article.ts); a family (a curl's timeout and client, a
+// health check's status and body) is a function returning several, its ids
+// typed from the step's. `fromStep` and `fromRun` take any function for what
+// does not fit. Every reader throws an ExtractError that says what it looked
+// for and what it found; the loader adds the snapshot file and the fact id.
 import type { FactDef, FactInput, FactValue } from './facts.ts';
 import type { RunSnapshot, StepSnapshot } from './schema.ts';
 import { DECLARED_STEP, RUN_STEP } from './facts.ts';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { load } from 'js-yaml';
 import { manifestValue } from './extract/manifest.ts';
 import { ExtractError } from './errors.ts';
 import { clientAddress, curlFailure, maxTime } from './extract/curl.ts';
 import { durationSeconds } from './extract/duration.ts';
-import { jsonField, parseHttpResponse } from './extract/http.ts';
+import { headerValue, jsonField, parseHttpResponse } from './extract/http.ts';
 import { findRule, findRules, optionValue, parseIptablesSave, type RuleQuery } from './extract/iptables-save.ts';
 import { flowEntriesShown, parseConntrackList, type ConntrackEntry } from './extract/conntrack.ts';
 import { findChain, findChainRule, findPortVerdict, findSet, parseNftTable } from './extract/nft.ts';
 import { parseIpAddressJson, podGatewayOnNode } from './extract/ip-address.ts';
 import { node } from './extract/run.ts';
+
+/** A fact as an article declares it: everything but its id, which is its key. */
+export type FactSpec = Omit<FactDef, 'id'>;
+/** An article's facts, by id. */
+export type FactSpecs<Id extends string = string> = { readonly [K in Id]: FactSpec };
 
 const asValue = (v: string | FactValue): FactValue => (typeof v === 'string' ? { value: v } : v);
 
@@ -23,31 +34,33 @@ function stepOf(input: FactInput): StepSnapshot {
   return input.step;
 }
 
-/** A fact read from one step's snapshot. */
-export function stepFact(id: string, step: string, derive: (step: StepSnapshot, run: RunSnapshot) => string | FactValue): FactDef {
-  return { id, step, derive: (input) => asValue(derive(stepOf(input), input.run)) };
+/** Anything read from one step's snapshot, by a function of it (and run.yaml). */
+export function fromStep(step: string, derive: (step: StepSnapshot, run: RunSnapshot) => string | FactValue): FactSpec {
+  return { step, derive: (input) => asValue(derive(stepOf(input), input.run)) };
 }
 
-/** A fact read from run.yaml. */
-export function runFact(id: string, derive: (run: RunSnapshot) => string | FactValue): FactDef {
-  return { id, step: RUN_STEP, derive: (input) => asValue(derive(input.run)) };
+/** Anything read from run.yaml, by a function of it. */
+export function fromRun(derive: (run: RunSnapshot) => string | FactValue): FactSpec {
+  return { step: RUN_STEP, derive: (input) => asValue(derive(input.run)) };
+}
+
+/** The same fact, skipped (not failed) by runs that do not have the value: say why. */
+export function optional(spec: FactSpec, reason: string): FactSpec {
+  return { ...spec, optional: { reason } };
 }
 
 /**
- * A value the experiment declares in a manifest (a replica count, a port): it
- * binds as declared, not measured. `file` is the manifest relative to the
- * article's folder, content/articles/<slug>/ under the working directory (as
- * the build and the capture run), read when the fact is derived.
+ * A value the experiment declares in a manifest (a replica count, a port): it binds as
+ * declared, not measured. `file` is relative to the article's folder; `object` is `Kind/name`.
  */
-export function declaredFact(id: string, slug: string, file: string, object: string, path: string): FactDef {
+export function declared(file: string, object: string, path: string): FactSpec {
   return {
-    id,
     step: DECLARED_STEP,
     declared: { file },
-    derive: () => {
+    derive: ({ run }) => {
       let text: string;
       try {
-        text = readFileSync(resolve('content/articles', slug, file), 'utf8');
+        text = readFileSync(resolve('content/articles', run.slug, file), 'utf8');
       } catch (error) {
         throw new ExtractError(`cannot read the manifest ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
       }
@@ -56,175 +69,204 @@ export function declaredFact(id: string, slug: string, file: string, object: str
   };
 }
 
-/** The same def, skipped (not failed) by runs that do not have the value. */
-export function optional(def: FactDef, reason: string): FactDef {
-  return { ...def, optional: { reason } };
-}
-
-/** `<step>.rc` and `<step>.seconds` (rounded; raw = the exact milliseconds): every step has them. */
-export function outcomeFacts(step: string): FactDef[] {
-  return [stepFact(`${step}.rc`, step, (s) => String(s.exitCode)), stepFact(`${step}.seconds`, step, (s) => durationSeconds(s.durationMs))];
-}
-
-/**
- * The pod gateway as `node` itself holds it, read from a step that ran `ip -j -4 address show`
- * there: the address inside the node's podCIDR (run.yaml) on its pods' veths.
- */
-export function podGatewayFact(id: string, step: string, nodeName: string): FactDef {
-  return stepFact(id, step, (s, run) => podGatewayOnNode(parseIpAddressJson(s.stdout), node(run, nodeName).podCIDR).address);
-}
-
-/**
- * A delete-pod step's measured wait: seconds from the delete's return until kube-proxy's
- * health check first said 0 local endpoints, and how many polls that took.
- */
-export function settleFacts(step: string): FactDef[] {
-  const settle = (s: StepSnapshot) => {
-    if (s.settle === undefined) throw new ExtractError(`step ${step} has no settle record (a delete-pod step with settleNode records one)`);
-    return s.settle;
-  };
-  return [
-    stepFact(`${step}.settleSeconds`, step, (s) => durationSeconds(settle(s).afterDeleteMs)),
-    stepFact(`${step}.settlePolls`, step, (s) => String(settle(s).polls)),
-  ];
-}
-
-/**
- * A curl step: rc, seconds, the --max-time it ran with, and either the backend's
- * `client=` address (answered) or curl's error message (failed).
- */
-export function curlFacts(step: string, expect: 'answered' | 'failed'): FactDef[] {
-  const defs = [...outcomeFacts(step), stepFact(`${step}.timeout`, step, (s) => maxTime(s.argv))];
-  if (expect === 'answered') defs.push(stepFact(`${step}.client`, step, (s) => clientAddress(s.stdout)));
-  else defs.push(stepFact(`${step}.error`, step, (s) => curlFailure(s.stderr).message));
-  return defs;
-}
-
-/** A kube-proxy health check read with `curl --include`: status, reason phrase, the body's localEndpoints. */
-export function healthCheckFacts(step: string): FactDef[] {
-  return [
-    stepFact(`${step}.status`, step, (s) => String(parseHttpResponse(s.stdout).status)),
-    stepFact(`${step}.reason`, step, (s) => parseHttpResponse(s.stdout).reason),
-    stepFact(`${step}.localEndpoints`, step, (s) => {
-      const count = jsonField(parseHttpResponse(s.stdout), 'localEndpoints');
-      if (typeof count !== 'number') throw new ExtractError(`expected localEndpoints to be a number, got ${JSON.stringify(count)}`);
-      return String(count);
-    }),
-  ];
-}
-
-/** One iptables-save rule found by chain/target/--dport: the whole line, and its --dport. */
-export function iptablesRuleFacts(prefix: string, step: string, query: (run: RunSnapshot) => RuleQuery): FactDef[] {
-  const rule = (s: StepSnapshot, run: RunSnapshot) => findRule(parseIptablesSave(s.stdout), query(run));
-  return [
-    stepFact(`${prefix}Rule`, step, (s, run) => rule(s, run).line),
-    stepFact(`${prefix}Port`, step, (s, run) => {
-      const found = rule(s, run);
-      const port = optionValue(found.args, '--dport');
-      if (port === undefined) throw new ExtractError(`the rule has no --dport: ${found.line}`);
-      return port;
-    }),
-  ];
-}
-
-/** The one rule of an iptables-save output that `query` matches, as the line iptables-save printed. */
-export function iptablesRuleLineFact(id: string, step: string, query: RuleQuery): FactDef {
-  return stepFact(id, step, (s) => findRule(parseIptablesSave(s.stdout), query).line);
-}
-
-/**
- * The one rule whose target starts with `targetPrefix` in the chain of the rule `sibling`
- * matches: a chain whose name is a hash (KUBE-EXT-HNMG67IFNYEJYCHA), found by a rule's comment.
- */
-export function iptablesChainRuleFact(id: string, step: string, sibling: RuleQuery, targetPrefix: string): FactDef {
-  return stepFact(id, step, (s) => {
-    const save = parseIptablesSave(s.stdout);
-    const { chain } = findRule(save, sibling);
-    const found = findRules(save, { table: sibling.table, chain }).filter((r) => r.target?.startsWith(targetPrefix));
-    if (found.length !== 1)
-      throw new ExtractError(
-        `expected one rule jumping to ${targetPrefix}… in chain ${chain}, found ${found.length}${found.length ? `: ${found.map((r) => r.line).join('; ')}` : ''}`,
-      );
-    return found[0]!.line;
+/** Group 1 of `pattern` (the whole match without a group) on the step's stdout. */
+export function stdout(step: string, pattern: RegExp): FactSpec {
+  return fromStep(step, (s) => {
+    const match = pattern.exec(s.stdout);
+    if (!match) throw new ExtractError(`looked for ${pattern} on stdout, found ${s.stdout.trim() ? JSON.stringify(s.stdout.trim().slice(0, 120)) : 'nothing'}`);
+    return match[1] ?? match[0];
   });
 }
+
+/** A field, by dotted path (list items by index), of the JSON or YAML a step printed (`kubectl get -o json|yaml`). */
+export function printed(step: string, path: string): FactSpec {
+  return fromStep(step, (s) => {
+    let data: unknown;
+    try {
+      data = load(s.stdout);
+    } catch (error) {
+      throw new ExtractError(`expected JSON or YAML on stdout (${(error as Error).message.split('\n')[0]})`);
+    }
+    let current = data;
+    for (const key of path.split('.')) {
+      if (current === null || typeof current !== 'object' || !(key in current))
+        throw new ExtractError(`looked for "${path}" in what the step printed, but it has no "${key}"`);
+      current = (current as Record<string, unknown>)[key];
+    }
+    if (typeof current !== 'string' && typeof current !== 'number' && typeof current !== 'boolean')
+      throw new ExtractError(`"${path}": expected a number, a string or a boolean, got ${current === null ? 'null' : typeof current}`);
+    return String(current);
+  });
+}
+
+/** What curl ran with and reported: its --max-time, the backend's `client=` line, or curl's error message. */
+export const curl = {
+  timeout: (step: string) => fromStep(step, (s) => maxTime(s.argv)),
+  client: (step: string) => fromStep(step, (s) => clientAddress(s.stdout)),
+  error: (step: string) => fromStep(step, (s) => curlFailure(s.stderr).message),
+};
+
+/** An HTTP answer printed by `curl --include`: status, reason phrase, a header, or a field of its JSON body. */
+export const http = {
+  status: (step: string) => fromStep(step, (s) => String(parseHttpResponse(s.stdout).status)),
+  reason: (step: string) => fromStep(step, (s) => parseHttpResponse(s.stdout).reason),
+  header: (step: string, name: string) =>
+    fromStep(step, (s) => {
+      const value = headerValue(parseHttpResponse(s.stdout), name);
+      if (value === undefined) throw new ExtractError(`the answer has no header ${name}`);
+      return value;
+    }),
+  json: (step: string, path: string) =>
+    fromStep(step, (s) => {
+      const value = jsonField(parseHttpResponse(s.stdout), path);
+      if (typeof value !== 'string' && typeof value !== 'number')
+        throw new ExtractError(`expected ${path} to be a number or a string, got ${JSON.stringify(value)}`);
+      return String(value);
+    }),
+};
+
+/** `iptables-save`: the one rule `query` finds (by table, chain, target, comment, --dport), as printed, or one of its options. */
+export const iptables = {
+  rule: (step: string, query: (run: RunSnapshot) => RuleQuery) => fromStep(step, (s, run) => findRule(parseIptablesSave(s.stdout), query(run)).line),
+  option: (step: string, query: (run: RunSnapshot) => RuleQuery, option: string) =>
+    fromStep(step, (s, run) => {
+      const found = findRule(parseIptablesSave(s.stdout), query(run));
+      const value = optionValue(found.args, option);
+      if (value === undefined) throw new ExtractError(`the rule has no ${option}: ${found.line}`);
+      return value;
+    }),
+  /** The one rule jumping to `targetPrefix…` in the chain of the rule `sibling` finds: a chain named by a hash, found by a comment. */
+  inChainOf: (step: string, sibling: RuleQuery, targetPrefix: string) =>
+    fromStep(step, (s) => {
+      const save = parseIptablesSave(s.stdout);
+      const { chain } = findRule(save, sibling);
+      const found = findRules(save, { table: sibling.table, chain }).filter((r) => r.target?.startsWith(targetPrefix));
+      if (found.length !== 1)
+        throw new ExtractError(
+          `expected one rule jumping to ${targetPrefix}… in chain ${chain}, found ${found.length}${found.length ? `: ${found.map((r) => r.line).join('; ')}` : ''}`,
+        );
+      return found[0]!.line;
+    }),
+};
+
+type VerdictQuery = (run: RunSnapshot) => { map: string; protocol: string; port: string };
+
+/** `nft list table`: a chain's rule that mentions `text`, a base chain's hook, a set's elements, a verdict map's element for a port. */
+export const nft = {
+  rule: (step: string, chain: string, text: string) => fromStep(step, (s) => findChainRule(parseNftTable(s.stdout), chain, text)),
+  hook: (step: string, chain: string) =>
+    fromStep(step, (s) => {
+      const hook = findChain(parseNftTable(s.stdout), chain).hook;
+      if (hook === undefined) throw new ExtractError(`chain "${chain}" is not a base chain (no hook)`);
+      return hook;
+    }),
+  set: (step: string, set: string) => fromStep(step, (s) => findSet(parseNftTable(s.stdout), set).elements.join(', ')),
+  verdict: (step: string, query: VerdictQuery, field: 'element' | 'port' | 'verdict' | 'comment') =>
+    fromStep(step, (s, run) => {
+      const q = query(run);
+      const found = findPortVerdict(findSet(parseNftTable(s.stdout), q.map), q.protocol, q.port);
+      const value = field === 'element' ? found.text : found[field];
+      if (value === undefined) throw new ExtractError(`the element has no ${field}: ${found.text}`);
+      return value;
+    }),
+};
 
 /** Entries of `conntrack -L`; the count is checked against conntrack's own "N flow entries" line. */
 export function conntrackEntries(s: StepSnapshot): ConntrackEntry[] {
   const entries = parseConntrackList(s.stdout);
   const shown = flowEntriesShown(s.stderr);
-  if (shown !== entries.length) {
-    throw new ExtractError(`stderr says ${shown} flow entries were shown, but stdout has ${entries.length}`);
-  }
+  if (shown !== entries.length) throw new ExtractError(`stderr says ${shown} flow entries were shown, but stdout has ${entries.length}`);
   return entries;
 }
 
-/** `<step>.count` and, for the first entry, its line, state and both directions' src/dst/sport/dport. */
-export function conntrackFacts(step: string): FactDef[] {
-  const first = (s: StepSnapshot): ConntrackEntry => {
-    const entry = conntrackEntries(s)[0];
-    if (!entry) throw new ExtractError('looked for a first conntrack entry, but conntrack showed none');
-    return entry;
-  };
-  const defs: FactDef[] = [
-    stepFact(`${step}.count`, step, (s) => String(conntrackEntries(s).length)),
-    stepFact(`${step}.first.line`, step, (s) => first(s).line),
-    stepFact(`${step}.first.state`, step, (s) => {
-      const state = first(s).state;
-      if (!state) throw new ExtractError(`the first entry has no state: ${first(s).line}`);
-      return state;
-    }),
-  ];
-  for (const direction of ['original', 'reply'] as const) {
-    for (const key of ['src', 'dst', 'sport', 'dport'] as const) {
-      defs.push(
-        stepFact(`${step}.first.${direction}.${key}`, step, (s) => {
-          const value = first(s)[direction][key];
-          if (value === undefined) throw new ExtractError(`the first entry's ${direction} direction has no ${key}=: ${first(s).line}`);
-          return value;
-        }),
-      );
+type Direction = 'original' | 'reply';
+type TupleKey = 'src' | 'dst' | 'sport' | 'dport';
+export type ConntrackField = 'count' | 'first.line' | 'first.state' | `first.${Direction}.${TupleKey}`;
+
+/** `conntrack -L`: how many entries, or a field of the first: its line, state, or a direction's src/dst/sport/dport. */
+export function conntrack(step: string, field: ConntrackField): FactSpec {
+  return fromStep(step, (s) => {
+    const entries = conntrackEntries(s);
+    if (field === 'count') return String(entries.length);
+    const first = entries[0];
+    if (!first) throw new ExtractError('looked for a first conntrack entry, but conntrack showed none');
+    if (field === 'first.line') return first.line;
+    if (field === 'first.state') {
+      if (!first.state) throw new ExtractError(`the first entry has no state: ${first.line}`);
+      return first.state;
     }
-  }
-  return defs;
-}
-
-/**
- * `nft list table`: the element of a verdict map for a port (`<prefix>.element`,
- * `.port`, `.verdict`, `.comment`), found by map name, protocol and port.
- */
-export function nftVerdictFacts(prefix: string, step: string, query: (run: RunSnapshot) => { map: string; protocol: string; port: string }): FactDef[] {
-  const element = (s: StepSnapshot, run: RunSnapshot) => {
-    const q = query(run);
-    return findPortVerdict(findSet(parseNftTable(s.stdout), q.map), q.protocol, q.port);
-  };
-  return [
-    stepFact(`${prefix}.element`, step, (s, run) => element(s, run).text),
-    stepFact(`${prefix}.port`, step, (s, run) => element(s, run).port),
-    stepFact(`${prefix}.verdict`, step, (s, run) => element(s, run).verdict),
-    stepFact(`${prefix}.comment`, step, (s, run) => {
-      const found = element(s, run);
-      if (found.comment === undefined) throw new ExtractError(`the element has no comment: ${found.text}`);
-      return found.comment;
-    }),
-  ];
-}
-
-/** `nft list table`: the one rule of `chain` that mentions `text`, as printed. */
-export function nftRuleFact(id: string, step: string, chain: string, text: string): FactDef {
-  return stepFact(id, step, (s) => findChainRule(parseNftTable(s.stdout), chain, text));
-}
-
-/** `nft list table`: a base chain's `type ... hook ...` line. */
-export function nftHookFact(id: string, step: string, chain: string): FactDef {
-  return stepFact(id, step, (s) => {
-    const hook = findChain(parseNftTable(s.stdout), chain).hook;
-    if (hook === undefined) throw new ExtractError(`chain "${chain}" is not a base chain (no hook)`);
-    return hook;
+    const [, direction, key] = field.split('.') as [string, Direction, TupleKey];
+    const value = first[direction][key];
+    if (value === undefined) throw new ExtractError(`the first entry's ${direction} direction has no ${key}=: ${first.line}`);
+    return value;
   });
 }
 
-/** `nft list table`: a set's elements, joined by ", ". */
-export function nftSetFact(id: string, step: string, set: string): FactDef {
-  return stepFact(id, step, (s) => findSet(parseNftTable(s.stdout), set).elements.join(', '));
+/** The pod gateway as `nodeName` itself holds it, from `ip -j -4 address show` there: the address in its podCIDR on its pods' veths. */
+export function podGateway(step: string, nodeName: string): FactSpec {
+  return fromStep(step, (s, run) => podGatewayOnNode(parseIpAddressJson(s.stdout), node(run, nodeName).podCIDR).address);
+}
+
+/** A delete-pod step's measured wait until kube-proxy's health check said 0 local endpoints: seconds after the delete, or polls. */
+export function settle(step: string, field: 'seconds' | 'polls'): FactSpec {
+  return fromStep(step, (s) => {
+    if (s.settle === undefined) throw new ExtractError(`step ${step} has no settle record (a delete-pod step with settleNode records one)`);
+    return field === 'seconds' ? durationSeconds(s.settle.afterDeleteMs) : String(s.settle.polls);
+  });
+}
+
+// Families: what one kind of step usually gives, with ids typed from the step's.
+
+/** A curl step: `<step>.timeout` and, as it ended, `.client` (answered) or `.error` (failed). */
+export function curlFacts<S extends string>(step: S, expect: 'answered'): FactSpecs<`${S}.timeout` | `${S}.client`>;
+export function curlFacts<S extends string>(step: S, expect: 'failed'): FactSpecs<`${S}.timeout` | `${S}.error`>;
+export function curlFacts(step: string, expect: 'answered' | 'failed'): FactSpecs {
+  return {
+    [`${step}.timeout`]: curl.timeout(step),
+    [`${step}.${expect === 'answered' ? 'client' : 'error'}`]: curl[expect === 'answered' ? 'client' : 'error'](step),
+  };
+}
+
+/** A kube-proxy health check read with `curl --include`: `<step>.status`, `.reason` and the body's `.localEndpoints`. */
+export function healthCheckFacts<S extends string>(step: S): FactSpecs<`${S}.${'status' | 'reason' | 'localEndpoints'}`> {
+  return {
+    [`${step}.status`]: http.status(step),
+    [`${step}.reason`]: http.reason(step),
+    [`${step}.localEndpoints`]: http.json(step, 'localEndpoints'),
+  } as FactSpecs<`${S}.${'status' | 'reason' | 'localEndpoints'}`>;
+}
+
+const CONNTRACK_FIELDS: readonly ConntrackField[] = [
+  'count',
+  'first.line',
+  'first.state',
+  ...(['original', 'reply'] as const).flatMap((d) => (['src', 'dst', 'sport', 'dport'] as const).map((k) => `first.${d}.${k}` as const)),
+];
+
+/** `conntrack -L`: `<step>.count` and every field of the first entry. */
+export function conntrackFacts<S extends string>(step: S): FactSpecs<`${S}.${ConntrackField}`> {
+  return Object.fromEntries(CONNTRACK_FIELDS.map((f) => [`${step}.${f}`, conntrack(step, f)])) as FactSpecs<`${S}.${ConntrackField}`>;
+}
+
+/** A delete-pod step's `<step>.settleSeconds` and `.settlePolls`. */
+export function settleFacts<S extends string>(step: S): FactSpecs<`${S}.settleSeconds` | `${S}.settlePolls`> {
+  return { [`${step}.settleSeconds`]: settle(step, 'seconds'), [`${step}.settlePolls`]: settle(step, 'polls') } as FactSpecs<
+    `${S}.settleSeconds` | `${S}.settlePolls`
+  >;
+}
+
+/** `nft list table`: a verdict map's element for a port, as `<prefix>.element`, `.port`, `.verdict` and `.comment`. */
+export function nftVerdictFacts<P extends string>(
+  prefix: P,
+  step: string,
+  query: VerdictQuery,
+): FactSpecs<`${P}.${'element' | 'port' | 'verdict' | 'comment'}`> {
+  return Object.fromEntries(
+    (['element', 'port', 'verdict', 'comment'] as const).map((f) => [`${prefix}.${f}`, nft.verdict(step, query, f)]),
+  ) as FactSpecs<`${P}.${'element' | 'port' | 'verdict' | 'comment'}`>;
+}
+
+/** Facts from [id, fact] pairs, for a family an article generates (per role, per policy): its ids typed as `Id`. */
+export function factsFrom<Id extends string>(entries: ReadonlyArray<readonly [Id, FactSpec]>): FactSpecs<Id> {
+  return Object.fromEntries(entries) as FactSpecs<Id>;
 }

@@ -1,5 +1,5 @@
 // Measured lines: per step, one sentence per language with {fact.id}
-// placeholders. The wording lives in the article (lines.ts); every measured
+// placeholders. The wording lives in the article (article.ts, lines); every measured
 // value comes from a fact, so a template itself contains no measured digit.
 import type { Fact } from './facts.ts';
 import { EvidenceError } from './errors.ts';
@@ -48,7 +48,7 @@ export function parseTemplate(text: string): TemplateSegment[] {
 }
 
 export interface TemplateContext {
-  /** Where the templates live, for messages (e.g. content/articles/<slug>/lines.ts). */
+  /** Where the templates live, for messages (e.g. content/articles/<slug>/article.ts). */
   file: string;
   factIds: Iterable<string>;
   stepIds: Iterable<string>;
@@ -100,7 +100,7 @@ export function assertLineTemplates(lines: LineTemplates, context: TemplateConte
 }
 
 /** One step's line in one language, placeholders replaced by the facts (with their provenance). */
-export function renderLine(lines: LineTemplates, step: string, lang: Lang, facts: ReadonlyMap<string, Fact>, file = 'lines.ts'): RenderedSegment[] {
+export function renderLine(lines: LineTemplates, step: string, lang: Lang, facts: ReadonlyMap<string, Fact>, file = 'article.ts'): RenderedSegment[] {
   const text = lines[step]?.[lang];
   if (text === undefined) throw new EvidenceError(`${file}: step "${step}" (${lang}): no measured line`);
   let segments: TemplateSegment[];

@@ -11,12 +11,12 @@ export function environmentProblems(experiment: Experiment, file: string): strin
   const declared = experiment.environments;
   if (declared === undefined) return [];
   const problems: string[] = [];
-  if (!declared.length) problems.push(`${file}: field "environments": expected at least one of ${ENVIRONMENTS.join(', ')}`);
+  if (!declared.length) problems.push(`${file}: field "experiment.environments": expected at least one of ${ENVIRONMENTS.join(', ')}`);
   for (const name of declared) {
     if (!(ENVIRONMENTS as readonly string[]).includes(name))
-      problems.push(`${file}: field "environments": expected ${ENVIRONMENTS.join(', ')}, got ${JSON.stringify(name)}`);
+      problems.push(`${file}: field "experiment.environments": expected ${ENVIRONMENTS.join(', ')}, got ${JSON.stringify(name)}`);
   }
-  if (new Set(declared).size !== declared.length) problems.push(`${file}: field "environments": an environment is listed twice`);
+  if (new Set(declared).size !== declared.length) problems.push(`${file}: field "experiment.environments": an environment is listed twice`);
   return problems;
 }
 
@@ -36,7 +36,7 @@ export function headlineEnvironment(experiment: Experiment | null): EnvironmentN
 export function environmentOfDriver(experiment: Experiment, driver: EnvironmentName): EnvironmentName {
   const declared = environmentsOf(experiment);
   if (!declared.includes(driver))
-    throw new Error(`--driver ${driver}: ${experiment.slug} is measured in ${declared.join(', ')} (experiment.ts, field "environments")`);
+    throw new Error(`--driver ${driver}: ${experiment.slug} is measured in ${declared.join(', ')} (article.ts, field "experiment.environments")`);
   return driver;
 }
 

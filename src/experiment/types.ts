@@ -1,4 +1,4 @@
-// The vocabulary an article's experiment.ts is written in. Shared by capture
+// The vocabulary an article's experiment (in its article.ts) is written in. Shared by capture
 // (what to run), evidence (what to derive) and the pages (what to show).
 // No I/O and no Astro imports here.
 

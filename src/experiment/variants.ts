@@ -18,16 +18,16 @@ export function variantProblems(experiment: Experiment, file: string): string[] 
     for (const step of stepVariants) problems.push(`${file}: step "${step.id}": field "variants": expected none, the experiment declares no variants`);
     return problems;
   }
-  if (axis.axis !== 'kubeProxyMode') problems.push(`${file}: field "variants.axis": expected "kubeProxyMode", got ${JSON.stringify(axis.axis)}`);
-  if (!axis.values.length) problems.push(`${file}: field "variants.values": expected at least one kube-proxy mode`);
+  if (axis.axis !== 'kubeProxyMode') problems.push(`${file}: field "experiment.variants.axis": expected "kubeProxyMode", got ${JSON.stringify(axis.axis)}`);
+  if (!axis.values.length) problems.push(`${file}: field "experiment.variants.values": expected at least one kube-proxy mode`);
   for (const value of axis.values) {
     if (!(KUBE_PROXY_MODES as readonly string[]).includes(value))
-      problems.push(`${file}: field "variants.values": expected ${KUBE_PROXY_MODES.join(', ')}, got ${JSON.stringify(value)}`);
+      problems.push(`${file}: field "experiment.variants.values": expected ${KUBE_PROXY_MODES.join(', ')}, got ${JSON.stringify(value)}`);
   }
-  if (new Set(axis.values).size !== axis.values.length) problems.push(`${file}: field "variants.values": a mode is listed twice`);
+  if (new Set(axis.values).size !== axis.values.length) problems.push(`${file}: field "experiment.variants.values": a mode is listed twice`);
   if (axis.values[0] !== experiment.cluster.kubeProxyMode) {
     problems.push(
-      `${file}: field "variants.values": expected the cluster's kubeProxyMode "${experiment.cluster.kubeProxyMode}" first (the default variant), got ${JSON.stringify(axis.values[0])}`,
+      `${file}: field "experiment.variants.values": expected the cluster's kubeProxyMode "${experiment.cluster.kubeProxyMode}" first (the default variant), got ${JSON.stringify(axis.values[0])}`,
     );
   }
   for (const step of stepVariants) {
@@ -84,9 +84,4 @@ export function variantFolder(defaultFolder: string, variant: string | null, def
 /** A fact (or step) of one variant's run, as comparisons and `variant=` bindings name it: `<variant>:<id>`. */
 export function qualify(variant: string, id: string): string {
   return `${variant}:${id}`;
-}
-
-/** Every id qualified for every variant: the facts a comparison across variants reads. */
-export function across(variants: readonly string[], ids: readonly string[]): string[] {
-  return variants.flatMap((variant) => ids.map((id) => qualify(variant, id)));
 }

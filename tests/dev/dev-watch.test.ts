@@ -81,6 +81,22 @@ test('a number typed into the prose under npm run dev: the terminal and the page
     writeFileSync(en, prose);
     await terminal('the terminal to clear it', new RegExp(`after a change to content/articles/${slug}/en\\.mdx: .*no problem`));
     await pageShows('the page to come back', (p) => p.status === 200 && !p.text.includes('class="dev-problems"'));
+
+    // The definition too: a digit typed into a measured line of article.ts is named, and fixing it clears it.
+    const definition = join(project, 'content/articles', slug, 'article.ts');
+    const source = readFileSync(definition, 'utf8');
+    const typedIn = source.replace('answered {request.answer};', 'answered {request.answer} on port 8080;');
+    assert.notEqual(typedIn, source, 'the scaffold has the line this test edits');
+    writeFileSync(definition, typedIn);
+    await terminal(
+      'the terminal to name the digit typed into the line',
+      new RegExp(
+        `after a change to content/articles/${slug}/article\\.ts: the articles do not match their snapshots[\\s\\S]*article\\.ts: step "request" \\(en\\)[^\\n]*8080`,
+      ),
+    );
+    writeFileSync(definition, source);
+    await terminal('the terminal to clear it', new RegExp(`after a change to content/articles/${slug}/article\\.ts: .*no problem`));
+    await pageShows('the page to come back after the definition is fixed', (p) => p.status === 200 && !p.text.includes('class="dev-problems"'));
   } finally {
     if (dev?.pid !== undefined && dev.exitCode === null && dev.signalCode === null) {
       const ended = new Promise((resolve) => dev!.once('exit', resolve));

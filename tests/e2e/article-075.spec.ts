@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
-import { provenanceFacts } from '../../src/evidence/provenance.ts';
-import { facts as factDefs, POLICIES, ROLES } from '../../content/articles/075-local-uneven-weights/facts.ts';
-import { experiment } from '../../content/articles/075-local-uneven-weights/experiment.ts';
+import { withRunFacts } from '../../src/evidence/run-facts.ts';
+import { POLICIES, ROLES } from '../../content/articles/075-local-uneven-weights/article.ts';
+import { article075, experiment075 as experiment } from '../support/articles.ts';
 import { environmentFolder, environmentsOf } from '../../src/experiment/environments.ts';
 import { ROOT } from './support/evidence.ts';
 
@@ -16,8 +16,11 @@ const SLUG = '075-local-uneven-weights';
 /** A run's facts, derived afresh from its folder with the extractors the build uses. */
 function runFacts(dir: string) {
   const snapshots = loadSnapshots(dir);
-  const declared = new Set(factDefs.map((d) => d.id));
-  const defs = [...factDefs.filter((d) => !d.optional), ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
+  // The article's facts and the run's, as the build derives them.
+  const defs = withRunFacts(
+    article075.factDefs.filter((d) => !d.optional),
+    snapshots.run,
+  );
   return { runId: snapshots.run.runId, facts: deriveFacts(defs, snapshots) };
 }
 // Every environment 075 is measured in: the headline's run in snapshots/, each other's in snapshots.<environment>/.

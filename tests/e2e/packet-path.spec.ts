@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { packetPathHtml } from '../../src/article/render/packet-path.ts';
-import { paths } from '../../content/articles/074-external-traffic-policy/paths.ts';
+import { article074 } from '../support/articles.ts';
 import { ROOT, committedSnapshots, deriveEvidence } from './support/evidence.ts';
 
-const FILE = 'content/articles/074-external-traffic-policy/paths.ts';
+const { paths, file: FILE } = article074;
 const { facts } = deriveEvidence(committedSnapshots);
 // The stylesheets an article page loads (BaseLayout's, ArticleBody's, the component's), as the source holds them.
 const CSS = ['global.css', 'evidence.css', 'packet-path.css'].map((f) => readFileSync(join(ROOT, 'src/styles', f), 'utf8')).join('\n');

@@ -2,7 +2,7 @@
 // column per measured run and every cell bound to, and equal to, its own run's
 // snapshot; the nftables run's output and record have places of their own.
 import { expect, test } from '@playwright/test';
-import { comparisonRows } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { article074 } from '../support/articles.ts';
 import { committedSnapshots, deriveRuns, HEADLINE_074, numericTokens, SLUG, VARIANTS_074, type Variant074 } from './support/evidence.ts';
 
 const LANGS = [
@@ -11,6 +11,7 @@ const LANGS = [
 ];
 
 const runs = deriveRuns(committedSnapshots);
+const comparisonRows = article074.comparisonRows!;
 
 for (const { lang, path } of LANGS) {
   test(`${lang}: every cell of the comparison is bound and equals its variant's snapshot`, async ({ page }) => {

@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as article074 } from '../support/articles.ts';
 import type { ExecStep, Experiment } from '../../src/experiment/types.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';

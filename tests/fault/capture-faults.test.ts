@@ -15,9 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as experiment } from '../support/articles.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { evidenceFromDisk, loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { readableStep, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
 import { outputBlocks, streamNoteText } from '../../src/article/render/raw-output.ts';
@@ -285,7 +286,7 @@ test('kill -9 between the two renames of the swap: the build says how to recover
     const trace = await killAt(run, IN_SWAP);
     assert.equal(existsSync(target), false, 'the kill left no snapshot folder');
     // What the build's check calls for the article (integration.ts), not the loader alone.
-    const defs = await loadArticleDefinitions(root, SLUG);
+    const defs = await loadArticle(root, SLUG);
     assert.throws(
       () => evidenceFromDisk(SLUG, target, defs, { variants: true }),
       (error: unknown) => {

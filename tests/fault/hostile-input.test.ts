@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { evidenceFromDisk, loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { findUnboundValues } from '../../src/evidence/mdx-check.ts';
 import { escapeInvalidUtf8, readableStep, storeStream, streamBytes, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
@@ -76,7 +77,7 @@ test('the build error for a missing snapshot folder says how to recover when an 
   try {
     renameSync(join(dir, 'snapshots'), join(dir, '.snapshots.previous-20261202T000000Z-abcdef'));
     // The function the build's check calls for every article (integration.ts), not the loader alone.
-    const defs = await loadArticleDefinitions(root, '074-external-traffic-policy');
+    const defs = await loadArticle(root, '074-external-traffic-policy');
     const [message] = problems(() => evidenceFromDisk('074-external-traffic-policy', join(dir, 'snapshots'), defs, { variants: true }));
     assert.match(
       message!,
@@ -220,12 +221,12 @@ test('what a capture may replace: only a snapshot folder of the same slug, or no
     refused({
       kind: 'dir',
       entries: [
-        { name: 'experiment.ts', type: 'file' },
+        { name: 'article.ts', type: 'file' },
         { name: 'snapshots', type: 'dir' },
       ],
       runYaml: null,
     }),
-    /experiment\.ts, snapshots\//,
+    /article\.ts, snapshots\//,
   );
   // --out is never the articles folder or a folder in it: the lab's <slug>.lab would land beside the articles.
   const articles = '/work/site/content/articles';

@@ -1,5 +1,5 @@
 // A real lab capture whose run is judged before the swap: a copy of article
-// 074 (its experiment, facts, lines, claims and manifests, no prose) given a
+// 074 (its definition, article.ts, and manifests, no prose) given a
 // claim that cannot hold, then a fact that cannot be derived. Either way the
 // committed-style target stays byte for byte and the run is kept aside at the
 // folder the capture names; a broken claim's run is swapped in by --accept.
@@ -38,8 +38,10 @@ function articleCopy(slug: string, edit: (dir: string) => void): { dir: string; 
   const dir = join(project, 'content/articles', slug);
   const from = join(project, 'content/articles', SOURCE);
   for (const name of readdirSync(from).filter((n) => !/^snapshots|\.mdx$/.test(n))) cpSync(join(from, name), join(dir, name), { recursive: true });
-  const experiment = join(dir, 'experiment.ts');
-  writeFileSync(experiment, readFileSync(experiment, 'utf8').replace(`slug: '${SOURCE}'`, `slug: '${slug}'`));
+  const definition = join(dir, 'article.ts');
+  const source = readFileSync(definition, 'utf8');
+  assert.equal(source.split(`slug: '${SOURCE}'`).length, 2, `${definition} names its slug once, in its experiment`);
+  writeFileSync(definition, source.replace(`slug: '${SOURCE}'`, `slug: '${slug}'`));
   edit(dir);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -87,14 +89,14 @@ test(
     const slug = '098-fault-claim-cannot-hold';
     const article = articleCopy(slug, (dir) =>
       insertAfter(
-        join(dir, 'claims.ts'),
-        'export const claims: ClaimDef[] = [',
-        `  {
-    id: 'fault-cannot-hold',
-    statement: { zh: '这一条永远不成立', en: 'This never holds' },
-    facts: ['local-via-worker2.rc'],
-    holds: (v) => v('local-via-worker2.rc') === 'never',
-  },`,
+        join(dir, 'article.ts'),
+        '\n  claims: [',
+        `    {
+      id: 'fault-cannot-hold',
+      zh: '这一条永远不成立',
+      en: 'This never holds',
+      holds: (v) => v('local-via-worker2.rc') === 'never',
+    },`,
       ),
     );
     const { out, target, digest } = outFor(slug);
@@ -142,13 +144,13 @@ test(
     assert.equal(missing, null, `prerequisites: ${missing}`);
     const slug = '098-fault-fact-cannot-derive';
     const article = articleCopy(slug, (dir) => {
-      const facts = join(dir, 'facts.ts');
-      writeFileSync(facts, `import { ExtractError } from '../../../src/evidence/errors.ts';\n${readFileSync(facts, 'utf8')}`);
+      const definition = join(dir, 'article.ts');
+      writeFileSync(definition, `import { ExtractError } from '../../../src/evidence/errors.ts';\n${readFileSync(definition, 'utf8')}`);
       insertAfter(
-        facts,
-        'export const facts: FactDef[] = [',
-        `  {
-    id: 'fault.body-line', step: 'health-worker2',
+        definition,
+        '\nconst facts = {',
+        `  'fault.body-line': {
+    step: 'health-worker2',
     derive: ({ step }) => {
       const line = step!.stdout.split('\\n').find((l) => l.startsWith('fault-line='));
       if (!line) throw new ExtractError('looked for a line "fault-line=<value>" in stdout, found none');

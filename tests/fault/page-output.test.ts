@@ -17,10 +17,23 @@ import { toYaml } from '../../src/capture/snapshot-writer.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
-import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { withRunFacts } from '../../src/evidence/run-facts.ts';
+import { article074 } from '../support/articles.ts';
 
 /** The facts of article 074's default run (iptables): the common ones and that variant's own. */
-const factDefs = [...commonFacts074, ...variantFacts074.iptables!];
+const factDefs = [...article074.factDefs, ...article074.variantFactDefs!.iptables!];
+
+/** The facts the build derives from a snapshot folder: the article's and the run's. */
+function deriveFrom(dir: string) {
+  const snapshots = loadSnapshots(dir);
+  return deriveFacts(
+    withRunFacts(
+      factDefs.filter((d) => !d.optional),
+      snapshots.run,
+    ),
+    snapshots,
+  );
+}
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -55,10 +68,7 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
       step.stdoutCut = { bytes: 5_000_000, sha256: createHash('sha256').update('the whole stream').digest('hex') };
     });
     // The facts still derive: client= is read from the escaped text; no fact reads delete-backend's stdout.
-    const facts = deriveFacts(
-      factDefs.filter((d) => !d.optional),
-      loadSnapshots(snapshots),
-    );
+    const facts = deriveFrom(snapshots);
     assert.match(facts.get('cluster-via-worker.client')!.value, /^\d+\.\d+\.\d+\.\d+$/);
 
     const outDir = join(work, 'dist');
@@ -102,11 +112,7 @@ test('a fact that reads a cut stream fails with the step, the bytes kept and wha
       step.stdoutCut = { bytes: 9_999_999, sha256: 'a'.repeat(64) };
     });
     assert.throws(
-      () =>
-        deriveFacts(
-          factDefs.filter((d) => !d.optional),
-          loadSnapshots(snapshots),
-        ),
+      () => deriveFrom(snapshots),
       (error: unknown) => {
         assert.ok(error instanceof EvidenceError);
         assert.match(

@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { execa } from 'execa';
-import { evidenceFromDisk, loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
 import { readMachineBaseline, readHostNetwork } from '../../src/capture/kind/engine/engine.ts';
 import { FORWARDING_SYSCTLS, routeChanges, sysctlChanges } from '../../src/capture/kind/engine/host-state.ts';
 import { formatBrokenClaims } from '../../src/evidence/claims.ts';
@@ -79,7 +80,7 @@ kindTest("article 074 on a real kind cluster, both modes: the article's observat
   t.diagnostic(`capture of both variants on kind: ${Math.round((performance.now() - started) / 1000)} s`);
   assert.equal(run.code, 0, run.stderr);
 
-  const defs = await loadArticleDefinitions(ROOT, SLUG);
+  const defs = await loadArticle(ROOT, SLUG);
   for (const [variant, folder] of [
     ['iptables', SLUG],
     ['nftables', `${SLUG}.nftables`],

@@ -11,9 +11,9 @@ import { execa } from 'execa';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { evaluateClaims, formatBrokenClaims } from '../../src/evidence/claims.ts';
-import { facts as factDefs, podsByRole } from '../../content/articles/075-local-uneven-weights/facts.ts';
-import { claims } from '../../content/articles/075-local-uneven-weights/claims.ts';
-import { REQUESTS_PER_NODE } from '../../content/articles/075-local-uneven-weights/experiment.ts';
+import { withRunFacts } from '../../src/evidence/run-facts.ts';
+import { podsByRole, REQUESTS_PER_NODE } from '../../content/articles/075-local-uneven-weights/article.ts';
+import { article075 } from '../support/articles.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 
@@ -46,11 +46,15 @@ test('the lab capture of article 075: two and one pods, each answering with its 
       assert.equal(lines.length, 2 * REQUESTS_PER_NODE);
       for (const line of lines) assert.ok(names.has(line.split(' ')[0]!), `${step}: "${line}" names one of the pods`);
     }
+    // The article's facts and the run's, as the build derives them.
     const facts = deriveFacts(
-      factDefs.filter((d) => !d.optional),
+      withRunFacts(
+        article075.factDefs.filter((d) => !d.optional),
+        snapshots.run,
+      ),
       snapshots,
     );
-    const results = evaluateClaims(claims, facts, (s) => s);
+    const results = evaluateClaims(article075.claimDefs, facts, (s) => s);
     assert.deepEqual(formatBrokenClaims(results.filter((r) => r.status === 'broken')), []);
 
     const runId = /\(run ([0-9A-Za-z-]+)\)/.exec(result.stderr)?.[1];

@@ -12,8 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
-import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { CURL_TIMEOUT_SECONDS } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { withRunFacts } from '../../src/evidence/run-facts.ts';
+import { maxTime } from '../../src/evidence/extract/curl.ts';
+import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
+import { article074 } from '../support/articles.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 import { registryDir } from '../../src/capture/run-registry.ts';
@@ -24,6 +26,9 @@ const SLUG = '074-external-traffic-policy';
 const FOLDER = `${SLUG}.lab`;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const captureScript = join(root, 'scripts/capture.ts');
+/** The --max-time the article gives curl, as its experiment declares the request through worker2. */
+const dropStep = article074.experiment.steps.find((s) => s.id === 'local-via-worker2');
+const CURL_TIMEOUT_SECONDS = maxTime(dropStep?.kind === 'exec' ? dropStep.command(symbolicTopologyView) : []);
 
 const missing = labUnavailable();
 // In CI the lab must run: a missing prerequisite is a failure there, never a silent pass.
@@ -103,9 +108,13 @@ test(
       const seconds: Record<string, number> = {};
       for (const mode of ['iptables', 'nftables'] as const) {
         const snapshots = loadSnapshots(join(out, mode === 'iptables' ? FOLDER : `${FOLDER}.${mode}`));
-        const defs = [...commonFacts074, ...variantFacts074[mode]!];
+        const defs = [...article074.factDefs, ...article074.variantFactDefs![mode]!];
+        // The article's facts and the run's, as the build derives them.
         const facts = deriveFacts(
-          defs.filter((d) => !d.optional),
+          withRunFacts(
+            defs.filter((d) => !d.optional),
+            snapshots.run,
+          ),
           snapshots,
         );
         const fact = (id: string) => facts.get(id)!.value;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as experiment } from '../support/articles.ts';
 import type { Experiment, Topology } from '../../src/experiment/types.ts';
 import { DriverError } from '../../src/capture/driver.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
@@ -267,7 +267,7 @@ kernelTest(
     const script = `
     import { LabDriver } from ${JSON.stringify(new URL('../../src/capture/lab/index.ts', import.meta.url).href)};
     import { Cluster } from ${JSON.stringify(new URL('../../src/capture/cluster/cluster.ts', import.meta.url).href)};
-    import { experiment } from ${JSON.stringify(new URL('../../content/articles/074-external-traffic-policy/experiment.ts', import.meta.url).href)};
+    import { experiment074 as experiment } from ${JSON.stringify(new URL('../support/articles.ts', import.meta.url).href)};
     const driver = new LabDriver({ runId: ${JSON.stringify(runId)}, articleDir: ${JSON.stringify(ARTICLE)}, keep: true });
     const topology = await new Cluster(driver, experiment, { articleDir: ${JSON.stringify(ARTICLE)} }).up({ signal: new AbortController().signal, log: () => {} });
     await driver.down({ log: (line) => console.log(line) });

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { copySlug, renameExperimentSlug, renameRunSlug, renumberSeries } from '../../bench/site/copies.ts';
 import { slugProblem } from '../../src/i18n/urls.ts';
 
@@ -36,13 +37,13 @@ test('a frontmatter without series.number is an error naming the file and the fi
   );
 });
 
-test("experiment.ts and run.yaml get the copy's slug", () => {
-  const experiment = "export const experiment: Experiment = {\n  slug: '074-external-traffic-policy',\n  cluster: {\n";
-  assert.match(renameExperimentSlug(experiment, 'experiment.ts', '074-external-traffic-policy', 'x-b0001'), /slug: 'x-b0001',/);
-  assert.throws(
-    () => renameExperimentSlug(experiment, 'experiment.ts', 'other', 'x'),
-    /experiment\.ts: field "slug": expected exactly one slug: 'other', found 0/,
-  );
+test("article.ts's experiment and run.yaml get the copy's slug", () => {
+  const experiment = "const experiment: Experiment = {\n  slug: '074-external-traffic-policy',\n  cluster: threeNodeCluster(),\n";
+  assert.match(renameExperimentSlug(experiment, 'article.ts', '074-external-traffic-policy', 'x-b0001'), /slug: 'x-b0001',/);
+  assert.throws(() => renameExperimentSlug(experiment, 'article.ts', 'other', 'x'), /article\.ts: field "slug": expected exactly one slug: 'other', found 0/);
+  // The article's own definition names its slug once: its experiment's.
+  const article = readFileSync(new URL('../../content/articles/074-external-traffic-policy/article.ts', import.meta.url), 'utf8');
+  assert.match(renameExperimentSlug(article, 'article.ts', '074-external-traffic-policy', 'x-b0001'), /slug: 'x-b0001',/);
   const run = 'schema: 1\nslug: 074-external-traffic-policy\nrunId: 20261202T114747Z-152be1\n';
   assert.equal(renameRunSlug(run, 'run.yaml', '074-external-traffic-policy', 'x-b0001'), 'schema: 1\nslug: x-b0001\nrunId: 20261202T114747Z-152be1\n');
   assert.throws(

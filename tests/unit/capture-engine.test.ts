@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as article074 } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { CaptureAborted, runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { openStaging, swapPaths } from '../../src/capture/snapshot-writer.ts';

@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
 import { judgeRuns } from '../../src/capture/judge-run.ts';
 import { keepAside, keptFolder, KeptRunError, readKept, type KeptManifest } from '../../src/capture/kept-run.ts';
 import { parseCaptureArgs, UsageError } from '../../src/capture/cli-args.ts';
@@ -18,7 +18,7 @@ import { treeDigest } from '../fault/support.ts';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLUG = '074-external-traffic-policy';
 const COMMITTED = join(root, 'content/articles', SLUG, 'snapshots');
-const defs = await loadArticleDefinitions(root, SLUG);
+const defs = await loadArticle(root, SLUG);
 
 /** A scratch folder holding copies of both committed runs: `<tmp>/iptables`, `<tmp>/nftables`. */
 function runs(): { tmp: string; iptables: string; nftables: string } {
@@ -78,9 +78,36 @@ test('a claim that breaks is named with its variant, its values and the file eac
     assert.equal(judged.verdict === 'claims' && judged.broken.length, 2);
     assert.match(block!, /^iptables: claim "local-drops-without-backend" no longer holds: Under Local, a node without a local backend drops/);
     assert.ok(block!.includes(`local-via-worker2.rc = "7"  from ${displayPath(join(iptables, 'local-via-worker2.yaml'))}`), block);
-    assert.match(block!, /service\.s-local\.nodePort = "\d+"  from .*iptables\/run\.yaml/);
+    // A claim's values are the facts its check read: it stopped at the exit code, so the DROP rule's port is not listed.
+    assert.doesNotMatch(block!, /filter-worker2\.dropPort =/);
     assert.match(across!, /^across iptables, nftables: claim "modes-drop-alike" no longer holds/);
-    assert.ok(across!.includes(`nftables:local-via-worker2.rc = "28"  from ${displayPath(join(nftables, 'local-via-worker2.yaml'))}`), across);
+    assert.ok(across!.includes(`iptables:local-via-worker2.rc = "7"  from ${displayPath(join(iptables, 'local-via-worker2.yaml'))}`), across);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("a comparison broken by the second variant's run lists each run's value with the file of its own run", () => {
+  const { tmp, iptables, nftables } = runs();
+  try {
+    breakClaim(nftables);
+    const judged = judgeRuns(
+      SLUG,
+      defs,
+      [
+        { variant: 'iptables', dir: iptables },
+        { variant: 'nftables', dir: nftables },
+      ],
+      nowhere,
+    );
+    assert.equal(judged.verdict, 'claims');
+    const [block, across] = judged.verdict === 'claims' ? judged.broken : [];
+    assert.equal(judged.verdict === 'claims' && judged.broken.length, 2);
+    assert.match(block!, /^nftables: claim "nft-drops-without-backend" no longer holds/);
+    assert.ok(block!.includes(`local-via-worker2.rc = "7"  from ${displayPath(join(nftables, 'local-via-worker2.yaml'))}`), block);
+    assert.match(across!, /^across iptables, nftables: claim "modes-drop-alike" no longer holds/);
+    assert.ok(across!.includes(`iptables:local-via-worker2.rc = "28"  from ${displayPath(join(iptables, 'local-via-worker2.yaml'))}`), across);
+    assert.ok(across!.includes(`nftables:local-via-worker2.rc = "7"  from ${displayPath(join(nftables, 'local-via-worker2.yaml'))}`), across);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -122,6 +149,25 @@ test('one variant staged alone: the claims across variants read the other varian
       broken: [],
       notes: ['the claims across variants were not evaluated: the default variant iptables has no run yet'],
     });
+    // The default variant alone, the other nowhere yet: the comparisons read a run that does not exist, so they are noted, not broken.
+    assert.deepEqual(judgeRuns(SLUG, defs, [{ variant: 'iptables', dir: iptables }], nowhere), {
+      verdict: 'claims',
+      broken: [],
+      notes: [
+        'the claims across variants modes-drop-alike, modes-source-alike, modes-health-alike were not evaluated: they read nftables, which has no run yet',
+      ],
+    });
+    // What the staged run decides alone still breaks a comparison: curl refused (7) in it, whatever the other mode did.
+    breakClaim(iptables);
+    const judged = judgeRuns(SLUG, defs, [{ variant: 'iptables', dir: iptables }], nowhere);
+    assert.equal(judged.verdict, 'claims');
+    assert.deepEqual(judged.verdict === 'claims' && judged.broken.map((b) => b.split('\n')[0]), [
+      'iptables: claim "local-drops-without-backend" no longer holds: Under Local, a node without a local backend drops packets to the NodePort: curl gives up with its timeout exit code and the filter table holds the DROP rule',
+      'across iptables: claim "modes-drop-alike" no longer holds: In both modes the node without a local backend drops packets to the Local NodePort: curl gives up with the same timeout exit code',
+    ]);
+    assert.deepEqual(judged.verdict === 'claims' && judged.notes, [
+      'the claims across variants modes-source-alike, modes-health-alike were not evaluated: they read nftables, which has no run yet',
+    ]);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listArticleSlugs, loadExperiment } from '../../src/capture/articles.ts';
+import { listArticleSlugs, loadArticle } from '../../src/authoring/load.ts';
 import { UsageError } from '../../src/capture/cli-args.ts';
 import { captureMatrix, parseMatrixArgs } from '../../src/capture/matrix.ts';
 import { reportMarkdown } from '../../src/capture/report-markdown.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
-const articles = await Promise.all((await listArticleSlugs(root)).map(async (slug) => ({ slug, experiment: await loadExperiment(root, slug) })));
+const articles = await Promise.all((await listArticleSlugs(root)).map(async (slug) => ({ slug, experiment: (await loadArticle(root, slug)).experiment })));
 const all = { slugs: [], variants: [], environment: 'kind' as const };
 
 test('every article × variant in kind, each with an artifact name of its own', () => {

@@ -12,18 +12,17 @@ import { load, dump } from 'js-yaml';
 import { buildArticleEvidence } from '../../src/evidence/article/build.ts';
 import { checkArticles } from '../../src/article/check/integration.ts';
 import { checkClaimDefs, evaluateClaims, formatBrokenClaims, type ClaimDef } from '../../src/evidence/claims.ts';
-import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { lines as allLines074 } from '../../content/articles/074-external-traffic-policy/lines.ts';
 import { linesOfVariant } from '../../src/evidence/article/variants.ts';
-import { experiment as experiment074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
-import { claims as allClaims, comparisons } from '../../content/articles/074-external-traffic-policy/claims.ts';
+import { article074, article075 } from '../support/articles.ts';
 
 /** The measured lines of article 074's default run (iptables). */
-const lines = linesOfVariant(allLines074, experiment074, 'iptables');
+const lines = linesOfVariant(article074.lines, article074.experiment, 'iptables');
 
 /** The facts of article 074's default run (iptables): the common ones and that variant's own. */
-const facts = [...commonFacts074, ...variantFacts074.iptables!];
-import { claims as claims075 } from '../../content/articles/075-local-uneven-weights/claims.ts';
+const facts = [...article074.factDefs, ...article074.variantFactDefs!.iptables!];
+const allClaims = article074.claimDefs;
+const comparisons = article074.comparisonDefs!;
+const claims075 = article075.claimDefs;
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,7 +33,15 @@ const claims = allClaims.filter((c) => c.variants === undefined || c.variants.in
 const evaluatedClaims = claims.length + allClaims.filter((c) => c.variants === undefined || c.variants.includes('nftables')).length + comparisons.length;
 
 function evidenceOf(dir: string) {
-  return buildArticleEvidence({ slug: SLUG, snapshotsDir: dir, factDefs: facts, lines, linesFile: 'lines.ts', claimDefs: claims, claimsFile: 'claims.ts' });
+  return buildArticleEvidence({
+    slug: SLUG,
+    snapshotsDir: dir,
+    factDefs: facts,
+    lines,
+    linesFile: article074.file,
+    claimDefs: claims,
+    claimsFile: article074.file,
+  });
 }
 
 type Mutation = (dir: string) => void;
@@ -112,16 +119,28 @@ for (const claim of claims) {
 }
 
 test('a broken claim fails the build check with its name, statement, values and snapshot files; a draft build only warns', async () => {
-  const run = mutatedRun(breaking['local-drops-without-backend']!);
+  // Two claims broken: one by a step's output, one by run.yaml. A claim's values are the facts its check read
+  // before it was decided, each with the file it came from.
+  const run = mutatedRun((dir) => {
+    breaking['local-drops-without-backend']!(dir);
+    breaking['nodeport-local-has-no-health-port']!(dir);
+  });
   try {
     const strict = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: run.root });
     const message = strict.problems.join('\n');
     assert.match(message, /iptables: claim "local-drops-without-backend" no longer holds: Under Local, a node without a local backend drops/);
     assert.match(message, /local-via-worker2\.rc = "7"  from .*local-via-worker2\.yaml/);
-    assert.match(message, /service\.s-local\.nodePort = "\d+"  from .*run\.yaml/);
+    // The check stopped at the exit code: the DROP rule's port, never read, is not listed as a value.
+    assert.doesNotMatch(message, /filter-worker2\.dropPort =/);
+    assert.match(
+      message,
+      /iptables: claim "nodeport-local-has-no-health-port" no longer holds: Only a LoadBalancer Service with Local gets a healthCheckNodePort/,
+    );
+    assert.match(message, /service\.s-local\.healthCheckNodePort = "31999"  from .*run\.yaml/);
     const draft = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: run.root, SHICE_DRAFT: '1' });
     assert.deepEqual(draft.problems, []);
     assert.match(draft.drafts.join('\n'), /local-drops-without-backend/);
+    assert.match(draft.drafts.join('\n'), /nodeport-local-has-no-health-port/);
   } finally {
     rmSync(run.root, { recursive: true, force: true });
   }
@@ -136,25 +155,42 @@ test('the committed article passes the build check', async () => {
   assert.match(result.summary, new RegExp(`${ENVIRONMENTS_MEASURED * (evaluatedClaims + claims075.length)} claims checked`));
 });
 
-test('claim declarations are checked: ids, statements, facts that exist; undeclared reads are refused', () => {
+test('claim declarations are checked: ids, duplicates, statements', () => {
   const bad: ClaimDef[] = [
-    { id: 'Bad Id', statement: { zh: 'x', en: 'x' }, facts: ['a'], holds: () => true },
-    { id: 'dup', statement: { zh: '', en: 'x' }, facts: ['nope'], holds: () => true },
-    { id: 'dup', statement: { zh: 'x', en: 'x' }, facts: [], holds: () => true },
+    { id: 'Bad Id', statement: { zh: 'x', en: 'x' }, holds: () => true },
+    { id: 'dup', statement: { zh: '', en: 'x' }, holds: () => true },
+    { id: 'dup', statement: { zh: 'x', en: 'x' }, holds: () => true },
   ];
-  const problems = checkClaimDefs(bad, ['a'], 'claims.ts');
-  assert.ok(problems.some((p) => /claim id "Bad Id": expected lowercase words/.test(p)));
-  assert.ok(problems.some((p) => /claim "dup" is declared twice/.test(p)));
-  assert.ok(problems.some((p) => /claim "dup": expected a statement in zh and en/.test(p)));
-  assert.ok(problems.some((p) => /claim "dup" reads fact "nope", which this article does not declare/.test(p)));
-  const sneaky: ClaimDef = { id: 'sneaky', statement: { zh: 'x', en: 'x' }, facts: ['a'], holds: (v) => v('b') === '1' };
+  const problems = checkClaimDefs(bad, 'article.ts');
+  assert.ok(problems.some((p) => /^article\.ts: claim id "Bad Id": expected lowercase words/.test(p)));
+  assert.ok(problems.some((p) => /^article\.ts: claim "dup" is declared twice/.test(p)));
+  assert.ok(problems.some((p) => /^article\.ts: claim "dup": expected a statement in zh and en/.test(p)));
+  assert.equal(problems.length, 3);
+});
+
+test("a claim's values are the facts its check read, in the order it read them; a fact the run lacks breaks it, saying which", () => {
   const facts = new Map([
     ['a', { id: 'a', step: 'run', value: '1' }],
-    ['b', { id: 'b', step: 'run', value: '1' }],
+    ['b', { id: 'b', step: 'curl', value: '2' }],
   ]);
-  assert.throws(() => evaluateClaims([sneaky], facts, () => 'run.yaml'), /reads fact "b" without declaring it/);
-  const missing: ClaimDef = { id: 'missing', statement: { zh: 'x', en: 'x' }, facts: ['gone'], holds: () => true };
-  const [result] = evaluateClaims([missing], facts, () => 'run.yaml');
+  const fileOfStep = (step: string) => `${step}.yaml`;
+  const reads: ClaimDef = { id: 'reads', statement: { zh: 'x', en: 'x' }, holds: (v) => v('b') === '2' && v('a') === '1' && v('b') !== '' };
+  const [read] = evaluateClaims([reads], facts, fileOfStep);
+  assert.equal(read!.status, 'holds');
+  assert.deepEqual(read!.values, [
+    { id: 'b', value: '2', step: 'curl', file: 'curl.yaml' },
+    { id: 'a', value: '1', step: 'run', file: 'run.yaml' },
+  ]);
+  const missing: ClaimDef = { id: 'missing', statement: { zh: 'x', en: 'x' }, holds: (v) => v('a') === '1' && v('gone') === '1' };
+  const [result] = evaluateClaims([missing], facts, fileOfStep);
   assert.equal(result!.status, 'broken');
-  assert.match(result!.problem!, /no fact gone/);
+  assert.equal(result!.problem, 'this run has no fact gone');
+  assert.deepEqual(result!.values, [
+    { id: 'a', value: '1', step: 'run', file: 'run.yaml' },
+    { id: 'gone', value: undefined, step: undefined, file: undefined },
+  ]);
+  assert.match(
+    formatBrokenClaims([result!]).join('\n'),
+    /claim "missing" no longer holds: x \(this run has no fact gone\)\n {4}a = "1"  from run\.yaml\n {4}gone = \(missing\)$/,
+  );
 });

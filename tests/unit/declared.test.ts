@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { manifestValue } from '../../src/evidence/extract/manifest.ts';
-import { declaredFact } from '../../src/evidence/fact-kit.ts';
+import { declared } from '../../src/evidence/fact-kit.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { factHtml } from '../../src/article/render/fact-html.ts';
@@ -27,7 +27,7 @@ test('a manifest value: by Kind/name and dotted path, list items by index; what 
 
 test("a declared fact reads the article's manifest, carries its file and is marked as declared on the page", () => {
   const snapshots = loadSnapshots(`content/articles/${SLUG}/snapshots`);
-  const facts = deriveFacts([declaredFact('declared.web.replicas', SLUG, 'manifests/web.yaml', 'Deployment/web', 'spec.replicas')], snapshots);
+  const facts = deriveFacts([{ id: 'declared.web.replicas', ...declared('manifests/web.yaml', 'Deployment/web', 'spec.replicas') }], snapshots);
   const fact = facts.get('declared.web.replicas')!;
   assert.deepEqual(fact, { id: 'declared.web.replicas', step: 'declared', value: '3', declared: { file: 'manifests/web.yaml' } });
   assert.equal(
@@ -35,7 +35,7 @@ test("a declared fact reads the article's manifest, carries its file and is mark
     '<span class="declared" data-fact="declared.web.replicas" data-step="declared" data-declared="manifests/web.yaml" data-mark="declared" title="Declared in manifests/web.yaml">3</span>',
   );
   assert.throws(
-    () => deriveFacts([declaredFact('declared.x', SLUG, 'manifests/missing.yaml', 'Deployment/web', 'spec.replicas')], snapshots),
+    () => deriveFacts([{ id: 'declared.x', ...declared('manifests/missing.yaml', 'Deployment/web', 'spec.replicas') }], snapshots),
     /^EvidenceError: manifests\/missing\.yaml: fact "declared\.x": cannot read the manifest manifests\/missing\.yaml \(ENOENT\)$/,
   );
 });

@@ -9,10 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
-import { facts, variantFacts } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { lines } from '../../content/articles/074-external-traffic-policy/lines.ts';
-import { claims, comparisons } from '../../content/articles/074-external-traffic-policy/claims.ts';
+import { article074 as definition074, experiment074 as article074 } from '../support/articles.ts';
 import { environmentFolder, environmentOfDriver, environmentProblems, environmentsOf, headlineEnvironment } from '../../src/experiment/environments.ts';
 import { buildArticleEnvironments, claimMatrix, measuredRuns } from '../../src/evidence/article/environments.ts';
 import { bindableIds, brokenClaimsByEnvironment, evidenceOfRun } from '../../src/evidence/article/variants.ts';
@@ -35,27 +32,27 @@ const build = (dir: string, experiment: Experiment = article074) =>
     slug: SLUG,
     snapshotsDir: join(dir, 'snapshots'),
     experiment,
-    factDefs: facts,
-    variantFactDefs: variantFacts,
-    lines,
-    linesFile: 'lines.ts',
-    claimDefs: claims,
-    comparisonDefs: comparisons,
-    claimsFile: 'claims.ts',
+    factDefs: definition074.factDefs,
+    variantFactDefs: definition074.variantFactDefs,
+    lines: definition074.lines,
+    linesFile: definition074.file,
+    claimDefs: definition074.claimDefs,
+    comparisonDefs: definition074.comparisonDefs,
+    claimsFile: definition074.file,
   });
 
 test('declarations: known environments, none twice, at least one; the headline is the first; kind alone when none is declared', () => {
-  assert.deepEqual(environmentProblems(article074, 'experiment.ts'), []);
+  assert.deepEqual(environmentProblems(article074, 'article.ts'), []);
   assert.deepEqual(environmentsOf(article074), ['kind', 'lab']);
   assert.equal(headlineEnvironment(article074), 'kind');
   const { environments: _none, ...bare } = article074;
   assert.deepEqual(environmentsOf(bare), ['kind']);
-  assert.deepEqual(environmentProblems({ ...article074, environments: [] }, 'experiment.ts'), [
-    'experiment.ts: field "environments": expected at least one of kind, lab',
+  assert.deepEqual(environmentProblems({ ...article074, environments: [] }, 'article.ts'), [
+    'article.ts: field "experiment.environments": expected at least one of kind, lab',
   ]);
-  assert.deepEqual(environmentProblems({ ...article074, environments: ['lab', 'docker' as never, 'lab'] }, 'experiment.ts'), [
-    'experiment.ts: field "environments": expected kind, lab, got "docker"',
-    'experiment.ts: field "environments": an environment is listed twice',
+  assert.deepEqual(environmentProblems({ ...article074, environments: ['lab', 'docker' as never, 'lab'] }, 'article.ts'), [
+    'article.ts: field "experiment.environments": expected kind, lab, got "docker"',
+    'article.ts: field "experiment.environments": an environment is listed twice',
   ]);
 });
 
@@ -63,7 +60,7 @@ test("a driver measures its own environment, into that environment's folders; an
   assert.equal(environmentOfDriver(article074, 'lab'), 'lab');
   assert.throws(
     () => environmentOfDriver({ ...article074, environments: ['kind'] }, 'lab'),
-    /^Error: --driver lab: 074-external-traffic-policy is measured in kind \(experiment\.ts, field "environments"\)$/,
+    /^Error: --driver lab: 074-external-traffic-policy is measured in kind \(article\.ts, field "experiment\.environments"\)$/,
   );
   assert.equal(environmentFolder('/a/snapshots', 'kind', 'kind'), '/a/snapshots');
   assert.equal(environmentFolder('/a/snapshots', 'lab', 'kind'), '/a/snapshots.lab');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadSnapshots, parseStepSnapshot } from '../../src/evidence/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as article074 } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
 

@@ -3,26 +3,26 @@ import assert from 'node:assert/strict';
 import { checkLineTemplates, parseTemplate, renderLine, assertLineTemplates, type LineTemplates } from '../../src/evidence/template.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { lines as allLines074 } from '../../content/articles/074-external-traffic-policy/lines.ts';
+import { withRunFacts } from '../../src/evidence/run-facts.ts';
 import { linesOfVariant } from '../../src/evidence/article/variants.ts';
-import { experiment as experiment074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
+import { article074 } from '../support/articles.ts';
 
 /** The measured lines of article 074's default run (iptables). */
-const lines = linesOfVariant(allLines074, experiment074, 'iptables');
+const lines = linesOfVariant(article074.lines, article074.experiment, 'iptables');
 
 /** The facts of article 074's default run (iptables): the common ones and that variant's own. */
-const articleFacts = [...commonFacts074, ...variantFacts074.iptables!];
+const articleFacts = [...article074.factDefs, ...article074.variantFactDefs!.iptables!];
 
 /** Article 074's default run: kube-proxy in iptables mode. */
-const experiment = experimentForVariant(article074, 'iptables');
+const experiment = experimentForVariant(article074.experiment, 'iptables');
 
-const facts = deriveFacts(articleFacts, loadSnapshots(SNAPSHOT_SAMPLE_DIR));
+const sample = loadSnapshots(SNAPSHOT_SAMPLE_DIR);
+/** What the build derives: the article's facts and the run's. */
+const facts = deriveFacts(withRunFacts(articleFacts, sample.run), sample);
 const stepIds = experiment.steps.map((s) => s.id);
-const context = { file: 'lines.ts', factIds: [...facts.keys()], stepIds };
+const context = { file: 'article.ts', factIds: [...facts.keys()], stepIds };
 
 test('parseTemplate splits text and {fact.id} placeholders; {{ and }} are literal braces', () => {
   assert.deepEqual(parseTemplate('rc={local-via-worker2.rc}(用时 {local-via-worker2.seconds} 秒)'), [
@@ -63,11 +63,11 @@ test('checkLineTemplates names the step and language of an unknown id, a typed d
   };
   delete (broken as Record<string, unknown>)['health-worker2'];
   assert.deepEqual(checkLineTemplates(broken, context), [
-    'lines.ts: step "health-worker2": no measured line (expected zh and en templates)',
-    'lines.ts: step "health-worker" (zh): unknown fact id "health-worker.statu"',
-    'lines.ts: step "health-worker" (en): the text has a HTTP status "200" typed in; use a {fact.id} placeholder',
-    'lines.ts: step "delete-backend" (en): missing template',
-    `lines.ts: step "no-such-step": not a step of the experiment (steps: ${stepIds.join(', ')})`,
+    'article.ts: step "health-worker2": no measured line (expected zh and en templates)',
+    'article.ts: step "health-worker" (zh): unknown fact id "health-worker.statu"',
+    'article.ts: step "health-worker" (en): the text has a HTTP status "200" typed in; use a {fact.id} placeholder',
+    'article.ts: step "delete-backend" (en): missing template',
+    `article.ts: step "no-such-step": not a step of the experiment (steps: ${stepIds.join(', ')})`,
   ]);
   assert.throws(() => assertLineTemplates(broken, context), { name: 'EvidenceError' });
   // Names with digits (worker2) are not measured values.
@@ -90,6 +90,6 @@ test('renderLine fills placeholders with facts, keeping their provenance', () =>
   assert.ok(factSegments[4]!.raw);
   const text = rendered.map((s) => (s.kind === 'text' ? s.text : s.fact.value)).join('');
   assert.ok(text.includes(`${facts.get('node.worker2.ip')!.value}:${facts.get('service.s-local.nodePort')!.value}`));
-  assert.throws(() => renderLine(lines, 'no-such-step', 'en', facts), /^EvidenceError: lines\.ts: step "no-such-step" \(en\): no measured line$/);
-  assert.throws(() => renderLine({ x: { zh: '{a.b}', en: '' } }, 'x', 'zh', facts), /lines\.ts: step "x" \(zh\): unknown fact id "a\.b"/);
+  assert.throws(() => renderLine(lines, 'no-such-step', 'en', facts), /^EvidenceError: article\.ts: step "no-such-step" \(en\): no measured line$/);
+  assert.throws(() => renderLine({ x: { zh: '{a.b}', en: '' } }, 'x', 'zh', facts), /article\.ts: step "x" \(zh\): unknown fact id "a\.b"/);
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as experiment } from '../support/articles.ts';
 import { checkNodeNaming, expectedNodeNames, ownerLabels, renderKindConfig } from '../../src/capture/kind/config.ts';
 import { declaredObjects } from '../../src/capture/cluster/manifest-objects.ts';
 import * as cmd from '../../src/capture/kind/commands.ts';
@@ -35,7 +35,7 @@ test("kind config: each variant's kube-proxy mode goes to kind's networking.kube
 
 test('kind config: exactly one control-plane; a run id that is no label value is left out', () => {
   const twoCP = { ...experiment.cluster, nodes: [...experiment.cluster.nodes, { name: 'control-plane2', role: 'control-plane' as const }] };
-  assert.throws(() => renderKindConfig(twoCP, 'r'), /experiment\.ts cluster\.nodes: expected exactly one control-plane node, got 2/);
+  assert.throws(() => renderKindConfig(twoCP, 'r'), /article\.ts experiment\.cluster\.nodes: expected exactly one control-plane node, got 2/);
   assert.deepEqual(ownerLabels('-bad-'), { 'shice/created-by': 'shice' });
   assert.deepEqual(ownerLabels('x'.repeat(64)), { 'shice/created-by': 'shice' });
 });
@@ -44,7 +44,10 @@ test('node names must be the ones kind gives: control-plane, worker, worker2', (
   assert.deepEqual(expectedNodeNames(experiment.cluster), ['control-plane', 'worker', 'worker2']);
   checkNodeNaming(experiment.cluster);
   const renamed = { ...experiment.cluster, nodes: [experiment.cluster.nodes[0]!, { name: 'worker1', role: 'worker' as const }, experiment.cluster.nodes[2]!] };
-  assert.throws(() => checkNodeNaming(renamed), /cluster\.nodes\[1\]\.name: kind names this worker "worker", the experiment says "worker1"/);
+  assert.throws(
+    () => checkNodeNaming(renamed),
+    /article\.ts experiment\.cluster\.nodes\[1\]\.name: kind names this worker "worker", the experiment says "worker1"/,
+  );
 });
 
 test('manifests: declared pods, services (which get a health check) and images', async () => {

@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { article074 } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
-import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../content/articles/074-external-traffic-policy/facts.ts';
+import { withRunFacts } from '../../src/evidence/run-facts.ts';
 import { runCapture } from '../../src/capture/runner.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFactsWithSkips } from '../../src/evidence/facts.ts';
@@ -18,10 +18,10 @@ import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { ARTICLE_DIR, makeHarness } from '../fixtures/fake-bin/harness.ts';
 
 /** The facts of article 074's default run (iptables): the common ones and that variant's own. */
-const facts = [...commonFacts074, ...variantFacts074.iptables!];
+const facts = [...article074.factDefs, ...article074.variantFactDefs!.iptables!];
 
 /** Article 074's default run: kube-proxy in iptables mode. */
-const experiment = experimentForVariant(article074, 'iptables');
+const experiment = experimentForVariant(article074.experiment, 'iptables');
 
 const committed = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/snapshots.lab', import.meta.url));
 
@@ -57,10 +57,13 @@ test("contract: a kind capture writes the lab run's schema and step ids, and the
       assert.equal(step.node, other.node, `${id}: same node`);
       assert.equal(step.kind, other.kind, `${id}: same kind of step`);
     }
-    const { facts: derived, skipped } = deriveFactsWithSkips(facts, kind);
+    // The article's facts and the run's, as the build derives them.
+    const defs = withRunFacts(facts, kind.run);
+    const { facts: derived, skipped } = deriveFactsWithSkips(defs, kind);
     assert.ok(derived.size > 50, `the article's facts derive from a kind run (${derived.size})`);
+    for (const { id } of facts) assert.ok(derived.has(id) || skipped.some((s) => s.id === id), `${id} derives from the kind run`);
     assert.ok(
-      skipped.every((s) => facts.find((d) => d.id === s.id)?.optional),
+      skipped.every((s) => defs.find((d) => d.id === s.id)?.optional),
       'only optional facts are skipped',
     );
     // The values come from the tools' answers, not from the lab or the article.

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as article074 } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import type { DeletePodStep, Experiment } from '../../src/experiment/types.ts';
 import { symbolicTopologyView, topologyView } from '../../src/capture/topology-view.ts';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, loadAll } from 'js-yaml';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as experiment } from '../support/articles.ts';
 import { renderKindConfig } from '../../src/capture/kind/config.ts';
 import { RUNTIME_WRAPPER } from '../../src/capture/kind/engine/engine.ts';
 import { KINDNET_CONFLIST, kindnetConflist, kindnetRoutes, parseMtu, standInForKindnetd } from '../../src/capture/kind/kindnet-stand-in.ts';

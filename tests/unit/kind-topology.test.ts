@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as experiment } from '../support/articles.ts';
 import {
   healthChecksToAwait,
   workloadPods,

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as experiment } from '../support/articles.ts';
 import { DriverError } from '../../src/capture/driver.ts';
 import { hostAddress } from '../../src/capture/lab/allocate.ts';
 import {

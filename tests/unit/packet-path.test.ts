@@ -1,14 +1,11 @@
 // The packet's path (src/article/render/packet-path.ts) drawn from article 074's
-// definitions (content/articles/074-external-traffic-policy/paths.ts) on the
+// definitions (the paths of content/articles/074-external-traffic-policy/article.ts) on the
 // facts of its committed snapshots: every value in the SVG and in the list
 // beside it is a bound element showing its fact's value, the two hold the same
 // facts, nothing is typed in, a definition naming a fact the run lacks fails
 // with one line naming the file, the path and the fact, and text is escaped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Fact } from '../../src/evidence/facts.ts';
 import type { ArticleEvidence } from '../../src/evidence/article/types.ts';
 import { LANGS } from '../../src/evidence/template.ts';
@@ -17,18 +14,20 @@ import { unboundRenderedNumbers } from '../../src/article/check/rendered-numbers
 import { checkChineseProse, templateProse } from '../../src/article/check/zh-copy.ts';
 import { packetPathsProblems } from '../../src/article/check/integration.ts';
 import { PACKET_PATH_WORDS, packetPathHtml, packetPathProblems, type PacketPathDef } from '../../src/article/render/packet-path.ts';
-import { paths } from '../../content/articles/074-external-traffic-policy/paths.ts';
-import { claims } from '../../content/articles/074-external-traffic-policy/claims.ts';
 import { evaluateClaims } from '../../src/evidence/claims.ts';
+import { articleFrom } from '../../src/authoring/load.ts';
+import definition074 from '../../content/articles/074-external-traffic-policy/article.ts';
+import { article074, S074 } from '../support/articles.ts';
 import { committedSnapshots, deriveEvidence, deriveRuns } from '../e2e/support/evidence.ts';
 
-const FILE = 'content/articles/074-external-traffic-policy/paths.ts';
+const { paths, claimDefs: claims } = article074;
+const FILE = article074.file;
 const headline = deriveEvidence(committedSnapshots);
 const facts = headline.facts;
 const IDS = ['cluster-via-worker', 'cluster-via-worker2', 'local-via-worker', 'local-via-worker2', 'health-check'];
 const pathOf = (id: string): PacketPathDef => {
   const def = paths.find((p) => p.id === id);
-  assert.ok(def, `paths.ts declares "${id}"`);
+  assert.ok(def, `article.ts declares the path "${id}"`);
   return def;
 };
 const clone = (def: PacketPathDef): PacketPathDef => structuredClone(def);
@@ -206,7 +205,7 @@ test('a definition naming a fact the run lacks fails with one line naming the fi
     (error: Error) => {
       assert.equal(
         error.message,
-        `${FILE}: path "cluster-via-worker2": no fact "node.worker3.ip" (station "worker" address) in the article's own run (facts.ts, or a step's provenance)`,
+        `${FILE}: path "cluster-via-worker2": no fact "node.worker3.ip" (station "worker" address) in the article's own run (article.ts, or one every run has)`,
       );
       return true;
     },
@@ -215,7 +214,7 @@ test('a definition naming a fact the run lacks fails with one line naming the fi
   placeholder.legs[1]!.events![0]!.text.en = 'Answers HTTP {health-worker3.status}';
   assert.throws(
     () => packetPathHtml(placeholder, facts, 'zh', { file: FILE }),
-    /^EvidenceError: content\/articles\/074-external-traffic-policy\/paths\.ts: path "health-check": no fact "health-worker3\.status" \(leg 2 event 1 \(at worker2\)\) in the article's own run \(facts\.ts, or a step's provenance\)$/,
+    /^EvidenceError: content\/articles\/074-external-traffic-policy\/article\.ts: path "health-check": no fact "health-worker3\.status" \(leg 2 event 1 \(at worker2\)\) in the article's own run \(article\.ts, or one every run has\)$/,
   );
   // A fact the run lost (a snapshot without it) is caught the same way.
   const lost = new Map(facts);
@@ -230,24 +229,19 @@ test('a definition naming a fact the run lacks fails with one line naming the fi
   );
 });
 
-test('the build checks every paths.ts, used on a page or not: one line per unknown fact', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'shice-paths-'));
-  try {
-    const broken = clone(pathOf('local-via-worker'));
-    broken.legs[0]!.hops[0]!.dst!.port = 'service.s-nowhere.nodePort';
-    writeFileSync(join(dir, 'paths.ts'), `export const paths = ${JSON.stringify([pathOf('cluster-via-worker'), broken, pathOf('cluster-via-worker')])};\n`);
-    const evidence = { facts } as unknown as ArticleEvidence;
-    assert.deepEqual(await packetPathsProblems(join(dir, 'paths.ts'), FILE, evidence), [
-      `${FILE}: path "local-via-worker": no fact "service.s-nowhere.nodePort" (leg 1 hop 1 (client -> worker) dst port) in any run of the article (facts.ts, or a step's provenance)`,
-      `${FILE}: path "cluster-via-worker" is declared twice`,
-    ]);
-    writeFileSync(join(dir, 'other.ts'), 'export const charts = [];\n');
-    assert.deepEqual(await packetPathsProblems(join(dir, 'other.ts'), FILE, evidence), [
-      `${FILE}: expected an export named "paths" (the packet paths <PacketPath id="..." /> draws)`,
-    ]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('the build checks every path of the article, used on a page or not: one line per unknown fact', () => {
+  const broken = clone(pathOf('local-via-worker'));
+  broken.legs[0]!.hops[0]!.dst!.port = 'service.s-nowhere.nodePort';
+  const evidence = { facts } as unknown as ArticleEvidence;
+  assert.deepEqual(packetPathsProblems([pathOf('cluster-via-worker'), broken, pathOf('cluster-via-worker')], FILE, evidence), [
+    `${FILE}: path "local-via-worker": no fact "service.s-nowhere.nodePort" (leg 1 hop 1 (client -> worker) dst port) in any run of the article (article.ts, or one every run has)`,
+    `${FILE}: path "cluster-via-worker" is declared twice`,
+  ]);
+  // Paths that are no list are refused by the loader, naming the file and the field.
+  assert.throws(
+    () => articleFrom({ ...definition074, paths: { 'cluster-via-worker': pathOf('cluster-via-worker') } }, S074),
+    /^Error: content\/articles\/074-external-traffic-policy\/article\.ts: field "paths": expected a list, got object$/,
+  );
   // The committed definitions pass against the committed runs.
   const runs = deriveRuns(committedSnapshots);
   const all = [runs.kind.iptables, runs.kind.nftables, runs.lab.iptables, runs.lab.nftables].map((r) => r.facts);
@@ -309,7 +303,7 @@ test('bound to another run, every value carries that run and comes from it', () 
   // nftables mode keeps its drop in its own table: worker2's filter table has no DROP rule to show.
   assert.throws(
     () => packetPathHtml(pathOf('local-via-worker2'), nft.facts, 'en', { file: FILE, binding }),
-    /^EvidenceError: \S+paths\.ts: path "local-via-worker2": no fact "filter-worker2\.dropPort" \(leg 1 event 1 \(at worker2\)\) in the run it binds \(nftables\)/,
+    /^EvidenceError: \S+article\.ts: path "local-via-worker2": no fact "filter-worker2\.dropPort" \(leg 1 event 1 \(at worker2\)\) in the run it binds \(nftables\)/,
   );
   // The lab's run has every fact too, with its own values.
   const lab = runs.lab.iptables;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { LabDriver } from '../../src/capture/lab/lab-driver.ts';
 import { KindDriver } from '../../src/capture/kind/driver.ts';
 import { runIdentity } from '../../src/capture/runner.ts';
-import { experiment } from '../../content/articles/074-external-traffic-policy/experiment.ts';
+import { experiment074 as experiment } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { checkChineseProse } from '../../src/article/check/zh-copy.ts';
 

@@ -12,6 +12,7 @@ import { buildArticleEvidence } from '../../src/evidence/article/build.ts';
 import { checkArticleSources } from '../../src/article/check/check-article.ts';
 import { checkChineseMdx } from '../../src/article/check/zh-copy.ts';
 import { NOT_YET_MEASURED, PLACEHOLDER } from '../../src/evidence/article/unmeasured.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,7 +25,7 @@ test('slugs: the series number, then lowercase words; anything else is one line 
 
 test('the scaffold: every file an article needs, commented, series number from the slug, prose that passes the Chinese copy check', () => {
   const files = scaffoldFiles('076-session-affinity', '2026-12-03');
-  assert.deepEqual(files.map((f) => f.path).sort(), ['claims.ts', 'en.mdx', 'experiment.ts', 'facts.ts', 'lines.ts', 'manifests/app.yaml', 'zh.mdx']);
+  assert.deepEqual(files.map((f) => f.path).sort(), ['article.ts', 'en.mdx', 'manifests/app.yaml', 'zh.mdx']);
   for (const f of files.filter((f) => f.path.endsWith('.ts'))) assert.match(f.content, /^\/\/ /, `${f.path} starts by saying what it is for`);
   const zh = files.find((f) => f.path === 'zh.mdx')!.content;
   assert.match(zh, /number: 76\n/);
@@ -41,10 +42,20 @@ test('a never-captured article: a draft binds placeholders (declared values stay
     const again = spawnSync(process.execPath, [join(root, 'scripts/new-article.ts'), slug], { cwd: root, encoding: 'utf8' });
     assert.equal(again.status, 2);
     assert.equal(again.stderr, `new: content/articles/${slug} exists already; choose another slug\n`);
-    const { facts } = await import(join(dir, 'facts.ts'));
-    const { lines } = await import(join(dir, 'lines.ts'));
-    const { claims } = await import(join(dir, 'claims.ts'));
-    const input = { slug, snapshotsDir: join(dir, 'snapshots'), factDefs: facts, lines, linesFile: 'lines.ts', claimDefs: claims, claimsFile: 'claims.ts' };
+    // Read by the one loader, as the build and the capture read it.
+    const article = await loadArticle(root, slug);
+    assert.equal(article.file, `content/articles/${slug}/article.ts`);
+    assert.deepEqual(article.experiment.environments, ['kind', 'lab']);
+    const input = {
+      slug,
+      snapshotsDir: join(dir, 'snapshots'),
+      factDefs: article.factDefs,
+      lines: article.lines,
+      linesFile: article.file,
+      claimDefs: article.claimDefs,
+      claimsFile: article.file,
+      experiment: article.experiment,
+    };
     assert.throws(
       () => buildArticleEvidence(input),
       new RegExp(
@@ -56,6 +67,9 @@ test('a never-captured article: a draft binds placeholders (declared values stay
     assert.equal(draft.snapshots.run.runId, NOT_YET_MEASURED);
     assert.deepEqual(draft.facts.get('request.answer'), { id: 'request.answer', step: 'request', value: PLACEHOLDER, unmeasured: true });
     assert.equal(draft.facts.get('declared.app.replicas')!.value, '2', 'a declared value needs no run');
+    // The run facts of what the experiment declares (its nodes, the manifests' Services) are placeholders too.
+    assert.equal(draft.facts.get('node.worker.ip')!.unmeasured, true);
+    assert.equal(draft.facts.get('service.app.nodePort')!.unmeasured, true);
     const sources = (['zh', 'en'] as const).map((lang) => ({ lang, file: `${lang}.mdx`, source: readFileSync(join(dir, `${lang}.mdx`), 'utf8') }));
     assert.deepEqual(
       checkArticleSources(sources, { factIds: draft.facts.keys(), stepIds: draft.snapshots.run.steps, claimIds: draft.claims.map((c) => c.id) }),

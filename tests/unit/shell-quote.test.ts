@@ -12,8 +12,7 @@ import { LabDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/cluster/cluster.ts';
 import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
-import { experiment as article075 } from '../../content/articles/075-local-uneven-weights/experiment.ts';
+import { experiment074 as article074, experiment075 as article075 } from '../support/articles.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
 
 const MARK = '\u0001end of command\u0001';

@@ -11,9 +11,11 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { evaluateClaims } from '../../src/evidence/claims.ts';
 import { chartHtml } from '../../src/article/render/chart.ts';
-import { facts, podsByRole } from '../../content/articles/075-local-uneven-weights/facts.ts';
-import { claims } from '../../content/articles/075-local-uneven-weights/claims.ts';
-import { charts } from '../../content/articles/075-local-uneven-weights/charts.ts';
+import { withRunFacts } from '../../src/evidence/run-facts.ts';
+import { podsByRole } from '../../content/articles/075-local-uneven-weights/article.ts';
+import { article075 } from '../support/articles.ts';
+
+const { factDefs: facts, claimDefs: claims, charts } = article075;
 
 const SNAPSHOTS = fileURLToPath(new URL('../../content/articles/075-local-uneven-weights/snapshots/', import.meta.url));
 const stdoutOf = (step: string): string => (load(readFileSync(`${SNAPSHOTS}${step}.yaml`, 'utf8')) as { stdout: string }).stdout;
@@ -53,7 +55,10 @@ test("article 075: roles come from the API's placement, the claims hold on the c
   assert.equal(roles['shared-1'].node, roles['shared-2'].node);
   assert.notEqual(roles.lone.node, roles['shared-1'].node);
   const derived = deriveFacts(
-    facts.filter((d) => !d.optional),
+    withRunFacts(
+      facts.filter((d) => !d.optional),
+      snapshots.run,
+    ),
     snapshots,
   );
   const results = evaluateClaims(claims, derived, (s) => s);
@@ -74,7 +79,10 @@ test("article 075: roles come from the API's placement, the claims hold on the c
 test('the chart: one bound bar value per pod and policy, the same values in a table, hidden SVG', () => {
   const snapshots = loadSnapshots(SNAPSHOTS);
   const derived = deriveFacts(
-    facts.filter((d) => !d.optional),
+    withRunFacts(
+      facts.filter((d) => !d.optional),
+      snapshots.run,
+    ),
     snapshots,
   );
   for (const lang of ['zh', 'en'] as const) {
@@ -95,5 +103,8 @@ test('the chart: one bound bar value per pod and policy, the same values in a ta
   }
   const missing = new Map(derived);
   missing.delete('spread-local.share.lone');
-  assert.throws(() => chartHtml(charts[0]!, missing, 'en'), /^Error: chart "shares": no fact "spread-local.share.lone" in this article's facts.ts$/);
+  assert.throws(
+    () => chartHtml(charts[0]!, missing, 'en'),
+    /^Error: chart "shares": no fact "spread-local\.share\.lone" in this article's article\.ts, nor one every run has$/,
+  );
 });

@@ -8,20 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dump, load } from 'js-yaml';
-import { experiment as article074 } from '../../content/articles/074-external-traffic-policy/experiment.ts';
-import { comparisonRows, facts, variantFacts } from '../../content/articles/074-external-traffic-policy/facts.ts';
-import { lines } from '../../content/articles/074-external-traffic-policy/lines.ts';
-import { claims, comparisons } from '../../content/articles/074-external-traffic-policy/claims.ts';
-import {
-  across,
-  defaultVariant,
-  experimentForVariant,
-  qualify,
-  selectVariants,
-  variantFolder,
-  variantProblems,
-  variantsOf,
-} from '../../src/experiment/variants.ts';
+import { article074 as definition074, experiment074 as article074 } from '../support/articles.ts';
+import { defaultVariant, experimentForVariant, qualify, selectVariants, variantFolder, variantProblems, variantsOf } from '../../src/experiment/variants.ts';
 import { bindableIds, brokenClaims, buildArticleRuns, comparisonTable, evidenceOfRun } from '../../src/evidence/article/variants.ts';
 import { parseCaptureArgs } from '../../src/capture/cli-args.ts';
 import { proxyModeProblem } from '../../src/capture/lab/tools.ts';
@@ -30,6 +18,8 @@ import type { Experiment } from '../../src/experiment/types.ts';
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const committed = join(root, 'content/articles', SLUG, 'snapshots');
+const comparisonRows = definition074.comparisonRows!;
+const comparisons = definition074.comparisonDefs!;
 
 test("variant selection: every variant by default, the named ones in the experiment's order, an unknown name listing the known", () => {
   assert.deepEqual(variantsOf(article074), ['iptables', 'nftables', 'ipvs']);
@@ -68,21 +58,25 @@ test("a variant's experiment: the axis set, only that variant's steps; its folde
   assert.equal(variantFolder('a/snapshots', 'iptables', 'iptables'), 'a/snapshots');
   assert.equal(variantFolder('a/snapshots', 'nftables', 'iptables'), 'a/snapshots.nftables');
   assert.equal(variantFolder('out/074', null, null), 'out/074');
-  assert.deepEqual(across(['a', 'b'], ['x.rc']), [qualify('a', 'x.rc'), 'b:x.rc']);
+  // A comparison reads a fact of a variant's run as `<variant>:<id>`.
+  assert.deepEqual(
+    ['a', 'b'].map((v) => qualify(v, 'x.rc')),
+    ['a:x.rc', 'b:x.rc'],
+  );
 });
 
 test('variant declarations are checked: the default first, known modes, steps naming declared variants', () => {
-  assert.deepEqual(variantProblems(article074, 'experiment.ts'), []);
+  assert.deepEqual(variantProblems(article074, 'article.ts'), []);
   const bad: Experiment = {
     ...article074,
     variants: { axis: 'kubeProxyMode', values: ['nftables', 'iptables', 'iptables', 'userspace' as 'ipvs'] },
     steps: [{ ...article074.steps[0]!, variants: ['ebpf'] }],
   };
-  assert.deepEqual(variantProblems(bad, 'experiment.ts'), [
-    'experiment.ts: field "variants.values": expected iptables, nftables, ipvs, got "userspace"',
-    'experiment.ts: field "variants.values": a mode is listed twice',
-    'experiment.ts: field "variants.values": expected the cluster\'s kubeProxyMode "iptables" first (the default variant), got "nftables"',
-    'experiment.ts: step "cluster-via-worker": field "variants": expected some of nftables, iptables, iptables, userspace, got ["ebpf"]',
+  assert.deepEqual(variantProblems(bad, 'article.ts'), [
+    'article.ts: field "experiment.variants.values": expected iptables, nftables, ipvs, got "userspace"',
+    'article.ts: field "experiment.variants.values": a mode is listed twice',
+    'article.ts: field "experiment.variants.values": expected the cluster\'s kubeProxyMode "iptables" first (the default variant), got "nftables"',
+    'article.ts: step "cluster-via-worker": field "variants": expected some of nftables, iptables, iptables, userspace, got ["ebpf"]',
   ]);
 });
 
@@ -124,13 +118,13 @@ function runsFrom(defaultDir: string) {
     slug: SLUG,
     snapshotsDir: defaultDir,
     experiment: article074,
-    factDefs: facts,
-    variantFactDefs: variantFacts,
-    lines,
-    linesFile: 'lines.ts',
-    claimDefs: claims,
+    factDefs: definition074.factDefs,
+    variantFactDefs: definition074.variantFactDefs,
+    lines: definition074.lines,
+    linesFile: definition074.file,
+    claimDefs: definition074.claimDefs,
     comparisonDefs: comparisons,
-    claimsFile: 'claims.ts',
+    claimsFile: definition074.file,
   });
 }
 
@@ -155,7 +149,7 @@ test("a comparison table built from the two committed runs: a column per run, ea
   const runs = evidence.variantRuns!;
   assert.deepEqual(runs.measured, ['iptables', 'nftables']);
   assert.deepEqual(runs.notMeasured, ['ipvs']);
-  const table = comparisonTable(comparisonRows, runs, 'facts.ts');
+  const table = comparisonTable(comparisonRows, runs, 'article.ts');
   const runIdOf = (dir: string) => (load(readFileSync(join(dir, 'run.yaml'), 'utf8')) as { runId: string }).runId;
   assert.deepEqual(table.columns, [
     { variant: 'iptables', run: runIdOf(committed) },
@@ -186,8 +180,8 @@ test("a comparison table built from the two committed runs: a column per run, ea
     ['iptables', 'nftables'],
   );
   assert.throws(
-    () => comparisonTable([{ fact: 'nft-worker2.drop.verdict', label: { zh: 'x', en: 'x' } }], runs, 'facts.ts'),
-    /facts\.ts: comparisonRows: fact "nft-worker2\.drop\.verdict": the iptables run has no such fact/,
+    () => comparisonTable([{ fact: 'nft-worker2.drop.verdict', label: { zh: 'x', en: 'x' } }], runs, 'article.ts'),
+    /article\.ts: comparisonRows: fact "nft-worker2\.drop\.verdict": the iptables run has no such fact/,
   );
 });
 

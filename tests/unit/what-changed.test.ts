@@ -9,7 +9,8 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadArticleDefinitions, type ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
 import {
   baselineOf,
   committedCounterpart,
@@ -23,7 +24,8 @@ import {
   type ReportSide,
 } from '../../src/capture/what-changed.ts';
 import { deriveFacts, type FactDef } from '../../src/evidence/facts.ts';
-import { runFact } from '../../src/evidence/fact-kit.ts';
+import { fromRun } from '../../src/evidence/fact-kit.ts';
+import type { RunSnapshot } from '../../src/evidence/schema.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 
@@ -31,8 +33,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const S074 = '074-external-traffic-policy';
 const S075 = '075-local-uneven-weights';
 const article = (slug: string) => join(root, 'content/articles', slug);
-const defs074 = await loadArticleDefinitions(root, S074);
-const defs075 = await loadArticleDefinitions(root, S075);
+const defs074 = await loadArticle(root, S074);
+const defs075 = await loadArticle(root, S075);
+/** A fact read from run.yaml, as an article (or the run's own) declares one. */
+const runFact = (id: string, derive: (run: RunSnapshot) => string): FactDef => ({ id, ...fromRun(derive) });
 const show = (path: string) => relative(root, path) || path;
 
 function tempDir(t: TestContext): string {

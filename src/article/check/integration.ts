@@ -9,7 +9,8 @@ import { terminalSafe } from '../../evidence/terminal-text.ts';
 import { isDraft } from '../evidence/draft.ts';
 import { snapshotsDir } from '../../evidence/article/build.ts';
 import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/article/variants.ts';
-import { ARTICLES, articleFileExport, evidenceFromDisk, loadArticleDefinitions } from '../../evidence/article/from-disk.ts';
+import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
+import { ARTICLES, loadArticle } from '../../authoring/load.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
 import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
@@ -53,7 +54,8 @@ export async function checkArticles(
       };
       // Stamped before deriving: a file that changes meanwhile is not served from the memo.
       const stamps = fresh === undefined ? memo.stamps(target) : null;
-      const evidence = evidenceFromDisk(slug, target.snapshotsDir, await loadArticleDefinitions(root, slug, fresh), { variants: true, draft: target.draft });
+      const article = await loadArticle(root, slug, fresh);
+      const evidence = evidenceFromDisk(slug, target.snapshotsDir, article, { variants: true, draft: target.draft });
       // The pages take it from the memo instead of deriving it again (evidence-memo.ts); dev pages derive afresh.
       if (stamps !== null) memo.remember(target, stamps, evidence);
       // With variants: every measured run's facts and steps as <variant>:<id>, and the claims of every run and across runs.
@@ -66,9 +68,8 @@ export async function checkArticles(
           claimIds: bindable.claims.map((c) => c.id),
         }),
       );
-      // paths.ts (<PacketPath id>): every definition names facts some run of the article has, used on a page or not.
-      if (existsSync(join(dir, 'paths.ts')))
-        problems.push(...(await packetPathsProblems(join(dir, 'paths.ts'), `${ARTICLES}/${slug}/paths.ts`, evidence, fresh)));
+      // Packet paths (<PacketPath id>): every definition names facts some run of the article has, used on a page or not.
+      problems.push(...packetPathsProblems(article.paths, article.file, evidence));
       const { headline: broken, elsewhere } = brokenClaimsByEnvironment(evidence);
       findings.push(...elsewhere.map((block) => `content/articles/${slug}: ${block}`));
       claimCount += evaluatedClaimCount(evidence);
@@ -91,13 +92,11 @@ function everyRun(evidence: ArticleEvidence): ArticleEvidence[] {
 }
 
 /**
- * The problems of an article's paths.ts, one line each: a definition naming a fact no run
+ * The problems of an article's packet paths, one line each: a definition naming a fact no run
  * of the article has, a path id declared twice, and what packetPathProblems finds. The page
- * checks again against the run it binds (`variant=`, `environment=`) when it draws one.
+ * checks again against the run it binds (`variant=`, `environment=`) when it draws one. Pure.
  */
-export async function packetPathsProblems(file: string, shown: string, evidence: ArticleEvidence, fresh?: string): Promise<string[]> {
-  const defs = (await articleFileExport(file, 'paths', fresh)) as PacketPathDef[] | undefined;
-  if (!Array.isArray(defs)) return [`${shown}: expected an export named "paths" (the packet paths <PacketPath id="..." /> draws)`];
+export function packetPathsProblems(defs: readonly PacketPathDef[], shown: string, evidence: ArticleEvidence): string[] {
   const runs = everyRun(evidence);
   const has = (id: string) => runs.some((run) => run.facts.has(id));
   const problems = defs.flatMap((def) => packetPathProblems(def, has, shown, 'any run of the article'));
@@ -111,8 +110,8 @@ export const problemsMessage = (problems: readonly string[]): string =>
   terminalSafe(`the articles do not match their snapshots (${problems.length} problem(s)):\n${problems.map((p) => `  ${p}`).join('\n')}`);
 
 /**
- * Files whose change can change what an article binds: its prose, facts,
- * lines, claims, charts, packet paths, experiment and manifests, and its snapshots. Pure.
+ * Files whose change can change what an article binds: its prose, its definition
+ * (article.ts, and any module beside it), its manifests and its snapshots. Pure.
  */
 export function isEvidenceSource(root: string, file: string): boolean {
   const rel = relative(root, file).split(sep).join('/');
@@ -120,7 +119,7 @@ export function isEvidenceSource(root: string, file: string): boolean {
   if (!m) return false;
   return (
     /^(zh|en)\.mdx$/.test(m[1]!) ||
-    /^(facts|lines|claims|charts|paths|experiment|walkthrough)\.ts$/.test(m[1]!) ||
+    /^[^/]+\.ts$/.test(m[1]!) ||
     /^snapshots(\.[a-z0-9-]+)*\/[^/]+\.yaml$/.test(m[1]!) ||
     /^manifests\/[^/]+\.ya?ml$/.test(m[1]!)
   );

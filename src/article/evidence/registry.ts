@@ -1,41 +1,26 @@
-// Every article's evidence, found by Vite at build time: facts.ts and lines.ts
-// beside each experiment, snapshots read once per article and kept for the
-// whole build (a page binds many facts; the files are read and validated once).
+// Every article, found by Vite at build time (its one definition, article.ts,
+// checked by src/authoring/load.ts's `articleFrom`), and its evidence: snapshots
+// read once per article and kept for the whole build (a page binds many facts;
+// the files are read and validated once).
 import { resolve } from 'node:path';
-import type { FactDef } from '../../evidence/facts.ts';
-import type { LineTemplates } from '../../evidence/template.ts';
-import type { WalkthroughStop } from '../render/walkthrough.ts';
-import type { ClaimDef } from '../../evidence/claims.ts';
 import { snapshotsDir } from '../../evidence/article/build.ts';
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
 import type { ComparisonRow } from '../../evidence/article/variants.ts';
-import { buildArticleEnvironments } from '../../evidence/article/environments.ts';
-import type { Experiment } from '../../experiment/types.ts';
-import type { ChartDef } from '../render/chart.ts';
-import type { PacketPathDef } from '../render/packet-path.ts';
+import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
+import { articleFrom, definitionFile, type Article } from '../../authoring/load.ts';
+import type { ChartDef, PacketPathDef, WalkthroughStop } from '../../authoring/parts.ts';
 import { isDraft } from './draft.ts';
 import { evidenceMemo, type MemoTarget } from './evidence-memo.ts';
 
-const factModules = import.meta.glob<{ facts: FactDef[]; variantFacts?: Record<string, FactDef[]>; comparisonRows?: ComparisonRow[] }>(
-  '/content/articles/*/facts.ts',
-  { eager: true },
-);
-const experimentModules = import.meta.glob<{ experiment?: Experiment }>('/content/articles/*/experiment.ts', { eager: true });
-const walkthroughModules = import.meta.glob<{ walkthrough: WalkthroughStop[] }>('/content/articles/*/walkthrough.ts', { eager: true });
-const claimModules = import.meta.glob<{ claims: ClaimDef[]; comparisons?: ClaimDef[] }>('/content/articles/*/claims.ts', { eager: true });
-const chartModules = import.meta.glob<{ charts: ChartDef[] }>('/content/articles/*/charts.ts', { eager: true });
-const pathModules = import.meta.glob<{ paths: PacketPathDef[] }>('/content/articles/*/paths.ts', { eager: true });
-const lineModules = import.meta.glob<{ lines: LineTemplates }>('/content/articles/*/lines.ts', { eager: true });
+const modules = import.meta.glob<{ default?: unknown }>('/content/articles/*/article.ts', { eager: true });
+const definitions = new Map(Object.entries(modules).map(([path, m]) => [path.split('/').at(-2)!, m.default]));
 
-const slugOf = (path: string) => path.split('/').at(-2)!;
-const bySlug = <T>(modules: Record<string, T>) => new Map(Object.entries(modules).map(([path, m]) => [slugOf(path), m]));
-const facts = bySlug(factModules);
-const lines = bySlug(lineModules);
-const walkthroughs = bySlug(walkthroughModules);
-const claims = bySlug(claimModules);
-const experiments = bySlug(experimentModules);
-const charts = bySlug(chartModules);
-const packetPaths = bySlug(pathModules);
+/** The article's definition; in dev, a changed article.ts is a new module, so it is checked again. */
+function articleOf(slug: string): Article {
+  if (!definitions.has(slug)) throw new Error(`${definitionFile(slug)}: missing (an article is one definition: \`export default defineArticle({...})\`)`);
+  return articleFrom(definitions.get(slug), slug);
+}
+
 const cache = new Map<string, ArticleEvidence>();
 
 /** The article's evidence, or an error naming the file that is missing. */
@@ -51,57 +36,44 @@ export function articleEvidence(slug: string): ArticleEvidence {
     cache.set(slug, remembered);
     return remembered;
   }
-  const factDefs = facts.get(slug)?.facts;
-  if (!factDefs) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "facts" (the article binds measured values)`);
-  const templates = lines.get(slug)?.lines;
-  if (!templates) throw new Error(`content/articles/${slug}/lines.ts: expected an export named "lines" (the measured lines per step)`);
-  // With variants and environments (experiment.ts), every run beside the headline's (environments.ts, variants.ts).
-  const evidence = buildArticleEnvironments({
-    slug,
-    snapshotsDir: target.snapshotsDir,
-    experiment: experiments.get(slug)?.experiment ?? null,
-    factDefs,
-    variantFactDefs: facts.get(slug)?.variantFacts,
-    lines: templates,
-    linesFile: `content/articles/${slug}/lines.ts`,
-    claimDefs: claims.get(slug)?.claims ?? [],
-    comparisonDefs: claims.get(slug)?.comparisons,
-    claimsFile: `content/articles/${slug}/claims.ts`,
-    draft: target.draft,
-  });
+  // As the build's check derives it: every environment's and variant's runs (from-disk.ts).
+  const evidence = evidenceFromDisk(slug, target.snapshotsDir, articleOf(slug), { variants: true, draft: target.draft });
   cache.set(slug, evidence);
   return evidence;
 }
 
 /** The article's step-by-step stops; an article that uses <Walkthrough /> must declare them. */
 export function walkthroughOf(slug: string): WalkthroughStop[] {
-  const stops = walkthroughs.get(slug)?.walkthrough;
-  if (!stops) throw new Error(`content/articles/${slug}/walkthrough.ts: expected an export named "walkthrough" (the article uses <Walkthrough />)`);
-  return stops;
+  const article = articleOf(slug);
+  if (!article.walkthrough) throw new Error(`${article.file}: expected a field "walkthrough" (the article uses <Walkthrough />)`);
+  return article.walkthrough;
 }
 
-/** The rows of the article's comparison across variants (facts.ts's `comparisonRows`); an article that uses <VariantComparison /> must declare them. */
+/** The rows of the article's comparison across variants; an article that uses <VariantComparison /> must declare them. */
 export function comparisonRowsOf(slug: string): ComparisonRow[] {
-  const rows = facts.get(slug)?.comparisonRows;
-  if (!rows) throw new Error(`content/articles/${slug}/facts.ts: expected an export named "comparisonRows" (the article uses <VariantComparison />)`);
-  return rows;
+  const article = articleOf(slug);
+  if (!article.comparisonRows) throw new Error(`${article.file}: expected a field "comparisonRows" (the article uses <VariantComparison />)`);
+  return article.comparisonRows;
 }
 
-/** A chart the article declares in charts.ts (<Chart id="..." />). */
+/** A chart the article declares (<Chart id="..." />). */
 export function chartOf(slug: string, id: string): ChartDef {
-  const defs = charts.get(slug)?.charts;
-  if (!defs) throw new Error(`content/articles/${slug}/charts.ts: expected an export named "charts" (the article uses <Chart id="${id}" />)`);
-  const def = defs.find((c) => c.id === id);
-  if (!def) throw new Error(`content/articles/${slug}/charts.ts: no chart "${id}"; it declares: ${defs.map((c) => c.id).join(', ') || 'none'}`);
+  const article = articleOf(slug);
+  const def = article.charts.find((c) => c.id === id);
+  if (!def)
+    throw new Error(
+      `${article.file}: field "charts": no chart "${id}" (the article uses <Chart id="${id}" />); it declares: ${article.charts.map((c) => c.id).join(', ') || 'none'}`,
+    );
   return def;
 }
 
-/** A packet's path the article declares in paths.ts (<PacketPath id="..." />), with the file that declares it (for messages). */
+/** A packet's path the article declares (<PacketPath id="..." />), with the file that declares it (for messages). */
 export function packetPathOf(slug: string, id: string): { def: PacketPathDef; file: string } {
-  const file = `content/articles/${slug}/paths.ts`;
-  const defs = packetPaths.get(slug)?.paths;
-  if (!defs) throw new Error(`${file}: expected an export named "paths" (the article uses <PacketPath id="${id}" />)`);
-  const def = defs.find((p) => p.id === id);
-  if (!def) throw new Error(`${file}: no path "${id}"; it declares: ${defs.map((p) => p.id).join(', ') || 'none'}`);
-  return { def, file };
+  const article = articleOf(slug);
+  const def = article.paths.find((p) => p.id === id);
+  if (!def)
+    throw new Error(
+      `${article.file}: field "paths": no path "${id}" (the article uses <PacketPath id="${id}" />); it declares: ${article.paths.map((p) => p.id).join(', ') || 'none'}`,
+    );
+  return { def, file: article.file };
 }

@@ -7,36 +7,9 @@ import type { Fact } from '../../evidence/facts.ts';
 import type { Lang } from '../../evidence/template.ts';
 import { escapeHtml, factHtml } from './fact-html.ts';
 
-type Text = Record<Lang, string>;
+import type { ChartBar, ChartDef } from '../../authoring/parts.ts';
 
-export interface ChartBar {
-  /** What the bar stands for, without numbers ("the pod alone on its node"). */
-  label: Text;
-  /** A fact naming the bar's subject (a pod's name), shown under the label. */
-  name: string;
-  /** A fact whose raw value is a fraction between 0 and 1: the bar's length. */
-  share: string;
-  /** The count behind the share. */
-  count: string;
-  /** The expected share and its tolerance, drawn as a tick and a band. */
-  expected: string;
-  tolerance: string;
-}
-
-export interface ChartGroup {
-  label: Text;
-  bars: ChartBar[];
-}
-
-export interface ChartDef {
-  id: string;
-  title: Text;
-  /** What the tick and the band mean, in words. */
-  legend: Text;
-  /** Column headings of the table: subject, name, count, share, expected, tolerance. */
-  columns: Record<Lang, [string, string, string, string, string, string]>;
-  groups: ChartGroup[];
-}
+export type { ChartBar, ChartDef };
 
 // One row per bar: its label and name on a line, the bar below, the value after
 // the bar. As wide as a phone's text column (343 px at 375 px), so the SVG is
@@ -63,7 +36,7 @@ function svgFact(fact: Fact, attrs: string, element: 'text' | 'tspan' = 'text'):
 export function chartHtml(def: ChartDef, facts: ReadonlyMap<string, Fact>, lang: Lang): string {
   const fact = (id: string): Fact => {
     const f = facts.get(id);
-    if (!f) throw new Error(`chart "${def.id}": no fact "${id}" in this article's facts.ts`);
+    if (!f) throw new Error(`chart "${def.id}": no fact "${id}" in this article's article.ts, nor one every run has`);
     return f;
   };
   const shares = def.groups.flatMap((g) =>

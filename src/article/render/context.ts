@@ -8,6 +8,7 @@ import { evidenceOfRun, type RunRef } from '../../evidence/article/variants.ts';
 
 export type { RunRef };
 import { runStepId } from './anchors.ts';
+import { unrecordedVersion } from '../../evidence/run-facts.ts';
 
 export interface ArticleContext {
   evidence: ArticleEvidence;
@@ -61,7 +62,9 @@ export function requireFact(article: ArticleContext, id: string | undefined): Fa
   if (fact) return fact;
   const skipped = article.evidence.skipped.find((s) => s.id === id);
   if (skipped) throw new Error(`${article.file}: <Fact id="${id}">: this run has no such value (${skipped.reason}: ${skipped.cause})`);
-  throw new Error(`${article.file}: <Fact id="${id}">: no such fact in content/articles/${article.evidence.slug}/facts.ts`);
+  const unrecorded = unrecordedVersion(id);
+  if (unrecorded) throw new Error(`${article.file}: <Fact id="${id}">: this run has no such value (${unrecorded})`);
+  throw new Error(`${article.file}: <Fact id="${id}">: no such fact in content/articles/${article.evidence.slug}/article.ts, nor one every run has`);
 }
 
 export function requireSteps(article: ArticleContext, steps: string | undefined): string[] {

@@ -15,65 +15,9 @@ import { KIND_LABELS, findNumericTokens } from '../../evidence/numbers.ts';
 import { LANGS, parseTemplate, type Lang, type TemplateSegment } from '../../evidence/template.ts';
 import { escapeHtml, factHtml, runAttributes, type RunBinding } from './fact-html.ts';
 
-export type Text = Record<Lang, string>;
+import type { PacketPathDef, PathEndpoint, PathEvent, PathEventKind, PathHop, PathLeg, PathStation, Text } from '../../authoring/parts.ts';
 
-/** Something a packet meets on its way: the client, a node, a pod. */
-export interface PathStation {
-  /** Its id within the article's paths (`client`, `worker2`, `pod`). */
-  id: string;
-  kind: 'client' | 'node' | 'pod';
-  /** What it is, in words and without values: "客户端（控制面节点）" / "Client (the control-plane node)". */
-  label: Text;
-  /** Fact ids: its name as the run recorded it, and its address. */
-  name?: string;
-  address?: string;
-}
-
-/** An address and, when the run recorded it, a port: fact ids. */
-export interface PathEndpoint {
-  address: string;
-  port?: string;
-}
-
-/** The packet from one station to the next, as the run recorded its addresses. */
-export interface PathHop {
-  from: string;
-  to: string;
-  src?: PathEndpoint;
-  dst?: PathEndpoint;
-  /** What carries it, in words; {fact.id} placeholders only. */
-  note?: Text;
-}
-
-/** What a station does with the packet: rewrites an address, keeps it, drops the packet, answers. */
-export type PathEventKind = 'rewrite' | 'keep' | 'drop' | 'answer';
-
-export interface PathEvent {
-  /** The station it happens at. */
-  at: string;
-  kind: PathEventKind;
-  /** In words with {fact.id} placeholders: "DNAT: dst → {pod.backend.ip}". */
-  text: Text;
-}
-
-/** One run of stations, top to bottom; each hop joins two neighbours. A path has one, or several one below the other. */
-export interface PathLeg {
-  /** A heading, when a path has several legs ("Probe of worker"). */
-  label?: Text;
-  stations: string[];
-  hops: PathHop[];
-  events?: PathEvent[];
-}
-
-export interface PacketPathDef {
-  /** The id MDX names: `<PacketPath id="cluster-via-worker2" />`. */
-  id: string;
-  title: Text;
-  stations: PathStation[];
-  legs: PathLeg[];
-  /** How it ended, shown under the drawing: {fact.id} placeholders only. */
-  outcome?: Text;
-}
+export type { PacketPathDef, PathEvent, PathHop, PathStation };
 
 export interface PacketPathOptions {
   /** The file that declares the definition, for messages. */
@@ -168,7 +112,7 @@ function textProblems(text: Text | undefined, where: string, required: boolean, 
  * fit, a text missing a language, a value typed into a text. One line each:
  * `<file>: path "<id>": …`; `scope` says where the facts were looked for.
  */
-export function packetPathProblems(def: PacketPathDef, has: (factId: string) => boolean, file = 'paths.ts', scope = 'the run it binds'): string[] {
+export function packetPathProblems(def: PacketPathDef, has: (factId: string) => boolean, file = 'article.ts', scope = 'the run it binds'): string[] {
   const at = `${file}: path "${def.id}"`;
   const problems: string[] = [];
   const stations = new Map<string, PathStation>();
@@ -205,7 +149,7 @@ export function packetPathProblems(def: PacketPathDef, has: (factId: string) => 
   for (const { id, where } of boundIds(def)) {
     if (has(id) || reported.has(id)) continue;
     reported.add(id);
-    problems.push(`${at}: no fact "${id}" (${where}) in ${scope} (facts.ts, or a step's provenance)`);
+    problems.push(`${at}: no fact "${id}" (${where}) in ${scope} (article.ts, or one every run has)`);
   }
   return problems;
 }
@@ -332,7 +276,7 @@ function htmlPieces(pieces: readonly Piece[], binding: RunBinding | undefined): 
 }
 
 export function packetPathHtml(def: PacketPathDef, facts: ReadonlyMap<string, Fact>, lang: Lang, options: PacketPathOptions = {}): string {
-  const file = options.file ?? 'paths.ts';
+  const file = options.file ?? 'article.ts';
   const { binding } = options;
   const run = [binding?.environment, binding?.variant].filter(Boolean).join(', ');
   const problems = packetPathProblems(def, (id) => facts.has(id), file, run ? `the run it binds (${run})` : "the article's own run");

@@ -4,23 +4,9 @@
 // Declared per article in content/articles/<slug>/walkthrough.ts.
 import type { Lang } from '../../evidence/template.ts';
 
-export interface WalkthroughStop {
-  /** Anchor id, lowercase with dashes. */
-  id: string;
-  title: Record<Lang, string>;
-  /** What to notice; may hold {fact.id} placeholders, never a typed-in measured value. */
-  text: Record<Lang, string>;
-  object: {
-    /** A manifest file of the experiment, relative to the article folder. */
-    manifest: string;
-    /** `Kind/name` of the YAML document to show, e.g. `Service/s-local`. */
-    document: string;
-    /** Keys whose lines are highlighted, e.g. ['externalTrafficPolicy', 'type']. */
-    highlight: string[];
-  };
-  /** Experiment step ids whose command and output this stop shows (may be empty). */
-  steps: string[];
-}
+import type { WalkthroughStop } from '../../authoring/parts.ts';
+
+export type { WalkthroughStop };
 
 export interface ManifestExcerpt {
   code: string;

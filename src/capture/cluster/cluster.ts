@@ -122,7 +122,7 @@ export class Cluster {
       try {
         return { file: m, text: readFileSync(path, 'utf8') };
       } catch (error) {
-        throw new DriverError(`experiment.ts manifests: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+        throw new DriverError(`article.ts experiment.manifests: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
       }
     });
     try {

@@ -50,7 +50,7 @@ function kubeadmPatches(setup: NodeSetup): string[] {
 export function renderKindConfig(cluster: ClusterSpec, runId: string, setup: NodeSetup = KIND_DEFAULT_SETUP): string {
   const controlPlanes = cluster.nodes.filter((n) => n.role === 'control-plane');
   if (controlPlanes.length !== 1) {
-    throw new Error(`experiment.ts cluster.nodes: expected exactly one control-plane node, got ${controlPlanes.length}`);
+    throw new Error(`article.ts experiment.cluster.nodes: expected exactly one control-plane node, got ${controlPlanes.length}`);
   }
   const labels = ownerLabels(runId);
   const patches = kubeadmPatches(setup);
@@ -91,7 +91,7 @@ export function checkNodeNaming(cluster: ClusterSpec): void {
   const expected = expectedNodeNames(cluster);
   cluster.nodes.forEach((n, i) => {
     if (n.name !== expected[i]) {
-      throw new Error(`experiment.ts cluster.nodes[${i}].name: kind names this ${n.role} "${expected[i]}", the experiment says "${n.name}"`);
+      throw new Error(`article.ts experiment.cluster.nodes[${i}].name: kind names this ${n.role} "${expected[i]}", the experiment says "${n.name}"`);
     }
   });
 }

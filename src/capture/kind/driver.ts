@@ -318,7 +318,7 @@ export class KindDriver implements NodeProvider {
         const built = record?.backends[sub.recipe];
         if (!built || !(await present(built.name))) {
           throw new PrerequisiteError(
-            `kind driver: experiment.ts imageSubstitutes: ${sub.image} is to run as kind:prepare's ${sub.recipe}, which is not built: run npm run kind:prepare`,
+            `kind driver: article.ts experiment.imageSubstitutes: ${sub.image} is to run as kind:prepare's ${sub.recipe}, which is not built: run npm run kind:prepare`,
           );
         }
         const what = Object.entries(built.inputs)
@@ -648,7 +648,7 @@ export class KindDriver implements NodeProvider {
     const t = this.requireTarget();
     if (this.experiment && !this.experiment.cluster.nodes.some((n) => n.name === node)) {
       const known = this.experiment.cluster.nodes.map((n) => n.name).join(', ');
-      throw new DriverError(`no node "${node}" in cluster "${t.cluster}" (experiment.ts cluster.nodes has: ${known})`);
+      throw new DriverError(`no node "${node}" in cluster "${t.cluster}" (article.ts experiment.cluster.nodes has: ${known})`);
     }
     // kind names its node containers <cluster>-<node> (checkNodeNaming holds the experiment to it).
     return cmd.dockerExec(cmd.nodeContainer(t.cluster, node), command);

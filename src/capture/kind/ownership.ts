@@ -86,7 +86,7 @@ export function decideClusterAction(input: { cluster: string; exists: boolean; o
       reason:
         `a kind cluster named "${input.cluster}" already exists and was not created by this capture ` +
         `(no marker matching its containers in ${input.markerFile}); refusing to reuse or delete it: ` +
-        `delete it yourself (kind delete cluster --name ${input.cluster}) or change cluster.name in experiment.ts`,
+        `delete it yourself (kind delete cluster --name ${input.cluster}) or change experiment.cluster.name in article.ts`,
     };
   }
   return input.reuse ? { action: 'reuse' } : { action: 'recreate' };

@@ -1,6 +1,6 @@
 // An image an experiment's manifests name, run as a local image in its place
 // where no registry can provide it (nginx:1.27-alpine as Debian's nginx-light).
-// The substitution is declared in experiment.ts, applied to copies of the
+// The substitution is declared in the experiment (article.ts), applied to copies of the
 // manifests the capture writes for itself, and recorded with both names.
 import { dump, loadAll } from 'js-yaml';
 import type { Localized } from '../driver.ts';
@@ -46,5 +46,5 @@ export function substituteImages(text: string, map: ReadonlyMap<string, string>,
     }
   }
   const out = docs.filter((d) => d !== null && d !== undefined).map((d) => dump(d, { lineWidth: -1 }));
-  return { text: `# Written by shice's capture: ${file} with its images substituted as experiment.ts declares.\n${out.join('---\n')}`, replaced };
+  return { text: `# Written by shice's capture: ${file} with its images substituted as the experiment declares.\n${out.join('---\n')}`, replaced };
 }

@@ -70,7 +70,7 @@ const KUBECTL_MS = 30_000;
 
 export interface LabDriverOptions {
   runId: string;
-  /** The article folder; manifest paths in experiment.ts are relative to it. */
+  /** The article folder; manifest paths in the experiment are relative to it. */
   articleDir: string;
   /** Leave the lab up after down() and say how to remove it. */
   keep: boolean;

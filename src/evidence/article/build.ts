@@ -6,13 +6,13 @@ import { join, resolve } from 'node:path';
 import { interruptedSwapHint, loadSnapshots } from '../load.ts';
 import { deriveFactsWithSkips, type FactDef } from '../facts.ts';
 import { assertLineTemplates, type LineTemplates } from '../template.ts';
-import { withRunFacts } from '../provenance.ts';
+import { withRunFacts } from '../run-facts.ts';
 import { checkClaimDefs, evaluateClaims, type ClaimDef } from '../claims.ts';
 import { EvidenceError } from '../errors.ts';
 import { DECLARED_STEP } from '../facts.ts';
 import type { ArticleEvidence } from './types.ts';
-import type { EnvironmentName } from '../../experiment/types.ts';
-import { notYetMeasuredError, unmeasuredFacts, unmeasuredSnapshots } from './unmeasured.ts';
+import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
+import { declaredObjects, notYetMeasuredError, unmeasuredFacts, unmeasuredSnapshots } from './unmeasured.ts';
 
 /**
  * Where an article's snapshots are read from: its own folder, or
@@ -35,19 +35,21 @@ export function buildArticleEvidence(input: {
   draft?: boolean;
   /** The environment this folder holds (environments.ts): its run must say it ran there (run.yaml's `driver`). */
   environment?: EnvironmentName;
+  /** In a draft never captured: the nodes, pods and Services it declares get their run facts as placeholders. */
+  experiment?: Experiment | null;
 }): ArticleEvidence {
   // Never captured (no folder, and nothing beside it a half-done swap left): refused, or in a draft, placeholders.
   // A swap cut short is no draft: the loader says how to recover.
   const unmeasured = !existsSync(input.snapshotsDir) && interruptedSwapHint(input.snapshotsDir) === '';
   if (unmeasured && !input.draft) throw notYetMeasuredError(input.slug, input.snapshotsDir);
   const snapshots = unmeasured
-    ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines))
+    ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines), declaredObjects(input.slug, input.experiment ?? null))
     : loadSnapshots(input.snapshotsDir, { slug: input.slug });
   if (!unmeasured && input.environment !== undefined && snapshots.run.driver !== input.environment)
     throw new EvidenceError(
       `${snapshots.files.run}: field "driver": expected "${input.environment}" (the environment this folder holds), got "${snapshots.run.driver}"`,
     );
-  const defs = withRunFacts(input.factDefs, snapshots.run);
+  const defs = withRunFacts(input.factDefs, snapshots.run, input.linesFile);
   const { facts, skipped } = unmeasured
     ? (() => {
         // What the manifests declare needs no run: those facts are real even now.
@@ -62,11 +64,7 @@ export function buildArticleEvidence(input: {
     : deriveFactsWithSkips(defs, snapshots);
   assertLineTemplates(input.lines, { file: input.linesFile, factIds: facts.keys(), stepIds: snapshots.run.steps });
   const claimDefs = input.claimDefs ?? [];
-  const claimProblems = checkClaimDefs(
-    claimDefs,
-    defs.map((d) => d.id),
-    input.claimsFile ?? 'claims.ts',
-  );
+  const claimProblems = checkClaimDefs(claimDefs, input.claimsFile ?? 'article.ts');
   if (claimProblems.length) throw new EvidenceError(claimProblems);
   const fileOfStep = (step: string) => (step === 'run' ? snapshots.files.run : (snapshots.files.steps.get(step) ?? step));
   const claims = evaluateClaims(claimDefs, facts, fileOfStep);

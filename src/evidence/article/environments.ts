@@ -21,7 +21,7 @@ import type { ArticleEvidence, EnvironmentRuns } from './types.ts';
 export function buildArticleEnvironments(input: ArticleRunsInput): ArticleEvidence {
   const experiment = input.experiment;
   if (!experiment?.environments) return buildArticleRuns(input);
-  const file = input.linesFile.replace(/lines\.ts$/, 'experiment.ts');
+  const file = input.linesFile;
   const problems = environmentProblems(experiment, file);
   if (problems.length) throw new EvidenceError(problems);
   const exists = input.exists ?? existsSync;
@@ -91,7 +91,7 @@ export interface ClaimMatrix {
 }
 
 /**
- * Every claim of one run (claims.ts's `claims`) read in every run: a row per
+ * Every claim of one run (the article's `claims`) read in every run: a row per
  * claim in declared order, a column per measured run. A claim limited to some
  * variants is "not-applicable" in the others' runs, never counted as holding.
  */

@@ -1,8 +1,5 @@
 // An article's evidence read outside Vite (the build-time checks, the capture's
-// "what changed" report): its facts.ts, lines.ts and claims.ts imported by path.
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+// judgement and "what changed" report), from the definitions src/authoring/load.ts loads.
 import type { FactDef } from '../facts.ts';
 import type { LineTemplates } from '../template.ts';
 import type { ClaimDef } from '../claims.ts';
@@ -12,52 +9,14 @@ import { buildArticleRuns, linesOfVariant } from './variants.ts';
 import { buildArticleEnvironments } from './environments.ts';
 import type { Experiment } from '../../experiment/types.ts';
 
-export const ARTICLES = 'content/articles';
-
-/** `fresh` (a token) imports the file anew, past Node's module cache: dev re-checks after an edit. */
-async function moduleExport<T>(file: string, name: string, fresh?: string): Promise<T> {
-  if (!existsSync(file)) throw new Error(`${file}: missing (expected an export named "${name}")`);
-  const value = await articleFileExport(file, name, fresh);
-  if (value === undefined) throw new Error(`${file}: expected an export named "${name}"`);
-  return value as T;
-}
-
 export interface ArticleDefinitions {
   factDefs: FactDef[];
   lines: LineTemplates;
   claimDefs: ClaimDef[];
-  /** facts.ts's `variantFacts`, claims.ts's `comparisons` and the experiment: for an article with variants. */
+  /** Facts only one variant has, the claims across variants, and the experiment: for an article with variants. */
   variantFactDefs?: Record<string, FactDef[]>;
   comparisonDefs?: ClaimDef[];
   experiment?: Experiment | null;
-}
-
-/**
- * An export of one of an article's definition files (`paths.ts`'s `paths`), or undefined when the
- * file is absent; past the module cache with `fresh`. For definitions only the site reads.
- */
-export async function articleFileExport(file: string, name: string, fresh?: string): Promise<unknown> {
-  if (!existsSync(file)) return undefined;
-  const url = pathToFileURL(resolve(file));
-  if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
-  return ((await import(url.href)) as Record<string, unknown>)[name];
-}
-
-async function optionalExport<T>(file: string, name: string): Promise<T | undefined> {
-  if (!existsSync(file)) return undefined;
-  return ((await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>)[name] as T | undefined;
-}
-
-export async function loadArticleDefinitions(root: string, slug: string, fresh?: string): Promise<ArticleDefinitions> {
-  const dir = join(root, ARTICLES, slug);
-  return {
-    factDefs: await moduleExport<FactDef[]>(join(dir, 'facts.ts'), 'facts', fresh),
-    lines: await moduleExport<LineTemplates>(join(dir, 'lines.ts'), 'lines', fresh),
-    claimDefs: existsSync(join(dir, 'claims.ts')) ? await moduleExport<ClaimDef[]>(join(dir, 'claims.ts'), 'claims', fresh) : [],
-    variantFactDefs: await optionalExport<Record<string, FactDef[]>>(join(dir, 'facts.ts'), 'variantFacts'),
-    comparisonDefs: await optionalExport<ClaimDef[]>(join(dir, 'claims.ts'), 'comparisons'),
-    experiment: (await optionalExport<Experiment>(join(dir, 'experiment.ts'), 'experiment')) ?? null,
-  };
 }
 
 /**
@@ -71,13 +30,8 @@ export function evidenceFromDisk(
   defs: ArticleDefinitions,
   options: { variants?: boolean; variant?: string | null; draft?: boolean; folderOf?: (variant: string) => string } = { variants: true },
 ): ArticleEvidence {
-  const common = {
-    slug,
-    snapshotsDir,
-    lines: defs.lines,
-    linesFile: `${ARTICLES}/${slug}/lines.ts`,
-    claimsFile: `${ARTICLES}/${slug}/claims.ts`,
-  };
+  const file = `content/articles/${slug}/article.ts`;
+  const common = { slug, snapshotsDir, lines: defs.lines, linesFile: file, claimsFile: file };
   const experiment = defs.experiment ?? null;
   // As the pages derive it (src/article/evidence/registry.ts), so that the build's check and the pages see one evidence:
   // every environment's runs; or, with `folderOf` (a capture judging its staged runs), one environment's variants.
@@ -97,6 +51,7 @@ export function evidenceFromDisk(
   const variant = options.variant ?? (experiment?.variants ? experiment.variants.values[0]! : null);
   return buildArticleEvidence({
     ...common,
+    experiment,
     factDefs: [...defs.factDefs, ...(variant === null ? [] : (defs.variantFactDefs?.[variant] ?? []))],
     lines: variant === null || !experiment ? defs.lines : linesOfVariant(defs.lines, experiment, variant),
     claimDefs: defs.claimDefs.filter((c) => variant === null || c.variants === undefined || c.variants.includes(variant)),

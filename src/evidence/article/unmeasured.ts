@@ -1,8 +1,12 @@
 // An article that has never been captured, in a draft build: every fact it
 // declares shows as "not yet measured", its steps (one per measured line in
-// lines.ts) as outputs still to come. A normal build refuses it with one line.
-// Pure: the caller has found that the snapshot folder holds no run.
+// the article's lines) as outputs still to come. A normal build refuses it with one line.
+// Pure apart from reading the manifests: the caller has found that the snapshot folder holds no run.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadAll } from 'js-yaml';
 import { EvidenceError, displayPath } from '../errors.ts';
+import type { Experiment } from '../../experiment/types.ts';
 import type { Fact, FactDef } from '../facts.ts';
 import type { Snapshots } from '../load.ts';
 import type { RunSnapshot, StepSnapshot } from '../schema.ts';
@@ -22,8 +26,40 @@ export function notYetMeasuredError(slug: string, dir: string): EvidenceError {
 const EPOCH = '1970-01-01T00:00:00.000Z';
 const words = { zh: '尚未实测：这篇文章还没有运行过。', en: 'Not yet measured: this article has not been run.' };
 
-/** Snapshots that hold no measurement: the shape the pages read, with placeholders. */
-export function unmeasuredSnapshots(slug: string, dir: string, steps: readonly string[]): Snapshots {
+/** What a draft's placeholder run holds: the experiment's nodes, and the Pods and Services its manifests declare. */
+export interface DeclaredObjects {
+  nodes: string[];
+  pods: string[];
+  services: string[];
+}
+
+/** The objects an experiment declares, read from its manifests under content/articles/<slug>/; none without an experiment. */
+export function declaredObjects(slug: string, experiment: Experiment | null): DeclaredObjects {
+  const found: DeclaredObjects = { nodes: experiment?.cluster.nodes.map((n) => n.name) ?? [], pods: [], services: [] };
+  for (const file of experiment?.manifests ?? []) {
+    let docs: unknown[] = [];
+    try {
+      docs = loadAll(readFileSync(resolve('content/articles', slug, file), 'utf8'));
+    } catch {
+      continue; // the capture names a manifest it cannot read; a draft just has fewer placeholders
+    }
+    for (const doc of docs as Array<{ kind?: unknown; metadata?: { name?: unknown } } | null>) {
+      const name = doc?.metadata?.name;
+      if (typeof name !== 'string') continue;
+      if (doc?.kind === 'Pod') found.pods.push(name);
+      if (doc?.kind === 'Service') found.services.push(name);
+    }
+  }
+  return found;
+}
+
+/** Snapshots that hold no measurement: the shape the pages read, with placeholders (and the names `declared` gives). */
+export function unmeasuredSnapshots(
+  slug: string,
+  dir: string,
+  steps: readonly string[],
+  declared: DeclaredObjects = { nodes: [], pods: [], services: [] },
+): Snapshots {
   const run: RunSnapshot = {
     schema: 1,
     slug,
@@ -37,9 +73,25 @@ export function unmeasuredSnapshots(slug: string, dir: string, steps: readonly s
     host: { os: PLACEHOLDER, arch: PLACEHOLDER, kernel: PLACEHOLDER },
     versions: {},
     cluster: { name: PLACEHOLDER, kubeProxyMode: PLACEHOLDER, podSubnet: '0.0.0.0/0', serviceSubnet: '0.0.0.0/0' },
-    nodes: [{ name: PLACEHOLDER, k8sName: PLACEHOLDER, role: 'control-plane', internalIP: '0.0.0.0', podCIDR: '0.0.0.0/0' }],
-    pods: [],
-    services: [],
+    nodes: (declared.nodes.length ? declared.nodes : [PLACEHOLDER]).map((name) => ({
+      name,
+      k8sName: PLACEHOLDER,
+      role: 'control-plane' as const,
+      internalIP: '0.0.0.0',
+      podCIDR: '0.0.0.0/0',
+    })),
+    pods: declared.pods.map((name) => ({ name, namespace: PLACEHOLDER, node: PLACEHOLDER, ip: '0.0.0.0', image: PLACEHOLDER })),
+    services: declared.services.map((name) => ({
+      name,
+      namespace: PLACEHOLDER,
+      type: 'ClusterIP' as const,
+      externalTrafficPolicy: 'Cluster' as const,
+      clusterIP: '0.0.0.0',
+      port: 0,
+      targetPort: 0,
+      nodePort: 0,
+      healthCheckNodePort: null,
+    })),
     steps: [...steps],
   };
   const stepSnapshot = (id: string): StepSnapshot => ({

@@ -46,25 +46,36 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
   const exists = input.exists ?? existsSync;
   const experiment = input.experiment;
   const variantFactDefs = input.variantFactDefs ?? {};
-  const claimsFile = input.claimsFile ?? 'claims.ts';
+  const claimsFile = input.claimsFile ?? input.linesFile;
   if (!experiment?.variants) {
     const problems = [
       ...Object.keys(variantFactDefs)
         .filter((v) => variantFactDefs[v]!.length)
-        .map((v) => `${input.linesFile.replace(/lines\.ts$/, 'facts.ts')}: variantFacts names variant "${v}", but the experiment declares no variants`),
+        .map((v) => `${input.linesFile}: field "variantFacts" names variant "${v}", but the experiment declares no variants`),
       ...(input.comparisonDefs ?? []).map((c) => `${claimsFile}: comparison "${c.id}": the experiment declares no variants to compare`),
     ];
     if (problems.length) throw new EvidenceError(problems);
     const { slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, environment } = input;
-    return buildArticleEvidence({ slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, claimsFile, draft: input.draft ?? false, environment });
+    return buildArticleEvidence({
+      slug,
+      snapshotsDir,
+      factDefs,
+      lines,
+      linesFile,
+      claimDefs,
+      claimsFile,
+      draft: input.draft ?? false,
+      environment,
+      experiment,
+    });
   }
   const declared = variantsOf(experiment) as string[];
   const byDefault = defaultVariant(experiment)!;
-  const factsFile = input.linesFile.replace(/lines\.ts$/, 'facts.ts');
+  const factsFile = input.linesFile;
   const unknown = Object.keys(variantFactDefs).filter((v) => !declared.includes(v));
   if (unknown.length)
     throw new EvidenceError(
-      `${factsFile}: variantFacts names ${unknown.map((v) => `"${v}"`).join(', ')}; the experiment's variants are ${declared.join(', ')}`,
+      `${factsFile}: field "variantFacts" names ${unknown.map((v) => `"${v}"`).join(', ')}; the experiment's variants are ${declared.join(', ')}`,
     );
   const runs = new Map<string, ArticleEvidence>();
   const notMeasured: string[] = [];
@@ -104,7 +115,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
     for (const [id, fact] of evidence.facts) facts.set(qualify(variant, id), { ...fact, id: qualify(variant, id), step: qualify(variant, fact.step) });
   }
   const comparisonDefs = input.comparisonDefs ?? [];
-  const problems = checkClaimDefs(comparisonDefs, facts.keys(), claimsFile);
+  const problems = checkClaimDefs(comparisonDefs, claimsFile);
   if (problems.length) throw new EvidenceError(problems);
   const fileOf = (qualified: string) => {
     const [variant, step] = splitQualified(qualified);

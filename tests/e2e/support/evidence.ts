@@ -7,12 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSnapshots } from '../../../src/evidence/load.ts';
 import { deriveFacts, type Fact } from '../../../src/evidence/facts.ts';
-import { provenanceFacts } from '../../../src/evidence/provenance.ts';
+import { withRunFacts } from '../../../src/evidence/run-facts.ts';
 import { renderLine, type Lang } from '../../../src/evidence/template.ts';
 import { choosePlurals } from '../../../src/article/render/plural.ts';
-import { facts as commonFacts074, variantFacts as variantFacts074 } from '../../../content/articles/074-external-traffic-policy/facts.ts';
-import { lines as allLines074 } from '../../../content/articles/074-external-traffic-policy/lines.ts';
-import { experiment as experiment074 } from '../../../content/articles/074-external-traffic-policy/experiment.ts';
+import { article074, experiment074 } from '../../support/articles.ts';
 import { linesOfVariant } from '../../../src/evidence/article/variants.ts';
 import { environmentFolder, environmentsOf } from '../../../src/experiment/environments.ts';
 import type { EnvironmentName } from '../../../src/experiment/types.ts';
@@ -44,11 +42,11 @@ export interface DerivedEvidence {
 }
 
 export function deriveEvidence(snapshotsDir: string, variant: Variant074 = 'iptables'): DerivedEvidence {
-  const facts074 = [...commonFacts074, ...variantFacts074[variant]!];
-  const lines074 = linesOfVariant(allLines074, experiment074, variant);
+  const facts074 = [...article074.factDefs, ...article074.variantFactDefs![variant]!];
+  const lines074 = linesOfVariant(article074.lines, experiment074, variant);
   const snapshots = loadSnapshots(snapshotsDir);
-  const declared = new Set(facts074.map((d) => d.id));
-  const defs = [...facts074, ...provenanceFacts(snapshots.run).filter((d) => !declared.has(d.id))];
+  // The article's facts and the run's, as the build derives them.
+  const defs = withRunFacts(facts074, snapshots.run);
   const optional = new Set(defs.filter((d) => d.optional).map((d) => d.id));
   // Optional facts a run lacks are simply absent; deriveFacts would fail on the others.
   const facts = deriveFacts(

@@ -1,0 +1,440 @@
+// Article 074, externalTrafficPolicy: what runs (the experiment), what the page
+// binds (facts, each read from one step's snapshot), what the prose asserts
+// (claims, re-checked on every build), each step's measured line, the packets'
+// paths and the step-by-step walkthrough. Node, pod and Service facts, versions
+// and each step's rc and seconds come from every run (src/evidence/run-facts.ts).
+import {
+  defineArticle, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts,
+  event, hop, path, type FactIdOf, type PathStation,
+} from '../../../src/authoring/article.ts';
+import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
+import { threeNodeCluster } from '../../../src/experiment/clusters.ts';
+import type { ExecStep, Experiment, TopologyView } from '../../../src/experiment/types.ts';
+import { nodePort } from '../../../src/evidence/extract/run.ts';
+
+/** curl gives up after this many seconds; the DROP under Local shows up as curl's exit code 28. */
+const CURL_TIMEOUT_SECONDS = '3';
+/** The kube-proxy modes this article's runs measured (ipvs is declared, and not measured here). */
+const MODES_MEASURED = ['iptables', 'nftables'];
+
+/** A request from the client; --include keeps the status line and headers, which a health check answers with. */
+const fromClient = (id: string, title: string, url: (t: TopologyView) => string, include = false): ExecStep => ({
+  kind: 'exec', id, node: 'control-plane', title,
+  command: (t) => ['curl', '--silent', '--show-error', ...(include ? ['--include'] : []), '--max-time', CURL_TIMEOUT_SECONDS, url(t)],
+});
+const onNode = (id: string, node: string, title: string, command: (t: TopologyView) => string[], variants?: string[]): ExecStep => ({
+  kind: 'exec', id, node, title, command, ...(variants ? { variants } : {}),
+});
+const healthCheck = (node: string, id = `health-${node}`, title = `s-lb's health check on ${node === 'control-plane' ? 'the control-plane' : node}`) =>
+  fromClient(id, title, (t) => `http://${t.ip(node)}:${t.healthCheckNodePort('s-lb')}/`, true);
+
+const experiment: Experiment = {
+  slug: '074-external-traffic-policy',
+  cluster: threeNodeCluster(),
+  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
+  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
+  // Measured on a real kind cluster (the headline: the system the article is about) and in the namespace lab.
+  environments: ['kind', 'lab'],
+  manifests: ['manifests/backend.yaml', 'manifests/services.yaml'],
+  client: 'control-plane',
+  steps: [
+    fromClient('cluster-via-worker', 's-cluster via the node with the backend', (t) => `http://${t.ip('worker')}:${t.nodePort('s-cluster')}/`),
+    // The gateway the CNI put on the host side of the backend's veth, as worker holds it.
+    onNode('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']),
+    fromClient('cluster-via-worker2', 's-cluster via the node without a backend', (t) => `http://${t.ip('worker2')}:${t.nodePort('s-cluster')}/`),
+    onNode('conntrack-worker2', 'worker2', "worker2's conntrack entries for s-cluster's NodePort", (t) => ['conntrack', '-L', '-p', 'tcp', '--orig-port-dst', t.nodePort('s-cluster')]),
+    fromClient('local-via-worker', 's-local via the node with the backend', (t) => `http://${t.ip('worker')}:${t.nodePort('s-local')}/`),
+    fromClient('local-via-worker2', 's-local via the node without a backend', (t) => `http://${t.ip('worker2')}:${t.nodePort('s-local')}/`),
+    onNode('filter-worker2', 'worker2', "worker2's filter table", () => ['iptables-save', '-t', 'filter'], ['iptables']),
+    // Where the masquerade the article explains is written: worker, with the backend, holds both
+    // Services' external chains (Cluster marks every connection, Local only the node's own).
+    onNode('nat-worker', 'worker', "worker's nat table", () => ['iptables-save', '-t', 'nat'], ['iptables']),
+    // In nftables mode kube-proxy keeps its rules in its own table: the drop lives there.
+    onNode('nft-worker2', 'worker2', "kube-proxy's nftables table on worker2", () => ['nft', 'list', 'table', 'ip', 'kube-proxy'], ['nftables']),
+    healthCheck('worker'),
+    healthCheck('worker2'),
+    healthCheck('control-plane'),
+    { kind: 'delete-pod', id: 'delete-backend', title: 'delete the backend pod', pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' },
+    healthCheck('worker', 'health-worker-after-delete', "s-lb's health check on worker after the delete"),
+  ],
+  // The same experiment under each of kube-proxy's modes; iptables (the first) is the default run.
+  // ipvs needs IPVS in the kernel: the lab refuses it, kind passes it to its cluster config.
+  variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables', 'ipvs'] },
+};
+
+const facts = {
+  // The image the manifest names (what a registry would have served): declared, not measured.
+  'declared.backend.image': declared('manifests/backend.yaml', 'Pod/backend', 'spec.containers.0.image'),
+  // Cluster policy: the source address the backend saw, via the node with and without it.
+  ...curlFacts('cluster-via-worker', 'answered'),
+  ...curlFacts('cluster-via-worker2', 'answered'),
+  // The address worker holds on its pod's veth: what the backend saw through worker, if it was masqueraded there.
+  'node.worker.podGateway': podGateway('addresses-worker', 'worker'),
+  // Local policy: the client's address survives; the node without a backend drops the packet.
+  ...curlFacts('local-via-worker', 'answered'),
+  ...curlFacts('local-via-worker2', 'failed'),
+  // The extra hop under Cluster: DNAT to the pod, SNAT to worker2's address.
+  ...conntrackFacts('conntrack-worker2'),
+  // s-lb's health check on each node, and on worker once the backend is gone.
+  ...healthCheckFacts('health-worker'),
+  ...healthCheckFacts('health-worker2'),
+  ...healthCheckFacts('health-control-plane'),
+  // How long kube-proxy took to see the backend gone, as its own health check told it.
+  ...settleFacts('delete-backend'),
+  ...healthCheckFacts('health-worker-after-delete'),
+};
+
+/** s-local's DROP in worker2's filter table, and the nat rules for s-cluster's and s-local's external traffic on worker. */
+const DROP = (run: Parameters<typeof nodePort>[0]) => ({ table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local') });
+const LOCAL_MARK = { table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade LOCAL traffic for default/s-local external destinations' };
+const noEndpoint = (service: string) => (run: Parameters<typeof nodePort>[0]) => ({ map: 'no-endpoint-nodeports', protocol: 'tcp', port: nodePort(run, service) });
+
+/** Facts only one mode's run has: where each mode keeps the drop for s-local's NodePort on worker2. */
+const variantFacts = {
+  iptables: {
+    'filter-worker2.dropRule': iptables.rule('filter-worker2', DROP),
+    'filter-worker2.dropPort': iptables.option('filter-worker2', DROP, '--dport'),
+    // worker's nat table: s-cluster's external chain marks every connection for masquerade; s-local's
+    // marks only the node's own and sends the rest to the node's own endpoints (KUBE-SVL-…);
+    // KUBE-POSTROUTING masquerades what is marked.
+    'nat-worker.clusterMark': iptables.rule('nat-worker', () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade traffic for default/s-cluster external destinations' })),
+    'nat-worker.localMark': iptables.rule('nat-worker', () => LOCAL_MARK),
+    'nat-worker.localRoute': iptables.inChainOf('nat-worker', LOCAL_MARK, 'KUBE-SVL-'),
+    'nat-worker.masquerade': iptables.rule('nat-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
+  },
+  nftables: {
+    // The verdict map element kube-proxy wrote into its own table, and the path a new connection takes to it.
+    ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', noEndpoint('s-local')),
+    ...nftVerdictFacts('nft-worker2.lbDrop', 'nft-worker2', noEndpoint('s-lb')),
+    'nft-worker2.checkRule': nft.rule('nft-worker2', 'nodeport-endpoints-check', '@no-endpoint-nodeports'),
+    'nft-worker2.inputHook': nft.hook('nft-worker2', 'filter-input'),
+    'nft-worker2.inputJump': nft.rule('nft-worker2', 'filter-input', 'jump nodeport-endpoints-check'),
+    'nft-worker2.nodePortIPs': nft.set('nft-worker2', 'nodeport-ips'),
+  },
+};
+
+type Id = FactIdOf<typeof facts, typeof variantFacts>;
+
+// The packet's path in each case: who sends it, which node it enters, what that node does to its addresses,
+// and where it ends. The client's source port and the pod's port are known only for the request through
+// worker2 under Cluster (worker2's conntrack entry); the other hops show the addresses without them.
+const client: PathStation<Id> = { id: 'client', kind: 'client', label: { zh: '客户端（控制面节点）', en: 'Client (the control-plane node)' }, name: 'node.control-plane.name', address: 'node.control-plane.ip' };
+/** A worker node's box: its name and address are the run's. */
+const workerNode = (node: 'worker' | 'worker2', label: PathStation['label']): PathStation<Id> => ({ id: node, kind: 'node', label, name: `node.${node}.name`, address: `node.${node}.ip` });
+const worker = workerNode('worker', { zh: 'worker（有后端）', en: 'worker (has the backend)' });
+const worker2 = workerNode('worker2', { zh: 'worker2（没有后端）', en: 'worker2 (no backend)' });
+const pod: PathStation<Id> = { id: 'pod', kind: 'pod', label: { zh: '后端 Pod（在 worker 上）', en: 'Backend pod (on worker)' }, address: 'pod.backend.ip' };
+const STATIONS = [client, worker, worker2, pod];
+
+/** The client's request to a worker, at the port of a Service. */
+const toNode = (node: 'worker' | 'worker2', port: Id) => hop<Id>('client', node, 'node.control-plane.ip', [`node.${node}.ip`, port]);
+/** worker hands the request to the pod on it; `seen` is the source the backend reported. */
+const workerToPod = (seen: Id) => hop<Id>('worker', 'pod', seen, 'pod.backend.ip');
+/** worker's DNAT of a request it keeps: to the pod on it. */
+const dnatToPod = event('worker', 'rewrite', 'DNAT：dst 改为 Pod {pod.backend.ip}', 'DNAT: dst → the pod, {pod.backend.ip}');
+/** The conntrack entry worker2 kept for the request through it under Cluster. */
+const ct = (field: `${'original' | 'reply'}.${'src' | 'dst' | 'sport' | 'dport'}`): Id => `conntrack-worker2.first.${field}`;
+const BACKEND = 'manifests/backend.yaml';
+const SERVICES = 'manifests/services.yaml';
+
+export default defineArticle({
+  experiment,
+  facts,
+  variantFacts,
+  // What the prose asserts about the run: a passage names the claims it rests on (<Claim ids="...">);
+  // a re-run that breaks one fails the build (or, with SHICE_DRAFT=1, flags the passage).
+  claims: [
+    { id: 'cluster-hides-client',
+      zh: 'Cluster 策略下，无论经哪个节点进入，后端都看不到真实客户端的地址',
+      en: 'Under Cluster the backend never sees the real client, whichever node the request enters by',
+      holds: (v) => v('cluster-via-worker.client') !== v('node.control-plane.ip') && v('cluster-via-worker2.client') !== v('node.control-plane.ip'),
+    },
+    { id: 'cluster-same-node-sees-gateway',
+      zh: '经有后端的节点进入时，后端看到的是该节点 Pod 网段的网关地址',
+      en: 'Entering by the node with the backend, the backend sees that node\'s pod gateway address',
+      holds: (v) => v('cluster-via-worker.client') === v('node.worker.podGateway'),
+    },
+    { id: 'cluster-forward-sees-forwarding-node',
+      zh: '经没有后端的节点进入时，请求被转发，后端看到的是转发节点自己的地址',
+      en: 'Entering by a node without the backend, the request is forwarded and the backend sees the forwarding node\'s address',
+      holds: (v) => v('cluster-via-worker2.client') === v('node.worker2.ip'),
+    },
+    { id: 'local-keeps-client',
+      zh: 'Local 策略下，经有后端的节点进入，后端看到的就是真实客户端的地址',
+      en: 'Under Local, entering by the node with the backend, the backend sees the real client address',
+      holds: (v) => v('local-via-worker.client') === v('node.control-plane.ip'),
+    },
+    { id: 'local-drops-without-backend',
+      zh: 'Local 策略下，没有本地后端的节点丢弃发往该 NodePort 的包：curl 以超时的退出码放弃，filter 表里有对应的 DROP 规则',
+      en: 'Under Local, a node without a local backend drops packets to the NodePort: curl gives up with its timeout exit code and the filter table holds the DROP rule',
+      holds: (v) => v('local-via-worker2.rc') === '28' && v('filter-worker2.dropPort') === v('service.s-local.nodePort'),
+      variants: ['iptables'],
+    },
+    { id: 'nat-masquerades-cluster-not-local',
+      zh: 'worker 的 nat 表里，s-cluster 把每个从外部进来的连接都打上伪装标记；s-local 只给来自节点自身的连接打标记，外来的连接交给本节点的后端；带标记的包出节点时做 MASQUERADE',
+      en: "In worker’s nat table, s-cluster marks every connection from outside for masquerade; s-local marks only connections from the node itself and hands the others to the node’s own backends; marked packets are masqueraded on the way out",
+      holds: (v) =>
+        !v('nat-worker.clusterMark').includes('--src-type') &&
+        v('nat-worker.localMark').includes('--src-type LOCAL') &&
+        /^-A \S+ -j KUBE-SVL-\S+$/.test(v('nat-worker.localRoute')) &&
+        v('nat-worker.masquerade').includes('-j MASQUERADE'),
+      variants: ['iptables'],
+    },
+    { id: 'nft-drops-without-backend',
+      zh: 'nftables 模式下，没有本地后端的节点同样丢弃：curl 以超时的退出码放弃，kube-proxy 表的 no-endpoint-nodeports 映射把该 NodePort 判为 drop，由 filter-input 对新连接跳转到的 nodeport-endpoints-check 查这张映射，且只查 nodeport-ips 里本节点的地址',
+      en: 'In nftables mode a node without a local backend drops too: curl gives up with its timeout exit code; the no-endpoint-nodeports map of kube-proxy\'s table sends the NodePort to drop, looked up by nodeport-endpoints-check, which filter-input jumps to for new connections, and only for the node\'s own address in nodeport-ips',
+      holds: (v) => v('local-via-worker2.rc') === '28'
+        && v('nft-worker2.drop.port') === v('service.s-local.nodePort') && v('nft-worker2.drop.verdict') === 'drop'
+        && v('nft-worker2.checkRule').includes('vmap @no-endpoint-nodeports') && v('nft-worker2.checkRule').includes('@nodeport-ips')
+        && v('nft-worker2.inputJump') === 'ct state new jump nodeport-endpoints-check'
+        && v('nft-worker2.nodePortIPs') === v('node.worker2.ip'),
+      variants: ['nftables'],
+    },
+    { id: 'nodeport-local-has-no-health-port',
+      zh: '只有 LoadBalancer + Local 的 Service 才分配 healthCheckNodePort，NodePort + Local 没有',
+      en: 'Only a LoadBalancer Service with Local gets a healthCheckNodePort; a NodePort Service with Local gets none',
+      holds: (v) => v('service.s-local.healthCheckNodePort') === 'none' && /^\d+$/.test(v('service.s-lb.healthCheckNodePort')),
+    },
+    { id: 'health-check-follows-local-endpoints',
+      zh: '健康检查端口在有本地后端的节点回答健康，在没有本地后端的节点（以及删掉后端之后）回答不健康',
+      en: 'The health check answers healthy on a node with a local backend, and unhealthy where there is none, including after the backend is deleted',
+      holds: (v) =>
+        v('health-worker.status') === '200' && v('health-worker.localEndpoints') === '1'
+        && v('health-worker2.status') === '503' && v('health-worker2.localEndpoints') === '0'
+        && v('health-control-plane.status') === '503' && v('health-control-plane.localEndpoints') === '0'
+        && v('health-worker-after-delete.status') === '503' && v('health-worker-after-delete.localEndpoints') === '0',
+    },
+    { id: 'cluster-extra-hop',
+      zh: '经没有后端的节点进入时，连接在该节点被 DNAT 到 Pod、再 SNAT 成该节点的地址：conntrack 的回复方向由 Pod 发往该节点',
+      en: 'Through a node without the backend, the connection is DNATed to the pod and SNATed to that node: conntrack\'s reply direction runs from the pod to that node',
+      holds: (v) =>
+        v('conntrack-worker2.first.original.src') === v('node.control-plane.ip')
+        && v('conntrack-worker2.first.original.dst') === v('node.worker2.ip')
+        && v('conntrack-worker2.first.original.dport') === v('service.s-cluster.nodePort')
+        && v('conntrack-worker2.first.reply.src') === v('pod.backend.ip')
+        && v('conntrack-worker2.first.reply.dst') === v('node.worker2.ip'),
+    },
+  ],
+  // Claims across the runs of both modes, over facts named `<variant>:<fact id>`: evaluated at every build like the others.
+  comparisons: [
+    { id: 'modes-drop-alike',
+      zh: '两种模式下，没有本地后端的节点都丢弃发往 Local 策略 NodePort 的包：curl 都以同一个超时退出码放弃',
+      en: 'In both modes the node without a local backend drops packets to the Local NodePort: curl gives up with the same timeout exit code',
+      holds: (v) => MODES_MEASURED.every((m) => v(`${m}:local-via-worker2.rc`) === '28'),
+    },
+    { id: 'modes-source-alike',
+      zh: '两种模式下，后端看到的来源地址规律相同：Cluster 经有后端的节点是该节点的 Pod 网关，经没有后端的节点是转发节点的地址，Local 保留客户端地址',
+      en: 'In both modes the backend sees the same pattern of source addresses: under Cluster the pod gateway via the node with the backend and the forwarding node via the other, under Local the client itself',
+      holds: (v) => MODES_MEASURED.every((m) =>
+        v(`${m}:cluster-via-worker.client`) === v(`${m}:node.worker.podGateway`)
+        && v(`${m}:cluster-via-worker2.client`) === v(`${m}:node.worker2.ip`)
+        && v(`${m}:local-via-worker.client`) === v(`${m}:node.control-plane.ip`)),
+    },
+    { id: 'modes-health-alike',
+      zh: '两种模式下，健康检查的回答相同：有本地后端时回答健康，没有本地后端时以及删掉后端之后回答不健康',
+      en: 'In both modes the health check answers alike: healthy with a local backend, unhealthy without one and after the backend is deleted',
+      holds: (v) => MODES_MEASURED.every((m) =>
+        v(`${m}:health-worker.status`) === '200' && v(`${m}:health-worker2.status`) === '503' && v(`${m}:health-worker-after-delete.status`) === '503')
+        && MODES_MEASURED.every((m) => v(`${m}:health-worker.status`) === v(`${MODES_MEASURED[0]}:health-worker.status`)),
+    },
+  ],
+  // The rows of <VariantComparison />: the key observations, each read in every measured mode's run.
+  comparisonRows: [
+    { fact: 'cluster-via-worker.client', label: { zh: 'Cluster，经有后端的 worker：后端看到的来源地址', en: 'Cluster via worker (has the backend): source address the backend saw' } },
+    { fact: 'cluster-via-worker2.client', label: { zh: 'Cluster，经没有后端的 worker2：后端看到的来源地址', en: 'Cluster via worker2 (no backend): source address the backend saw' } },
+    { fact: 'local-via-worker.client', label: { zh: 'Local，经有后端的 worker：后端看到的来源地址', en: 'Local via worker (has the backend): source address the backend saw' } },
+    { fact: 'local-via-worker2.rc', label: { zh: 'Local，经没有后端的 worker2：curl 的退出码', en: 'Local via worker2 (no backend): curl’s exit code' } },
+    { fact: 'local-via-worker2.seconds', label: { zh: 'Local，经没有后端的 worker2：curl 用时（秒）', en: 'Local via worker2 (no backend): curl’s time (s)' } },
+    { fact: 'health-worker.status', label: { zh: '健康检查，worker（有后端）', en: 'Health check on worker (has the backend)' } },
+    { fact: 'health-worker2.status', label: { zh: '健康检查，worker2（没有后端）', en: 'Health check on worker2 (no backend)' } },
+    { fact: 'health-worker-after-delete.status', label: { zh: '健康检查，删掉后端之后的 worker', en: 'Health check on worker after the delete' } },
+    { fact: 'run.kubeProxyMode', label: { zh: 'kube-proxy 自报的模式', en: 'The mode kube-proxy reports' } },
+  ],
+  // The one-line summary each step gets inside a <Measured> block; every value is a {fact.id}, the words are ours.
+  lines: {
+    'cluster-via-worker': {
+      zh: '控制面（{node.control-plane.ip}）→ worker {node.worker.ip}:{service.s-cluster.nodePort}（后端就在这个节点）：后端看到 client={cluster-via-worker.client}，rc={cluster-via-worker.rc}，用时 {cluster-via-worker.seconds} 秒',
+      en: 'Control-plane ({node.control-plane.ip}) to worker at {node.worker.ip}:{service.s-cluster.nodePort}, where the backend runs: the backend saw client={cluster-via-worker.client}; curl exited {cluster-via-worker.rc} after {cluster-via-worker.seconds} s',
+    },
+    'addresses-worker': {
+      zh: 'worker 自己持有的、落在其 Pod 网段 {node.worker.podCIDR} 内的地址：{node.worker.podGateway}，在后端 Pod 的 veth 的节点一端',
+      en: "The address worker itself holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node’s end of the backend pod’s veth",
+    },
+    'cluster-via-worker2': {
+      zh: '控制面 → worker2 {node.worker2.ip}:{service.s-cluster.nodePort}（这里没有后端，请求被转发）：后端看到 client={cluster-via-worker2.client}，rc={cluster-via-worker2.rc}，用时 {cluster-via-worker2.seconds} 秒',
+      en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-cluster.nodePort}, which has no backend and forwards the request: the backend saw client={cluster-via-worker2.client}; curl exited {cluster-via-worker2.rc} after {cluster-via-worker2.seconds} s',
+    },
+    'conntrack-worker2': {
+      zh: 'worker2 的 conntrack 里发往 NodePort {service.s-cluster.nodePort} 的连接共 {conntrack-worker2.count} 条，列在最前的一条原方向是 src={conntrack-worker2.first.original.src} dst={conntrack-worker2.first.original.dst} dport={conntrack-worker2.first.original.dport}，回复方向是 src={conntrack-worker2.first.reply.src} dst={conntrack-worker2.first.reply.dst} dport={conntrack-worker2.first.reply.dport}',
+      en: "worker2's conntrack holds {conntrack-worker2.count} [connection|connections] to NodePort {service.s-cluster.nodePort}; the first came in as {conntrack-worker2.first.original.src} to {conntrack-worker2.first.original.dst}:{conntrack-worker2.first.original.dport} and is answered by {conntrack-worker2.first.reply.src}:{conntrack-worker2.first.reply.sport}, addressed to {conntrack-worker2.first.reply.dst}:{conntrack-worker2.first.reply.dport}",
+    },
+    'local-via-worker': {
+      zh: '控制面 → worker {node.worker.ip}:{service.s-local.nodePort}（s-local，后端在本节点）：后端看到 client={local-via-worker.client}，正是发起请求的控制面；rc={local-via-worker.rc}，用时 {local-via-worker.seconds} 秒',
+      en: 'Control-plane to worker at {node.worker.ip}:{service.s-local.nodePort} (s-local, backend on this node): the backend saw client={local-via-worker.client}, the control-plane itself; curl exited {local-via-worker.rc} after {local-via-worker.seconds} s',
+    },
+    'local-via-worker2': {
+      zh: '控制面 → worker2 {node.worker2.ip}:{service.s-local.nodePort}（s-local，本节点没有后端）：没有任何回应，curl 到了 --max-time {local-via-worker2.timeout} 秒的上限后放弃，rc={local-via-worker2.rc}，用时 {local-via-worker2.seconds} 秒',
+      en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-local.nodePort} (s-local, no backend on this node): nothing came back; curl hit its {local-via-worker2.timeout} s limit and exited {local-via-worker2.rc} after {local-via-worker2.seconds} s',
+    },
+    'filter-worker2': {
+      zh: 'worker2 的 filter 表中对应 s-local 的 NodePort {filter-worker2.dropPort} 的规则：{filter-worker2.dropRule}',
+      en: "The rule in worker2's filter table for s-local’s NodePort {filter-worker2.dropPort}: {filter-worker2.dropRule}",
+    },
+    'nat-worker': {
+      zh: 'worker 的 nat 表里，s-cluster 外部流量链的第一条规则：{nat-worker.clusterMark}',
+      en: "The first rule of s-cluster’s external-traffic chain in worker’s nat table: {nat-worker.clusterMark}",
+    },
+    'nft-worker2': {
+      zh: 'worker2 上 kube-proxy 自己的 nftables 表：no-endpoint-nodeports 映射把 s-local 的 NodePort 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}），由 nodeport-endpoints-check 链查表，只对 nodeport-ips 中的 {nft-worker2.nodePortIPs} 生效',
+      en: "kube-proxy’s own nftables table on worker2: the no-endpoint-nodeports map sends s-local’s NodePort to {nft-worker2.drop.verdict} ({nft-worker2.drop.element}), looked up by the nodeport-endpoints-check chain, and only for {nft-worker2.nodePortIPs} in nodeport-ips",
+    },
+    'health-worker': {
+      zh: 'worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}（有本地后端）→ HTTP {health-worker.status}，localEndpoints={health-worker.localEndpoints}',
+      en: 'Health check on worker, {node.worker.ip}:{service.s-lb.healthCheckNodePort} (a local backend): HTTP {health-worker.status} {health-worker.reason}, localEndpoints={health-worker.localEndpoints}',
+    },
+    'health-worker2': {
+      zh: 'worker2 {node.worker2.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）→ HTTP {health-worker2.status}，localEndpoints={health-worker2.localEndpoints}',
+      en: 'Health check on worker2, {node.worker2.ip}:{service.s-lb.healthCheckNodePort} (no local backend): HTTP {health-worker2.status} {health-worker2.reason}, localEndpoints={health-worker2.localEndpoints}',
+    },
+    'health-control-plane': {
+      zh: '控制面 {node.control-plane.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）→ HTTP {health-control-plane.status}，localEndpoints={health-control-plane.localEndpoints}',
+      en: 'Health check on the control-plane, {node.control-plane.ip}:{service.s-lb.healthCheckNodePort} (no local backend): HTTP {health-control-plane.status} {health-control-plane.reason}, localEndpoints={health-control-plane.localEndpoints}',
+    },
+    'delete-backend': {
+      zh: '删除 worker 上的后端 Pod（原 IP {pod.backend.ip}）：rc={delete-backend.rc}，用时 {delete-backend.seconds} 秒',
+      en: 'Deleted the backend pod on worker (it had {pod.backend.ip}): exit code {delete-backend.rc} after {delete-backend.seconds} s',
+    },
+    'health-worker-after-delete': {
+      zh: '后端删除之后再问 worker {node.worker.ip}:{service.s-lb.healthCheckNodePort} → HTTP {health-worker-after-delete.status}，localEndpoints={health-worker-after-delete.localEndpoints}',
+      en: "Worker’s health check once the backend is gone, {node.worker.ip}:{service.s-lb.healthCheckNodePort}: HTTP {health-worker-after-delete.status} {health-worker-after-delete.reason}, localEndpoints={health-worker-after-delete.localEndpoints}",
+    },
+  },
+  paths: [
+    path({
+      id: 'cluster-via-worker',
+      title: { zh: 'Cluster，经有后端的 worker 进入', en: 'Cluster, entering through worker (which has the backend)' },
+      stations: STATIONS,
+      route: ['client', 'worker', 'pod'],
+      hops: [toNode('worker', 'service.s-cluster.nodePort'), workerToPod('cluster-via-worker.client')],
+      events: [dnatToPod, event('worker', 'rewrite', 'SNAT：src 改为 worker 的 Pod 网关 {node.worker.podGateway}', 'SNAT: src → worker’s pod gateway, {node.worker.podGateway}')],
+      outcome: {
+        zh: '后端看到的来源是 {cluster-via-worker.client}，不是客户端的 {node.control-plane.ip}；curl 的退出码 {cluster-via-worker.rc}。',
+        en: 'The backend saw the source {cluster-via-worker.client}, not the client’s {node.control-plane.ip}; curl exited with {cluster-via-worker.rc}.',
+      },
+    }),
+    path({
+      id: 'cluster-via-worker2',
+      title: { zh: 'Cluster，经没有后端的 worker2 进入', en: 'Cluster, entering through worker2 (which has no backend)' },
+      stations: STATIONS,
+      route: ['client', 'worker2', 'worker', 'pod'],
+      hops: [
+        hop<Id>('client', 'worker2', [ct('original.src'), ct('original.sport')], [ct('original.dst'), ct('original.dport')]),
+        hop<Id>('worker2', 'worker', [ct('reply.dst'), ct('reply.dport')], [ct('reply.src'), ct('reply.sport')], { zh: '经节点网络转发', en: 'Forwarded over the node network' }),
+        hop<Id>('worker', 'pod', 'cluster-via-worker2.client', ['pod.backend.ip', ct('reply.sport')]),
+      ],
+      events: [
+        event('worker2', 'rewrite', 'DNAT：dst 改为 Pod {conntrack-worker2.first.reply.src}:{conntrack-worker2.first.reply.sport}', 'DNAT: dst → the pod, {conntrack-worker2.first.reply.src}:{conntrack-worker2.first.reply.sport}'),
+        event('worker2', 'rewrite', 'SNAT：src 改为 worker2 自己 {conntrack-worker2.first.reply.dst}:{conntrack-worker2.first.reply.dport}', 'SNAT: src → worker2 itself, {conntrack-worker2.first.reply.dst}:{conntrack-worker2.first.reply.dport}'),
+      ],
+      outcome: {
+        zh: '后端看到的来源是 worker2 的 {cluster-via-worker2.client}。回包先回到 worker2，它的 conntrack 记录（{conntrack-worker2.first.state}）把目的地址换回客户端的 {conntrack-worker2.first.original.src}:{conntrack-worker2.first.original.sport}；curl 的退出码 {cluster-via-worker2.rc}。',
+        en: 'The backend saw worker2’s {cluster-via-worker2.client}. The reply goes back to worker2 first, whose conntrack entry ({conntrack-worker2.first.state}) turns its destination back into the client’s {conntrack-worker2.first.original.src}:{conntrack-worker2.first.original.sport}; curl exited with {cluster-via-worker2.rc}.',
+      },
+    }),
+    path({
+      id: 'local-via-worker',
+      title: { zh: 'Local，经有后端的 worker 进入', en: 'Local, entering through worker (which has the backend)' },
+      stations: STATIONS,
+      route: ['client', 'worker', 'pod'],
+      hops: [toNode('worker', 'service.s-local.nodePort'), workerToPod('local-via-worker.client')],
+      events: [dnatToPod, event('worker', 'keep', '不做 SNAT：src 仍是客户端的地址', 'No SNAT: src stays the client’s')],
+      outcome: {
+        zh: '后端看到的来源 {local-via-worker.client} 就是客户端 {node.control-plane.ip}；curl 的退出码 {local-via-worker.rc}。',
+        en: 'The backend saw the source {local-via-worker.client}, the client {node.control-plane.ip} itself; curl exited with {local-via-worker.rc}.',
+      },
+    }),
+    path({
+      id: 'local-via-worker2',
+      title: { zh: 'Local，经没有后端的 worker2 进入：包被丢弃', en: 'Local, entering through worker2 (which has no backend): dropped' },
+      stations: STATIONS,
+      route: ['client', 'worker2', 'worker', 'pod'],
+      hops: [toNode('worker2', 'service.s-local.nodePort')],
+      events: [event('worker2', 'drop', 'DROP：NodePort {filter-worker2.dropPort} 在本节点没有端点，不转发', 'DROP: NodePort {filter-worker2.dropPort} has no local endpoints; not forwarded')],
+      outcome: {
+        zh: '没有任何回应：curl 等满 {local-via-worker2.timeout} 秒，报出“{local-via-worker2.error}”，退出码 {local-via-worker2.rc}，用时 {local-via-worker2.seconds} 秒。',
+        en: 'No answer at all: curl waited out its {local-via-worker2.timeout} s, reported "{local-via-worker2.error}" and exited with {local-via-worker2.rc} after {local-via-worker2.seconds} s.',
+      },
+    }),
+    { id: 'health-check',
+      title: { zh: 's-lb 的健康检查：客户端探测每个节点的 healthCheckNodePort', en: 's-lb’s health check: the client probes each node’s healthCheckNodePort' },
+      stations: STATIONS,
+      legs: (['worker', 'worker2'] as const).map((node) => ({
+        label: { zh: `探测 ${node}`, en: `Probe of ${node}` },
+        stations: node === 'worker' ? ['client', 'worker', 'pod'] : ['client', 'worker2'],
+        hops: [toNode(node, 'service.s-lb.healthCheckNodePort')],
+        events: [event(node, 'answer', `回答 HTTP {health-${node}.status} {health-${node}.reason}，localEndpoints={health-${node}.localEndpoints}`, `Answers HTTP {health-${node}.status} {health-${node}.reason}, localEndpoints={health-${node}.localEndpoints}`)],
+      })),
+      outcome: {
+        zh: '每个节点的健康检查端口 {service.s-lb.healthCheckNodePort} 只替本节点回答：有本地后端的 worker 回答 {health-worker.status}，没有的 worker2 回答 {health-worker2.status}。',
+        en: 'Each node’s health-check port, {service.s-lb.healthCheckNodePort}, speaks only for that node: worker, with a local backend, answers {health-worker.status}; worker2, without one, answers {health-worker2.status}.',
+      },
+    },
+  ],
+  // The step-by-step view: one stop per object the experiment sets up or removes, in the order it uses them.
+  walkthrough: [
+    { id: 'backend-echoes-the-source',
+      title: { zh: '后端：把看到的来源地址写进响应', en: 'The backend: it answers with the source address it saw' },
+      text: {
+        zh: 'nginx 对任何请求都只回一行 client=$remote_addr。$remote_addr 是 TCP 连接对端的地址，也就是包到达 Pod 时的源地址：中途有没有被改写，看这一行就知道。',
+        en: 'Whatever the request, nginx answers with one line, client=$remote_addr. $remote_addr is the peer of the TCP connection, that is, the source address of the packets as they reach the pod: this one line shows whether anything on the way rewrote it.',
+      },
+      object: { manifest: BACKEND, document: 'ConfigMap/backend-nginx', highlight: ['default.conf'] },
+      steps: [],
+    },
+    { id: 'backend-pinned-to-worker',
+      title: { zh: '后端 Pod 固定在 worker 上', en: 'One backend pod, pinned to worker' },
+      text: {
+        zh: 'nodeSelector 把唯一的后端放在 {node.worker.name} 上，于是 worker 是“有后端的节点”，worker2 和控制面是“没有后端的节点”。这次运行里 Pod 落在 {pod.backend.node}，地址 {pod.backend.ip}，所在节点的 Pod 网关是 {node.worker.podGateway}。readinessProbe 决定它何时算作就绪的后端，后面的健康检查端口数的正是本节点上就绪的后端。清单里的镜像在这里拉不到，Pod 实际运行的是本机构建的 {pod.backend.image}（Debian 的 nginx-light），读的是同一份配置。',
+        en: 'The nodeSelector puts the only backend on {node.worker.name}, which makes worker the node with a backend and leaves worker2 and the control-plane without one. In this run the pod landed on {pod.backend.node} with address {pod.backend.ip}; that node’s pod gateway is {node.worker.podGateway}. The readinessProbe decides when it counts as a ready endpoint, and ready local endpoints are exactly what the health-check port counts later on. No registry could provide the manifest’s image here: the pod ran {pod.backend.image}, Debian’s nginx-light built on this machine, with the same config.',
+      },
+      object: { manifest: BACKEND, document: 'Pod/backend', highlight: ['nodeSelector', 'readinessProbe'] },
+      steps: [],
+    },
+    { id: 's-cluster',
+      title: { zh: 's-cluster：NodePort + Cluster', en: 's-cluster: NodePort with Cluster' },
+      text: {
+        zh: '默认策略 Cluster。控制面（{node.control-plane.ip}）经 worker 访问 NodePort {service.s-cluster.nodePort}，后端看到 {cluster-via-worker.client}；经 worker2 访问，看到 {cluster-via-worker2.client}。两次都不是真实客户端。worker2 的 conntrack 记下了转发：回复方向的源是 Pod {conntrack-worker2.first.reply.src}，目的是 worker2 自己 {conntrack-worker2.first.reply.dst}。',
+        en: 'The default policy, Cluster. A request from the control-plane ({node.control-plane.ip}) to NodePort {service.s-cluster.nodePort} reaches the backend as {cluster-via-worker.client} through worker, and as {cluster-via-worker2.client} through worker2. Neither is the real client. worker2’s conntrack records the forwarding: the reply comes from the pod, {conntrack-worker2.first.reply.src}, and goes to worker2 itself, {conntrack-worker2.first.reply.dst}.',
+      },
+      object: { manifest: SERVICES, document: 'Service/s-cluster', highlight: ['type', 'externalTrafficPolicy'] },
+      steps: ['cluster-via-worker', 'cluster-via-worker2', 'conntrack-worker2', 'nat-worker'],
+    },
+    { id: 's-local',
+      title: { zh: 's-local：NodePort + Local', en: 's-local: NodePort with Local' },
+      text: {
+        zh: '只把策略改成 Local。经 worker 访问，后端看到的正是控制面 {local-via-worker.client}；经 worker2 访问，curl 等满 {local-via-worker2.timeout} 秒上限后放弃，退出码 {local-via-worker2.rc}。worker2 的 filter 表里有一条针对端口 {filter-worker2.dropPort} 的 DROP 规则。NodePort 类型不分配健康检查端口：{service.s-local.healthCheckNodePort}。',
+        en: 'Only the policy changes, to Local. Through worker the backend sees the control-plane itself, {local-via-worker.client}; through worker2 curl waits out its {local-via-worker2.timeout} s limit and exits with {local-via-worker2.rc}. worker2’s filter table holds a DROP rule for port {filter-worker2.dropPort}. A NodePort Service gets no health-check port: {service.s-local.healthCheckNodePort}.',
+      },
+      object: { manifest: SERVICES, document: 'Service/s-local', highlight: ['externalTrafficPolicy'] },
+      steps: ['local-via-worker', 'local-via-worker2', 'filter-worker2'],
+    },
+    { id: 's-lb-health-check',
+      title: { zh: 's-lb：LoadBalancer + Local 与健康检查端口', en: 's-lb: LoadBalancer with Local, and its health-check port' },
+      text: {
+        zh: '类型换成 LoadBalancer、策略仍是 Local，Service 多分到一个 healthCheckNodePort：{service.s-lb.healthCheckNodePort}。每个节点在这个端口上只报告本节点的情况：worker 回 HTTP {health-worker.status}（localEndpoints={health-worker.localEndpoints}），worker2 和控制面回 {health-worker2.status} 与 {health-control-plane.status}。',
+        en: 'With type LoadBalancer and the same Local policy, the Service also gets a healthCheckNodePort, {service.s-lb.healthCheckNodePort}. On that port each node speaks only for itself: worker answers HTTP {health-worker.status} (localEndpoints={health-worker.localEndpoints}), worker2 and the control-plane answer {health-worker2.status} and {health-control-plane.status}.',
+      },
+      object: { manifest: SERVICES, document: 'Service/s-lb', highlight: ['type', 'externalTrafficPolicy'] },
+      steps: ['health-worker', 'health-worker2', 'health-control-plane'],
+    },
+    { id: 'delete-backend',
+      title: { zh: '删掉后端之后', en: 'After the backend is deleted' },
+      text: {
+        zh: '删除 worker 上的后端 Pod 后再问 worker 的健康检查端口：HTTP {health-worker-after-delete.status}，localEndpoints={health-worker-after-delete.localEndpoints}。worker 也不再报告健康，负载均衡器下一次探测失败后就会把它摘出后端池。',
+        en: 'With the backend pod on worker deleted, worker’s health-check port answers HTTP {health-worker-after-delete.status}, localEndpoints={health-worker-after-delete.localEndpoints}. worker no longer reports itself healthy either, and a load balancer would take it out of rotation after its next failed probe.',
+      },
+      object: { manifest: BACKEND, document: 'Pod/backend', highlight: ['name'] },
+      steps: ['delete-backend', 'health-worker-after-delete'],
+    },
+  ],
+});

@@ -1,0 +1,206 @@
+// Article 075, Local's uneven weights: three pods of one Deployment, two on one
+// worker and one on the other (the scheduler's choice under the manifest's
+// constraints), and the same number of requests sent to each worker's NodePort,
+// once per traffic policy. The pods are named by the API and placed by the
+// scheduler, so facts name them by role, read from run.yaml: "lone" is the pod
+// alone on its node, "shared-1" and "shared-2" the two that share the other
+// node (by name). Node and Service facts, versions and each step's rc and
+// seconds come from every run (src/evidence/run-facts.ts).
+import { defineArticle, declared, factsFrom, fromRun, fromStep, healthCheckFacts, curl, type ChartBar, type FactIdOf } from '../../../src/authoring/article.ts';
+import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
+import { threeNodeCluster } from '../../../src/experiment/clusters.ts';
+import type { ExecStep, Experiment, TopologyView } from '../../../src/experiment/types.ts';
+import type { RunSnapshot, StepSnapshot } from '../../../src/evidence/schema.ts';
+import { nodeIP } from '../../../src/evidence/extract/run.ts';
+import { binomialExpectation, countWhere, parseAnswers, share } from '../../../src/evidence/extract/answers.ts';
+import { ExtractError } from '../../../src/evidence/errors.ts';
+
+/** How many requests each worker receives per policy, as an external load balancer with equal weights would send them. */
+export const REQUESTS_PER_NODE = 300;
+/** How many standard deviations a count may stray from its expectation before a claim breaks. */
+const SIGMAS = 4;
+export const ROLES = ['lone', 'shared-1', 'shared-2'] as const;
+export const POLICIES = ['cluster', 'local'] as const;
+const WORKERS = ['worker', 'worker2'] as const;
+type Role = (typeof ROLES)[number];
+type Policy = (typeof POLICIES)[number];
+
+/**
+ * One curl, many requests: the URL glob sends REQUESTS_PER_NODE to worker, then as many
+ * to worker2. `Connection: close` makes each a new connection, which kube-proxy balances
+ * on its own; every answer prints "<the pod's name> <HTTP status> <the node address it entered by>".
+ */
+const spread = (service: string) => (t: TopologyView): string[] => [
+  'curl', '--silent', '--show-error', '--max-time', '2', '--header', 'Connection: close', '--write-out', ' %{http_code} %{remote_ip}\\n',
+  `http://{${t.ip('worker')},${t.ip('worker2')}}:${t.nodePort(service)}/?request=[1-${REQUESTS_PER_NODE}]`,
+];
+const healthCheck = (node: string) => (t: TopologyView) => ['curl', '--silent', '--show-error', '--include', '--max-time', '2', `http://${t.ip(node)}:${t.healthCheckNodePort('s-local')}/`];
+const fromClient = (id: string, title: string, command: (t: TopologyView) => string[]): ExecStep => ({ kind: 'exec', id, node: 'control-plane', title, command });
+
+const experiment: Experiment = {
+  slug: '075-local-uneven-weights',
+  cluster: threeNodeCluster(),
+  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
+  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
+  // Measured on a real kind cluster (the headline: the system the article is about) and in the namespace lab.
+  environments: ['kind', 'lab'],
+  manifests: ['manifests/web.yaml', 'manifests/services.yaml'],
+  client: 'control-plane',
+  steps: [
+    fromClient('health-worker', "s-local's health check on worker", healthCheck('worker')),
+    fromClient('health-worker2', "s-local's health check on worker2", healthCheck('worker2')),
+    fromClient('spread-cluster', 's-cluster: the same number of requests to each worker', spread('s-cluster')),
+    fromClient('spread-local', 's-local: the same number of requests to each worker', spread('s-local')),
+  ],
+};
+
+/** The Deployment's pods by role, as the API placed them: one node must hold exactly one, another exactly two. */
+export function podsByRole(run: RunSnapshot): Record<Role, RunSnapshot['pods'][number]> {
+  const pods = run.pods.filter((p) => p.name.startsWith('web-'));
+  const perNode = Map.groupBy(pods, (p) => p.node);
+  const lone = [...perNode.values()].filter((list) => list.length === 1);
+  const shared = [...perNode.values()].filter((list) => list.length === 2);
+  if (pods.length !== 3 || lone.length !== 1 || shared.length !== 1) {
+    const counts = [...perNode].map(([n, list]) => `${n}: ${list.length}`).join(', ') || 'none';
+    throw new ExtractError(`expected the web pods spread two and one over two nodes in run.yaml, got ${counts}`);
+  }
+  const [a, b] = [...shared[0]!].sort((x, y) => (x.name < y.name ? -1 : 1));
+  return { lone: lone[0]![0]!, 'shared-1': a!, 'shared-2': b! };
+}
+
+/** What a role's count should be, and its bound, under a policy (the model the article states). */
+function expectation(step: StepSnapshot, run: RunSnapshot, policy: Policy, role: Role) {
+  const answers = parseAnswers(step.stdout);
+  if (policy === 'cluster') return binomialExpectation(answers.length, 1 / ROLES.length, SIGMAS);
+  const pods = podsByRole(run);
+  const home = pods[role].node;
+  const entered = answers.filter((a) => a.via !== '' && run.nodes.find((n) => n.internalIP === a.via)?.name === home).length;
+  return binomialExpectation(entered, 1 / ROLES.filter((r) => pods[r].node === home).length, SIGMAS);
+}
+
+type PerRole = 'count' | 'share' | 'expected' | 'bound' | 'expectedShare' | 'boundShare';
+const spreadFacts = (p: Policy) => {
+  const step = `spread-${p}`;
+  const answers = (s: StepSnapshot) => parseAnswers(s.stdout);
+  const count = (s: StepSnapshot, run: RunSnapshot, role: Role) => countWhere(answers(s), 'who', podsByRole(run)[role].name);
+  const expect = (role: Role, read: (e: ReturnType<typeof expectation>, s: StepSnapshot) => string | { value: string; raw: string }) =>
+    fromStep(step, (s, run) => read(expectation(s, run, p, role), s));
+  return factsFrom<`spread-${Policy}.${'timeout' | 'requests' | 'answered'}` | `spread-${Policy}.via.${(typeof WORKERS)[number]}` | `spread-${Policy}.${PerRole}.${Role}`>([
+    [`spread-${p}.timeout`, curl.timeout(step)],
+    [`spread-${p}.requests`, fromStep(step, (s) => String(answers(s).length))],
+    [`spread-${p}.answered`, fromStep(step, (s) => String(countWhere(answers(s), 'status', '200')))],
+    ...WORKERS.map((w) => [`spread-${p}.via.${w}`, fromStep(step, (s, run) => String(countWhere(answers(s), 'via', nodeIP(run, w))))] as const),
+    ...ROLES.flatMap((role) => [
+      [`spread-${p}.count.${role}`, fromStep(step, (s, run) => String(count(s, run, role)))] as const,
+      [`spread-${p}.share.${role}`, fromStep(step, (s, run) => share(count(s, run, role), answers(s).length))] as const,
+      [`spread-${p}.expected.${role}`, expect(role, (e) => ({ value: String(Math.round(e.expected)), raw: String(e.expected) }))] as const,
+      [`spread-${p}.bound.${role}`, expect(role, (e) => String(e.bound))] as const,
+      [`spread-${p}.expectedShare.${role}`, expect(role, (e, s) => share(e.expected, answers(s).length))] as const,
+      [`spread-${p}.boundShare.${role}`, expect(role, (e, s) => share(e.bound, answers(s).length))] as const,
+    ]),
+  ]);
+};
+
+const facts = {
+  // What the manifests declare: bound as declared values, not measurements.
+  'declared.web.replicas': declared('manifests/web.yaml', 'Deployment/web', 'spec.replicas'),
+  'declared.web.maxSkew': declared('manifests/web.yaml', 'Deployment/web', 'spec.template.spec.topologySpreadConstraints.0.maxSkew'),
+  'declared.web.containerPort': declared('manifests/web.yaml', 'Deployment/web', 'spec.template.spec.containers.0.ports.0.containerPort'),
+  ...healthCheckFacts('health-worker'),
+  ...healthCheckFacts('health-worker2'),
+  ...spreadFacts('cluster'),
+  ...spreadFacts('local'),
+  'spread.sigmas': fromRun(() => String(SIGMAS)),
+  ...factsFrom<`pod.${Role}.${'name' | 'node' | 'ip'}`>(
+    ROLES.flatMap((role) => (['name', 'node', 'ip'] as const).map((key) => [`pod.${role}.${key}`, fromRun((run) => podsByRole(run)[role][key])] as const)),
+  ),
+  'pod.web.count': fromRun((run) => String(run.pods.filter((p) => p.name.startsWith('web-')).length)),
+  'pod.web.image': fromRun((run) => podsByRole(run).lone.image),
+  'spread.loneNode': fromRun((run) => podsByRole(run).lone.node),
+  'spread.sharedNode': fromRun((run) => podsByRole(run)['shared-1'].node),
+};
+type Id = FactIdOf<typeof facts>;
+
+const n = Number;
+/** Every role's count under a policy lies within its bound of what the model expects. */
+const within = (v: (id: Id) => string, p: Policy) => ROLES.every((r) => Math.abs(n(v(`spread-${p}.count.${r}`)) - n(v(`spread-${p}.expected.${r}`))) <= n(v(`spread-${p}.bound.${r}`)));
+const ROLE_LABEL = {
+  lone: { zh: '独占节点的 Pod', en: 'Pod alone on its node' },
+  'shared-1': { zh: '共用节点的 Pod 甲', en: 'Pod sharing a node, first' },
+  'shared-2': { zh: '共用节点的 Pod 乙', en: 'Pod sharing a node, second' },
+};
+const bars = (p: Policy): ChartBar<Id>[] =>
+  ROLES.map((role) => ({
+    label: ROLE_LABEL[role], name: `pod.${role}.name`, share: `spread-${p}.share.${role}`, count: `spread-${p}.count.${role}`,
+    expected: `spread-${p}.expectedShare.${role}`, tolerance: `spread-${p}.boundShare.${role}`,
+  }));
+/** A policy's name, first on its line of the figure: the two lines are otherwise alike. */
+const spreadLine = (p: Policy, name: string) => ({
+  zh: `${name} 策略：{spread-${p}.requests} 个请求，worker {spread-${p}.via.worker} 个、worker2 {spread-${p}.via.worker2} 个，得到成功回答的 {spread-${p}.answered} 个：{pod.lone.name}（独占 {pod.lone.node}）{spread-${p}.count.lone} 个，{pod.shared-1.name} {spread-${p}.count.shared-1} 个，{pod.shared-2.name} {spread-${p}.count.shared-2} 个（后两个同在 {pod.shared-1.node}）；用时 {spread-${p}.seconds} 秒`,
+  en: `Under ${name}: {spread-${p}.requests} requests, {spread-${p}.via.worker} to worker and {spread-${p}.via.worker2} to worker2, {spread-${p}.answered} answered with success: {pod.lone.name} (alone on {pod.lone.node}) {spread-${p}.count.lone}, {pod.shared-1.name} {spread-${p}.count.shared-1}, {pod.shared-2.name} {spread-${p}.count.shared-2} (both on {pod.shared-1.node}); {spread-${p}.seconds} s in all`,
+});
+
+export default defineArticle({
+  experiment,
+  facts,
+  // What the prose asserts about the run. Each count must lie within SIGMAS binomial standard deviations of
+  // what the model expects (`expectation`): the bound comes from the number of requests, so more make it tighter.
+  claims: [
+    { id: 'scheduler-spread-two-one',
+      zh: '调度器把三个 Pod 分成二加一：一个节点上两个，另一个节点上一个，两个节点的健康检查端口报告的本地后端数与之相符',
+      en: "The scheduler spread the three pods two and one: two on one node, one on the other, and each node's health-check port reports as many local endpoints",
+      holds: (v) =>
+        v('pod.web.count') === '3' && v('pod.shared-1.node') === v('pod.shared-2.node') && v('pod.lone.node') !== v('pod.shared-1.node')
+        && WORKERS.every((w) => v(`health-${w}.localEndpoints`) === String(ROLES.filter((r) => v(`pod.${r}.node`) === w).length)),
+    },
+    { id: 'nodes-get-equal-traffic',
+      zh: '每种策略下，两个节点收到的请求一样多，每个请求都得到了成功的回答',
+      en: 'Under each policy both nodes received the same number of requests, and every request was answered successfully',
+      holds: (v) => POLICIES.every((p) => v(`spread-${p}.answered`) === v(`spread-${p}.requests`) && v(`spread-${p}.via.worker`) === v(`spread-${p}.via.worker2`)
+        && n(v(`spread-${p}.via.worker`)) + n(v(`spread-${p}.via.worker2`)) === n(v(`spread-${p}.requests`))),
+    },
+    { id: 'cluster-shares-even',
+      zh: 'Cluster 策略下，每个 Pod 分到的请求都在三分之一附近，偏差不超过二项分布标准差的四倍',
+      en: 'Under Cluster each pod received about a third of the requests, within four binomial standard deviations',
+      holds: (v) => within(v, 'cluster'),
+    },
+    { id: 'local-shares-by-node',
+      zh: 'Local 策略下，独占节点的 Pod 接下了它所在节点收到的全部请求，约为一半；另外两个 Pod 各约四分之一，偏差不超过二项分布标准差的四倍',
+      en: 'Under Local the pod alone on its node took every request that node received, about half; the two others about a quarter each, within four binomial standard deviations',
+      holds: (v) => within(v, 'local'),
+    },
+    { id: 'local-lone-pod-gets-more',
+      zh: 'Local 策略下，独占节点的 Pod 分到的请求比另外两个 Pod 中的任何一个都多',
+      en: 'Under Local the pod alone on its node received more requests than either of the two others',
+      holds: (v) => n(v('spread-local.count.lone')) > n(v('spread-local.count.shared-1')) && n(v('spread-local.count.lone')) > n(v('spread-local.count.shared-2')),
+    },
+  ],
+  // The one-line summary each step gets inside a <Measured> block; every value is a {fact.id}, the words are ours.
+  lines: {
+    'health-worker': {
+      zh: 's-local 在 worker {node.worker.ip}:{service.s-local.healthCheckNodePort} 的健康检查 → HTTP {health-worker.status}，localEndpoints={health-worker.localEndpoints}',
+      en: "s-local’s health check on worker, {node.worker.ip}:{service.s-local.healthCheckNodePort}: HTTP {health-worker.status} {health-worker.reason}, localEndpoints={health-worker.localEndpoints}",
+    },
+    'health-worker2': {
+      zh: 's-local 在 worker2 {node.worker2.ip}:{service.s-local.healthCheckNodePort} 的健康检查 → HTTP {health-worker2.status}，localEndpoints={health-worker2.localEndpoints}',
+      en: "s-local’s health check on worker2, {node.worker2.ip}:{service.s-local.healthCheckNodePort}: HTTP {health-worker2.status} {health-worker2.reason}, localEndpoints={health-worker2.localEndpoints}",
+    },
+    'spread-cluster': spreadLine('cluster', 'Cluster'),
+    'spread-local': spreadLine('local', 'Local'),
+  },
+  // <Chart id="shares" />: each pod's share of the requests per policy, with the share the model expects and its tolerance.
+  charts: [
+    { id: 'shares',
+      title: { zh: '每个 Pod 分到的请求占比，按流量策略', en: 'Share of the requests each pod answered, per traffic policy' },
+      legend: {
+        zh: '条形：实测占比；竖线：按模型应得的占比；浅色带：由请求数算出的容许范围。',
+        en: 'Bar: the measured share. Tick: the share the model expects. Light band: the tolerance derived from the number of requests.',
+      },
+      columns: { zh: ['Pod', '名字', '请求数', '占比', '应得占比', '容许偏差'], en: ['Pod', 'Name', 'Requests', 'Share', 'Expected share', 'Tolerance'] },
+      groups: [
+        { label: { zh: 'externalTrafficPolicy: Cluster', en: 'externalTrafficPolicy: Cluster' }, bars: bars('cluster') },
+        { label: { zh: 'externalTrafficPolicy: Local', en: 'externalTrafficPolicy: Local' }, bars: bars('local') },
+      ],
+    },
+  ],
+});

@@ -1,0 +1,126 @@
+// An article's one definition: the loader's one line per mistake (file and
+// field named), and the type checker refusing a claim, line or path that reads
+// a fact the definition does not declare.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { articleFrom, loadArticle } from '../../src/authoring/load.ts';
+import { fromStep, stdout } from '../../src/authoring/article.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const FILE = 'content/articles/076-x/article.ts';
+
+test('both articles load through the one loader: ids from the keys, claims with their statements, parts', async () => {
+  const a074 = await loadArticle(root, '074-external-traffic-policy');
+  assert.equal(a074.file, 'content/articles/074-external-traffic-policy/article.ts');
+  assert.ok(a074.factDefs.some((d) => d.id === 'cluster-via-worker.client' && d.step === 'cluster-via-worker'));
+  assert.ok(a074.variantFactDefs?.nftables?.some((d) => d.id === 'nft-worker2.drop.verdict'));
+  assert.ok(a074.claimDefs.every((c) => c.statement.zh && c.statement.en));
+  assert.equal(a074.paths.length, 5);
+  assert.equal(a074.walkthrough?.length, 6);
+  const a075 = await loadArticle(root, '075-local-uneven-weights');
+  assert.deepEqual(
+    a075.charts.map((c) => c.id),
+    ['shares'],
+  );
+});
+
+test('a definition with mistakes: every one named by file and field, in one line each', () => {
+  const bad = {
+    experiment: { slug: '076-y' },
+    facts: { 'a.b': stdout('a', /x/), 'a.c': 'curl' },
+    lines: [],
+    claims: [{ id: 'c', zh: 'z', en: 'e' }],
+    charts: {},
+  };
+  assert.throws(
+    () => articleFrom(bad, '076-x'),
+    (error: Error) => {
+      assert.deepEqual(error.message.split('\n'), [
+        `${FILE}: field "experiment.slug": expected "076-x" (the folder's name), got "076-y"`,
+        `${FILE}: field "facts", fact "a.c": expected a fact (stdout(...), http.status(...), fromStep(...), ...), got string`,
+        `${FILE}: field "lines": expected each step's measured line, by step id, got a list`,
+        `${FILE}: field "claims", item 1: expected { id, zh, en, holds }, got object`,
+        `${FILE}: field "charts": expected a list, got object`,
+      ]);
+      return true;
+    },
+  );
+  assert.throws(
+    () => articleFrom(undefined, '076-x'),
+    new RegExp(`^Error: ${FILE}: expected \`export default defineArticle\\(\\{...\\}\\)\`, got nothing as the default export$`),
+  );
+});
+
+test('a missing definition: one line that says what an article is', async () => {
+  await assert.rejects(
+    loadArticle(root, '076-does-not-exist'),
+    /^Error: content\/articles\/076-does-not-exist\/article\.ts: missing \(an article is one definition/,
+  );
+});
+
+test('the loader keeps what it was given: ids from the keys, the spec as written', () => {
+  const spec = fromStep('a', (s) => s.stdout);
+  const article = articleFrom({ experiment: { slug: '076-x' }, facts: { 'a.out': spec }, lines: {} }, '076-x');
+  assert.deepEqual(article.factDefs, [{ ...spec, id: 'a.out' }]);
+  assert.deepEqual(article.claimDefs, []);
+});
+
+/** What `tsc` says of one definition, written beside the project's sources so its imports resolve. */
+function typeCheck(source: string): { status: number | null; out: string } {
+  const dir = mkdtempSync(join(root, 'tests', '.types-'));
+  try {
+    writeFileSync(join(dir, 'article.ts'), source);
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const r = spawnSync(
+      process.execPath,
+      [
+        tsc,
+        '--ignoreConfig',
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        '--target',
+        'esnext',
+        '--module',
+        'nodenext',
+        '--allowImportingTsExtensions',
+        '--types',
+        'node',
+        join(dir, 'article.ts'),
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+    return { status: r.status, out: r.stdout + r.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const definition = (lines: string, claim: string, hopSource: string) => `
+import { defineArticle, curlFacts, hop, path, type FactIdOf } from '../../src/authoring/article.ts';
+import type { Experiment } from '../../src/experiment/types.ts';
+declare const experiment: Experiment;
+const facts = { ...curlFacts('a', 'answered') };
+type Id = FactIdOf<typeof facts>;
+export default defineArticle({
+  experiment,
+  facts,
+  lines: { a: { zh: ${JSON.stringify(lines)}, en: 'curl exited {a.rc}' } },
+  claims: [{ id: 'c', zh: 'z', en: 'e', holds: (v) => v(${JSON.stringify(claim)}) === '0' }],
+  paths: [path<Id>({ id: 'p', title: { zh: 'z', en: 'e' }, stations: [], route: [], hops: [hop<Id>('client', 'node', ${JSON.stringify(hopSource)}, 'node.worker.ip')] })],
+});
+`;
+
+test('fact ids are typed: a line, claim or path that reads an undeclared fact fails the type check', { timeout: 120_000 }, () => {
+  const good = typeCheck(definition('{a.client} via {node.worker.ip}', 'a.rc', 'a.client'));
+  assert.equal(good.status, 0, `a definition reading only declared and run facts type-checks:\n${good.out}`);
+  const bad = typeCheck(definition('{a.clientt}', 'a.nope', 'a.cleint'));
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.out, /reads an undeclared fact: \{a\.clientt\}/, 'the line');
+  assert.match(bad.out, /Argument of type '"a\.nope"' is not assignable/, 'the claim');
+  assert.match(bad.out, /'"a\.cleint"' is not assignable/, 'the path');
+});
