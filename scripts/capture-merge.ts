@@ -16,7 +16,7 @@ import { recoverDeadRuns } from '../src/capture/recover.ts';
 import { reportMarkdown, type ReportSection } from '../src/capture/report-markdown.ts';
 import { swapInRuns, SwapError, SwapInterrupted } from '../src/capture/swap-in.ts';
 import { checkTarget, TargetError } from '../src/capture/target.ts';
-import { claimsReport, runSide, tryEvidence, whatChangedLines } from '../src/capture/what-changed.ts';
+import { claimsReport, overallVerdict, runSide, tryEvidence, whatChanged, type Verdict } from '../src/capture/what-changed.ts';
 import { terminalSafe } from '../src/evidence/terminal-text.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -90,13 +90,15 @@ async function main(): Promise<void> {
   swapping = false;
 
   const sections: ReportSection[] = [];
+  const verdicts: Verdict[] = [];
   for (const group of ready.groups) {
     for (const run of group.runs) {
       const title = `${run.slug} (${[group.environment, run.variant].filter(Boolean).join(', ')}): run ${run.runId}`;
       const next = tryEvidence(run.slug, run.target, group.defs, run.variant);
-      const lines = next.evidence
-        ? [claimsReport(next.evidence), ...whatChangedLines(previous.get(run.runId)!, runSide(next.evidence))]
-        : [`the merged snapshots do not derive the article's facts: ${next.problem}`];
+      const changed = next.evidence ? whatChanged(previous.get(run.runId)!, runSide(next.evidence)) : undefined;
+      // Snapshots whose facts no longer derive show something the article does not expect: a change in behaviour.
+      verdicts.push(changed?.verdict ?? 'behaviour changed');
+      const lines = changed ? [claimsReport(next.evidence!), ...changed.lines] : [`the merged snapshots do not derive the article's facts: ${next.problem}`];
       sections.push({ title, lines });
       say([`merged ${title} into ${relative(process.cwd(), run.target) || run.target}`, ...lines].join('\n'));
     }
@@ -108,7 +110,8 @@ async function main(): Promise<void> {
       `${runs.length} run(s) merged by npm run capture:merge: each checked as the build checks it (facts derived, claims evaluated) and swapped into its article's snapshots.`,
       ...ready.notes,
     ];
-    writeFileSync(args.report, reportMarkdown('Capture: what changed', intro, sections));
+    // The heading is the verdict of every run together; the capture workflow titles its pull request with it.
+    writeFileSync(args.report, reportMarkdown(`Capture: ${overallVerdict(verdicts)}`, intro, sections));
   }
 }
 

@@ -194,7 +194,7 @@ async function main(): Promise<void> {
         const nested = inEnvironment(resolve(args.compare, plan.slug), variant);
         const alone = variant === plan.defaultVariant ? resolve(args.compare) : null;
         const otherDir = existsSync(join(nested, 'run.yaml')) || alone === null ? nested : alone;
-        const other = tryEvidence(plan.slug, otherDir, defs, variant);
+        const other = tryEvidence(plan.slug, otherDir, defs, variant, true);
         if (!other.evidence) {
           if (variant !== plan.defaultVariant) {
             process.stdout.write(`${label}: no run in ${relative(process.cwd(), otherDir) || '.'}\n`);
@@ -346,6 +346,12 @@ async function main(): Promise<void> {
         ...where.notes,
         `the run is kept at ${shownKept}; if a claim was wrong about Kubernetes (a finding, not a broken run), swap the run in with \`npm run capture -- --accept ${basename(kept)}\` and change the prose`,
       ]);
+      // What changed, as for a run swapped in: the kept run against the snapshots it would have replaced.
+      for (const r of staged) {
+        const previous = done.find((d) => d.run.runId === r.runId)!.previous;
+        const next = tryEvidence(slug, join(kept, keptFolderName(r.target)), defs, r.variant, true);
+        if (next.evidence) say(whatChangedLines(previous, runSide(next.evidence)));
+      }
       process.exit(EXIT_CLAIMS_BROKEN);
     }
     for (const note of judgement.notes) say([`capture: ${note}`]);
@@ -362,7 +368,7 @@ async function main(): Promise<void> {
 
 /** How the claims stand in a run just swapped in, and what changed from the committed run it is compared with. */
 function reportSwapped(slug: string, target: string, defs: ArticleDefinitions, variant: string | null, previous: Baseline): void {
-  const next = tryEvidence(slug, target, defs, variant);
+  const next = tryEvidence(slug, target, defs, variant, true);
   if (next.evidence) say([claimsReport(next.evidence), ...whatChangedLines(previous, runSide(next.evidence))]);
   else say([`the new snapshots do not derive the article's facts: ${next.problem}`]);
 }

@@ -5,6 +5,7 @@
 // about the disk.
 import { existsSync } from 'node:fs';
 import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/article/from-disk.ts';
+import type { ArticleEvidence } from '../evidence/article/types.ts';
 import { splitQualified } from '../evidence/article/variants.ts';
 import { formatBrokenClaims } from '../evidence/claims.ts';
 import { EvidenceError } from '../evidence/errors.ts';
@@ -17,10 +18,16 @@ export interface JudgedRun {
 }
 
 export type Judgement =
-  /** A fact cannot be derived: this is no measurement of what the article says; each problem names the file, the fact and the step. */
+  /** A fact cannot be derived from an unhealthy run (a step reached its limit): no measurement; each problem names the file, the fact and the step. */
   | { verdict: 'facts'; problems: string[] }
   /** Every fact derived; `broken` holds one block per claim that no longer holds (none: the run may be swapped in). */
   | { verdict: 'claims'; broken: string[]; notes: string[] };
+
+/** Why a run is not a healthy one (a step reached its time limit), or undefined. Pure. */
+export function unhealthyBecause(evidence: ArticleEvidence): string | undefined {
+  const stopped = [...evidence.snapshots.steps.values()].filter((s) => s.timedOut).map((s) => s.id);
+  return stopped.length ? `step ${stopped.join(', ')} reached its time limit` : undefined;
+}
 
 /**
  * Judges the runs of one capture of `slug`. The claims across variants are
@@ -32,9 +39,20 @@ export function judgeRuns(slug: string, defs: ArticleDefinitions, runs: readonly
   const problems: string[] = [];
   const broken: string[] = [];
   for (const run of runs) {
+    const named = (line: string) => (run.variant === null ? line : `${run.variant}: ${line}`);
     try {
-      const evidence = evidenceFromDisk(slug, run.dir, defs, { variants: false, variant: run.variant });
-      broken.push(...formatBrokenClaims(evidence.claims).map((block) => (run.variant === null ? block : `${run.variant}: ${block}`)));
+      const evidence = evidenceFromDisk(slug, run.dir, defs, { variants: false, variant: run.variant, collectUnfound: true });
+      const unfound = evidence.unfound ?? [];
+      const unhealthy = unhealthyBecause(evidence);
+      if (unfound.length && unhealthy !== undefined) {
+        // What the article expects is missing from a run that went wrong: that is no measurement of anything.
+        const line = (u: (typeof unfound)[number]) => `${u.file}: fact "${u.id}": ${u.message} (and the run went wrong: ${unhealthy})`;
+        problems.push(...unfound.map((u) => (run.variant === null ? line(u) : `variant ${run.variant}: ${line(u)}`)));
+        continue;
+      }
+      // A healthy run that no longer shows what the article expects: a change in behaviour, its facts and claims broken.
+      broken.push(...formatBrokenClaims(evidence.claims).map(named));
+      broken.push(...unfound.map((u) => named(`fact "${u.id}" is not in this run: ${u.message}\n    looked for in ${u.file}`)));
     } catch (error) {
       if (!(error instanceof EvidenceError)) throw error;
       problems.push(...error.problems.map((p) => (run.variant === null ? p : `variant ${run.variant}: ${p}`)));

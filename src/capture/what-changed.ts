@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/article/from-disk.ts';
 import type { ArticleEvidence } from '../evidence/article/types.ts';
-import { diffRuns, withinNoise, type FactChange, type RunSide } from '../evidence/diff.ts';
+import { byRole, diffRuns, roleTokens, withinNoise, type FactChange, type RunSide } from '../evidence/diff.ts';
 import { formatBrokenClaims } from '../evidence/claims.ts';
 
 /** One run as the report reads it: its id, steps, facts and claims, and the pod names the API generated in it. */
@@ -44,11 +44,13 @@ export function tryEvidence(
   dir: string,
   defs: ArticleDefinitions,
   variant: string | null = null,
+  /** A run kept aside: facts it does not show are left out (and break their claims) instead of failing the read. */
+  collectUnfound = false,
 ): { evidence?: ArticleEvidence; problem?: string } {
   if (!existsSync(join(dir, 'run.yaml'))) return { problem: `${dir} holds no run` };
   try {
     // One folder, one run: that variant's facts and claims (the default's when none is named).
-    return { evidence: evidenceFromDisk(slug, dir, defs, { variants: false, variant }) };
+    return { evidence: evidenceFromDisk(slug, dir, defs, { variants: false, variant, collectUnfound }) };
   } catch (error) {
     return { problem: (error as Error).message };
   }
@@ -124,6 +126,8 @@ const TIME_OF_RUN = /(^run\.(finishedAt|durationMs)$)|\.finishedAt$/;
 const DURATION = /(?:seconds|Seconds)$|(?:^|[.a-z])Ms$/;
 const GENERATED = "generated pod name (a Deployment's ReplicaSet names its Pods afresh on every run)";
 const COMPOSITE = 'only its volatile parts changed';
+/** diff.ts's reason for a value that plays the same role in both runs' topologies: never masked inside other values. */
+const SAME_ROLE = 'the same role in both runs';
 
 export interface ReportedChange extends FactChange {
   /** Why this change is expected on any re-run (diff.ts's reasons, and the ones below); absent on a change in behaviour. */
@@ -173,16 +177,22 @@ export function reportedChanges(old: ReportSide, next: ReportSide): { diff: Retu
   const diff = diffRuns(old, next);
   const first = diff.facts.map((change): ReportedChange => {
     const reason = moreVolatility(change, old, next);
-    return { id: change.id, old: change.old, new: change.new, ...(reason === undefined ? {} : { volatile: reason }) };
+    if (reason === undefined) return change;
+    // A Pod named afresh takes its image fact with it: the name is volatile, not the environment.
+    const { environment: _environment, ...rest } = change;
+    return { ...rest, volatile: reason };
   });
-  // A composite value (an argv, a rule) that differs only in the run's own names and numbers.
-  const maskable = new Set(first.filter((c) => c.volatile !== undefined && !NOT_A_TOKEN.has(c.volatile)).map((c) => c.id));
+  // A composite value (an argv, a rule) that differs only in the run's own names and numbers, its addresses and ports by role.
+  const maskable = new Set(first.filter((c) => c.volatile !== undefined && !NOT_A_TOKEN.has(c.volatile) && !c.volatile.startsWith(SAME_ROLE)).map((c) => c.id));
   const [oldTokens, newTokens] = [tokens(old, maskable), tokens(next, maskable)];
+  const [oldRoles, newRoles] = [roleTokens(old), roleTokens(next)];
   const facts = first.map((c): ReportedChange => {
     if (c.volatile !== undefined || c.old === undefined || c.new === undefined) return c;
-    const [a, b] = [mask(c.old, oldTokens), mask(c.new, newTokens)];
-    if (a === b) return { ...c, volatile: COMPOSITE };
-    if (durationsWithinNoise(a, b)) return { ...c, volatile: TIMING_IN_TEXT };
+    const [a, b] = [mask(byRole(c.old, oldRoles), oldTokens), mask(byRole(c.new, newRoles), newTokens)];
+    // Also what a stand-in read for a Pod named afresh ("pods.default/web-…-kl4h9.readinessProbe"): no environment change.
+    const { environment: _environment, ...change } = c;
+    if (a === b) return { ...change, volatile: COMPOSITE };
+    if (durationsWithinNoise(a, b)) return { ...change, volatile: TIMING_IN_TEXT };
     return c;
   });
   return { diff, facts };
@@ -211,15 +221,29 @@ const BASELINE_WORDS: Record<Baseline['kind'], string> = {
 
 /**
  * The "what changed" report of a run against its baseline, as lines: a headline that says
- * plainly whether the behaviour changed, the folder compared with, every change in behaviour
- * (claims, steps, facts), then the volatile values apart. Pure.
+ * plainly whether the behaviour changed, the environment changed, or neither; the folder
+ * compared with; every change in behaviour (claims, steps, facts); the environment's changes;
+ * then the volatile values apart. Pure.
  */
 export function whatChangedLines(baseline: Baseline, next: ReportSide): string[] {
-  if (baseline.nothing !== undefined) return [`what changed: nothing to compare with (${baseline.nothing})`];
-  if (!baseline.side) return [`what changed: not compared: ${BASELINE_WORDS[baseline.kind]} ${baseline.folder} cannot be read: ${baseline.problem}`];
+  return whatChanged(baseline, next).lines;
+}
+
+/** What a report says of a run, in a word: the headline's verdict. */
+export type Verdict = 'behaviour changed' | 'environment changed' | 'no change in behaviour' | 'not compared';
+
+/** The report and its verdict. Pure. */
+export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Verdict; lines: string[] } {
+  if (baseline.nothing !== undefined) return { verdict: 'not compared', lines: [`what changed: nothing to compare with (${baseline.nothing})`] };
+  if (!baseline.side)
+    return {
+      verdict: 'not compared',
+      lines: [`what changed: not compared: ${BASELINE_WORDS[baseline.kind]} ${baseline.folder} cannot be read: ${baseline.problem}`],
+    };
   const old = baseline.side;
   const { diff, facts } = reportedChanges(old, next);
-  const real = facts.filter((f) => f.volatile === undefined);
+  const environment = facts.filter((f) => f.environment);
+  const real = facts.filter((f) => f.volatile === undefined && !f.environment);
   const volatile = facts.filter((f) => f.volatile !== undefined);
   const parts = [
     diff.claims.length ? count(diff.claims.length, 'claim') : '',
@@ -227,19 +251,35 @@ export function whatChangedLines(baseline: Baseline, next: ReportSide): string[]
     diff.missingSteps.length ? count(diff.missingSteps.length, 'missing step') : '',
     real.length ? count(real.length, 'fact') : '',
   ].filter(Boolean);
+  // One of three, in this order: a change in what the software did, else in where it ran, else none.
   const headline = parts.length
     ? `what changed: the behaviour changed (${parts.join(', ')})`
-    : `what changed: no change in behaviour (${volatile.length ? `only volatile values differ: ${count(volatile.length, 'fact')}` : 'no value differs'})`;
+    : environment.length
+      ? `what changed: the environment changed (${count(environment.length, 'fact')}: versions, packages, images or the host)`
+      : `what changed: no change in behaviour (${volatile.length ? `only volatile values differ: ${count(volatile.length, 'fact')}` : 'no value differs'})`;
+  const verdict: Verdict = parts.length ? 'behaviour changed' : environment.length ? 'environment changed' : 'no change in behaviour';
   const lines = [headline, `  compared run ${next.runId} with run ${old.runId}, ${BASELINE_WORDS[baseline.kind]} ${baseline.folder}`];
   for (const c of diff.claims) lines.push(`  claim ${c.id}: ${c.old ?? '(none)'} -> ${c.new ?? '(none)'}`);
   for (const s of diff.addedSteps) lines.push(`  new step: ${s}`);
   for (const s of diff.missingSteps) lines.push(`  missing step: ${s}`);
-  for (const f of real) lines.push(`  ${f.id}: ${show(f.old)} -> ${show(f.new)}`);
+  // A value whose role changed says which: "10.244.2.1" (worker's gateway) -> "10.244.2.1" (worker2's).
+  const withRole = (value: string | undefined, role: string | undefined) => `${show(value)}${role !== undefined && role !== value ? ` (${role})` : ''}`;
+  for (const f of real) lines.push(`  ${f.id}: ${withRole(f.old, f.roles?.old)} -> ${withRole(f.new, f.roles?.new)}`);
+  if (environment.length) {
+    lines.push(`  the environment, where the run ran rather than what it did (${count(environment.length, 'fact')}):`);
+    for (const f of environment) lines.push(`    ${f.id}: ${show(f.old)} -> ${show(f.new)}`);
+  }
   if (volatile.length) {
     lines.push(`  volatile, expected to differ on every run, not a change in behaviour (${count(volatile.length, 'fact')}):`);
     const byReason = new Map<string, ReportedChange[]>();
     for (const f of volatile) byReason.set(f.volatile!, [...(byReason.get(f.volatile!) ?? []), f]);
     for (const [reason, changes] of byReason) lines.push(`    ~ ${reason}: ${changes.map((c) => c.id).join(', ')}`);
   }
-  return lines;
+  return { verdict, lines };
+}
+
+/** Many runs' verdicts as one, the weightiest first: a change in behaviour, then in the environment, then none. */
+export function overallVerdict(verdicts: readonly Verdict[]): Verdict {
+  for (const v of ['behaviour changed', 'environment changed', 'no change in behaviour'] as const) if (verdicts.includes(v)) return v;
+  return 'not compared';
 }

@@ -49,7 +49,13 @@ export function checkClaimDefs(defs: readonly ClaimDef[], file: string): string[
 class MissingFact extends Error {}
 
 /** Each claim judged on `facts`: its values are the facts `holds` read; one the run lacks breaks it, saying which. */
-export function evaluateClaims(defs: readonly ClaimDef[], facts: ReadonlyMap<string, Fact>, fileOfStep: (step: string) => string): ClaimResult[] {
+export function evaluateClaims(
+  defs: readonly ClaimDef[],
+  facts: ReadonlyMap<string, Fact>,
+  fileOfStep: (step: string) => string,
+  /** Why a fact the run should have is missing (its extractor's words), when known. */
+  whyMissing: (id: string) => string | undefined = () => undefined,
+): ClaimResult[] {
   return defs.map((def) => {
     const read: string[] = [];
     const value = (id: string): string => {
@@ -65,7 +71,8 @@ export function evaluateClaims(defs: readonly ClaimDef[], facts: ReadonlyMap<str
     } catch (error) {
       if (!(error instanceof MissingFact)) throw error;
       status = 'broken';
-      problem = `this run has no fact ${error.message}`;
+      const why = whyMissing(error.message);
+      problem = `this run has no fact ${error.message}${why === undefined ? '' : `: ${why}`}`;
     }
     const values: ClaimValue[] = read.map((id) => {
       const fact = facts.get(id);

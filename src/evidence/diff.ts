@@ -1,7 +1,10 @@
 // What changed between two runs of an experiment: facts (old -> new), steps that
 // appeared or disappeared, claims whose status changed. Values that differ on
 // every run by design (random ports, pod IPs, timestamps, durations within their
-// noise) are marked volatile, so what really changed stands out. Pure.
+// noise) are marked volatile, so what really changed stands out. Addresses,
+// ranges and ports are compared by the role they play in each run's topology
+// ("worker's pod gateway"), not by their digits. What describes where the run
+// ran (versions, packages, images, the host) is an environment change. Pure.
 import type { Fact } from './facts.ts';
 import type { ClaimResult } from './claims.ts';
 
@@ -18,6 +21,10 @@ export interface FactChange {
   new: string | undefined;
   /** Why this change is expected on any re-run; undefined for a real change. */
   volatile?: string;
+  /** Set when the fact describes where the run ran (a version, a package, an image, the host), not what it did. */
+  environment?: true;
+  /** The values with their addresses and ports by role, when they hold any and the roles differ. */
+  roles?: { old: string; new: string };
 }
 
 export interface ClaimChange {
@@ -42,8 +49,24 @@ const RANDOM_BY_DESIGN: [RegExp, string][] = [
   [/^conntrack-.*\.(sport|dport)$/, 'ephemeral or SNAT port'],
   [/^pod\..*\.ip$/, 'pod IP assigned at run time'],
   [/(^run\.(id|date|startedAt|seconds)$)|\.startedAt$/, 'time of the run'],
-  [/^(run\.version|version)\./, 'tool version of the capturing machine'],
 ];
+
+/** Facts about where a run ran rather than what it did: versions, the host, the images, the driver's description. */
+const ENVIRONMENT = /^(run\.)?version\.|^run\.host$|^pod\.[^.]+\.image$|^run\.environment\./;
+
+/** Whether a fact describes where the run ran: one of ENVIRONMENT, or a value a stand-in read from the machine (its memory, an MTU). */
+export function isEnvironmentFact(id: string, ...sides: RunSide[]): boolean {
+  if (ENVIRONMENT.test(id)) return true;
+  const row = /^run\.standIn\.(\d+)\./.exec(id)?.[1];
+  return row !== undefined && sides.some((side) => side.facts.get(`run.standIn.${row}.source`)?.value === 'read');
+}
+
+/**
+ * How long kube-proxy takes to notice a deleted endpoint varies by up to its minSyncPeriod
+ * (1 s, kind's and the lab's) and the settle poll's step (100 ms) at each end.
+ */
+export const SETTLE_NOISE_SECONDS = 1.2;
+const SETTLE_POLL_SECONDS = 0.1;
 
 /** A duration changed by less than this is noise: 0.5 s, or a fifth of the old value. */
 export function withinNoise(oldSeconds: number, newSeconds: number): boolean {
@@ -52,10 +75,58 @@ export function withinNoise(oldSeconds: number, newSeconds: number): boolean {
 
 function simpleVolatility(id: string, oldValue: string, newValue: string): string | undefined {
   for (const [pattern, reason] of RANDOM_BY_DESIGN) if (pattern.test(id)) return reason;
+  const delta = Math.abs(Number(newValue) - Number(oldValue));
+  if (/\.settleSeconds$/.test(id) && delta <= SETTLE_NOISE_SECONDS) return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
+  if (/\.settlePolls$/.test(id) && delta * SETTLE_POLL_SECONDS <= SETTLE_NOISE_SECONDS)
+    return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
   if (/\.seconds$/.test(id) && withinNoise(Number(oldValue), Number(newValue))) return 'duration within its noise';
   // "Connection timed out after 3001 milliseconds" vs "... 3004 ...": the same message, another timing.
   if (/\.error$/.test(id) && oldValue.replace(/\d+/g, '#') === newValue.replace(/\d+/g, '#')) return 'timing inside a message';
   return undefined;
+}
+
+/** The first host address of an IPv4 range (10.244.2.0/24 -> 10.244.2.1): the pod gateway the CNI puts on the node. */
+function firstHost(cidr: string): string | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
+  if (!m || Number(m[5]) > 30) return undefined;
+  return `${m[1]}.${m[2]}.${m[3]}.${Number(m[4]) + 1}`;
+}
+
+/** A pod named by a ReplicaSet (`web-68b8cc69d6-fkstc`) plays the role of its workload's pod, not its own name's. */
+const GENERATED_POD = /^(.+)-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+
+/**
+ * What each address, range and port of a run stands for in its topology: node addresses and pod
+ * ranges, the pod gateway of each range, pod addresses, ClusterIPs and allocated ports, read from
+ * the run's facts. A value with several roles keeps the first by id. Longest values first.
+ */
+export function roleTokens(side: RunSide): Array<[value: string, role: string]> {
+  const roles = new Map<string, string>();
+  const add = (value: string | undefined, role: string) => {
+    if (value !== undefined && value.length >= 2 && value !== 'none' && !roles.has(value)) roles.set(value, role);
+  };
+  for (const id of [...side.facts.keys()].sort()) {
+    const value = side.facts.get(id)!.value;
+    const node = /^node\.([^.]+)\.(ip|podCIDR|podGateway)$/.exec(id);
+    if (node) {
+      add(value, id);
+      if (node[2] === 'podCIDR') add(firstHost(value), `node.${node[1]}.podGateway`);
+      continue;
+    }
+    const pod = /^pod\.([^.]+)\.ip$/.exec(id);
+    if (pod) add(value, `pod.${GENERATED_POD.exec(pod[1]!)?.[1] ?? pod[1]}${GENERATED_POD.test(pod[1]!) ? '-*' : ''}.ip`);
+    if (/^service\.[^.]+\.(clusterIP|nodePort|healthCheckNodePort)$/.test(id)) add(value, id);
+  }
+  return [...roles].sort((a, b) => b[0].length - a[0].length || a[0].localeCompare(b[0]));
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A value with every address, range and port replaced by its role (‹node.worker.podGateway›); a token never matches inside a longer number. */
+export function byRole(value: string, tokens: ReadonlyArray<readonly [string, string]>): string {
+  let out = value;
+  for (const [token, role] of tokens) out = out.replace(new RegExp(`(?<![\\d.])${escape(token)}(?![\\d]|\\.\\d)`, 'g'), `\u2039${role}\u203a`);
+  return out;
 }
 
 /** The values of a run's random-by-design facts, longest first, to mask them inside composite values. */
@@ -73,22 +144,34 @@ function mask(value: string, tokens: readonly string[]): string {
   return masked;
 }
 
+/** The roles a value holds, for the report: "node.worker.podGateway". */
+const rolesIn = (value: string) => [...value.matchAll(/\u2039([^\u203a]+)\u203a/g)].map((m) => m[1]!);
+
 export function diffRuns(old: RunSide, next: RunSide): RunDiff {
   const oldTokens = volatileTokens(old);
   const newTokens = volatileTokens(next);
+  const oldRoles = roleTokens(old);
+  const newRoles = roleTokens(next);
   const facts: FactChange[] = [];
   const ids = [...new Set([...old.facts.keys(), ...next.facts.keys()])].sort();
   for (const id of ids) {
     const a = old.facts.get(id)?.value;
     const b = next.facts.get(id)?.value;
-    if (a === b) continue;
+    const [ra, rb] = a !== undefined && b !== undefined ? [byRole(a, oldRoles), byRole(b, newRoles)] : [a, b];
+    // The same digits may play another role: worker's gateway in one run, worker2's in the other.
+    if (a === b && ra === rb) continue;
+    const roles = ra !== undefined && rb !== undefined && ra !== rb && (ra !== a || rb !== b) ? { roles: { old: ra, new: rb } } : {};
     let volatile: string | undefined;
-    if (a !== undefined && b !== undefined) {
+    if (a !== undefined && b !== undefined && ra !== undefined && rb !== undefined && a !== b) {
       volatile = simpleVolatility(id, a, b);
-      // A composite value (a rule, an argv, a conntrack line) that differs only in random-by-design parts.
-      if (!volatile && mask(a, oldTokens) === mask(b, newTokens)) volatile = 'only its random-by-design parts changed';
+      // The same role in each run's topology: the client the backend saw is worker's pod gateway in both.
+      if (!volatile && ra === rb && ra !== a) volatile = `the same role in both runs (${[...new Set(rolesIn(ra))].join(', ')})`;
+      // A composite value (a rule, an argv, a conntrack line) that differs only in random-by-design parts, roles kept.
+      if (!volatile && mask(ra, oldTokens) === mask(rb, newTokens)) volatile = 'only its random-by-design parts changed';
     }
-    facts.push({ id, old: a, new: b, ...(volatile ? { volatile } : {}) });
+    // What is left of a version, an image or what a stand-in read from the machine is the environment's change.
+    if (!volatile && isEnvironmentFact(id, old, next)) facts.push({ id, old: a, new: b, environment: true });
+    else facts.push({ id, old: a, new: b, ...(volatile ? { volatile } : roles) });
   }
   const claimIds = [...new Set([...old.claims.map((c) => c.id), ...next.claims.map((c) => c.id)])];
   const claims = claimIds
@@ -102,26 +185,4 @@ export function diffRuns(old: RunSide, next: RunSide): RunDiff {
     missingSteps: old.steps.filter((s) => !next.steps.includes(s)),
     claims,
   };
-}
-
-const show = (value: string | undefined) => (value === undefined ? '(none)' : JSON.stringify(value));
-
-export function formatRunDiff(diff: RunDiff): string {
-  const real = diff.facts.filter((f) => !f.volatile);
-  const volatile = diff.facts.filter((f) => f.volatile);
-  const lines = [`what changed from run ${diff.oldRun} to run ${diff.newRun}:`];
-  for (const c of diff.claims) lines.push(`  claim ${c.id}: ${c.old ?? '(none)'} -> ${c.new ?? '(none)'}`);
-  for (const s of diff.addedSteps) lines.push(`  new step: ${s}`);
-  for (const s of diff.missingSteps) lines.push(`  missing step: ${s}`);
-  for (const f of real) lines.push(`  ${f.id}: ${show(f.old)} -> ${show(f.new)}`);
-  if (!diff.claims.length && !diff.addedSteps.length && !diff.missingSteps.length && !real.length) {
-    lines.push('  nothing but volatile values: every claim and every other fact is as before');
-  }
-  if (volatile.length) {
-    lines.push(`  volatile, expected to differ on every run (${volatile.length} fact(s)):`);
-    const byReason = new Map<string, FactChange[]>();
-    for (const f of volatile) byReason.set(f.volatile!, [...(byReason.get(f.volatile!) ?? []), f]);
-    for (const [reason, changes] of byReason) lines.push(`    ~ ${reason}: ${changes.map((c) => c.id).join(', ')}`);
-  }
-  return lines.join('\n');
 }

@@ -60,6 +60,14 @@ export interface SkippedFact {
   cause: string;
 }
 
+/** A fact whose extractor did not find its value in this run: what it looked for, and in which file. */
+export interface UnfoundFact {
+  id: string;
+  step: string;
+  file: string;
+  message: string;
+}
+
 /** Dotted segments of letters, digits and dashes: `local-via-worker2.rc`, `service.s-lb.healthCheckNodePort`. */
 export const FACT_ID = /^[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9][A-Za-z0-9-]*)*$/;
 
@@ -80,11 +88,20 @@ function checkDefs(defs: readonly FactDef[]): void {
   if (problems.length) throw new EvidenceError(problems);
 }
 
-/** Derives every fact; optional ones that cannot be derived from this run are reported in `skipped`. */
-export function deriveFactsWithSkips(defs: readonly FactDef[], snapshots: Snapshots): { facts: Map<string, Fact>; skipped: SkippedFact[] } {
+/**
+ * Derives every fact; optional ones that cannot be derived from this run are reported in `skipped`.
+ * A fact not found fails the derivation, naming file, fact and what was looked for; with `collect`
+ * (a capture judging its run) it is listed in `unfound` instead, and the claims that read it break.
+ */
+export function deriveFactsWithSkips(
+  defs: readonly FactDef[],
+  snapshots: Snapshots,
+  options: { collect?: boolean } = {},
+): { facts: Map<string, Fact>; skipped: SkippedFact[]; unfound: UnfoundFact[] } {
   checkDefs(defs);
   const facts = new Map<string, Fact>();
   const skipped: SkippedFact[] = [];
+  const unfound: UnfoundFact[] = [];
   const problems: string[] = [];
   for (const def of defs) {
     const isRun = def.step === RUN_STEP || def.step === DECLARED_STEP;
@@ -111,13 +128,15 @@ export function deriveFactsWithSkips(defs: readonly FactDef[], snapshots: Snapsh
       if (!(error instanceof ExtractError)) throw error;
       if (def.optional) {
         skipped.push({ id: def.id, step: def.step, reason: def.optional.reason, cause: error.message });
+      } else if (options.collect) {
+        unfound.push({ id: def.id, step: def.step, file, message: error.message });
       } else {
         problems.push(`${file}: fact "${def.id}": ${error.message}`);
       }
     }
   }
   if (problems.length) throw new EvidenceError(problems);
-  return { facts, skipped };
+  return { facts, skipped, unfound };
 }
 
 /** Every fact by id; throws one EvidenceError naming each step file and what was looked for. */

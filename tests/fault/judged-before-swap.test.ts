@@ -1,8 +1,9 @@
 // A real lab capture whose run is judged before the swap: a copy of article
 // 074 (its definition, article.ts, and manifests, no prose) given a
-// claim that cannot hold, then a fact that cannot be derived. Either way the
-// committed-style target stays byte for byte and the run is kept aside at the
-// folder the capture names; a broken claim's run is swapped in by --accept.
+// claim that cannot hold, then an experiment changed under the article (s-local
+// switched to Cluster), whose outputs no longer show what the article reads.
+// Either way the committed-style target stays byte for byte and the run is kept
+// aside at the folder the capture names; a broken claim's run is swapped in by --accept.
 // The articles are written into a copy of the project, never into the real
 // content/ (the suite's other files read it while this one runs), and the
 // captures keep their records in a registry of this file's own.
@@ -138,51 +139,42 @@ test(
 );
 
 test(
-  "a fact that cannot be derived from the real run: exit 1, one line naming the fact and the step's file, the target byte for byte",
+  'a real run under a changed experiment (s-local switched to Cluster): the behaviour changed, the claims and facts that broke named, the run kept, the target byte for byte',
   { skip, timeout: 240_000 },
   async () => {
     assert.equal(missing, null, `prerequisites: ${missing}`);
-    const slug = '098-fault-fact-cannot-derive';
+    const slug = '098-fault-behaviour-changed';
     const article = articleCopy(slug, (dir) => {
-      const definition = join(dir, 'article.ts');
-      writeFileSync(definition, `import { ExtractError } from '../../../src/evidence/errors.ts';\n${readFileSync(definition, 'utf8')}`);
-      insertAfter(
-        definition,
-        '\nconst facts = {',
-        `  'fault.body-line': {
-    step: 'health-worker2',
-    derive: ({ step }) => {
-      const line = step!.stdout.split('\\n').find((l) => l.startsWith('fault-line='));
-      if (!line) throw new ExtractError('looked for a line "fault-line=<value>" in stdout, found none');
-      return { value: line };
-    },
-  },`,
-      );
+      const services = join(dir, 'manifests/services.yaml');
+      const source = readFileSync(services, 'utf8');
+      const local = /(name: s-local\n[\s\S]*?externalTrafficPolicy: )Local/;
+      assert.match(source, local, `${services} gives s-local the Local policy`);
+      writeFileSync(services, source.replace(local, '$1Cluster'));
+      // The committed lab run of 074 (its slug renamed) as this article's: what the report compares with.
+      cpSync(join(root, 'content/articles', SOURCE, 'snapshots.lab'), join(dir, 'snapshots.lab'), { recursive: true });
+      const run = join(dir, 'snapshots.lab', 'run.yaml');
+      writeFileSync(run, readFileSync(run, 'utf8').replace(`slug: ${SOURCE}`, `slug: ${slug}`));
     });
     const { out, digest } = outFor(slug);
     const kept = join(out, '.kept');
     try {
       const before = digest();
       const run = await capture([slug, '--variant', 'iptables', '--driver', 'lab', '--out', out], { SHICE_KEPT_RUNS: kept });
-      assert.equal(run.code, 1, run.stderr);
+      // A healthy run whose outputs no longer show what the article expects: a finding, not a broken run.
+      assert.equal(run.code, 3, run.stderr);
       const runId = runIdOf(run.stderr)!;
-      const lines = run.stderr
-        .trimEnd()
-        .split('\n')
-        .filter((l) => l.startsWith('capture: '));
-      assert.equal(lines.length, 1, run.stderr);
-      assert.match(
-        lines[0]!,
-        new RegExp(
-          `^capture: ${slug}: facts cannot be derived from this run, so it is no measurement: variant iptables: \\S+/\\.kept/${runId}/${slug}\\.lab/health-worker2\\.yaml: fact "fault\\.body-line": looked for a line "fault-line=<value>" in stdout, found none; the snapshots were left as they were; the run is kept at \\S+${runId} to look into \\(it cannot be accepted\\)$`,
-        ),
-      );
+      assert.match(run.stderr, new RegExp(`capture: ${slug}: \\d+ claim\\(s\\) no longer hold on this run, so it was not swapped in`));
+      // curl through worker2 is answered now: the drop the claim rests on is gone, and so are the facts that show it.
+      assert.match(run.stderr, /claim "local-drops-without-backend" no longer holds: .*\n {4}local-via-worker2\.rc = "0" /);
+      assert.match(run.stderr, /fact "filter-worker2\.dropRule" is not in this run: .*\n {4}looked for in \S+filter-worker2\.yaml/);
+      assert.match(run.stderr, /fact "local-via-worker2\.error" is not in this run: /);
+      assert.match(run.stderr, /^what changed: the behaviour changed \(\d+ claims, \d+ facts\)$/m);
+      assert.match(run.stderr, /^ {2}claim local-drops-without-backend: holds -> broken$/m);
+      assert.match(run.stderr, /^ {2}local-via-worker2\.rc: "28" -> "0"$/m);
+      assert.match(run.stderr, /^ {2}service\.s-local\.externalTrafficPolicy: "Local" -> "Cluster"$/m);
+      assert.match(run.stderr, new RegExp(`the run is kept at \\S*${runId}; .*--accept ${runId}`));
       const after = Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept')));
-      assert.deepEqual(after, before);
-      const refused = await capture(['--accept', runId], { SHICE_KEPT_RUNS: kept });
-      assert.equal(refused.code, 2, refused.stderr);
-      assert.match(refused.stderr, /cannot be accepted/);
-      assert.deepEqual(Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept'))), before);
+      assert.deepEqual(after, before, 'the target and its neighbours are byte for byte as they were');
     } finally {
       article.remove();
       rmSync(out, { recursive: true, force: true });

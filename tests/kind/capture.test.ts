@@ -79,6 +79,13 @@ kindTest("article 074 on a real kind cluster, both modes: the article's observat
   const run = await runCaptureCli([SLUG, '--out', out, '--variant', 'iptables,nftables'], host!.env, (line) => t.diagnostic(line));
   t.diagnostic(`capture of both variants on kind: ${Math.round((performance.now() - started) / 1000)} s`);
   assert.equal(run.code, 0, run.stderr);
+  // Each variant's report against the committed run of the same software: addresses handed out in
+  // another order and new ports are no change; on a machine with other versions, the environment changed.
+  assert.deepEqual(
+    (run.stderr.match(/^what changed: .*$/gm) ?? []).map((line) => /^what changed: (no change in behaviour|the environment changed) /.test(line)),
+    [true, true],
+    run.stderr,
+  );
 
   const defs = await loadArticle(ROOT, SLUG);
   for (const [variant, folder] of [

@@ -113,10 +113,47 @@ test("a comparison broken by the second variant's run lists each run's value wit
   }
 });
 
-test('a fact that cannot be derived makes the verdict "facts", naming the variant, the step file and the fact', () => {
+test('a healthy run that no longer shows what a fact reads: a change in behaviour, the fact and the claims resting on it broken', () => {
   const { tmp, iptables, nftables } = runs();
   try {
     breakFact(iptables);
+    const judged = judgeRuns(
+      SLUG,
+      defs,
+      [
+        { variant: 'iptables', dir: iptables },
+        { variant: 'nftables', dir: nftables },
+      ],
+      nowhere,
+    );
+    assert.equal(judged.verdict, 'claims');
+    const broken = judged.verdict === 'claims' ? judged.broken : [];
+    const file = displayPath(join(iptables, 'health-worker2.yaml'));
+    assert.ok(
+      broken.some(
+        (b) =>
+          b.startsWith('iptables: claim "health-check-follows-local-endpoints" no longer holds:') &&
+          b.includes(`this run has no fact health-worker2.status: ${file}: expected an HTTP status line`),
+      ),
+      broken.join('\n'),
+    );
+    assert.ok(
+      broken.some(
+        (b) => b.startsWith('iptables: fact "health-worker2.status" is not in this run: expected an HTTP status line') && b.endsWith(`looked for in ${file}`),
+      ),
+      broken.join('\n'),
+    );
+    assert.ok(!broken.some((b) => b.startsWith('nftables:')), 'the other variant is judged on its own');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('a run that went wrong (a step reached its time limit) and lacks a fact is no measurement: the verdict "facts", naming variant, file and fact', () => {
+  const { tmp, iptables, nftables } = runs();
+  try {
+    breakFact(iptables);
+    edit(join(iptables, 'health-worker2.yaml'), 'exitCode: 0', 'exitCode: 0\ntimedOut: true');
     breakClaim(nftables);
     const judged = judgeRuns(
       SLUG,
@@ -130,7 +167,10 @@ test('a fact that cannot be derived makes the verdict "facts", naming the varian
     assert.equal(judged.verdict, 'facts');
     const problems = judged.verdict === 'facts' ? judged.problems : [];
     assert.ok(problems.length >= 1);
-    for (const p of problems) assert.ok(p.startsWith(`variant iptables: ${displayPath(join(iptables, 'health-worker2.yaml'))}: fact "health-worker2.`), p);
+    for (const p of problems) {
+      assert.ok(p.startsWith(`variant iptables: ${displayPath(join(iptables, 'health-worker2.yaml'))}: fact "health-worker2.`), p);
+      assert.match(p, /\(and the run went wrong: step health-worker2 reached its time limit\)$/);
+    }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -251,26 +291,34 @@ test("--accept swaps a kept run in under the capture's lock and records, says wh
   }
 });
 
-test('--accept refuses a run kept because its facts could not be derived, and one whose facts no longer derive; the target stays byte for byte', () => {
-  for (const reason of ['facts', 'claims'] as const) {
-    const { tmp, target, kept, accept } = acceptScene(reason);
-    try {
-      if (reason === 'claims') breakFact(join(kept, SLUG));
-      const before = treeDigest(target);
-      const result = accept(kept);
-      assert.equal(result.status, reason === 'facts' ? 2 : 1, result.stderr);
-      const lines = result.stderr.trimEnd().split('\n');
-      assert.equal(lines.length, 1, result.stderr);
-      assert.match(
-        lines[0]!,
-        reason === 'facts'
-          ? /its facts could not be derived when it was captured; .* cannot be accepted$/
-          : /facts cannot be derived from the kept run, so it cannot be accepted: .*health-worker2\.yaml: fact "health-worker2\./,
-      );
-      assert.deepEqual(treeDigest(target), before);
-      assert.ok(existsSync(join(kept, 'kept.json')), 'the kept run stays');
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
+test('--accept refuses a run kept because its facts could not be derived; the target stays byte for byte', () => {
+  const { tmp, target, kept, accept } = acceptScene('facts');
+  try {
+    const before = treeDigest(target);
+    const result = accept(kept);
+    assert.equal(result.status, 2, result.stderr);
+    const lines = result.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0]!, /its facts could not be derived when it was captured; .* cannot be accepted$/);
+    assert.deepEqual(treeDigest(target), before);
+    assert.ok(existsSync(join(kept, 'kept.json')), 'the kept run stays');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('--accept of a run that no longer shows a fact the article reads (a finding): swapped in, and the report says the behaviour changed and what is gone', () => {
+  const { tmp, target, kept, accept } = acceptScene('claims');
+  try {
+    breakFact(join(kept, SLUG));
+    const result = accept(kept);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stderr, /^what changed: the behaviour changed \(\d+ claims?, \d+ facts?\)$/m);
+    assert.match(result.stderr, /^ {2}claim health-check-follows-local-endpoints: holds -> broken$/m);
+    assert.match(result.stderr, /^ {2}health-worker2\.status: "503" -> \(none\)$/m);
+    assert.ok(!existsSync(kept), 'the kept run was swapped in');
+    assert.match(readFileSync(join(target, 'health-worker2.yaml'), 'utf8'), /nothing came back/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
 });

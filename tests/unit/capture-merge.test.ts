@@ -222,7 +222,7 @@ test('the arguments: folders, --variant, --report; a mistake is one line', () =>
   }
 });
 
-test('a run whose facts cannot be derived, and one on which a claim broke, are judged before anything is touched', async () => {
+test('a run that no longer shows a fact, one that went wrong, and one on which a claim broke are judged before anything is touched', async () => {
   const tmp = scratch();
   try {
     const [ipt, nft] = artifacts(tmp);
@@ -231,11 +231,17 @@ test('a run whose facts cannot be derived, and one on which a claim broke, are j
       file('health-worker2.yaml'),
       readFileSync(file('health-worker2.yaml'), 'utf8').replace('HTTP/1.1 503 Service Unavailable', 'nothing came back'),
     );
+    // A healthy run that no longer shows what a fact reads: a change in behaviour, judged as broken claims.
+    const changed = await prepareMerge({ root, dirs: [ipt!, nft!], variants: [], acceptBrokenClaims: false });
+    assert.ok('code' in changed && changed.code === 3, JSON.stringify(changed));
+    assert.match(changed.lines[0]!, /claim\(s\) no longer hold: .*fact "health-worker2\.status" is not in this run: .*health-worker2\.yaml/);
+    // The same run, had the step reached its time limit: it went wrong, so it is no measurement.
+    writeFileSync(file('health-worker2.yaml'), readFileSync(file('health-worker2.yaml'), 'utf8').replace('exitCode: 0', 'exitCode: 0\ntimedOut: true'));
     const facts = await prepareMerge({ root, dirs: [ipt!, nft!], variants: [], acceptBrokenClaims: false });
     assert.ok('code' in facts && facts.code === 1, JSON.stringify(facts));
     assert.match(
       facts.lines[0]!,
-      /run-074-kind-iptables\/074-external-traffic-policy.* \(074-external-traffic-policy, kind\): facts cannot be derived, so this is no measurement: .*health-worker2\.yaml/,
+      /run-074-kind-iptables\/074-external-traffic-policy.* \(074-external-traffic-policy, kind\): facts cannot be derived, so this is no measurement: .*health-worker2\.yaml.*reached its time limit/,
     );
 
     cpSync(committed(S074, 'snapshots'), join(ipt!, S074), { recursive: true });
@@ -294,7 +300,9 @@ test('the command merges runs as capture.yml calls it: swapped in byte for byte,
     );
     assert.match(merged.stderr, /^capture:merge: 1 run\(s\) of 1 article\(s\) merged in [\d.]+ s$/m);
     const report = readFileSync(join(tmp, 'report.md'), 'utf8');
-    assert.match(report, /^# Capture: what changed$/m);
+    // The heading is the run's verdict, as its report's headline says it: the pull request is titled with it.
+    const said = /^what changed: (no change in behaviour|the environment changed|the behaviour changed)/m.exec(merged.stderr)![1]!.replace(/^the /, '');
+    assert.equal(report.split('\n')[0], `# Capture: ${said}`);
     assert.match(report, /^## 074-external-traffic-policy \\\(lab, iptables\\\): run 20261204T185353Z-bf7734$/m);
     assert.match(report, /^```text\nclaims: all \d+ hold\nwhat changed: /m);
     const names = readdirSync(labDir);

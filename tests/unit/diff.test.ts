@@ -1,10 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffRuns, formatRunDiff, withinNoise, type RunSide } from '../../src/evidence/diff.ts';
+import { byRole, diffRuns, roleTokens, withinNoise, type RunSide } from '../../src/evidence/diff.ts';
+import { whatChangedLines } from '../../src/capture/what-changed.ts';
 import type { ClaimResult } from '../../src/evidence/claims.ts';
 
 const fact = (id: string, value: string, step = 'run') => [id, { id, step, value }] as const;
 const claim = (id: string, status: ClaimResult['status']): ClaimResult => ({ id, statement: { zh: id, en: id }, status, values: [] });
+/** The capture's report of `next` against `old`, as one text. */
+const report = (before: RunSide, after: RunSide) =>
+  whatChangedLines({ folder: 'snapshots', kind: 'replaced', side: { ...before, generatedPods: [] } }, { ...after, generatedPods: [] }).join('\n');
 
 const old: RunSide = {
   runId: 'run-a',
@@ -41,7 +45,7 @@ test('random-by-design values are marked volatile, real changes are not', () => 
   const diff = diffRuns(old, next);
   const byId = new Map(diff.facts.map((f) => [f.id, f]));
   assert.equal(byId.get('service.s-local.nodePort')!.volatile, 'port allocated at random');
-  assert.equal(byId.get('filter-worker2.dropRule')!.volatile, 'only its random-by-design parts changed');
+  assert.equal(byId.get('filter-worker2.dropRule')!.volatile, 'the same role in both runs (service.s-local.nodePort)');
   assert.equal(byId.get('cluster-via-worker.argv')!.volatile, 'only its random-by-design parts changed');
   assert.equal(byId.get('local-via-worker2.seconds')!.volatile, 'duration within its noise');
   assert.equal(byId.get('local-via-worker2.error')!.volatile, 'timing inside a message');
@@ -50,7 +54,8 @@ test('random-by-design values are marked volatile, real changes are not', () => 
   assert.deepEqual(diff.addedSteps, ['conntrack-worker2']);
   assert.deepEqual(diff.claims, [{ id: 'local-drops-without-backend', old: 'holds', new: 'broken' }]);
 
-  const text = formatRunDiff(diff);
+  const text = report(old, next);
+  assert.match(text, /^what changed: the behaviour changed \(1 claim, 1 new step, 2 facts\)/);
   assert.match(text, /claim local-drops-without-backend: holds -> broken/);
   assert.match(text, /new step: conntrack-worker2/);
   assert.match(text, /local-via-worker2\.rc: "28" -> "7"/);
@@ -66,8 +71,8 @@ test('a missing step and a fact that disappeared are reported; identical runs sa
   };
   const diff = diffRuns(old, next);
   assert.deepEqual(diff.missingSteps, ['local-via-worker2']);
-  assert.match(formatRunDiff(diff), /local-via-worker2\.rc: "28" -> \(none\)/);
-  assert.match(formatRunDiff(diffRuns(old, { ...old, runId: 'run-d' })), /nothing but volatile values/);
+  assert.match(report(old, next), /local-via-worker2\.rc: "28" -> \(none\)/);
+  assert.match(report(old, { ...old, runId: 'run-d' }), /^what changed: no change in behaviour \(no value differs\)/);
 });
 
 test('durations: within half a second or a fifth is noise; a timeout that doubles is not', () => {
@@ -75,4 +80,102 @@ test('durations: within half a second or a fifth is noise; a timeout that double
   assert.ok(withinNoise(3.1, 3.5));
   assert.ok(!withinNoise(3.1, 6.2));
   assert.ok(!withinNoise(0.1, 1.3));
+});
+
+/** Two runs of one topology whose nodes got their addresses and pod ranges in another order (as kind hands them out). */
+const topology = (runId: string, ips: [string, string, string], cidrs: [string, string, string], client: string): RunSide => ({
+  runId,
+  steps: ['cluster-via-worker'],
+  facts: new Map([
+    fact('node.control-plane.ip', ips[0]),
+    fact('node.worker.ip', ips[1]),
+    fact('node.worker2.ip', ips[2]),
+    fact('node.control-plane.podCIDR', cidrs[0]),
+    fact('node.worker.podCIDR', cidrs[1]),
+    fact('node.worker2.podCIDR', cidrs[2]),
+    fact('cluster-via-worker.client', client, 'cluster-via-worker'),
+    fact('cluster-via-worker.argv', `curl --max-time 3 http://${ips[1]}:30533/`, 'cluster-via-worker'),
+  ]),
+  claims: [claim('cluster-same-node-sees-gateway', 'holds')],
+});
+
+test("addresses by role: worker's pod gateway in both runs is no change, whatever its digits", () => {
+  const before = topology('run-a', ['172.18.0.3', '172.18.0.2', '172.18.0.4'], ['10.244.0.0/24', '10.244.2.0/24', '10.244.1.0/24'], '10.244.2.1');
+  const after = topology('run-b', ['172.18.0.4', '172.18.0.3', '172.18.0.2'], ['10.244.0.0/24', '10.244.1.0/24', '10.244.2.0/24'], '10.244.1.1');
+  const byId = new Map(diffRuns(before, after).facts.map((f) => [f.id, f]));
+  assert.equal(byId.get('cluster-via-worker.client')!.volatile, 'the same role in both runs (node.worker.podGateway)');
+  assert.equal(byId.get('node.worker.podCIDR')!.volatile, 'the same role in both runs (node.worker.podCIDR)');
+  assert.equal(byId.get('node.control-plane.ip')!.volatile, 'the same role in both runs (node.control-plane.ip)');
+  assert.equal(byId.get('cluster-via-worker.argv')!.volatile, 'the same role in both runs (node.worker.ip)');
+  assert.match(report(before, after), /^what changed: no change in behaviour \(only volatile values differ: 7 facts\)/);
+});
+
+test("a client that turns into another node's address is a change in behaviour", () => {
+  const before = topology('run-a', ['172.18.0.3', '172.18.0.2', '172.18.0.4'], ['10.244.0.0/24', '10.244.2.0/24', '10.244.1.0/24'], '10.244.2.1');
+  // The backend now sees worker2's gateway: the packet came another way.
+  const after = topology('run-b', ['172.18.0.4', '172.18.0.3', '172.18.0.2'], ['10.244.0.0/24', '10.244.1.0/24', '10.244.2.0/24'], '10.244.2.1');
+  const change = diffRuns(before, after).facts.find((f) => f.id === 'cluster-via-worker.client');
+  assert.deepEqual(change, {
+    id: 'cluster-via-worker.client',
+    old: '10.244.2.1',
+    new: '10.244.2.1',
+    roles: { old: '\u2039node.worker.podGateway\u203a', new: '\u2039node.worker2.podGateway\u203a' },
+  });
+  assert.match(
+    report(before, after),
+    /cluster-via-worker\.client: "10\.244\.2\.1" \(‹node\.worker\.podGateway›\) -> "10\.244\.2\.1" \(‹node\.worker2\.podGateway›\)/,
+  );
+  const moved = topology('run-c', ['172.18.0.4', '172.18.0.3', '172.18.0.2'], ['10.244.0.0/24', '10.244.1.0/24', '10.244.2.0/24'], '172.18.0.2');
+  const client = diffRuns(before, moved).facts.find((f) => f.id === 'cluster-via-worker.client')!;
+  assert.equal(client.volatile, undefined, 'the gateway of worker turned into the address of worker2');
+  assert.match(
+    report(before, moved),
+    /^what changed: the behaviour changed \(1 fact\)\n.*\n  cluster-via-worker\.client: "10\.244\.2\.1" \(‹node\.worker\.podGateway›\) -> "172\.18\.0\.2" \(‹node\.worker2\.ip›\)/,
+  );
+});
+
+test('byRole: a token never matches inside a longer number, and ranges keep their own role', () => {
+  const tokens = roleTokens(topology('r', ['172.18.0.3', '172.18.0.2', '172.18.0.4'], ['10.244.0.0/24', '10.244.2.0/24', '10.244.1.0/24'], '10.244.2.1'));
+  assert.equal(
+    byRole('via 172.18.0.2, not 172.18.0.20 or 10.244.2.10; range 10.244.2.0/24.', tokens),
+    'via \u2039node.worker.ip\u203a, not 172.18.0.20 or 10.244.2.10; range \u2039node.worker.podCIDR\u203a.',
+  );
+});
+
+test('the environment (versions, packages, images, the host) is its own headline, listed, and never a change in behaviour', () => {
+  const env = (runId: string, nginx: string, kernel: string): RunSide => ({
+    runId,
+    steps: [],
+    facts: new Map([
+      fact('version.nginx', nginx),
+      fact('version.kernel', kernel),
+      fact('pod.backend.image', `nginx ${nginx}`),
+      fact('local-via-worker2.rc', '28'),
+    ]),
+    claims: [],
+  });
+  const text = report(env('a', '1.22.1-9+deb12u11', '6.18.44'), env('b', '1.22.1-9+deb12u12', '6.18.44'));
+  assert.match(text, /^what changed: the environment changed \(2 facts: versions, packages, images or the host\)/);
+  assert.match(
+    text,
+    /  the environment, where the run ran rather than what it did \(2 facts\):\n    pod\.backend\.image: "nginx 1\.22\.1-9\+deb12u11" -> "nginx 1\.22\.1-9\+deb12u12"\n    version\.nginx:/,
+  );
+  // A change in behaviour outranks it.
+  const both = report(env('a', 'x', 'k'), { ...env('b', 'y', 'k'), facts: new Map([...env('b', 'y', 'k').facts, fact('local-via-worker2.rc', '0')]) });
+  assert.match(both, /^what changed: the behaviour changed \(1 fact\)/);
+});
+
+test("kube-proxy's time to notice a deleted backend: within its minSyncPeriod and the poll is noise, beyond is not", () => {
+  const settle = (runId: string, seconds: string, polls: string): RunSide => ({
+    runId,
+    steps: [],
+    facts: new Map([fact('delete-backend.settleSeconds', seconds), fact('delete-backend.settlePolls', polls)]),
+    claims: [],
+  });
+  const quiet = new Map(diffRuns(settle('a', '1.5', '1'), settle('b', '2.5', '10')).facts.map((f) => [f.id, f.volatile]));
+  assert.match(quiet.get('delete-backend.settleSeconds')!, /within its noise/);
+  assert.match(quiet.get('delete-backend.settlePolls')!, /within its noise/);
+  const slow = new Map(diffRuns(settle('a', '1.5', '1'), settle('b', '4.0', '30')).facts.map((f) => [f.id, f.volatile]));
+  assert.equal(slow.get('delete-backend.settleSeconds'), undefined);
+  assert.equal(slow.get('delete-backend.settlePolls'), undefined);
 });

@@ -20,6 +20,7 @@ import {
   runSide,
   tryEvidence,
   whatChangedLines,
+  overallVerdict,
   type Baseline,
   type ReportSide,
 } from '../../src/capture/what-changed.ts';
@@ -206,7 +207,7 @@ test('a re-run of 075 that differs only in volatile values reads "no change in b
   assert.equal(reasonOf.get('run.seconds'), 'time of the run');
   assert.equal(reasonOf.get('spread-cluster.seconds'), 'duration within its noise');
   assert.equal(reasonOf.get('service.s-local.nodePort'), 'port allocated at random');
-  assert.match(reasonOf.get('spread-local.argv') ?? '', /only its .* parts changed/);
+  assert.equal(reasonOf.get('spread-local.argv'), 'the same role in both runs (node.worker.ip, node.worker2.ip, service.s-local.nodePort)');
   // Nothing real was hidden: every change the diff found is here, and each is volatile.
   assert.ok(reasonOf.size > 10);
   assert.ok([...reasonOf.values()].every((r) => r !== undefined));
@@ -270,7 +271,7 @@ test('a duration beyond its noise is a real change; a settle time within it is v
   bump('delete-backend.settleSeconds', String(old + 0.2));
   bump('local-via-worker2.seconds', String(Number(base.facts.get('local-via-worker2.seconds')!.value) * 2));
   const reasons = new Map(reportedChanges(base, { ...base, runId: 'next', facts }).facts.map((f) => [f.id, f.volatile]));
-  assert.equal(reasons.get('delete-backend.settleSeconds'), 'duration within its noise');
+  assert.match(reasons.get('delete-backend.settleSeconds') ?? '', /^kube-proxy's time to notice, within its noise/);
   assert.ok(reasons.has('local-via-worker2.seconds'));
   assert.equal(reasons.get('local-via-worker2.seconds'), undefined, 'a timeout that doubles is behaviour');
 });
@@ -298,4 +299,11 @@ test("a duration inside a stand-in's text (the lab kubelet's 'exited after N ms'
   const longer = whatChangedLines(baseline, copy('longer', [grace, 'grace 60 s']));
   assert.equal(longer[0], 'what changed: the behaviour changed (1 fact)');
   assert.ok(longer.includes(`  ${id}: ${JSON.stringify(value)} -> ${JSON.stringify(value.replace(grace, 'grace 60 s'))}`), longer.join('\n'));
+});
+
+test('many runs, one verdict: a change in behaviour outweighs one in the environment, which outweighs none', () => {
+  assert.equal(overallVerdict(['no change in behaviour', 'environment changed', 'not compared']), 'environment changed');
+  assert.equal(overallVerdict(['environment changed', 'behaviour changed']), 'behaviour changed');
+  assert.equal(overallVerdict(['no change in behaviour', 'not compared']), 'no change in behaviour');
+  assert.equal(overallVerdict(['not compared']), 'not compared');
 });

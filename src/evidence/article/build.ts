@@ -37,6 +37,8 @@ export function buildArticleEvidence(input: {
   environment?: EnvironmentName;
   /** In a draft never captured: the nodes, pods and Services it declares get their run facts as placeholders. */
   experiment?: Experiment | null;
+  /** A capture judging its run: a fact not found breaks the claims that read it instead of failing (facts.ts, `collect`). */
+  collectUnfound?: boolean;
 }): ArticleEvidence {
   // Never captured (no folder, and nothing beside it a half-done swap left): refused, or in a draft, placeholders.
   // A swap cut short is no draft: the loader says how to recover.
@@ -50,7 +52,7 @@ export function buildArticleEvidence(input: {
       `${snapshots.files.run}: field "driver": expected "${input.environment}" (the environment this folder holds), got "${snapshots.run.driver}"`,
     );
   const defs = withRunFacts(input.factDefs, snapshots.run, input.linesFile);
-  const { facts, skipped } = unmeasured
+  const { facts, skipped, unfound } = unmeasured
     ? (() => {
         // What the manifests declare needs no run: those facts are real even now.
         const placeholders = unmeasuredFacts(defs);
@@ -59,15 +61,17 @@ export function buildArticleEvidence(input: {
           snapshots,
         ).facts;
         for (const [id, fact] of real) placeholders.set(id, fact);
-        return { facts: placeholders, skipped: [] };
+        return { facts: placeholders, skipped: [], unfound: [] };
       })()
-    : deriveFactsWithSkips(defs, snapshots);
-  assertLineTemplates(input.lines, { file: input.linesFile, factIds: facts.keys(), stepIds: snapshots.run.steps });
+    : deriveFactsWithSkips(defs, snapshots, { collect: input.collectUnfound ?? false });
+  // A fact not found is still one the lines may name: the run lacks it, the definition does not.
+  assertLineTemplates(input.lines, { file: input.linesFile, factIds: [...facts.keys(), ...unfound.map((u) => u.id)], stepIds: snapshots.run.steps });
   const claimDefs = input.claimDefs ?? [];
   const claimProblems = checkClaimDefs(claimDefs, input.claimsFile ?? 'article.ts');
   if (claimProblems.length) throw new EvidenceError(claimProblems);
   const fileOfStep = (step: string) => (step === 'run' ? snapshots.files.run : (snapshots.files.steps.get(step) ?? step));
-  const claims = evaluateClaims(claimDefs, facts, fileOfStep);
+  const notFound = new Map(unfound.map((u) => [u.id, `${u.file}: ${u.message}`]));
+  const claims = evaluateClaims(claimDefs, facts, fileOfStep, (id) => notFound.get(id));
   return {
     slug: input.slug,
     snapshots,
@@ -76,6 +80,7 @@ export function buildArticleEvidence(input: {
     lines: input.lines,
     linesFile: input.linesFile,
     claims,
+    ...(unfound.length ? { unfound } : {}),
     ...(input.environment === undefined ? {} : { environment: input.environment }),
     ...(unmeasured ? { unmeasured } : {}),
   };

@@ -28,7 +28,9 @@ export function evidenceFromDisk(
   slug: string,
   snapshotsDir: string,
   defs: ArticleDefinitions,
-  options: { variants?: boolean; variant?: string | null; draft?: boolean; folderOf?: (variant: string) => string } = { variants: true },
+  options: { variants?: boolean; variant?: string | null; draft?: boolean; folderOf?: (variant: string) => string; collectUnfound?: boolean } = {
+    variants: true,
+  },
 ): ArticleEvidence {
   const file = `content/articles/${slug}/article.ts`;
   const common = { slug, snapshotsDir, lines: defs.lines, linesFile: file, claimsFile: file };
@@ -56,5 +58,6 @@ export function evidenceFromDisk(
     lines: variant === null || !experiment ? defs.lines : linesOfVariant(defs.lines, experiment, variant),
     claimDefs: defs.claimDefs.filter((c) => variant === null || c.variants === undefined || c.variants.includes(variant)),
     draft: options.draft ?? false,
+    collectUnfound: options.collectUnfound ?? false,
   });
 }

@@ -3,7 +3,7 @@
 // so that build.ts (one run) and variants.ts (several) share them without
 // importing each other.
 import type { Snapshots } from '../load.ts';
-import type { Fact, SkippedFact } from '../facts.ts';
+import type { Fact, SkippedFact, UnfoundFact } from '../facts.ts';
 import type { LineTemplates } from '../template.ts';
 import type { ClaimResult } from '../claims.ts';
 import type { EnvironmentName } from '../../experiment/types.ts';
@@ -17,6 +17,8 @@ export interface ArticleEvidence {
   linesFile: string;
   /** Every claim of the article, evaluated against this run. */
   claims: ClaimResult[];
+  /** A capture's judgement only: the facts this run does not show, which break the claims that read them. */
+  unfound?: UnfoundFact[];
   /** Which variant of the experiment this run is, when it declares variants. */
   variant?: string;
   /** Which environment this run was measured in, when the experiment declares environments. */
