@@ -47,9 +47,7 @@ export function scaffoldFiles(slug: string, today: string): ScaffoldFile[] {
 // step's .rc and .seconds (src/evidence/run-facts.ts). A fact id the definition
 // does not declare, read anywhere here, fails the type check (npm run check).
 // Capture it with: npm run capture -- ${slug} (kind), then with --driver lab (the lab).
-import { defineArticle, declared, stdout } from '../../../src/authoring/article.ts';
-import { threeNodeCluster } from '../../../src/experiment/clusters.ts';
-import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
+import { defineArticle, declared, stdout, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/authoring/article.ts';
 
 export default defineArticle({
   experiment: {

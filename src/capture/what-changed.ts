@@ -35,6 +35,7 @@ export function runSide(evidence: ArticleEvidence): ReportSide {
     facts: evidence.facts,
     claims: evidence.claims,
     generatedPods: run.pods.map((p) => p.name).filter(isGeneratedPodName),
+    deletes: [...evidence.snapshots.steps.values()].filter((s) => s.kind === 'delete-pod').map((s) => s.id),
   };
 }
 

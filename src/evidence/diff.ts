@@ -13,6 +13,8 @@ export interface RunSide {
   steps: readonly string[];
   facts: ReadonlyMap<string, Fact>;
   claims: readonly ClaimResult[];
+  /** The steps that delete a pod and wait until it is gone. */
+  deletes?: readonly string[];
 }
 
 export interface FactChange {
@@ -67,15 +69,19 @@ export function isEnvironmentFact(id: string, ...sides: RunSide[]): boolean {
  */
 export const SETTLE_NOISE_SECONDS = 1.2;
 const SETTLE_POLL_SECONDS = 0.1;
+/** A pod delete returns once the kubelet has seen its containers end, which it notices on its 1 s relist (PLEG). */
+const DELETE_NOISE_SECONDS = 1.2;
 
 /** A duration changed by less than this is noise: 0.5 s, or a fifth of the old value. */
 export function withinNoise(oldSeconds: number, newSeconds: number): boolean {
   return Math.abs(newSeconds - oldSeconds) <= Math.max(0.5, oldSeconds * 0.2);
 }
 
-function simpleVolatility(id: string, oldValue: string, newValue: string): string | undefined {
+function simpleVolatility(id: string, oldValue: string, newValue: string, deletes: readonly string[]): string | undefined {
   for (const [pattern, reason] of RANDOM_BY_DESIGN) if (pattern.test(id)) return reason;
   const delta = Math.abs(Number(newValue) - Number(oldValue));
+  const step = /^(.+)\.seconds$/.exec(id)?.[1];
+  if (step !== undefined && deletes.includes(step) && delta <= DELETE_NOISE_SECONDS) return "a pod delete's time, within its noise (the kubelet's 1 s relist)";
   if (/\.settleSeconds$/.test(id) && delta <= SETTLE_NOISE_SECONDS) return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
   if (/\.settlePolls$/.test(id) && delta * SETTLE_POLL_SECONDS <= SETTLE_NOISE_SECONDS)
     return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
@@ -163,7 +169,7 @@ export function diffRuns(old: RunSide, next: RunSide): RunDiff {
     const roles = ra !== undefined && rb !== undefined && ra !== rb && (ra !== a || rb !== b) ? { roles: { old: ra, new: rb } } : {};
     let volatile: string | undefined;
     if (a !== undefined && b !== undefined && ra !== undefined && rb !== undefined && a !== b) {
-      volatile = simpleVolatility(id, a, b);
+      volatile = simpleVolatility(id, a, b, [...(old.deletes ?? []), ...(next.deletes ?? [])]);
       // The same role in each run's topology: the client the backend saw is worker's pod gateway in both.
       if (!volatile && ra === rb && ra !== a) volatile = `the same role in both runs (${[...new Set(rolesIn(ra))].join(', ')})`;
       // A composite value (a rule, an argv, a conntrack line) that differs only in random-by-design parts, roles kept.

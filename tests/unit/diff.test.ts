@@ -179,3 +179,18 @@ test("kube-proxy's time to notice a deleted backend: within its minSyncPeriod an
   assert.equal(slow.get('delete-backend.settleSeconds'), undefined);
   assert.equal(slow.get('delete-backend.settlePolls'), undefined);
 });
+
+test("a pod delete's time: within the kubelet's 1 s relist and the poll is noise, beyond is not", () => {
+  const deleting = (runId: string, seconds: string): RunSide => ({
+    runId,
+    steps: ['delete-backend', 'other'],
+    facts: new Map([fact('delete-backend.seconds', seconds, 'delete-backend'), fact('other.seconds', seconds, 'other')]),
+    claims: [],
+    deletes: ['delete-backend'],
+  });
+  const quiet = new Map(diffRuns(deleting('a', '1.6'), deleting('b', '1.0')).facts.map((f) => [f.id, f.volatile]));
+  assert.match(quiet.get('delete-backend.seconds')!, /^a pod delete's time, within its noise/);
+  assert.equal(quiet.get('other.seconds'), undefined, 'another step: 0.6 s on 1.6 s is beyond its own noise');
+  const slow = new Map(diffRuns(deleting('a', '1.6'), deleting('b', '4.0')).facts.map((f) => [f.id, f.volatile]));
+  assert.equal(slow.get('delete-backend.seconds'), undefined);
+});

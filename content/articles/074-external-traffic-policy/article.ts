@@ -4,13 +4,9 @@
 // paths and the step-by-step walkthrough. Node, pod and Service facts, versions
 // and each step's rc and seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts,
-  event, hop, path, type FactIdOf, type PathStation,
+  defineArticle, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts, event, hop, path, nodePort,
+  threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, type ExecStep, type Experiment, type FactIdOf, type PathStation, type TopologyView,
 } from '../../../src/authoring/article.ts';
-import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
-import { threeNodeCluster } from '../../../src/experiment/clusters.ts';
-import type { ExecStep, Experiment, TopologyView } from '../../../src/experiment/types.ts';
-import { nodePort } from '../../../src/evidence/extract/run.ts';
 
 /** curl gives up after this many seconds; the DROP under Local shows up as curl's exit code 28. */
 const CURL_TIMEOUT_SECONDS = '3';

@@ -6,14 +6,11 @@
 // alone on its node, "shared-1" and "shared-2" the two that share the other
 // node (by name). Node and Service facts, versions and each step's rc and
 // seconds come from every run (src/evidence/run-facts.ts).
-import { defineArticle, declared, factsFrom, fromRun, fromStep, healthCheckFacts, curl, type ChartBar, type FactIdOf, type FactSpec } from '../../../src/authoring/article.ts';
-import { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/experiment/substitutes.ts';
-import { threeNodeCluster } from '../../../src/experiment/clusters.ts';
-import type { ExecStep, Experiment, TopologyView } from '../../../src/experiment/types.ts';
-import type { RunSnapshot, StepSnapshot } from '../../../src/evidence/schema.ts';
-import { nodeIP } from '../../../src/evidence/extract/run.ts';
-import { binomialExpectation, countWhere, parseAnswers, share } from '../../../src/evidence/extract/answers.ts';
-import { ExtractError } from '../../../src/evidence/errors.ts';
+import {
+  defineArticle, declared, factsFrom, fromRun, fromStep, healthCheckFacts, curl, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, nodeIP, ExtractError,
+  binomialExpectation, countWhere, parseAnswers, share, type ChartBar, type ExecStep, type Experiment, type FactIdOf, type FactSpec, type RunSnapshot,
+  type StepSnapshot, type TopologyView,
+} from '../../../src/authoring/article.ts';
 
 /** How many requests each worker receives per policy, as an external load balancer with equal weights would send them. */
 export const REQUESTS_PER_NODE = 300;
