@@ -47,7 +47,7 @@ export function scaffoldFiles(slug: string, today: string): ScaffoldFile[] {
 // step's .rc and .seconds (src/evidence/run-facts.ts). A fact id the definition
 // does not declare, read anywhere here, fails the type check (npm run check).
 // Capture it with: npm run capture -- ${slug} (kind), then with --driver lab (the lab).
-import { defineArticle, declared, stdout, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/authoring/article.ts';
+import { defineArticle, declared, stdout, exec, curlArgv, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/authoring/article.ts';
 
 export default defineArticle({
   experiment: {
@@ -63,10 +63,7 @@ export default defineArticle({
     client: 'control-plane',
     // Argv arrays run in order on named nodes; values the run allocates (node addresses, NodePorts) come through \`t\`.
     steps: [
-      {
-        kind: 'exec', id: 'request', node: 'control-plane', title: 'one request to the NodePort on worker',
-        command: (t) => ['curl', '--silent', '--show-error', '--max-time', '3', \`http://\${t.ip('worker')}:\${t.nodePort('app')}/\`],
-      },
+      exec('request', 'control-plane', 'one request to the NodePort on worker', (t) => curlArgv(\`http://\${t.ip('worker')}:\${t.nodePort('app')}/\`, { maxTime: '3' })),
     ],
   },
   facts: {

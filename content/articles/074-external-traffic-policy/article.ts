@@ -5,7 +5,7 @@
 // and each step's rc and seconds come from every run (src/evidence/run-facts.ts).
 import {
   defineArticle, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts, event, hop, path, nodePort,
-  threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, type ExecStep, type Experiment, type FactIdOf, type PathStation, type TopologyView,
+  threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, exec, curlArgv, type Experiment, type FactIdOf, type PathStation, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** curl gives up after this many seconds; the DROP under Local shows up as curl's exit code 28. */
@@ -14,13 +14,8 @@ const CURL_TIMEOUT_SECONDS = '3';
 const MODES_MEASURED = ['iptables', 'nftables'];
 
 /** A request from the client; --include keeps the status line and headers, which a health check answers with. */
-const fromClient = (id: string, title: string, url: (t: TopologyView) => string, include = false): ExecStep => ({
-  kind: 'exec', id, node: 'control-plane', title,
-  command: (t) => ['curl', '--silent', '--show-error', ...(include ? ['--include'] : []), '--max-time', CURL_TIMEOUT_SECONDS, url(t)],
-});
-const onNode = (id: string, node: string, title: string, command: (t: TopologyView) => string[], variants?: string[]): ExecStep => ({
-  kind: 'exec', id, node, title, command, ...(variants ? { variants } : {}),
-});
+const fromClient = (id: string, title: string, url: (t: TopologyView) => string, include = false) =>
+  exec(id, 'control-plane', title, (t) => curlArgv(url(t), { maxTime: CURL_TIMEOUT_SECONDS, include }));
 const healthCheck = (node: string, id = `health-${node}`, title = `s-lb's health check on ${node === 'control-plane' ? 'the control-plane' : node}`) =>
   fromClient(id, title, (t) => `http://${t.ip(node)}:${t.healthCheckNodePort('s-lb')}/`, true);
 
@@ -36,17 +31,17 @@ const experiment: Experiment = {
   steps: [
     fromClient('cluster-via-worker', 's-cluster via the node with the backend', (t) => `http://${t.ip('worker')}:${t.nodePort('s-cluster')}/`),
     // The gateway the CNI put on the host side of the backend's veth, as worker holds it.
-    onNode('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']),
+    exec('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']),
     fromClient('cluster-via-worker2', 's-cluster via the node without a backend', (t) => `http://${t.ip('worker2')}:${t.nodePort('s-cluster')}/`),
-    onNode('conntrack-worker2', 'worker2', "worker2's conntrack entries for s-cluster's NodePort", (t) => ['conntrack', '-L', '-p', 'tcp', '--orig-port-dst', t.nodePort('s-cluster')]),
+    exec('conntrack-worker2', 'worker2', "worker2's conntrack entries for s-cluster's NodePort", (t) => ['conntrack', '-L', '-p', 'tcp', '--orig-port-dst', t.nodePort('s-cluster')]),
     fromClient('local-via-worker', 's-local via the node with the backend', (t) => `http://${t.ip('worker')}:${t.nodePort('s-local')}/`),
     fromClient('local-via-worker2', 's-local via the node without a backend', (t) => `http://${t.ip('worker2')}:${t.nodePort('s-local')}/`),
-    onNode('filter-worker2', 'worker2', "worker2's filter table", () => ['iptables-save', '-t', 'filter'], ['iptables']),
+    exec('filter-worker2', 'worker2', "worker2's filter table", () => ['iptables-save', '-t', 'filter'], { variants: ['iptables'] }),
     // Where the masquerade the article explains is written: worker, with the backend, holds both
     // Services' external chains (Cluster marks every connection, Local only the node's own).
-    onNode('nat-worker', 'worker', "worker's nat table", () => ['iptables-save', '-t', 'nat'], ['iptables']),
+    exec('nat-worker', 'worker', "worker's nat table", () => ['iptables-save', '-t', 'nat'], { variants: ['iptables'] }),
     // In nftables mode kube-proxy keeps its rules in its own table: the drop lives there.
-    onNode('nft-worker2', 'worker2', "kube-proxy's nftables table on worker2", () => ['nft', 'list', 'table', 'ip', 'kube-proxy'], ['nftables']),
+    exec('nft-worker2', 'worker2', "kube-proxy's nftables table on worker2", () => ['nft', 'list', 'table', 'ip', 'kube-proxy'], { variants: ['nftables'] }),
     healthCheck('worker'),
     healthCheck('worker2'),
     healthCheck('control-plane'),

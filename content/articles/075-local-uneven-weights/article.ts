@@ -7,8 +7,8 @@
 // node (by name). Node and Service facts, versions and each step's rc and
 // seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, declared, factsFrom, fromRun, fromStep, healthCheckFacts, curl, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, nodeIP, ExtractError,
-  binomialExpectation, countWhere, parseAnswers, share, type ChartBar, type ExecStep, type Experiment, type FactIdOf, type FactSpec, type RunSnapshot,
+  defineArticle, declared, factsFrom, fromRun, fromStep, healthCheckFacts, curl, curlArgv, exec, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, nodeIP, ExtractError,
+  binomialExpectation, countWhere, parseAnswers, share, type ChartBar, type Experiment, type FactIdOf, type FactSpec, type RunSnapshot,
   type StepSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
@@ -27,12 +27,12 @@ type Policy = (typeof POLICIES)[number];
  * to worker2. `Connection: close` makes each a new connection, which kube-proxy balances
  * on its own; every answer prints "<the pod's name> <HTTP status> <the node address it entered by>".
  */
-const spread = (service: string) => (t: TopologyView): string[] => [
-  'curl', '--silent', '--show-error', '--max-time', '2', '--header', 'Connection: close', '--write-out', ' %{http_code} %{remote_ip}\\n',
-  `http://{${t.ip('worker')},${t.ip('worker2')}}:${t.nodePort(service)}/?request=[1-${REQUESTS_PER_NODE}]`,
-];
-const healthCheck = (node: string) => (t: TopologyView) => ['curl', '--silent', '--show-error', '--include', '--max-time', '2', `http://${t.ip(node)}:${t.healthCheckNodePort('s-local')}/`];
-const fromClient = (id: string, title: string, command: (t: TopologyView) => string[]): ExecStep => ({ kind: 'exec', id, node: 'control-plane', title, command });
+const spread = (service: string) => (t: TopologyView) =>
+  curlArgv(`http://{${t.ip('worker')},${t.ip('worker2')}}:${t.nodePort(service)}/?request=[1-${REQUESTS_PER_NODE}]`, {
+    maxTime: '2', header: 'Connection: close', writeOut: ' %{http_code} %{remote_ip}\\n',
+  });
+const healthCheck = (node: string) => (t: TopologyView) => curlArgv(`http://${t.ip(node)}:${t.healthCheckNodePort('s-local')}/`, { maxTime: '2', include: true });
+const fromClient = (id: string, title: string, command: (t: TopologyView) => string[]) => exec(id, 'control-plane', title, command);
 
 const experiment: Experiment = {
   slug: '075-local-uneven-weights',

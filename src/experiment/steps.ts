@@ -1,0 +1,32 @@
+// The steps experiments are made of, written once: a command on a node, and
+// curl as the series runs it. Pure: argv arrays, never shell strings.
+import type { ExecStep, TopologyView } from './types.ts';
+
+/** A step that runs `command`, an argv, on `node`. */
+export function exec(
+  id: string,
+  node: string,
+  title: string,
+  command: (t: TopologyView) => string[],
+  options: Omit<ExecStep, 'kind' | 'id' | 'node' | 'title' | 'command'> = {},
+): ExecStep {
+  return { kind: 'exec', id, node, title, command, ...options };
+}
+
+/**
+ * curl's argv as the series runs it: silent but for errors, with a time limit (`maxTime`, seconds);
+ * `include` keeps the status line and headers, `header` adds one, `writeOut` prints after each answer.
+ */
+export function curlArgv(url: string, options: { maxTime: string; include?: boolean; header?: string; writeOut?: string }): string[] {
+  return [
+    'curl',
+    '--silent',
+    '--show-error',
+    ...(options.include ? ['--include'] : []),
+    '--max-time',
+    options.maxTime,
+    ...(options.header === undefined ? [] : ['--header', options.header]),
+    ...(options.writeOut === undefined ? [] : ['--write-out', options.writeOut]),
+    url,
+  ];
+}
