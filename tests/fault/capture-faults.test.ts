@@ -163,6 +163,22 @@ async function leftovers(trace: RunTrace, out: string): Promise<string[]> {
 }
 
 /**
+ * What is left of a killed run once the commands it had in flight have ended: an `ip netns exec`
+ * or a kubectl started just before the kill, unseen when the kill was traced, ends within its own
+ * time limit. Namespaces, folders, records and the run's daemons never end by themselves, so
+ * waiting for the processes hides none of them.
+ */
+async function settledLeftovers(trace: RunTrace, out: string): Promise<string[]> {
+  let left = await leftovers(trace, out);
+  const deadline = Date.now() + 15_000;
+  while (left.some((l) => l.startsWith('process ')) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = await leftovers(trace, out);
+  }
+  return left;
+}
+
+/**
  * Kills the capture with SIGKILL once `mark` shows in its progress and, with
  * `withDaemons`, once a component the run recorded runs inside its namespaces
  * (watched, not waited for by the clock); returns what the run had on
@@ -232,7 +248,7 @@ test('kill -9 during setup leaves the lab behind; --clean finds it by its record
     );
     assert.match(result.stderr, new RegExp(`dead capture ${trace.runId} of ${SLUG}: removed the staging folder`));
     assert.match(result.stderr, new RegExp(`dead capture ${trace.runId} of ${SLUG}: removed the lock`));
-    assert.deepEqual(await leftovers(trace, out), [], 'nothing of the killed run is left');
+    assert.deepEqual(await settledLeftovers(trace, out), [], 'nothing of the killed run is left');
     assert.deepEqual(digest(), before, 'the previous snapshots and the foreign file are byte-identical');
     loadSnapshots(target);
   } finally {
@@ -264,7 +280,7 @@ test(
       assert.match(result.stderr, new RegExp(`recovered: dead capture ${trace.runId} of ${SLUG}: removed the staging folder`));
       assert.doesNotMatch(result.stderr, /nothing to compare with/);
       assert.match(result.stderr, /what changed/);
-      assert.deepEqual(await leftovers(trace, out), [], 'nothing of the killed run is left');
+      assert.deepEqual(await settledLeftovers(trace, out), [], 'nothing of the killed run is left');
       const nextTrace = { runId: runIdOf(result.stderr), processes: [] };
       assert.deepEqual(await leftovers(nextTrace, out), [], 'nothing of the next run is left');
       const snapshots = loadSnapshots(target);
@@ -304,7 +320,7 @@ test('kill -9 between the two renames of the swap: the build says how to recover
     assert.equal(clean.code, 0, clean.stderr);
     assert.match(clean.stderr, new RegExp(`finished the interrupted swap of run ${trace.runId}`));
     assert.equal(loadSnapshots(target).run.runId, trace.runId, 'the complete run the swap was putting in place is there');
-    assert.deepEqual(await leftovers(trace, out), []);
+    assert.deepEqual(await settledLeftovers(trace, out), []);
     assert.equal(digest()['notes-of-someone-else.txt'], foreign);
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -367,7 +383,7 @@ test('SIGTERM during a step exits 143, keeps the previous snapshots and takes th
     assert.equal(result.code, 143, result.stderr);
     assert.match(result.stderr, /interrupted; the snapshots were left as they were/);
     assert.deepEqual(digest(), before);
-    assert.deepEqual(await leftovers(trace, out), []);
+    assert.deepEqual(await settledLeftovers(trace, out), []);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -74,8 +74,8 @@ export function suiteList(root: string, node: string): Suite[] {
     command('kube', 'Kubernetes binaries (npm run lab:build)', [node, `${root}/scripts/build-kube.ts`]),
     // Two labs at once are two sets of namespaces named after their runs; a file that kills runs on purpose keeps its own registry.
     nodeTest('lab', 'lab capture on this kernel (node:test)', 'tests/lab/**/*.test.ts', 2),
-    // The fault suite one file at a time: its kill -9 tests read every process of a run at the moment of the kill, which a second lab's load makes racy.
-    nodeTest('fault', 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', 'tests/fault/**/*.test.ts', 1),
+    // Two fault files at a time: each keeps its own registry and project copy; its kill -9 tests let the commands a killed run had in flight end before they look.
+    nodeTest('fault', 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', 'tests/fault/**/*.test.ts', 2),
     // Real kind clusters: kind:prepare's engine and images (built without a registry where none answers), a new article's
     // path from npm run new to its page, article 074's capture, and the host as it was before the engine started.
     nodeTest('kind', 'kind: a new article and article 074 on real kind clusters, the host as found (node:test)', 'tests/kind/**/*.test.ts', 1),
