@@ -7,24 +7,13 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/article/from-disk.ts';
 import type { ArticleEvidence } from '../evidence/article/types.ts';
-import { byRole, diffRuns, roleTokens, withinNoise, type FactChange, type RunSide } from '../evidence/diff.ts';
+import { byRole, diffRuns, isGeneratedPodName, roleTokens, withinNoise, type FactChange, type RunSide } from '../evidence/diff.ts';
 import { formatBrokenClaims } from '../evidence/claims.ts';
 
 /** One run as the report reads it: its id, steps, facts and claims, and the pod names the API generated in it. */
 export interface ReportSide extends RunSide {
   /** Pods of the run named from a ReplicaSet's generateName (a Deployment's): chosen afresh on every run. */
   generatedPods: readonly string[];
-}
-
-/**
- * A Pod name a Deployment's ReplicaSet generated: `<deployment>-<pod-template-hash>-<5 random>`,
- * both parts in the alphabet Kubernetes draws them from (k8s.io/apimachinery/pkg/util/rand):
- * `web-68b8cc69d6-fkstc`.
- */
-const GENERATED_POD_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
-
-export function isGeneratedPodName(name: string): boolean {
-  return GENERATED_POD_NAME.test(name);
 }
 
 export function runSide(evidence: ArticleEvidence): ReportSide {

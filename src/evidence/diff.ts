@@ -98,8 +98,16 @@ function firstHost(cidr: string): string | undefined {
   return `${m[1]}.${m[2]}.${m[3]}.${Number(m[4]) + 1}`;
 }
 
-/** A pod named by a ReplicaSet (`web-68b8cc69d6-fkstc`) plays the role of its workload's pod, not its own name's. */
-const GENERATED_POD = /^(.+)-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+/**
+ * A Pod name a Deployment's ReplicaSet generated: `<deployment>-<pod-template-hash>-<5 random>`,
+ * both parts in the alphabet Kubernetes draws them from (k8s.io/apimachinery/pkg/util/rand):
+ * `web-68b8cc69d6-fkstc`. Such a pod plays the role of its workload's pod, not its own name's.
+ */
+const GENERATED_POD_NAME = /^([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+
+export function isGeneratedPodName(name: string): boolean {
+  return GENERATED_POD_NAME.test(name);
+}
 
 /**
  * What each address, range and port of a run stands for in its topology: node addresses and pod
@@ -111,18 +119,22 @@ export function roleTokens(side: RunSide): Array<[value: string, role: string]> 
   const add = (value: string | undefined, role: string) => {
     if (value !== undefined && value.length >= 2 && value !== 'none' && !roles.has(value)) roles.set(value, role);
   };
+  // A gateway an article measured comes first; a range's first host stands for it only where none was.
+  const derived: Array<[string | undefined, string]> = [];
   for (const id of [...side.facts.keys()].sort()) {
     const value = side.facts.get(id)!.value;
     const node = /^node\.([^.]+)\.(ip|podCIDR|podGateway)$/.exec(id);
     if (node) {
       add(value, id);
-      if (node[2] === 'podCIDR') add(firstHost(value), `node.${node[1]}.podGateway`);
+      if (node[2] === 'podCIDR' && !side.facts.has(`node.${node[1]}.podGateway`)) derived.push([firstHost(value), `node.${node[1]}.podGateway`]);
       continue;
     }
     const pod = /^pod\.([^.]+)\.ip$/.exec(id);
-    if (pod) add(value, `pod.${GENERATED_POD.exec(pod[1]!)?.[1] ?? pod[1]}${GENERATED_POD.test(pod[1]!) ? '-*' : ''}.ip`);
+    const workload = pod && GENERATED_POD_NAME.exec(pod[1]!)?.[1];
+    if (pod) add(value, workload ? `pod.${workload}-*.ip` : id);
     if (/^service\.[^.]+\.(clusterIP|nodePort|healthCheckNodePort)$/.test(id)) add(value, id);
   }
+  for (const [value, role] of derived) add(value, role);
   return [...roles].sort((a, b) => b[0].length - a[0].length || a[0].localeCompare(b[0]));
 }
 

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { manifestValue } from './extract/manifest.ts';
+import { fieldAt } from './extract/field.ts';
 import { ExtractError } from './errors.ts';
 import { clientAddress, curlFailure, maxTime } from './extract/curl.ts';
 import { durationSeconds } from './extract/duration.ts';
@@ -87,12 +88,7 @@ export function printed(step: string, path: string): FactSpec {
     } catch (error) {
       throw new ExtractError(`expected JSON or YAML on stdout (${(error as Error).message.split('\n')[0]})`);
     }
-    let current = data;
-    for (const key of path.split('.')) {
-      if (current === null || typeof current !== 'object' || !(key in current))
-        throw new ExtractError(`looked for "${path}" in what the step printed, but it has no "${key}"`);
-      current = (current as Record<string, unknown>)[key];
-    }
+    const current = fieldAt(data, path, 'what the step printed');
     if (typeof current !== 'string' && typeof current !== 'number' && typeof current !== 'boolean')
       throw new ExtractError(`"${path}": expected a number, a string or a boolean, got ${current === null ? 'null' : typeof current}`);
     return String(current);

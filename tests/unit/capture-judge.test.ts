@@ -40,19 +40,22 @@ const breakClaim = (dir: string) => edit(join(dir, 'local-via-worker2.yaml'), 'e
 const breakFact = (dir: string) => edit(join(dir, 'health-worker2.yaml'), 'HTTP/1.1 503 Service Unavailable', 'nothing came back');
 
 const nowhere = (variant: string) => `/nonexistent/${variant}`;
+/** Both variants' runs judged together, as one capture of every variant would stage them. */
+const judgeBoth = (iptables: string, nftables: string) =>
+  judgeRuns(
+    SLUG,
+    defs,
+    [
+      { variant: 'iptables', dir: iptables },
+      { variant: 'nftables', dir: nftables },
+    ],
+    nowhere,
+  );
 
 test('the committed runs of both variants, judged together: every fact derives, no claim breaks', () => {
   const { tmp, iptables, nftables } = runs();
   try {
-    const judged = judgeRuns(
-      SLUG,
-      defs,
-      [
-        { variant: 'iptables', dir: iptables },
-        { variant: 'nftables', dir: nftables },
-      ],
-      nowhere,
-    );
+    const judged = judgeBoth(iptables, nftables);
     assert.deepEqual(judged, { verdict: 'claims', broken: [], notes: [] });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -63,15 +66,7 @@ test('a claim that breaks is named with its variant, its values and the file eac
   const { tmp, iptables, nftables } = runs();
   try {
     breakClaim(iptables);
-    const judged = judgeRuns(
-      SLUG,
-      defs,
-      [
-        { variant: 'iptables', dir: iptables },
-        { variant: 'nftables', dir: nftables },
-      ],
-      nowhere,
-    );
+    const judged = judgeBoth(iptables, nftables);
     assert.equal(judged.verdict, 'claims');
     // The variant's own claim, and the comparison that reads the same value in both runs.
     const [block, across] = judged.verdict === 'claims' ? judged.broken : [];
@@ -91,15 +86,7 @@ test("a comparison broken by the second variant's run lists each run's value wit
   const { tmp, iptables, nftables } = runs();
   try {
     breakClaim(nftables);
-    const judged = judgeRuns(
-      SLUG,
-      defs,
-      [
-        { variant: 'iptables', dir: iptables },
-        { variant: 'nftables', dir: nftables },
-      ],
-      nowhere,
-    );
+    const judged = judgeBoth(iptables, nftables);
     assert.equal(judged.verdict, 'claims');
     const [block, across] = judged.verdict === 'claims' ? judged.broken : [];
     assert.equal(judged.verdict === 'claims' && judged.broken.length, 2);
@@ -117,15 +104,7 @@ test('a healthy run that no longer shows what a fact reads: a change in behaviou
   const { tmp, iptables, nftables } = runs();
   try {
     breakFact(iptables);
-    const judged = judgeRuns(
-      SLUG,
-      defs,
-      [
-        { variant: 'iptables', dir: iptables },
-        { variant: 'nftables', dir: nftables },
-      ],
-      nowhere,
-    );
+    const judged = judgeBoth(iptables, nftables);
     assert.equal(judged.verdict, 'claims');
     const broken = judged.verdict === 'claims' ? judged.broken : [];
     const file = displayPath(join(iptables, 'health-worker2.yaml'));
@@ -155,15 +134,7 @@ test('a run that went wrong (a step reached its time limit) and lacks a fact is 
     breakFact(iptables);
     edit(join(iptables, 'health-worker2.yaml'), 'exitCode: 0', 'exitCode: 0\ntimedOut: true');
     breakClaim(nftables);
-    const judged = judgeRuns(
-      SLUG,
-      defs,
-      [
-        { variant: 'iptables', dir: iptables },
-        { variant: 'nftables', dir: nftables },
-      ],
-      nowhere,
-    );
+    const judged = judgeBoth(iptables, nftables);
     assert.equal(judged.verdict, 'facts');
     const problems = judged.verdict === 'facts' ? judged.problems : [];
     assert.ok(problems.length >= 1);

@@ -194,3 +194,12 @@ test("a pod delete's time: within the kubelet's 1 s relist and the poll is noise
   const slow = new Map(diffRuns(deleting('a', '1.6'), deleting('b', '4.0')).facts.map((f) => [f.id, f.volatile]));
   assert.equal(slow.get('delete-backend.seconds'), undefined);
 });
+
+test("a pod gateway the run measured is the gateway's role; a range's first host stands for it only where none was measured", () => {
+  const side = topology('r', ['172.18.0.3', '172.18.0.2', '172.18.0.4'], ['10.244.0.0/24', '10.244.2.0/24', '10.244.1.0/24'], '10.244.2.1');
+  const measured: RunSide = { ...side, facts: new Map([...side.facts, fact('node.worker.podGateway', '10.244.2.7', 'addresses-worker')]) };
+  const roles = new Map(roleTokens(measured));
+  assert.equal(roles.get('10.244.2.7'), 'node.worker.podGateway');
+  assert.equal(roles.get('10.244.2.1'), undefined, "worker's range's first host is no gateway when the run says another is");
+  assert.equal(roles.get('10.244.1.1'), 'node.worker2.podGateway');
+});

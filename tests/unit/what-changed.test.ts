@@ -14,7 +14,6 @@ import { loadArticle } from '../../src/authoring/load.ts';
 import {
   baselineOf,
   committedCounterpart,
-  isGeneratedPodName,
   readBaseline,
   reportedChanges,
   runSide,
@@ -24,6 +23,7 @@ import {
   type Baseline,
   type ReportSide,
 } from '../../src/capture/what-changed.ts';
+import { isGeneratedPodName } from '../../src/evidence/diff.ts';
 import { deriveFacts, type FactDef } from '../../src/evidence/facts.ts';
 import { fromRun } from '../../src/evidence/fact-kit.ts';
 import type { RunSnapshot } from '../../src/evidence/schema.ts';

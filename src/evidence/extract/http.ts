@@ -1,6 +1,7 @@
 // An HTTP response as `curl --include` prints it: status line, headers, a blank
 // line, the body. Interim 1xx responses (and the headers of redirects curl
 // followed) come first; the last response is the one that counts.
+import { fieldAt } from './field.ts';
 import { ExtractError, describeValue } from '../errors.ts';
 
 export interface HttpHeader {
@@ -59,12 +60,5 @@ export function jsonField(response: HttpResponse, path: string): unknown {
   } catch {
     throw new ExtractError(`expected a JSON body, got ${describeValue(response.body)}`);
   }
-  let current = data;
-  for (const key of path.split('.')) {
-    if (current === null || typeof current !== 'object' || !(key in current)) {
-      throw new ExtractError(`looked for "${path}" in the JSON body, but it has no "${key}"`);
-    }
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
+  return fieldAt(data, path, 'the JSON body');
 }
