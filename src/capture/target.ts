@@ -72,7 +72,7 @@ export function inspectTarget(target: string): TargetFacts {
   const run = entries.find((e) => e.name === 'run.yaml' && e.type === 'file');
   if (run && lstatSync(`${target}/run.yaml`).size < 1024 * 1024) {
     try {
-      runYaml = load(readFileSync(`${target}/run.yaml`, 'utf8'));
+      runYaml = load(readFileSync(`${target}/run.yaml`, 'utf8'), { maxAliases: 0 });
     } catch {
       runYaml = null;
     }

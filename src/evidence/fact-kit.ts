@@ -84,7 +84,7 @@ export function printed(step: string, path: string): FactSpec {
   return fromStep(step, (s) => {
     let data: unknown;
     try {
-      data = load(s.stdout);
+      data = load(s.stdout, { maxAliases: 0 });
     } catch (error) {
       throw new ExtractError(`expected JSON or YAML on stdout (${(error as Error).message.split('\n')[0]})`);
     }

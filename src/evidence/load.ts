@@ -18,6 +18,7 @@ import type { z } from 'zod';
 import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from './schema.ts';
 import { EvidenceError, describeValue, displayPath } from './errors.ts';
 import { formatIssues, formatPath } from './issues.ts';
+import { originProblems } from './run-origin.ts';
 
 export interface Snapshots {
   dir: string;
@@ -28,15 +29,22 @@ export interface Snapshots {
   files: { run: string; steps: Map<string, string> };
 }
 
-/** Parse YAML text; a syntax error names the file, line and column. Pure. */
+/**
+ * Parse YAML text; a syntax error names the file, line and column. Aliases are
+ * refused: the capture writes none, and one alias repeated expands far beyond
+ * the size limits, which count the file. Pure.
+ */
 export function parseYaml(text: string, file: string): unknown {
   if (text.trim() === '') throw new EvidenceError(`${file}: the file is empty; expected a YAML mapping`);
   try {
-    return load(text, { filename: file });
+    return load(text, { filename: file, maxAliases: 0 });
   } catch (error) {
     const e = error as { reason?: string; mark?: { line: number; column: number }; message?: string };
     const at = e.mark ? `:${e.mark.line + 1}:${e.mark.column + 1}` : '';
-    throw new EvidenceError(`${file}${at}: YAML syntax error: ${e.reason ?? e.message ?? String(error)}`);
+    const reason = e.reason ?? e.message ?? String(error);
+    if (reason.startsWith('aliases exceeded maxAliases'))
+      throw new EvidenceError(`${file}${at}: a YAML alias (*name); expected none, as the capture writes them (an alias repeats its anchor's value past the size limits)`);
+    throw new EvidenceError(`${file}${at}: YAML syntax error: ${reason}`);
   }
 }
 
@@ -236,5 +244,7 @@ export function loadSnapshots(dir: string, expected: { slug?: string } = {}): Sn
     }
   }
   if (problems.length) throw new EvidenceError(problems);
+  const contradictions = originProblems(run, steps, { run: shownRun, steps: stepFiles });
+  if (contradictions.length) throw new EvidenceError(contradictions);
   return { dir, run, steps, files: { run: shownRun, steps: stepFiles } };
 }

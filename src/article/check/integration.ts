@@ -33,6 +33,7 @@ export async function checkArticles(
   let claimCount = 0;
   const drafts: string[] = [];
   const memo = evidenceMemo();
+  const committedRuns: CommittedRun[] = [];
   const slugs = readdirSync(join(root, ARTICLES), { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
@@ -58,6 +59,7 @@ export async function checkArticles(
       const evidence = evidenceFromDisk(slug, target.snapshotsDir, article, { variants: true, draft: target.draft });
       // The pages take it from the memo instead of deriving it again (evidence-memo.ts); dev pages derive afresh.
       if (stamps !== null) memo.remember(target, stamps, evidence);
+      if (!evidence.unmeasured) committedRuns.push(...everyRun(evidence).map((run) => ({ runId: run.snapshots.run.runId, file: run.snapshots.files.run })));
       // With variants: every measured run's facts and steps as <variant>:<id>, and the claims of every run and across runs.
       const bindable = bindableIds(evidence);
       factCount += bindable.factIds.length;
@@ -81,8 +83,23 @@ export async function checkArticles(
       else problems.push((error as Error).message);
     }
   }
+  problems.push(...sharedRunIds(committedRuns));
   const summary = `${slugs.length} article(s), ${factCount} facts derived from their snapshots, ${claimCount} claims checked`;
   return { problems, drafts, findings, summary };
+}
+
+interface CommittedRun {
+  runId: string;
+  /** Its run.yaml, as messages show it. */
+  file: string;
+}
+
+/** One line per run id that two committed runs share: each run's values are bound to the page by its id. Pure. */
+export function sharedRunIds(runs: readonly CommittedRun[]): string[] {
+  const byId = Map.groupBy(new Map(runs.map((r) => [r.file, r])).values(), (r) => r.runId);
+  return [...byId].flatMap(([runId, same]) =>
+    same.length < 2 ? [] : [`${same[1]!.file}: field "runId": ${runId} is also the run id of ${same[0]!.file}; expected every committed run to have its own id`],
+  );
 }
 
 /** Every run of an article: its own, every variant's, every environment's. */
