@@ -3,16 +3,16 @@
 // artifacts) checked as the build would and swapped into the articles' snapshots
 // by a capture's rules (src/capture/merge.ts, swap-in.ts). The I/O edge: arguments,
 // signals, the report, exit codes.
-import { accessSync, constants, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../src/capture/cli-args.ts';
 import { clip } from '../src/capture/clip.ts';
 import { PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
 import { MERGE_USAGE, parseMergeArgs, type MergeArgs } from '../src/capture/matrix.ts';
-import { prepareMerge } from '../src/capture/merge.ts';
+import { ACCEPT_HINT, prepareMerge } from '../src/capture/merge.ts';
 import { recoverDeadRuns } from '../src/capture/recover.ts';
+import { reportPathProblem, writeReport } from '../src/capture/report-file.ts';
 import { reportMarkdown, type ReportSection } from '../src/capture/report-markdown.ts';
 import { swapInRuns, SwapError, SwapInterrupted } from '../src/capture/swap-in.ts';
 import { checkTarget, TargetError } from '../src/capture/target.ts';
@@ -54,13 +54,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${MERGE_USAGE}\n`);
     return;
   }
-  // The report is written after the swap: a folder it cannot be written to is found before anything is touched.
+  // The report is written after the swap: a place it cannot or must not go is refused before anything is touched.
   if (args.report) {
-    try {
-      accessSync(dirname(resolve(args.report)), constants.W_OK);
-    } catch {
-      fail([`--report ${clip(args.report, 160)}: its folder is not there or not writable; nothing was merged`], 2);
-    }
+    const problem = reportPathProblem(args.report, root);
+    if (problem !== null) fail([`--report ${clip(args.report, 160)}: ${problem}; nothing was merged`], 2);
   }
   const started = performance.now();
   const ready = await prepareMerge({ root, dirs: args.dirs, variants: args.variants, acceptBrokenClaims: args.acceptBrokenClaims });
@@ -81,9 +78,14 @@ async function main(): Promise<void> {
   swapping = true;
   let previous;
   try {
-    previous = await swapInRuns(ready.groups, { signal: controller.signal, say: (line) => say(`capture:merge: ${line}`) });
+    previous = await swapInRuns(ready.groups, {
+      signal: controller.signal,
+      say: (line) => say(`capture:merge: ${line}`),
+      acceptBrokenClaims: args.acceptBrokenClaims,
+    });
   } catch (error) {
-    if (error instanceof SwapError) fail([error.message, 'nothing was merged'], error.code);
+    if (error instanceof SwapError)
+      fail([error.message, ...(error.code === 3 ? [ACCEPT_HINT] : ['nothing was merged'])], error.code);
     if (error instanceof SwapInterrupted) fail(['interrupted; the snapshots were left as they were'], signalExitCode(stopSignal ?? 'SIGINT'));
     fail([`${(error as Error).message}; the snapshots were left as they were`], 1);
   }
@@ -111,7 +113,12 @@ async function main(): Promise<void> {
       ...ready.notes,
     ];
     // The heading is the verdict of every run together; the capture workflow titles its pull request with it.
-    writeFileSync(args.report, reportMarkdown(`Capture: ${overallVerdict(verdicts)}`, intro, sections));
+    try {
+      writeReport(args.report, reportMarkdown(`Capture: ${overallVerdict(verdicts)}`, intro, sections));
+    } catch (error) {
+      // The merge succeeded: its exit code says so, whatever became of the report.
+      say(`capture:merge: the runs are merged; the report could not be written to ${clip(args.report, 160)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
   }
 }
 

@@ -436,7 +436,7 @@ async function accept(ref: string): Promise<void> {
           folderOfOther,
         },
       ],
-      { signal: controller.signal, say: (line) => process.stderr.write(`capture: ${line}\n`) },
+      { signal: controller.signal, say: (line) => process.stderr.write(`capture: ${line}\n`), acceptBrokenClaims: true },
     );
   } catch (error) {
     if (error instanceof SwapError) fail(error.message, error.code);

@@ -28,6 +28,8 @@ export interface CheckoutArticle {
   experiment: Experiment | null;
   /** Per environment, the variants whose committed folder holds a run now. */
   committed: Partial<Record<EnvironmentName, Array<string | null>>>;
+  /** The run id of every committed run of the article, and the snapshot folder (`snapshots.lab` …) that holds it. */
+  committedRunIds: ReadonlyMap<string, string>;
 }
 
 /** One accepted run: where it is read from and the snapshot folder name (`snapshots[.<environment>][.<variant>]`) it replaces. */
@@ -71,6 +73,8 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
   type Slot = PlannedRun & { slug: string; environment: EnvironmentName };
   const slots = new Map<string, Slot>();
   const runIds = new Map<string, string>();
+  // A run id names one capture: it may come again only into the folder that holds it (the same run merged twice).
+  const committedIds = new Map(articles.flatMap((a) => [...a.committedRunIds].map(([id, folder]) => [id, { slug: a.slug, folder }] as const)));
 
   for (const run of found) {
     const { facts } = run;
@@ -127,9 +131,15 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
       continue;
     }
     const runId = yaml.runId as string;
-    const sameId = runIds.get(runId);
+    const folder = runFolderName('snapshots', article.experiment, environment, variant);
+    const committedAs = committedIds.get(runId);
+    const sameId =
+      runIds.get(runId) ??
+      (committedAs && (committedAs.slug !== article.slug || committedAs.folder !== folder)
+        ? `the committed run in content/articles/${committedAs.slug}/${committedAs.folder}`
+        : undefined);
     if (sameId !== undefined) {
-      problems.push(`${run.shown}: run id ${runId} is also the run id of ${sameId}; expected every run folder to be a different run`);
+      problems.push(`${run.shown}: run id ${runId} is also the run id of ${sameId}; expected every run to have its own id (a run id names one capture)`);
       continue;
     }
     runIds.set(runId, run.shown);
@@ -148,7 +158,7 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
       environment,
       variant,
       runId,
-      folder: runFolderName('snapshots', article.experiment, environment, variant),
+      folder,
     });
   }
 

@@ -4,7 +4,7 @@
 // UTF-8, regular files, facts derived, claims evaluated) before anything is
 // swapped in (swap-in.ts).
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import type { ArticleDefinitions } from '../evidence/article/from-disk.ts';
 import { environmentsOf } from '../experiment/environments.ts';
 import { variantsOf } from '../experiment/variants.ts';
@@ -37,6 +37,10 @@ export interface MergeReady {
   /** Lines to say before the swap: broken claims accepted, claims across variants not evaluated. */
   notes: string[];
 }
+
+/** The last line of a merge refused for broken claims. */
+export const ACCEPT_HINT =
+  'nothing was merged; if a claim was wrong about Kubernetes (a finding, not a broken run), merge with --accept-broken-claims and change the prose';
 
 const shownOf = (path: string) => relative(process.cwd(), path) || '.';
 
@@ -75,12 +79,17 @@ export async function checkoutArticles(root: string): Promise<Map<string, { arti
     const defs = await loadArticle(root, slug);
     const experiment = defs.experiment ?? null;
     const committed: CheckoutArticle['committed'] = {};
+    const committedRunIds = new Map<string, string>();
     for (const environment of environmentsOf(experiment)) {
-      committed[environment] = (experiment ? variantsOf(experiment) : [null]).filter((variant) =>
-        existsSync(join(articleDir(root, slug), runFolderName('snapshots', experiment, environment, variant), 'run.yaml')),
-      );
+      committed[environment] = (experiment ? variantsOf(experiment) : [null]).filter((variant) => {
+        const folder = join(articleDir(root, slug), runFolderName('snapshots', experiment, environment, variant));
+        const facts = inspectTarget(folder);
+        const runYaml = (facts.kind === 'dir' ? facts.runYaml : null) as { runId?: unknown } | null;
+        if (typeof runYaml?.runId === 'string') committedRunIds.set(runYaml.runId, basename(folder));
+        return existsSync(join(folder, 'run.yaml'));
+      });
     }
-    articles.set(slug, { article: { slug, experiment, committed }, defs });
+    articles.set(slug, { article: { slug, experiment, committed, committedRunIds }, defs });
   }
   return articles;
 }
@@ -138,7 +147,7 @@ export async function prepareMerge(input: MergeInput): Promise<MergeReady | Merg
       code: 3,
       lines: [
         ...broken,
-        'nothing was merged; if a claim was wrong about Kubernetes (a finding, not a broken run), merge with --accept-broken-claims and change the prose',
+        ACCEPT_HINT,
       ],
     };
   return { groups, notes };

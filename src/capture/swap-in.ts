@@ -6,11 +6,13 @@
 // leaves every target as it was and nothing beside it. The I/O of --accept and
 // capture:merge, once.
 import { constants as fsConstants, copyFileSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import type { ArticleDefinitions } from '../evidence/article/from-disk.ts';
 import { displayPath } from '../evidence/errors.ts';
+import { loadSnapshots } from '../evidence/load.ts';
 import { clip } from './clip.ts';
 import { judgeRuns } from './judge-run.ts';
+import { runFolderName } from './merge-plan.ts';
 import { acquireLock, LockHeld, type Lock } from './lock.ts';
 import { settleSwap } from './recover.ts';
 import { currentOwner, forgetRecord, recordCapture, type Owner } from './run-registry.ts';
@@ -71,6 +73,24 @@ export function copyRunInto(from: string, to: string): void {
   }
 }
 
+/**
+ * Why the staged copy is not the run planned for its target (its run id, or the
+ * environment and variant its run.yaml names, which decide the folder), or
+ * undefined. Read after the judgement, from the same staged files.
+ */
+function stagedAsPlanned(run: IncomingRun, dir: string, defs: ArticleDefinitions): string | undefined {
+  const { run: staged, files } = loadSnapshots(dir);
+  const experiment = defs.experiment ?? null;
+  const variant = experiment?.variants ? staged.cluster.kubeProxyMode : null;
+  // A checkout's snapshot folder, or an --out folder (named by the slug).
+  const names = [runFolderName('snapshots', experiment, staged.driver, variant), runFolderName(run.slug, experiment, staged.driver, variant)];
+  const folder = names[0];
+  if (staged.runId !== run.runId) return `${files.run}: field "runId": expected ${run.runId}, the run judged for ${displayPath(run.target)}, got ${staged.runId}`;
+  if (!names.includes(basename(run.target)))
+    return `${files.run}: names driver ${staged.driver}, kube-proxy mode ${staged.cluster.kubeProxyMode}: the run of ${folder}, not of ${displayPath(run.target)}`;
+  return undefined;
+}
+
 /** One run to swap in: the folder it is read from and the target it replaces. */
 export interface IncomingRun {
   slug: string;
@@ -95,14 +115,16 @@ export interface IncomingGroup {
 export interface SwapInOptions {
   signal: AbortSignal;
   say: (line: string) => void;
+  /** Swap in runs on which claims no longer hold (--accept, --accept-broken-claims); otherwise such a run is refused with code 3. */
+  acceptBrokenClaims: boolean;
   /** Called once every lock is held, before anything is copied (the caller's "cleaning up is now due" mark). */
   onLocked?: () => void;
 }
 
 /**
  * Swaps every group's runs in, all or none of them up to the swaps
- * themselves: locks, staging copies and a second derivation of the facts
- * where the swap takes them from. Returns each run's baseline (the committed
+ * themselves: locks, staging copies, and the judgement (schema, driver, facts,
+ * claims) of the staged copies, which is what the swap moves in. Returns each run's baseline (the committed
  * snapshots it replaced, read under the lock) by run id.
  */
 export async function swapInRuns(groups: readonly IncomingGroup[], options: SwapInOptions): Promise<Map<string, Baseline>> {
@@ -140,12 +162,23 @@ export async function swapInRuns(groups: readonly IncomingGroup[], options: Swap
         copyRunInto(run.from, staging.dir);
       }
     }
-    // Derived again where the swap takes it from: what is swapped in is what was judged.
+    // The judgement that decides is made on the staged copy itself, the files the swap moves in:
+    // an input changed after it was first judged changes nothing here.
     let index = 0;
     for (const group of groups) {
       const staged = group.runs.map((r) => ({ variant: r.variant, dir: stagings[index++]!.dir }));
       const judged = judgeRuns(group.slug, group.defs, staged, group.folderOfOther);
-      if (judged.verdict === 'facts') throw new Error(`${group.slug}: the copy beside the target does not derive its facts: ${judged.problems.join(' | ')}`);
+      if (judged.verdict === 'facts')
+        throw new SwapError(`${group.slug}: the copy beside the target does not derive its facts, so it is no measurement: ${judged.problems.join(' | ')}`, 1);
+      for (const [i, run] of group.runs.entries()) {
+        const problem = stagedAsPlanned(run, staged[i]!.dir, group.defs);
+        if (problem) throw new SwapError(problem, 2);
+      }
+      if (judged.broken.length && !options.acceptBrokenClaims)
+        throw new SwapError(
+          `${group.slug}: on the copy beside the target ${judged.broken.length} claim(s) no longer hold: ${judged.broken.map((b) => b.replaceAll('\n', ' ')).join(' | ')}`,
+          3,
+        );
     }
     if (options.signal.aborted) throw new SwapInterrupted('interrupted');
     for (const staging of stagings) await staging.commit();

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,3 +91,45 @@ test('SIGTERM before the swap: the merge ends at once and touches nothing', { ti
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test(
+  "a step file of the input replaced the moment the target's lock appears: what is swapped in is what was judged",
+  { timeout: 180_000 },
+  async () => {
+    const outcomes: string[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      const { tmp, project, runs, article, start } = scene();
+      try {
+        const before = treeDigest(join(project, 'content'));
+        const step = join(runs, `${SLUG}.lab`, 'cluster-via-worker.yaml');
+        const lock = join(article, '.snapshots.lab.lock');
+        // Watched before the merge starts, so the lock's creation cannot be missed.
+        const locked = new Promise<void>((resolve) => {
+          const watcher = watch(article, () => {
+            if (existsSync(lock)) {
+              watcher.close();
+              resolve();
+            }
+          });
+        });
+        const merge = start('capture-merge.ts', [runs, '--variant', 'iptables']);
+        await Promise.race([locked, merge.done]);
+        // The backend now "sees" the client itself: claim cluster-hides-client breaks.
+        writeFileSync(step, readFileSync(step, 'utf8').replace('client=10.245.1.1', 'client=172.20.0.3'));
+        const ended = await merge.done;
+        assert.ok(ended.code === 0 || ended.code === 3, ended.stderr);
+        if (ended.code === 3) {
+          assert.match(ended.stderr, /on the copy beside the target \d+ claim\(s\) no longer hold: .*cluster-hides-client/);
+          assert.deepEqual(treeDigest(join(project, 'content')), before, 'refused: every target as it was, nothing beside it');
+        } else {
+          // Copied before the change: what was judged (the fixture) is what is there.
+          assert.deepEqual(treeDigest(join(article, 'snapshots.lab')), treeDigest(SAMPLE));
+        }
+        outcomes.push(ended.code === 3 ? 'refused' : 'copied first');
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    }
+    assert.ok(outcomes.includes('refused'), `the change landed before the copy at least once: ${outcomes.join(', ')}`);
+  },
+);

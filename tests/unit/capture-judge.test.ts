@@ -25,6 +25,9 @@ function runs(): { tmp: string; iptables: string; nftables: string } {
   const tmp = mkdtempSync(join(tmpdir(), 'shice-judge-'));
   cpSync(COMMITTED, join(tmp, 'iptables'), { recursive: true });
   cpSync(`${COMMITTED}.nftables`, join(tmp, 'nftables'), { recursive: true });
+  // The run a capture kept under this id (its kept.json names it; the swap checks the two agree).
+  const yaml = join(tmp, 'iptables', 'run.yaml');
+  writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/^runId: \S+$/m, 'runId: 20261203T000000Z-aaaaaa'));
   return { tmp, iptables: join(tmp, 'iptables'), nftables: join(tmp, 'nftables') };
 }
 

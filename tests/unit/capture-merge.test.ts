@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseMergeArgs } from '../../src/capture/matrix.ts';
 import { checkoutArticles, findRuns, prepareMerge } from '../../src/capture/merge.ts';
+import { swapInRuns, SwapError } from '../../src/capture/swap-in.ts';
 import { planMerge, runFolderName } from '../../src/capture/merge-plan.ts';
 import { UsageError } from '../../src/capture/cli-args.ts';
 import { treeDigest } from '../fault/support.ts';
@@ -285,7 +286,10 @@ test('the command merges runs as capture.yml calls it: swapped in byte for byte,
     assert.deepEqual(treeDigest(join(project, 'content')), before, 'a refusal touches nothing');
     const nowhere = merge(project, tmp, [runs, '--variant', 'iptables', '--report', join(tmp, 'no-such-folder', 'report.md')]);
     assert.equal(nowhere.status, 2, nowhere.stderr);
-    assert.match(nowhere.stderr, /^capture:merge: --report .*no-such-folder\/report\.md: its folder is not there or not writable; nothing was merged\n$/);
+    assert.match(nowhere.stderr, /^capture:merge: --report .*no-such-folder\/report\.md: its folder \S+ does not exist; expected a file in an existing folder; nothing was merged\n$/);
+    const onSnapshot = merge(project, tmp, [runs, '--variant', 'iptables', '--report', join(labDir, 'snapshots.lab', 'run.yaml')]);
+    assert.equal(onSnapshot.status, 2, onSnapshot.stderr);
+    assert.match(onSnapshot.stderr, /^capture:merge: --report .*run\.yaml: is inside content\/ of the checkout; .*; nothing was merged\n$/);
     assert.deepEqual(treeDigest(join(project, 'content')), before, 'a report that cannot be written is found before the swap');
 
     const merged = merge(project, tmp, [runs, '--variant', 'iptables', '--report', join(tmp, 'report.md')]);
@@ -313,6 +317,117 @@ test('the command merges runs as capture.yml calls it: swapped in byte for byte,
     );
     assert.deepEqual(readdirSync(join(tmp, 'registry')), [], 'no record left');
     assert.ok(existsSync(join(runs, `${S074}.lab`, 'run.yaml')), 'the artifact is read, never moved');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+/** The lab fixture as an --out folder of its own, and a copy of the project to swap it into. */
+function labScene(tmp: string) {
+  const project = projectCopy(root, tmp);
+  const runs = outFolder(tmp, 'run-074-lab-iptables', { [`${S074}.lab`]: SAMPLE });
+  const target = join(project, 'content/articles', S074, 'snapshots.lab');
+  return { project, runs, target, step: (name: string) => join(runs, `${S074}.lab`, name) };
+}
+
+test('what is swapped in is what was judged: an input changed after its judgement is judged again on the staged copy and refused', async () => {
+  const tmp = scratch();
+  const cwd = process.cwd();
+  try {
+    const { project, runs, target, step } = labScene(tmp);
+    process.chdir(project);
+    process.env.SHICE_RUN_REGISTRY = join(tmp, 'registry');
+    const before = treeDigest(join(project, 'content'));
+    const cases: Array<[string, () => void, number, RegExp]> = [
+      [
+        'a step whose output breaks a claim',
+        () => writeFileSync(step('cluster-via-worker.yaml'), readFileSync(step('cluster-via-worker.yaml'), 'utf8').replace('client=10.245.1.1', 'client=172.20.0.3')),
+        3,
+        /on the copy beside the target \d+ claim\(s\) no longer hold: .*cluster-hides-client/,
+      ],
+      ['a run.yaml that names the other variant', () => writeFileSync(step('run.yaml'), readFileSync(step('run.yaml'), 'utf8').replaceAll('iptables', 'nftables')), 2, /the run of snapshots\.lab\.nftables, not of .*snapshots\.lab$/],
+      ['a run.yaml that names the kind driver', () => writeFileSync(step('run.yaml'), readFileSync(step('run.yaml'), 'utf8').replace('driver: lab', 'driver: kind')), 1, /field "argv": expected a command entered by docker exec/],
+    ];
+    for (const [what, change, code, expected] of cases) {
+      cpSync(SAMPLE, join(runs, `${S074}.lab`), { recursive: true });
+      const ready = await prepareMerge({ root: project, dirs: [runs], variants: ['iptables'], acceptBrokenClaims: false });
+      assert.ok('groups' in ready, `${what}: the input is judged sound first`);
+      change();
+      await assert.rejects(
+        swapInRuns(ready.groups, { signal: new AbortController().signal, say: () => {}, acceptBrokenClaims: false }),
+        (error: SwapError) => error instanceof SwapError && error.code === code && expected.test(error.message) && !error.message.includes('\n'),
+        what,
+      );
+      assert.deepEqual(treeDigest(join(project, 'content')), before, `${what}: every target as it was, nothing beside it`);
+      assert.ok(treeDigest(target));
+    }
+  } finally {
+    process.chdir(cwd);
+    delete process.env.SHICE_RUN_REGISTRY;
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('a run is what its commands and versions say, whatever run.yaml names: a kind run relabelled as the lab is refused, as is a lab run relabelled as kind', async () => {
+  const tmp = scratch();
+  try {
+    const relabel = (from: string, folder: string, driver: [string, string]) => {
+      const out = outFolder(tmp, `relabelled-${folder}`, { [folder]: from });
+      const yaml = join(out, folder, 'run.yaml');
+      // A new run id too: the run is then refused for what it holds, not for sharing a committed run's id.
+      const text = readFileSync(yaml, 'utf8').replace(`driver: ${driver[0]}`, `driver: ${driver[1]}`);
+      writeFileSync(yaml, text.replace(/^runId: (\S+)-\w{6}$/m, 'runId: $1-fa1ce0'));
+      return out;
+    };
+    const asLab = await prepareMerge({
+      root,
+      dirs: [relabel(committed(S074, 'snapshots'), `${S074}.lab`, ['kind', 'lab']), relabel(committed(S074, 'snapshots.nftables'), `${S074}.lab.nftables`, ['kind', 'lab'])],
+      variants: [],
+      acceptBrokenClaims: false,
+    });
+    assert.ok('code' in asLab && asLab.code === 1, JSON.stringify(asLab));
+    const text = asLab.lines.join('\n');
+    assert.match(text, /run\.yaml: field "versions\.kube-apiserver": missing; run\.yaml names driver "lab"/);
+    assert.match(text, /run\.yaml: field "versions\.kind": recorded only by the kind driver; run\.yaml names driver "lab"/);
+    assert.match(text, /cluster-via-worker\.yaml: field "argv": expected a command entered by ip netns exec shice-lab-\S+\.node\.control-plane .*got "docker exec kx-main-control-plane curl"/);
+    const asKind = await prepareMerge({ root, dirs: [relabel(SAMPLE, S074, ['lab', 'kind'])], variants: ['iptables'], acceptBrokenClaims: false });
+    assert.ok('code' in asKind && asKind.code === 1, JSON.stringify(asKind));
+    assert.match(asKind.lines.join('\n'), /field "argv": expected a command entered by docker exec kx-main-\S+/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('a YAML alias in a snapshot is refused: it would expand past the size limits, which count the file', async () => {
+  const tmp = scratch();
+  try {
+    const out = outFolder(tmp, 'aliases', { [`${S074}.lab`]: SAMPLE });
+    const file = join(out, `${S074}.lab`, 'cluster-via-worker.yaml');
+    const text = readFileSync(file, 'utf8').replace(/^title: .*$/m, `title: &big ${'x'.repeat(1000)}`);
+    writeFileSync(file, text.replace(/^argv:\n/m, `argv:\n${'  - *big\n'.repeat(300)}`));
+    const result = await prepareMerge({ root, dirs: [out], variants: ['iptables'], acceptBrokenClaims: false });
+    assert.ok('code' in result && result.code === 1, JSON.stringify(result).slice(0, 400));
+    assert.match(result.lines.join('\n'), /cluster-via-worker\.yaml:\d+:\d+: a YAML alias \(\*name\); expected none, as the capture writes them/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("a run id already committed for another run is refused: each committed run's values are bound by its id", async () => {
+  const tmp = scratch();
+  try {
+    const labId = /^runId: (\S+)$/m.exec(readFileSync(join(committed(S074, 'snapshots.lab.nftables'), 'run.yaml'), 'utf8'))![1]!;
+    const out = outFolder(tmp, 'same-id', { [`${S074}.lab`]: SAMPLE });
+    const yaml = join(out, `${S074}.lab`, 'run.yaml');
+    const text = readFileSync(yaml, 'utf8');
+    writeFileSync(yaml, text.replace(/^runId: \S+$/m, `runId: ${labId}`));
+    const { found, problems } = findRuns([out]);
+    assert.deepEqual(problems, []);
+    const result = planMerge(found, articles, ['iptables']);
+    assert.ok('problems' in result);
+    assert.match(result.problems[0]!, new RegExp(`run id ${labId} is also the run id of the committed run in content/articles/${S074}/snapshots\\.lab\\.nftables; expected every run to have its own id`));
+    // The run already committed in its own folder may come again: it is the same capture.
+    assert.ok('groups' in plan([outFolder(tmp, 'again', { [`${S074}.lab.nftables`]: committed(S074, 'snapshots.lab.nftables') })], ['nftables']));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

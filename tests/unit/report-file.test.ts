@@ -1,0 +1,56 @@
+// Where capture:merge --report may write: judged before the merge touches anything,
+// on real files, links and devices; and the write never goes through a link.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { reportPathProblem, writeReport } from '../../src/capture/report-file.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+
+test('a report goes to a new or plain file outside what the build reads; anything else is one line', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'shice-report-'));
+  try {
+    writeFileSync(join(tmp, 'old.md'), 'old');
+    writeFileSync(join(tmp, 'target'), 'not mine');
+    symlinkSync(join(tmp, 'target'), join(tmp, 'link.md'));
+    symlinkSync(join(root, 'content'), join(tmp, 'content-link'));
+    linkSync(join(tmp, 'target'), join(tmp, 'second-name.md'));
+    mkdirSync(join(tmp, 'folder'));
+    assert.equal(reportPathProblem(join(tmp, 'new.md'), root), null);
+    assert.equal(reportPathProblem(join(tmp, 'old.md'), root), null);
+    const refused: Array<[string, RegExp]> = [
+      [join(root, 'content/articles/074-external-traffic-policy/snapshots/run.yaml'), /^is inside content\/ of the checkout/],
+      [join(root, 'content/articles/074-external-traffic-policy/article.ts'), /^is inside content\/ of the checkout/],
+      [join(root, 'src/new-file.md'), /^is inside src\/ of the checkout/],
+      [join(tmp, 'content-link', 'report.md'), /^is inside content\/ of the checkout/],
+      [join(tmp, 'link.md'), /^is a symbolic link; /],
+      [join(tmp, 'second-name.md'), /^has 2 hard links; /],
+      [join(tmp, 'folder'), /^is a folder; /],
+      ['/dev/full', /^is not a regular file; /],
+      [join(tmp, 'missing', 'report.md'), /^its folder .*missing does not exist; /],
+    ];
+    for (const [file, expected] of refused) {
+      const problem = reportPathProblem(file, root);
+      assert.ok(problem !== null && expected.test(problem) && !problem.includes('\n'), `${file}: ${problem}`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('the report replaces a link put in its place meanwhile, and never writes through it', () => {
+  const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'shice-report-')));
+  try {
+    writeFileSync(join(tmp, 'target'), 'not mine');
+    symlinkSync(join(tmp, 'target'), join(tmp, 'report.md'));
+    writeReport(join(tmp, 'report.md'), '# Capture: no change in behaviour\n');
+    assert.equal(readFileSync(join(tmp, 'target'), 'utf8'), 'not mine');
+    assert.ok(lstatSync(join(tmp, 'report.md')).isFile());
+    assert.equal(readFileSync(join(tmp, 'report.md'), 'utf8'), '# Capture: no change in behaviour\n');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
