@@ -1,7 +1,7 @@
 // An Astro integration that checks every article's evidence and MDX when the
 // build (or dev, or check) starts, so a broken binding stops the build with
 // every problem listed by file, instead of failing somewhere inside a render.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { AstroIntegration } from 'astro';
 import { EvidenceError } from '../../evidence/errors.ts';
@@ -10,7 +10,7 @@ import { isDraft } from '../evidence/draft.ts';
 import { snapshotsDir } from '../../evidence/article/build.ts';
 import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/article/variants.ts';
 import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
-import { ARTICLES, loadArticle } from '../../authoring/load.ts';
+import { ARTICLES, ArticleFolderError, articleFolders, loadArticle } from '../../authoring/load.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
 import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
@@ -33,10 +33,13 @@ export async function checkArticles(
   let claimCount = 0;
   const drafts: string[] = [];
   const memo = evidenceMemo();
-  const slugs = readdirSync(join(root, ARTICLES), { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
+  let slugs: string[];
+  try {
+    slugs = articleFolders(root);
+  } catch (error) {
+    if (!(error instanceof ArticleFolderError)) throw error;
+    return { problems: error.message.split('\n'), drafts, findings, summary: 'the articles were not read' };
+  }
   for (const slug of slugs) {
     const dir = join(root, ARTICLES, slug);
     const sources: ArticleSource[] = (['zh', 'en'] as const)
