@@ -15,6 +15,7 @@ import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
 import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
 import { setDevProblems } from './dev-problems.ts';
+import { refusal } from './bounds.ts';
 import { placeholderWarning } from '../../site-address.ts';
 import { packetPathProblems, type PacketPathDef } from '../render/packet-path.ts';
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
@@ -145,7 +146,7 @@ export function shiceEvidence(): AstroIntegration {
           setDevProblems(problems);
           if (problems.length) logger.error(problemsMessage(problems));
         } else if (problems.length) {
-          throw new Error(problemsMessage(problems));
+          throw refusal([problemsMessage(problems)]);
         }
         for (const draft of drafts) logger.warn(terminalSafe(`draft build (SHICE_DRAFT): ${draft}`));
         // Not a failure: a claim may hold in the headline environment and not in another; the page's claim matrix shows it.
