@@ -6,6 +6,7 @@ import sitemap from '@astrojs/sitemap';
 import { CODE_THEMES, DEFAULT_LANG, LANGS, LANG_TAGS, SITE_ADDRESS } from './src/site.config.ts';
 import { articleOfPath, withTrailingSlash } from './src/i18n/urls.ts';
 import { shiceEvidence } from './src/article/check/integration.ts';
+import { siteBounds } from './src/article/check/bounds.ts';
 
 /**
  * The sitemap lists pages written in their own language: no 404 pages, and no
@@ -40,7 +41,9 @@ export default defineConfig({
     },
   },
   integrations: [
-    // First: a page that says something the snapshots do not never gets built.
+    // Nothing from outside the checkout is published: links in public/, imports that resolve elsewhere.
+    siteBounds(),
+    // Then: a page that says something the snapshots do not never gets built.
     shiceEvidence(),
     mdx(),
     sitemap({

@@ -2,6 +2,7 @@
 // mistake is one clear line.
 import { parseArgs } from 'node:util';
 import { GROUPS, type Group } from './figures.ts';
+import { quoted } from '../src/evidence/terminal-text.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -51,7 +52,7 @@ Options:
   -h, --help              show this help`;
 
 function positiveInteger(flag: string, text: string, min = 1): number {
-  if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new UsageError(`${flag}: expected a whole number >= ${min}, got "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new UsageError(`${flag}: expected a whole number >= ${min}, got ${quoted(text)}`);
   return Number(text);
 }
 
@@ -83,7 +84,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     if (parsed.positionals.length !== 2) throw new UsageError(`--compare needs two result files (OLD NEW), got ${parsed.positionals.length}`);
     compare = [parsed.positionals[0]!, parsed.positionals[1]!];
   } else if (parsed.positionals.length) {
-    throw new UsageError(`unexpected argument "${parsed.positionals[0]}" (see --help)`);
+    throw new UsageError(`unexpected argument ${quoted(parsed.positionals[0]!)} (see --help)`);
   }
 
   let groups: Group[] = [...GROUPS];
@@ -93,19 +94,19 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       .map((g) => g.trim())
       .filter(Boolean);
     const unknown = asked.filter((g) => !(GROUPS as readonly string[]).includes(g));
-    if (!asked.length || unknown.length) throw new UsageError(`--only: expected groups from ${GROUPS.join(', ')}, got "${v.only}"`);
+    if (!asked.length || unknown.length) throw new UsageError(`--only: expected groups from ${GROUPS.join(', ')}, got ${quoted(v.only)}`);
     groups = GROUPS.filter((g) => asked.includes(g));
   }
 
   let sizes: number[] = [...DEFAULTS.sizes];
   if (v.sizes !== undefined) {
     sizes = [...new Set(v.sizes.split(',').map((s) => positiveInteger('--sizes', s)))].sort((a, b) => a - b);
-    if (sizes.length < 3) throw new UsageError(`--sizes: expected at least 3 different sizes (a line needs 2, its shape 3), got "${v.sizes}"`);
+    if (sizes.length < 3) throw new UsageError(`--sizes: expected at least 3 different sizes (a line needs 2, its shape 3), got ${quoted(v.sizes)}`);
   }
 
   const article = v.article ?? DEFAULTS.article;
   if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(article))
-    throw new UsageError(`--article: expected a slug (lowercase letters and digits joined by dashes), got "${article}"`);
+    throw new UsageError(`--article: expected a slug (lowercase letters and digits joined by dashes), got ${quoted(article)}`);
 
   return {
     help: v.help,

@@ -1,7 +1,7 @@
 // `npm run capture:matrix -- [slug...] [--variant V,...] [--driver kind|lab]`: the runs a CI
 // matrix captures, as one line of JSON on stdout (capture.yml's matrix reads it).
 import { fileURLToPath } from 'node:url';
-import { listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
+import { ArticleFolderError, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
 import { UsageError } from '../src/capture/cli-args.ts';
 import { captureMatrix, MATRIX_USAGE, parseMatrixArgs } from '../src/capture/matrix.ts';
 import { terminalSafe } from '../src/evidence/terminal-text.ts';
@@ -18,5 +18,5 @@ try {
   }
 } catch (error) {
   process.stderr.write(`capture:matrix: ${terminalSafe((error as Error).message.replaceAll('\n', ' | '))}\n`);
-  process.exit(error instanceof UsageError ? 2 : 1);
+  process.exit(error instanceof UsageError || error instanceof ArticleFolderError ? 2 : 1);
 }

@@ -11,6 +11,7 @@ import { clip } from '../src/capture/clip.ts';
 import { PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
 import { MERGE_USAGE, parseMergeArgs, type MergeArgs } from '../src/capture/matrix.ts';
 import { ACCEPT_HINT, prepareMerge } from '../src/capture/merge.ts';
+import { ArticleFolderError } from '../src/authoring/load.ts';
 import { recoverDeadRuns } from '../src/capture/recover.ts';
 import { reportPathProblem, writeReport } from '../src/capture/report-file.ts';
 import { reportMarkdown, type ReportSection } from '../src/capture/report-markdown.ts';
@@ -125,5 +126,6 @@ async function main(): Promise<void> {
 try {
   await main();
 } catch (error) {
+  if (error instanceof ArticleFolderError) fail([error.message, 'nothing was merged'], 2);
   fail([`unexpected error: ${(error as Error).message ?? String(error)}`], 1);
 }

@@ -3,7 +3,7 @@
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
-import { articleDir, definitionFile, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
+import { ArticleFolderError, articleDir, definitionFile, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
 import { createDriver, PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
 import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts';
 import { CaptureAborted, runCapture, type CaptureResult } from '../src/capture/runner.ts';
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     }
     slugs = selectSlugs(args.slugs, await listArticleSlugs(root));
   } catch (error) {
-    if (error instanceof UsageError || error instanceof PrerequisiteError) fail(error.message, 2);
+    if (error instanceof UsageError || error instanceof PrerequisiteError || error instanceof ArticleFolderError) fail(error.message, 2);
     throw error;
   }
 

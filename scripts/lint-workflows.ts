@@ -1,15 +1,18 @@
 // `npm run lint:workflows [PATH...]` (and npm test's workflows suite): lints
 // every GitHub Actions workflow of .github/workflows (or the files and
 // folders named) with actionlint, built first from tools/ when missing or
-// stale, with shellcheck on the `run:` scripts. Prints each finding; exits 1
+// stale, with shellcheck on the `run:` scripts, and with the project's own
+// rules (scripts/lib/workflow-rules.ts: actions pinned by commit SHA, no
+// credentials left to steps that do not need them). Prints each finding; exits 1
 // on any, and on a lint that could not run in full: no workflow file, no
 // actionlint (no Go to build it), no shellcheck. One line says which.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { actionlintArgs, formatFinding, judgeLint, workflowFiles, type Listing } from './lib/actionlint.ts';
 import { buildActionlint } from './lib/build-actionlint.ts';
+import { workflowProblems } from './lib/workflow-rules.ts';
 
 const TAG = 'lint:workflows';
 
@@ -34,6 +37,11 @@ const listing: Listing = {
 };
 const listed = workflowFiles(args, listing);
 if ('problem' in listed) fail(listed.problem);
+
+// The project's rules first: they need neither Go nor shellcheck.
+const ruled = listed.files.flatMap((file) => workflowProblems(file, readFileSync(file, 'utf8')));
+for (const line of ruled) process.stdout.write(`${line}\n`);
+if (ruled.length) fail(`${ruled.length} problem${ruled.length === 1 ? '' : 's'} with pins or credentials`);
 
 /** The first executable of that name on PATH, or null. */
 function onPath(name: string): string | null {

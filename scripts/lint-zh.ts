@@ -1,11 +1,11 @@
 // `npm run lint:zh [-- --fix]`: the Chinese copywriting check the build runs over
 // every article's zh.mdx, printed as file:line:column; --fix rewrites the prose
 // (never code, tags or bound values) and prints what is left.
-import { readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkChineseMdx, fixChineseCopy, mdxProse } from '../src/article/check/zh-copy.ts';
+import { ARTICLES, ArticleFolderError, articleFolders } from '../src/authoring/load.ts';
 
-const ARTICLES = 'content/articles';
 const args = process.argv.slice(2);
 const unknown = args.filter((a) => a !== '--fix');
 if (unknown.length) {
@@ -13,10 +13,15 @@ if (unknown.length) {
   process.exit(2);
 }
 const fix = args.includes('--fix');
-const files = readdirSync(ARTICLES, { withFileTypes: true })
-  .filter((e) => e.isDirectory())
-  .map((e) => join(ARTICLES, e.name, 'zh.mdx'))
-  .filter((f) => existsSync(f));
+let folders: string[];
+try {
+  folders = articleFolders('.');
+} catch (error) {
+  if (!(error instanceof ArticleFolderError)) throw error;
+  process.stderr.write(`lint:zh: ${error.message.replaceAll('\n', '\nlint:zh: ')}\n`);
+  process.exit(2);
+}
+const files = folders.map((name) => join(ARTICLES, name, 'zh.mdx')).filter((f) => existsSync(f));
 
 let problems = 0;
 for (const file of files) {

@@ -1,10 +1,11 @@
 // `npm run new -- <slug>`: scaffolds content/articles/<slug>/ with every file an
 // article needs, each commented with what it is for. The edge: argv in, files
 // out; the files themselves come from src/authoring/scaffold.ts.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scaffoldFiles, slugProblem } from '../src/authoring/scaffold.ts';
+import { articleEntry, articleFolderProblem } from '../src/authoring/load.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -34,8 +35,10 @@ if (problem) {
   process.exit(2);
 }
 const dir = join(root, 'content/articles', slug!);
-if (existsSync(dir)) {
-  process.stderr.write(`new: content/articles/${slug} exists already; choose another slug\n`);
+// A link that leads nowhere is no free slug either: the files would be written wherever it points.
+const folderProblem = articleFolderProblem(root, slug!);
+if (folderProblem || articleEntry(root, slug!).kind !== 'absent') {
+  process.stderr.write(`new: ${folderProblem ?? `content/articles/${slug} exists already; choose another slug`}\n`);
   process.exit(2);
 }
 const today = new Date().toISOString().slice(0, 10);

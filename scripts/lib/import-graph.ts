@@ -1,9 +1,14 @@
 // The project's import graph and what it must not contain: a cycle, an import
 // that runs back up the data flow (experiment -> capture -> evidence -> pages),
-// or a relative import of a file that is not there. Pure: the caller reads the
-// files and says which paths exist. Paths are repository-relative, with `/`.
+// a relative import of a file that is not there, or an import of a file
+// outside the project (the build refuses it too: src/article/check/bounds.ts).
+// Pure: the caller reads the files and says which paths exist and where a path
+// leads. Paths are repository-relative, with `/`.
 import ts from 'typescript';
 import { posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { matchBrace } from '../../src/evidence/mdx-scan.ts';
+import { quoted } from '../../src/evidence/terminal-text.ts';
 
 export interface ImportSite {
   specifier: string;
@@ -12,7 +17,7 @@ export interface ImportSite {
 }
 
 /** The extensions whose files are read for imports. */
-export const SOURCE_EXTENSIONS = ['.ts', '.mts', '.mjs', '.astro'] as const;
+export const SOURCE_EXTENSIONS = ['.ts', '.mts', '.mjs', '.astro', '.mdx'] as const;
 
 /**
  * An .astro file's code as TypeScript sees it: its frontmatter and its
@@ -38,14 +43,70 @@ export function astroCode(source: string): string {
   return code + source.slice(at).replace(/[^\n]/g, ' ');
 }
 
+const FENCE = /^\s*(`{3,}|~{3,})/;
+
+/**
+ * An MDX file's code as TypeScript sees it: its import/export blocks and its
+ * `{…}` expressions (in prose and in attributes), everything else blanked to
+ * spaces, so that every line keeps its number. Frontmatter, fenced code and
+ * inline code never import.
+ */
+export function mdxCode(source: string): string {
+  const keep: Array<[number, number]> = [];
+  let fence: string | undefined;
+  let esm = false;
+  let front = /^---\r?(\n|$)/.test(source);
+  for (let pos = 0, first = true; pos < source.length; first = false) {
+    let eol = source.indexOf('\n', pos);
+    if (eol < 0) eol = source.length;
+    const line = source.slice(pos, eol);
+    if (front) {
+      if (!first && line.trim() === '---') front = false;
+    } else if (fence) {
+      const m = FENCE.exec(line);
+      if (m && m[1]![0] === fence[0] && m[1]!.length >= fence.length && line.trim() === m[1]) fence = undefined;
+    } else if (esm || /^(?:import|export)\b/.test(line)) {
+      keep.push([pos, eol]);
+      esm = line.trim() !== '';
+    } else if (FENCE.test(line)) {
+      fence = FENCE.exec(line)![1];
+    } else {
+      for (let i = pos; i < eol; i++) {
+        if (source[i] === '`') {
+          const ticks = /`+/y;
+          ticks.lastIndex = i;
+          const run = ticks.exec(source)![0];
+          const close = source.indexOf(run, i + run.length);
+          i = (close >= 0 && close < eol ? close + run.length : i + run.length) - 1;
+        } else if (source[i] === '{') {
+          const end = matchBrace(source, i);
+          if (end < 0) break;
+          keep.push([i, end]);
+          // An expression may run over several lines: the scan goes on after it, on the line it ends.
+          if (end > eol) eol = source.indexOf('\n', end) < 0 ? source.length : source.indexOf('\n', end);
+          i = end - 1;
+        }
+      }
+    }
+    pos = eol + 1;
+  }
+  let code = '';
+  let at = 0;
+  for (const [start, end] of keep) {
+    code += source.slice(at, start).replace(/[^\n]/g, ' ') + source.slice(start, end);
+    at = end;
+  }
+  return code + source.slice(at).replace(/[^\n]/g, ' ');
+}
+
 /**
  * Every module a file names with a literal: `import … from`, `import '…'`,
  * `export … from`, `import('…')` and `import('…').Type`. Parsed, not matched,
  * so a specifier inside a string, a template or a comment is none.
  */
 export function importSites(file: string, source: string): ImportSite[] {
-  const code = file.endsWith('.astro') ? astroCode(source) : source;
-  const kind = file.endsWith('.mjs') ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const code = file.endsWith('.astro') ? astroCode(source) : file.endsWith('.mdx') ? mdxCode(source) : source;
+  const kind = file.endsWith('.mjs') ? ts.ScriptKind.JS : file.endsWith('.mdx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const tree = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true, kind);
   const sites: ImportSite[] = [];
   const add = (literal: ts.Node) => {
@@ -68,6 +129,29 @@ export function resolveRelative(from: string, specifier: string): string | null 
   if (!specifier.startsWith('./') && !specifier.startsWith('../')) return null;
   return posix.normalize(posix.join(posix.dirname(from), specifier.split(/[?#]/)[0]!));
 }
+
+/**
+ * The path an import names, as the build reads it: repository-relative (climbing out with `../` when it
+ * escapes), or absolute for a `file:` URL, Vite's `/@fs/` and a `/path` that is no file of the project
+ * (Vite reads `/x` as the project's x first). Null for a package or a virtual module. Pure.
+ */
+export function importedPath(from: string, specifier: string, exists: (path: string) => boolean): string | null {
+  const path = specifier.split(/[?#]/)[0]!;
+  if (path.startsWith('file:')) {
+    try {
+      return fileURLToPath(path);
+    } catch {
+      return path.slice('file:'.length);
+    }
+  }
+  if (path.startsWith('/@fs/')) return posix.normalize(path.slice('/@fs'.length));
+  if (path.startsWith('/')) return exists(posix.normalize(path.slice(1))) ? posix.normalize(path.slice(1)) : posix.normalize(path);
+  if (path.startsWith('./') || path.startsWith('../')) return posix.normalize(posix.join(posix.dirname(from), path));
+  return null;
+}
+
+/** Outside the project by its path alone: absolute, or climbing out of it; the script resolves links too. */
+export const outsideByPath = (path: string): string | null => (path.startsWith('/') || path === '..' || path.startsWith('../') ? path : null);
 
 export interface LayerRule {
   /** The folder the rule is about, with a trailing slash. */
@@ -94,15 +178,28 @@ export interface ImportGraph {
 }
 
 /**
- * The graph of `files` and every problem but cycles: a relative import of a
+ * The graph of `files` and every problem but cycles: an import of a file outside the project (`outside`
+ * gives where a path really leads when that is out of the project, else null), a relative import of a
  * path that `exists` denies, and an import against a layer rule.
  */
-export function importGraph(files: ReadonlyMap<string, string>, exists: (path: string) => boolean, rules: readonly LayerRule[] = LAYER_RULES): ImportGraph {
+export function importGraph(
+  files: ReadonlyMap<string, string>,
+  exists: (path: string) => boolean,
+  rules: readonly LayerRule[] = LAYER_RULES,
+  outside: (path: string) => string | null = outsideByPath,
+): ImportGraph {
   const edges = new Map<string, string[]>();
   const problems: string[] = [];
+  const known = (path: string) => files.has(path) || exists(path);
   for (const [file, source] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
     const targets: string[] = [];
     for (const site of importSites(file, source)) {
+      const reached = importedPath(file, site.specifier, known);
+      const out = reached === null ? null : outside(reached);
+      if (out !== null) {
+        problems.push(`${file}:${site.line}: imports ${quoted(site.specifier)}, which is ${quoted(out)}, outside the project; expected a file inside it`);
+        continue;
+      }
       const target = resolveRelative(file, site.specifier);
       if (target === null) continue;
       if (!files.has(target) && !exists(target)) {
@@ -211,7 +308,12 @@ export function importCycles(edges: ReadonlyMap<string, readonly string[]>): str
 }
 
 /** Every problem of the import graph, one line each: missing files, layer violations, then cycles. */
-export function checkImports(files: ReadonlyMap<string, string>, exists: (path: string) => boolean, rules: readonly LayerRule[] = LAYER_RULES): string[] {
-  const { edges, problems } = importGraph(files, exists, rules);
+export function checkImports(
+  files: ReadonlyMap<string, string>,
+  exists: (path: string) => boolean,
+  rules: readonly LayerRule[] = LAYER_RULES,
+  outside: (path: string) => string | null = outsideByPath,
+): string[] {
+  const { edges, problems } = importGraph(files, exists, rules, outside);
   return [...problems, ...importCycles(edges).map((cycle) => `import cycle: ${cycle.join(' -> ')}`)];
 }

@@ -3,9 +3,8 @@
 // build, the dev server, capture, merge, matrix, bench and scaffold test read
 // articles through here; the pages' copy, bundled by Vite, passes the module it
 // imported to `articleFrom`.
-import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Experiment } from '../experiment/types.ts';
 import type { FactDef } from '../evidence/facts.ts';
@@ -15,6 +14,7 @@ import type { ArticleDefinitions } from '../evidence/article/from-disk.ts';
 import type { ComparisonRow } from '../evidence/article/variants.ts';
 import type { Claim } from './article.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from './parts.ts';
+import { quoted } from '../evidence/terminal-text.ts';
 
 export const ARTICLES = 'content/articles';
 export const DEFINITION = 'article.ts';
@@ -116,19 +116,91 @@ export function articleFrom(exported: unknown, slug: string, file = definitionFi
   };
 }
 
-/** The slugs of every article with a definition, sorted. */
+/** An entry of content/articles as found on disk (`articleEntry` reads it; `articleEntryProblem` judges it). */
+export type ArticleEntry =
+  | { kind: 'absent' | 'folder' | 'other' }
+  /** `real`: where the link leads, links resolved, or null when nothing is there. */
+  | { kind: 'link'; target: string; real: string | null; realIsFolder: boolean };
+
+/** Every reader of articles refuses these: ArticleFolderError's message is one line per refused entry. */
+export class ArticleFolderError extends Error {
+  override name = 'ArticleFolderError';
+}
+
+/** `path` is `folder` or inside it (both with links resolved). Pure. */
+export const isInside = (path: string, folder: string): boolean => {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * The problem with content/articles/<name> in one line, or null. A link to a folder inside the project is
+ * the folder it leads to; a link to nothing, or out of the project (`realRoot`, links resolved), would make
+ * the build, the capture or the scaffold read or write files that are no part of the checkout. Pure.
+ */
+export function articleEntryProblem(name: string, entry: ArticleEntry, realRoot: string): string | null {
+  if (entry.kind !== 'link') return null;
+  const shown = `${ARTICLES}/${name}: a symbolic link to ${quoted(entry.target)}`;
+  if (entry.real === null) return `${shown}, which does not exist; expected the article's folder (remove the link or make it a folder)`;
+  const leads = entry.real === entry.target ? '' : ` (it leads to ${quoted(entry.real)})`;
+  if (!isInside(entry.real, realRoot)) return `${shown}${leads}, outside the project; expected the article's folder inside the project`;
+  return null;
+}
+
+/** What content/articles/<name> is, without following a link further than to say where it leads. */
+export function articleEntry(root: string, name: string): ArticleEntry {
+  const path = join(root, ARTICLES, name);
+  let entry;
+  try {
+    entry = lstatSync(path);
+  } catch {
+    return { kind: 'absent' };
+  }
+  if (entry.isDirectory()) return { kind: 'folder' };
+  if (!entry.isSymbolicLink()) return { kind: 'other' };
+  try {
+    const real = realpathSync(path);
+    return { kind: 'link', target: readlinkSync(path), real, realIsFolder: statSync(real).isDirectory() };
+  } catch {
+    return { kind: 'link', target: readlinkSync(path), real: null, realIsFolder: false };
+  }
+}
+
+/** The problem with the folder of the article `slug`, or null: one line naming it (see articleEntryProblem). */
+export function articleFolderProblem(root: string, slug: string): string | null {
+  return articleEntryProblem(slug, articleEntry(root, slug), realpathSync(root));
+}
+
+/**
+ * The article folders of content/articles (real folders, and links to folders inside the project), sorted,
+ * whether or not they hold a definition; a link that leads nowhere or out of the project throws an
+ * ArticleFolderError naming each.
+ */
+export function articleFolders(root: string): string[] {
+  const realRoot = realpathSync(root);
+  const problems: string[] = [];
+  const folders: string[] = [];
+  for (const name of readdirSync(join(root, ARTICLES)).sort()) {
+    const entry = articleEntry(root, name);
+    const problem = articleEntryProblem(name, entry, realRoot);
+    if (problem) problems.push(problem);
+    else if (entry.kind === 'folder' || (entry.kind === 'link' && entry.realIsFolder)) folders.push(name);
+  }
+  if (problems.length) throw new ArticleFolderError(problems.join('\n'));
+  return folders;
+}
+
+/** The slugs of every article with a definition, sorted; throws an ArticleFolderError for a folder that is a link leading nowhere or out of the project. */
 export async function listArticleSlugs(root: string): Promise<string[]> {
-  const entries = await readdir(join(root, ARTICLES), { withFileTypes: true });
-  return entries
-    .filter((e) => e.isDirectory() && existsSync(join(root, ARTICLES, e.name, DEFINITION)))
-    .map((e) => e.name)
-    .sort();
+  return articleFolders(root).filter((name) => existsSync(join(root, ARTICLES, name, DEFINITION)));
 }
 
 /** An article read from disk; `fresh` (a token) imports it anew, past Node's module cache: dev re-checks after an edit. */
 export async function loadArticle(root: string, slug: string, fresh?: string): Promise<Article> {
   const path = join(articleDir(root, slug), DEFINITION);
   const file = definitionFile(slug);
+  const folderProblem = articleFolderProblem(root, slug);
+  if (folderProblem) throw new ArticleFolderError(folderProblem);
   if (!existsSync(path))
     throw new Error(`${file}: missing (an article is one definition: \`export default defineArticle({...})\`; npm run new -- <slug> writes one)`);
   const url = pathToFileURL(resolve(path));

@@ -4,7 +4,7 @@
 // build asks for a capture first.
 
 import { clip } from '../capture/clip.ts';
-import { terminalSafe } from '../evidence/terminal-text.ts';
+import { quoted } from '../evidence/terminal-text.ts';
 
 export interface ScaffoldFile {
   /** Relative to the article's folder. */
@@ -14,7 +14,6 @@ export interface ScaffoldFile {
 
 export const SLUG_PATTERN = /^(\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** The problem with a slug in one line, or null. */
 /**
  * The longest slug: its folder's snapshots get names beside them as long as
  * `.snapshots.previous-<run id>`, and a capture's --out folder `<slug>.<variant>`,
@@ -22,10 +21,10 @@ export const SLUG_PATTERN = /^(\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*$/;
  */
 export const SLUG_MAX_LENGTH = 100;
 
-/** The problem with a slug in one line, or null. A hostile slug is quoted escaped and cut, never as typed. */
+/** The problem with a slug in one line, or null. A hostile slug is quoted JSON-escaped and cut, never as typed. */
 export function slugProblem(slug: string | undefined): string | null {
   if (!slug) return 'usage: npm run new -- <slug>   (e.g. 076-service-session-affinity: the series number, then words in lowercase and dashes)';
-  const shown = `"${terminalSafe(clip(slug, 60))}"`;
+  const shown = quoted(clip(slug, 60));
   if (slug.length > SLUG_MAX_LENGTH) return `slug ${shown}: ${slug.length} characters; expected at most ${SLUG_MAX_LENGTH}`;
   if (!SLUG_PATTERN.test(slug))
     return `slug ${shown}: expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity)`;

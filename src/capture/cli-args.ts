@@ -2,6 +2,7 @@
 // mistake is one clear line and the parse is unit-tested.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { clip } from './clip.ts';
+import { quoted } from '../evidence/terminal-text.ts';
 import type { EnvironmentName } from '../experiment/types.ts';
 
 /** A capture driver is the environment it measures in (src/experiment/environments.ts). */
@@ -106,7 +107,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   const v = parsed.values;
   const driver = v.driver ?? 'kind';
   if (driver !== 'kind' && driver !== 'lab') {
-    throw new UsageError(`--driver must be kind or lab, got "${clip(driver)}"`);
+    throw new UsageError(`--driver must be kind or lab, got ${quoted(clip(driver))}`);
   }
   for (const flag of ['out', 'image', 'compare', 'accept', 'kube-bin'] as const) {
     if (v[flag] !== undefined && v[flag].trim() === '') throw new UsageError(`--${flag} needs a value`);
@@ -165,7 +166,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
 export function variantList(given: readonly string[], flag = '--variant'): string[] {
   const names = [...new Set(given.flatMap((list) => list.split(',')).map((name) => name.trim()))];
   if (given.length && names.some((name) => !/^[a-z0-9]+$/.test(name))) {
-    throw new UsageError(`${flag} expects names of lowercase letters and digits separated by commas, got "${clip(given.join(','))}"`);
+    throw new UsageError(`${flag} expects names of lowercase letters and digits separated by commas, got ${quoted(clip(given.join(',')))}`);
   }
   return names;
 }
@@ -191,7 +192,7 @@ export function selectSlugs(requested: string[], known: string[]): string[] {
     throw new UsageError(
       `unknown article ${unknown
         .slice(0, 3)
-        .map((s) => `"${clip(s, 60)}"`)
+        .map((s) => quoted(clip(s, 60)))
         .join(', ')}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ''}; known: ${known.join(', ') || 'none'}`,
     );
   }

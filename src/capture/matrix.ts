@@ -6,6 +6,7 @@ import type { EnvironmentName, Experiment } from '../experiment/types.ts';
 import { variantsOf } from '../experiment/variants.ts';
 import { parseCommandLine, selectSlugs, UsageError, variantList } from './cli-args.ts';
 import { clip } from './clip.ts';
+import { quoted } from '../evidence/terminal-text.ts';
 
 /** One job of the matrix: what it captures and the name of the artifact it uploads. */
 export interface MatrixRun {
@@ -78,7 +79,7 @@ export function parseMatrixArgs(argv: string[]): MatrixArgs {
     help: { type: 'boolean', short: 'h', default: false },
   });
   const driver = parsed.values.driver ?? 'kind';
-  if (driver !== 'kind' && driver !== 'lab') throw new UsageError(`--driver must be kind or lab, got "${clip(driver)}"`);
+  if (driver !== 'kind' && driver !== 'lab') throw new UsageError(`--driver must be kind or lab, got ${quoted(clip(driver))}`);
   return {
     slugs: names(parsed.positionals),
     variants: variantList(names(parsed.values.variant ?? [])),

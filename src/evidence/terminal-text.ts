@@ -15,3 +15,13 @@ export function terminalSafe(text: string): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
+
+/**
+ * Input a person typed (a slug, a flag's value), quoted for a one-line message: as a JSON string, so a
+ * line feed is `\n` and the line cannot be split into a forged second one, with the characters JSON
+ * leaves as they are but a terminal would act on (DEL, C1, bidi controls, U+2028/U+2029) as `\uNNNN`.
+ * JSON.parse of the quote gives the input back.
+ */
+export function quoted(text: string): string {
+  return JSON.stringify(text).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

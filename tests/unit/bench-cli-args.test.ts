@@ -35,6 +35,7 @@ test('every mistake is one line naming the option and what it expected', () => {
     [['--only', 'speed'], /--only: expected groups from weight, e2e, binding, growth, lab, kind, got "speed"/],
     [['--sizes', '1,50'], /--sizes: expected at least 3 different sizes/],
     [['--sizes', '1,x,3'], /--sizes: expected a whole number >= 1, got "x"/],
+    [['--article', '076-a\nbench: done'], /^--article: expected a slug \(lowercase letters and digits joined by dashes\), got "076-a\\nbench: done"$/],
     [['--binding-articles', '0'], /--binding-articles: expected a whole number >= 1, got "0"/],
     [['--build-timeout', '5'], /--build-timeout: expected a whole number >= 10, got "5"/],
     [['--article', '../etc'], /--article: expected a slug/],

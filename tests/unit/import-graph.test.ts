@@ -4,21 +4,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { astroCode, checkImports, importCycles, importSites } from '../../scripts/lib/import-graph.ts';
+import { astroCode, checkImports, importCycles, importSites, mdxCode } from '../../scripts/lib/import-graph.ts';
 
 const SCRIPT = resolve('scripts/check-imports.ts');
 
-/** Runs the check in a tree of `files`; the tree is gone afterwards. */
-function checkTree(files: Record<string, string>): { code: number; stdout: string; stderr: string } {
+/** Runs the check in a tree of `files` and symbolic `links` (path -> target); the tree is gone afterwards. */
+function checkTree(files: Record<string, string>, links: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
   const root = mkdtempSync(join(tmpdir(), 'shice-imports-'));
   try {
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), text);
     }
+    for (const [path, target] of Object.entries(links)) symlinkSync(target, join(root, path));
     try {
       const stdout = execFileSync(process.execPath, [SCRIPT], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
       return { code: 0, stdout, stderr: '' };
@@ -124,4 +125,73 @@ test('an import outside the scanned files counts as found when the path exists',
     [],
   );
   assert.equal(checkImports(files, () => false).length, 1);
+});
+
+test("an MDX file's imports: its import/export blocks and {expressions}, not its frontmatter, fenced or inline code", () => {
+  const source = [
+    '---',
+    "title: import x from '/front'",
+    '---',
+    "import a from './a.txt?raw';",
+    "export { b } from './b.ts';",
+    '',
+    "Prose that says import c from '/prose' and `{import('/inline')}` {await import('./d.ts')}.",
+    '',
+    '```js',
+    "import e from '/fenced';",
+    '```',
+    '<Fact id="x" note={import(\'./f.ts\')} />',
+    '{',
+    "  import('./g.ts')",
+    "} then {import('./h.ts')}",
+  ].join('\n');
+  assert.equal(mdxCode(source).split('\n').length, source.split('\n').length, 'every line keeps its number');
+  assert.deepEqual(
+    importSites('content/articles/001-a/en.mdx', source).map((s) => `${s.line}:${s.specifier}`),
+    ['4:./a.txt?raw', '5:./b.ts', '7:./d.ts', '12:./f.ts', '14:./g.ts', '15:./h.ts'],
+  );
+});
+
+test('an import outside the project, from MDX or a module, in any form: one line naming the file, the line and where it leads', () => {
+  const outside = realpathSync(mkdtempSync(join(tmpdir(), 'shice-imports-outside-')));
+  try {
+    writeFileSync(join(outside, 'file'), 'secret');
+    const mdx = [
+      '---',
+      'title: t',
+      '---',
+      `import a from '${outside}/file?raw';`,
+      "import b from '../../../../x?url';",
+      "import c from './inc.txt?raw';",
+      `import d from 'file://${outside}/file';`,
+      `export { e } from '/@fs${outside}/file?inline';`,
+      "import f from './ok.txt?raw';",
+      "import g from '/content/articles/001-a/ok.txt?raw';",
+      '',
+      `{await import('${outside}/file?raw')}`,
+    ].join('\n');
+    const r = checkTree(
+      {
+        'content/articles/001-a/en.mdx': mdx,
+        'content/articles/001-a/ok.txt': 'ours',
+        'src/article/x.ts': `import raw from '${outside}/file?raw';\nexport default raw;\n`,
+      },
+      { 'content/articles/001-a/inc.txt': join(outside, 'file') },
+    );
+    assert.equal(r.code, 1, r.stdout);
+    const file = 'content/articles/001-a/en.mdx';
+    const leads = (spec: string, where: string) =>
+      `imports ${JSON.stringify(spec)}, which is ${JSON.stringify(where)}, outside the project; expected a file inside it`;
+    assert.deepEqual(r.stderr.trim().split('\n'), [
+      `${file}:4: ${leads(`${outside}/file?raw`, `${outside}/file`)}`,
+      `${file}:5: ${leads('../../../../x?url', '../x')}`,
+      `${file}:6: ${leads('./inc.txt?raw', `${outside}/file`)}`,
+      `${file}:7: ${leads(`file://${outside}/file`, `${outside}/file`)}`,
+      `${file}:8: ${leads(`/@fs${outside}/file?inline`, `${outside}/file`)}`,
+      `${file}:12: ${leads(`${outside}/file?raw`, `${outside}/file`)}`,
+      `src/article/x.ts:1: ${leads(`${outside}/file?raw`, `${outside}/file`)}`,
+    ]);
+  } finally {
+    rmSync(outside, { recursive: true, force: true });
+  }
 });

@@ -1,7 +1,7 @@
 // An Astro integration that checks every article's evidence and MDX when the
 // build (or dev, or check) starts, so a broken binding stops the build with
 // every problem listed by file, instead of failing somewhere inside a render.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { AstroIntegration } from 'astro';
 import { EvidenceError } from '../../evidence/errors.ts';
@@ -10,11 +10,12 @@ import { isDraft } from '../evidence/draft.ts';
 import { snapshotsDir } from '../../evidence/article/build.ts';
 import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/article/variants.ts';
 import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
-import { ARTICLES, loadArticle } from '../../authoring/load.ts';
+import { ARTICLES, ArticleFolderError, articleFolders, loadArticle } from '../../authoring/load.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
 import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
 import { setDevProblems } from './dev-problems.ts';
+import { refusal } from './bounds.ts';
 import { placeholderWarning } from '../../site-address.ts';
 import { packetPathProblems, type PacketPathDef } from '../render/packet-path.ts';
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
@@ -34,10 +35,13 @@ export async function checkArticles(
   const drafts: string[] = [];
   const memo = evidenceMemo();
   const committedRuns: CommittedRun[] = [];
-  const slugs = readdirSync(join(root, ARTICLES), { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
+  let slugs: string[];
+  try {
+    slugs = articleFolders(root);
+  } catch (error) {
+    if (!(error instanceof ArticleFolderError)) throw error;
+    return { problems: error.message.split('\n'), drafts, findings, summary: 'the articles were not read' };
+  }
   for (const slug of slugs) {
     const dir = join(root, ARTICLES, slug);
     const sources: ArticleSource[] = (['zh', 'en'] as const)
@@ -159,7 +163,7 @@ export function shiceEvidence(): AstroIntegration {
           setDevProblems(problems);
           if (problems.length) logger.error(problemsMessage(problems));
         } else if (problems.length) {
-          throw new Error(problemsMessage(problems));
+          throw refusal([problemsMessage(problems)]);
         }
         for (const draft of drafts) logger.warn(terminalSafe(`draft build (SHICE_DRAFT): ${draft}`));
         // Not a failure: a claim may hold in the headline environment and not in another; the page's claim matrix shows it.
