@@ -12,15 +12,15 @@ import type { ChartDef, PacketPathDef, Text, WalkthroughStop } from './parts.ts'
 
 // Everything an article is written with, from one module: fact readers, extractors, the experiment's vocabulary.
 export * from '../evidence/fact-kit.ts';
-export { binomialExpectation, countWhere, parseAnswers, share } from '../evidence/extract/answers.ts';
-export { healthCheckNodePort, node, nodeIP, nodePort, pod, service } from '../evidence/extract/run.ts';
+export { binomialExpectation, countWhere, parseAnswers, share, type Answer } from '../evidence/extract/answers.ts';
+export { healthCheckNodePort, node, nodeIP, nodePort, placement, pod, service } from '../evidence/extract/run.ts';
 export { ExtractError } from '../evidence/errors.ts';
 export type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 export { threeNodeCluster } from '../experiment/clusters.ts';
 export { curlArgv, exec } from '../experiment/steps.ts';
 export { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../experiment/substitutes.ts';
 export type { ExecStep, Experiment, TopologyView } from '../experiment/types.ts';
-export { event, hop, path } from './parts.ts';
+export { choiceBars, event, healthCheckLine, hop, path } from './parts.ts';
 export type { ChartBar, ChartDef, PacketPathDef, PathEvent, PathHop, PathStation, Text, WalkthroughStop } from './parts.ts';
 
 type StepFactKey = 'rc' | 'seconds' | 'node' | 'argv' | 'command' | 'startedAt';

@@ -93,13 +93,14 @@ export interface PacketPathDef<Id extends string = string> {
   outcome?: Text;
 }
 
-/** One stop of the step-by-step view: the object it is about, and the steps whose command and output it shows. */
+/**
+ * One stop of the step-by-step view: the object it is about, and the steps whose command and
+ * output it shows. Its title and what to notice are prose, written in each language's MDX:
+ * `<Stop id="…" title="…">…</Stop>` inside `<Walkthrough>`, in this order.
+ */
 export interface WalkthroughStop {
   /** Anchor id, lowercase with dashes. */
   id: string;
-  title: Text;
-  /** What to notice; may hold {fact.id} placeholders, never a typed-in measured value. */
-  text: Text;
   object: {
     /** A manifest file of the experiment, relative to the article folder. */
     manifest: string;
@@ -132,4 +133,33 @@ export function path<Id extends string>(
 ): PacketPathDef<Id> {
   const { route, hops, events, ...rest } = def;
   return { ...rest, legs: [{ stations: route, hops, ...(events ? { events } : {}) }] };
+}
+
+/** A space before an arrow, except after full-width punctuation (which carries its own). */
+type ArrowAfter<T extends string> = T extends `${string}${'）' | '，' | '：'}` ? '→' : ' →';
+
+/**
+ * The measured line of a kube-proxy health check read by healthCheckFacts: what was
+ * asked (`zh`, `en`, with its own placeholders), then the status and localEndpoints.
+ * The line's type keeps every placeholder, so the type check still sees what it reads.
+ */
+export function healthCheckLine<const S extends string, const Zh extends string, const En extends string>(
+  step: S,
+  zh: Zh,
+  en: En,
+): { zh: `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status}，localEndpoints={${S}.localEndpoints}`; en: `${En}: HTTP {${S}.status} {${S}.reason}, localEndpoints={${S}.localEndpoints}` } {
+  const arrow = /[）：，]$/.test(zh) ? '→' : ' →';
+  return {
+    zh: `${zh}${arrow} HTTP {${step}.status}，localEndpoints={${step}.localEndpoints}` as `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status}，localEndpoints={${S}.localEndpoints}`,
+    en: `${en}: HTTP {${step}.status} {${step}.reason}, localEndpoints={${step}.localEndpoints}`,
+  };
+}
+
+/** A chart's bars for the groups of a choiceFacts step: each group's share and count against the model's expected share and tolerance. */
+export function choiceBars<const S extends string, const G extends string, const Name extends string>(
+  step: S,
+  groups: readonly G[],
+  of: (group: G) => { label: Text; name: Name },
+): ChartBar<`${S}.${'share' | 'count' | 'expectedShare' | 'boundShare'}.${G}` | Name>[] {
+  return groups.map((g) => ({ ...of(g), share: `${step}.share.${g}`, count: `${step}.count.${g}`, expected: `${step}.expectedShare.${g}`, tolerance: `${step}.boundShare.${g}` }));
 }

@@ -21,7 +21,8 @@ import { findRule, findRules, optionValue, parseIptablesSave, type RuleQuery } f
 import { flowEntriesShown, parseConntrackList, type ConntrackEntry } from './extract/conntrack.ts';
 import { findChain, findChainRule, findPortVerdict, findSet, parseNftTable } from './extract/nft.ts';
 import { parseIpAddressJson, podGatewayOnNode } from './extract/ip-address.ts';
-import { node } from './extract/run.ts';
+import { node, nodeIP } from './extract/run.ts';
+import { binomialExpectation, countWhere, parseAnswers, share, type Answer } from './extract/answers.ts';
 
 /** A fact as an article declares it: everything but its id, which is its key. */
 export type FactSpec = Omit<FactDef, 'id'>;
@@ -260,6 +261,70 @@ export function nftVerdictFacts<P extends string>(
   return Object.fromEntries(
     (['element', 'port', 'verdict', 'comment'] as const).map((f) => [`${prefix}.${f}`, nft.verdict(step, query, f)]),
   ) as FactSpecs<`${P}.${'element' | 'port' | 'verdict' | 'comment'}`>;
+}
+
+/**
+ * A step that sent many requests and printed one answer each ("<who> <status> <address asked>",
+ * extract/answers.ts): `<step>.timeout`, `.requests`, `.answered` (HTTP 200) and `.via.<node>`, how
+ * many went to each node's InternalIP.
+ */
+export function answerFacts<S extends string, N extends string>(
+  step: S,
+  nodes: readonly N[],
+): FactSpecs<`${S}.${'timeout' | 'requests' | 'answered'}` | `${S}.via.${N}`> {
+  const answers = (s: StepSnapshot) => parseAnswers(s.stdout);
+  return factsFrom<`${S}.${'timeout' | 'requests' | 'answered'}` | `${S}.via.${N}`>([
+    [`${step}.timeout`, curl.timeout(step)],
+    [`${step}.requests`, fromStep(step, (s) => String(answers(s).length))],
+    [`${step}.answered`, fromStep(step, (s) => String(countWhere(answers(s), 'status', '200')))],
+    ...nodes.map((n) => [`${step}.via.${n}`, fromStep(step, (s, run) => String(countWhere(answers(s), 'via', nodeIP(run, n))))] as const),
+  ]);
+}
+
+/** What a group's count is checked against: how many answers could reach it, and the chance each one does. */
+export interface ChoiceModel {
+  trials: number;
+  probability: number;
+}
+
+export type ChoiceField = 'count' | 'share' | 'expected' | 'bound' | 'expectedShare' | 'boundShare';
+
+/**
+ * Answers counted per group against a binomial model (a random choice per
+ * request, as kube-proxy makes one per connection): per group `<step>.count.<g>`
+ * and `.share.<g>` (volatile: they differ on every run, within the bound),
+ * `.expected.<g>`, and `.bound.<g>`, `sigmas` standard deviations rounded up, with
+ * both as shares of all answers. `who` names a group's answerer in the run;
+ * `model` says how many answers could reach the group and with what chance.
+ */
+export function choiceFacts<S extends string, G extends string>(
+  step: S,
+  groups: readonly G[],
+  options: { who: (run: RunSnapshot, group: G) => string; model: (answers: Answer[], run: RunSnapshot, group: G) => ChoiceModel; sigmas: number },
+): FactSpecs<`${S}.${ChoiceField}.${G}`> {
+  const sampled = (spec: FactSpec): FactSpec => ({ ...spec, volatile: { reason: 'a count of random choices: it differs on every run, within the bound the claims check' } });
+  const answers = (s: StepSnapshot) => parseAnswers(s.stdout);
+  const count = (s: StepSnapshot, run: RunSnapshot, g: G) => countWhere(answers(s), 'who', options.who(run, g));
+  const expect = (s: StepSnapshot, run: RunSnapshot, g: G) => {
+    const { trials, probability } = options.model(answers(s), run, g);
+    return binomialExpectation(trials, probability, options.sigmas);
+  };
+  const field = (read: (s: StepSnapshot, run: RunSnapshot, total: number) => string | FactValue) => fromStep(step, (s, run) => read(s, run, answers(s).length));
+  return factsFrom<`${S}.${ChoiceField}.${G}`>(
+    groups.flatMap((g) => [
+      [`${step}.count.${g}`, sampled(field((s, run) => String(count(s, run, g))))] as const,
+      [`${step}.share.${g}`, sampled(field((s, run, total) => share(count(s, run, g), total)))] as const,
+      [`${step}.expected.${g}`, field((s, run) => ({ value: String(Math.round(expect(s, run, g).expected)), raw: String(expect(s, run, g).expected) }))] as const,
+      [`${step}.bound.${g}`, field((s, run) => String(expect(s, run, g).bound))] as const,
+      [`${step}.expectedShare.${g}`, field((s, run, total) => share(expect(s, run, g).expected, total))] as const,
+      [`${step}.boundShare.${g}`, field((s, run, total) => share(expect(s, run, g).bound, total))] as const,
+    ]),
+  );
+}
+
+/** Whether every group's count in a choiceFacts step lies within its bound of the expected count: the model's claim, for `holds`. */
+export function withinBounds<const S extends string, const G extends string>(v: (id: NoInfer<`${S}.${'count' | 'expected' | 'bound'}.${G}`>) => string, step: S, groups: readonly G[]): boolean {
+  return groups.every((g) => Math.abs(Number(v(`${step}.count.${g}`)) - Number(v(`${step}.expected.${g}`))) <= Number(v(`${step}.bound.${g}`)));
 }
 
 /** Facts from [id, fact] pairs, for a family an article generates (per role, per policy): its ids typed as `Id`. */

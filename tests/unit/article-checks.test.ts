@@ -2,7 +2,7 @@
 // the two languages binding different evidence.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkArticleSources, checkParity, findClaimReferences, type ArticleSource } from '../../src/article/check/check-article.ts';
+import { checkArticleSources, checkParity, findClaimReferences, stopProblems, type ArticleSource } from '../../src/article/check/check-article.ts';
 
 const zh = (body: string, front = ''): ArticleSource => ({ lang: 'zh', file: 'content/articles/x/zh.mdx', source: `---\ntitle: t\n${front}---\n\n${body}\n` });
 const en = (body: string, front = ''): ArticleSource => ({ lang: 'en', file: 'content/articles/x/en.mdx', source: `---\ntitle: t\n${front}---\n\n${body}\n` });
@@ -63,4 +63,26 @@ test('claim references carry their line', () => {
     { id: 'x', line: 2 },
     { id: 'y', line: 2 },
   ]);
+});
+
+test("a walkthrough's stops are written in each MDX: every declared stop once, in order, titled; an unknown one is named with its line", () => {
+  const declared = ['a', 'b', 'c'];
+  const mdx = (stops: string) => `# T\n\n<Walkthrough>\n\n${stops}\n\n</Walkthrough>\n`;
+  const stop = (id: string, title = `Stop ${id}`) => `<Stop id="${id}" title="${title}">\n\nProse of ${id}.\n\n</Stop>`;
+  assert.deepEqual(stopProblems('zh.mdx', mdx([stop('a'), stop('b'), stop('c')].join('\n\n')), declared), []);
+  assert.deepEqual(stopProblems('zh.mdx', '# No walkthrough here\n', declared), [], 'an MDX without <Walkthrough> writes no stops');
+  const problems = stopProblems('en.mdx', mdx([stop('b'), stop('a'), '<Stop id="x">\n\nText.\n\n</Stop>'].join('\n\n')), declared);
+  assert.deepEqual(problems, [
+    'en.mdx:17: <Stop id="x">: unknown stop; the article\'s walkthrough declares: a, b, c',
+    'en.mdx:17: <Stop id="x">: expected a title="…" in this language',
+    'en.mdx: <Walkthrough> has no <Stop id="c">; expected every stop the walkthrough declares',
+    "en.mdx: the stops are in the order b, a; expected the walkthrough's order, a, b",
+  ]);
+  assert.match(stopProblems('zh.mdx', mdx([stop('a'), stop('a'), stop('b'), stop('c')].join('\n\n')), declared)[0]!, /a <Stop> appears twice/);
+});
+
+test('a typed-in number in a stop\'s prose is caught like any other prose: the walkthrough no longer hides its children', () => {
+  const source = '<Walkthrough>\n\n<Stop id="a" title="A">\n\nThe backend saw 10.244.1.1.\n\n</Stop>\n\n</Walkthrough>\n';
+  const problems = checkArticleSources([{ lang: 'en', file: 'en.mdx', source }], { factIds: [], stepIds: [], stopIds: ['a'] });
+  assert.ok(problems.some((p) => p.includes('10.244.1.1')), problems.join('\n'));
 });

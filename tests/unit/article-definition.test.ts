@@ -100,16 +100,19 @@ function typeCheck(source: string): { status: number | null; out: string } {
   }
 }
 
-const definition = (lines: string, claim: string, hopSource: string) => `
-import { defineArticle, curlFacts, hop, path, type FactIdOf } from '../../src/authoring/article.ts';
+const definition = (lines: string, claim: string, hopSource: string, healthStep = 'h') => `
+import { defineArticle, curlFacts, healthCheckFacts, healthCheckLine, hop, path, type FactIdOf } from '../../src/authoring/article.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
 declare const experiment: Experiment;
-const facts = { ...curlFacts('a', 'answered') };
+const facts = { ...curlFacts('a', 'answered'), ...healthCheckFacts('h') };
 type Id = FactIdOf<typeof facts>;
 export default defineArticle({
   experiment,
   facts,
-  lines: { a: { zh: ${JSON.stringify(lines)}, en: 'curl exited {a.rc}' } },
+  lines: {
+    a: { zh: ${JSON.stringify(lines)}, en: 'curl exited {a.rc}' },
+    h: healthCheckLine(${JSON.stringify(healthStep)}, 'worker {node.worker.ip}（有本地后端）', 'Health check on worker'),
+  },
   claims: [{ id: 'c', zh: 'z', en: 'e', holds: (v) => v(${JSON.stringify(claim)}) === '0' }],
   paths: [path<Id>({ id: 'p', title: { zh: 'z', en: 'e' }, stations: [], route: [], hops: [hop<Id>('client', 'node', ${JSON.stringify(hopSource)}, 'node.worker.ip')] })],
 });
@@ -121,6 +124,8 @@ test('fact ids are typed: a line, claim or path that reads an undeclared fact fa
   const bad = typeCheck(definition('{a.clientt}', 'a.nope', 'a.cleint'));
   assert.notEqual(bad.status, 0);
   assert.match(bad.out, /reads an undeclared fact: \{a\.clientt\}/, 'the line');
+  const health = typeCheck(definition('{a.client}', 'a.rc', 'a.client', 'hh'));
+  assert.match(health.out, /reads an undeclared fact: \{hh\.(status|reason|localEndpoints)\}/, "a health check's line built by healthCheckLine");
   assert.match(bad.out, /Argument of type '"a\.nope"' is not assignable/, 'the claim');
   assert.match(bad.out, /'"a\.cleint"' is not assignable/, 'the path');
 });

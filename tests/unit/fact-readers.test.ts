@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { http, printed, stdout, type FactSpec } from '../../src/evidence/fact-kit.ts';
+import { answerFacts, choiceFacts, http, printed, stdout, withinBounds, type FactSpec } from '../../src/evidence/fact-kit.ts';
 import { ExtractError } from '../../src/evidence/errors.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import type { StepSnapshot } from '../../src/evidence/schema.ts';
@@ -56,4 +56,33 @@ test("http: a header and a field of the body of kube-proxy's health check; a mis
     () => read(http.json('health-worker', 'service.port'), step),
     /^ExtractError: looked for "service\.port" in the JSON body, but it has no "port"$/,
   );
+});
+
+test('answerFacts and choiceFacts on a real spread of requests: counts per node and per pod, the model and its bound, the counts volatile', () => {
+  const spread = loadSnapshots(join(root, 'content/articles/075-local-uneven-weights/snapshots'));
+  const step = spread.steps.get('spread-cluster')!;
+  const value = (spec: FactSpec) => spec.derive({ run: spread.run, step }).value;
+  const answers = answerFacts('spread-cluster', ['worker', 'worker2']);
+  const requests = Number(value(answers['spread-cluster.requests']));
+  assert.equal(requests, step.stdout.trim().split('\n').length);
+  assert.equal(Number(value(answers['spread-cluster.via.worker'])) + Number(value(answers['spread-cluster.via.worker2'])), requests);
+  const pods = spread.run.pods.filter((p) => p.name.startsWith('web-')).map((p) => p.name);
+  const groups = ['a', 'b', 'c'] as const;
+  const choices = choiceFacts('spread-cluster', groups, {
+    who: (_run, g) => pods[groups.indexOf(g)]!,
+    model: (all) => ({ trials: all.length, probability: 1 / 3 }),
+    sigmas: 4,
+  });
+  const counts = groups.map((g) => Number(value(choices[`spread-cluster.count.${g}`])));
+  assert.equal(counts.reduce((a, b) => a + b, 0), requests, 'every answer counted once');
+  assert.equal(value(choices['spread-cluster.expected.a']), String(Math.round(requests / 3)));
+  assert.ok(choices['spread-cluster.count.a'].volatile && choices['spread-cluster.share.a'].volatile);
+  assert.equal(choices['spread-cluster.expected.a'].volatile, undefined, 'what the model expects is the same on every run');
+  const facts = new Map(Object.entries(choices).map(([id, spec]) => [id, value(spec)]));
+  const v = (id: string) => facts.get(id)!;
+  assert.equal(withinBounds(v, 'spread-cluster', groups), true);
+  facts.set('spread-cluster.count.a', String(Number(v('spread-cluster.expected.a')) + Number(v('spread-cluster.bound.a')) + 1));
+  assert.equal(withinBounds(v, 'spread-cluster', groups), false, 'a count one past its bound breaks the claim');
+  const garbled = { ...step, stdout: 'web-x 200 172.18.0.2\nnot an answer\n' };
+  assert.throws(() => answers['spread-cluster.requests'].derive({ run: spread.run, step: garbled }), /stdout line 2: expected "<name> <HTTP status> <address>", got "not an answer"/);
 });

@@ -73,7 +73,12 @@ test("article 075: roles come from the API's placement, the claims hold on the c
   assert.deepEqual(broken.sort(), ['local-lone-pod-gets-more', 'local-shares-by-node']);
   // Placement that is not two and one is refused with one line.
   const flat = { ...snapshots.run, pods: snapshots.run.pods.map((p) => ({ ...p, node: 'worker' })) };
-  assert.throws(() => podsByRole(flat), /expected the web pods spread two and one over two nodes in run.yaml, got worker: 3/);
+  assert.throws(() => podsByRole(flat), /^ExtractError: expected the web-… pods placed 1 and 2 per node in run\.yaml, found worker: 3$/);
+  // One more pod on a third node is not the placement either, nor are two nodes of one pod each.
+  const third = { ...snapshots.run, pods: [...snapshots.run.pods, { ...roles.lone, name: 'web-extra', node: 'control-plane' }] };
+  assert.throws(() => podsByRole(third), /placed 1 and 2 per node in run\.yaml, found .*control-plane: 1/);
+  const even = { ...snapshots.run, pods: snapshots.run.pods.filter((p) => p.name !== roles['shared-2'].name) };
+  assert.throws(() => podsByRole(even), /placed 1 and 2 per node in run\.yaml, found \S+: 1, \S+: 1$/);
 });
 
 test('the chart: one bound bar value per pod and policy, the same values in a table, hidden SVG', () => {

@@ -4,7 +4,7 @@
 // paths and the step-by-step walkthrough. Node, pod and Service facts, versions
 // and each step's rc and seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts, event, hop, path, nodePort,
+  defineArticle, healthCheckLine, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts, event, hop, path, nodePort,
   threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, exec, curlArgv, type Experiment, type FactIdOf, type PathStation, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
@@ -279,26 +279,14 @@ export default defineArticle({
       zh: 'worker2 上 kube-proxy 自己的 nftables 表：no-endpoint-nodeports 映射把 s-local 的 NodePort 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}），由 nodeport-endpoints-check 链查表，只对 nodeport-ips 中的 {nft-worker2.nodePortIPs} 生效',
       en: "kube-proxy’s own nftables table on worker2: the no-endpoint-nodeports map sends s-local’s NodePort to {nft-worker2.drop.verdict} ({nft-worker2.drop.element}), looked up by the nodeport-endpoints-check chain, and only for {nft-worker2.nodePortIPs} in nodeport-ips",
     },
-    'health-worker': {
-      zh: 'worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}（有本地后端）→ HTTP {health-worker.status}，localEndpoints={health-worker.localEndpoints}',
-      en: 'Health check on worker, {node.worker.ip}:{service.s-lb.healthCheckNodePort} (a local backend): HTTP {health-worker.status} {health-worker.reason}, localEndpoints={health-worker.localEndpoints}',
-    },
-    'health-worker2': {
-      zh: 'worker2 {node.worker2.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）→ HTTP {health-worker2.status}，localEndpoints={health-worker2.localEndpoints}',
-      en: 'Health check on worker2, {node.worker2.ip}:{service.s-lb.healthCheckNodePort} (no local backend): HTTP {health-worker2.status} {health-worker2.reason}, localEndpoints={health-worker2.localEndpoints}',
-    },
-    'health-control-plane': {
-      zh: '控制面 {node.control-plane.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）→ HTTP {health-control-plane.status}，localEndpoints={health-control-plane.localEndpoints}',
-      en: 'Health check on the control-plane, {node.control-plane.ip}:{service.s-lb.healthCheckNodePort} (no local backend): HTTP {health-control-plane.status} {health-control-plane.reason}, localEndpoints={health-control-plane.localEndpoints}',
-    },
+    'health-worker': healthCheckLine('health-worker', 'worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}（有本地后端）', 'Health check on worker, {node.worker.ip}:{service.s-lb.healthCheckNodePort} (a local backend)'),
+    'health-worker2': healthCheckLine('health-worker2', 'worker2 {node.worker2.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）', 'Health check on worker2, {node.worker2.ip}:{service.s-lb.healthCheckNodePort} (no local backend)'),
+    'health-control-plane': healthCheckLine('health-control-plane', '控制面 {node.control-plane.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）', 'Health check on the control-plane, {node.control-plane.ip}:{service.s-lb.healthCheckNodePort} (no local backend)'),
     'delete-backend': {
       zh: '删除 worker 上的后端 Pod（原 IP {pod.backend.ip}）：rc={delete-backend.rc}，用时 {delete-backend.seconds} 秒',
       en: 'Deleted the backend pod on worker (it had {pod.backend.ip}): exit code {delete-backend.rc} after {delete-backend.seconds} s',
     },
-    'health-worker-after-delete': {
-      zh: '后端删除之后再问 worker {node.worker.ip}:{service.s-lb.healthCheckNodePort} → HTTP {health-worker-after-delete.status}，localEndpoints={health-worker-after-delete.localEndpoints}',
-      en: "Worker’s health check once the backend is gone, {node.worker.ip}:{service.s-lb.healthCheckNodePort}: HTTP {health-worker-after-delete.status} {health-worker-after-delete.reason}, localEndpoints={health-worker-after-delete.localEndpoints}",
-    },
+    'health-worker-after-delete': healthCheckLine('health-worker-after-delete', '后端删除之后再问 worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}', 'Worker’s health check once the backend is gone, {node.worker.ip}:{service.s-lb.healthCheckNodePort}'),
   },
   paths: [
     path({
@@ -374,56 +362,26 @@ export default defineArticle({
   // The step-by-step view: one stop per object the experiment sets up or removes, in the order it uses them.
   walkthrough: [
     { id: 'backend-echoes-the-source',
-      title: { zh: '后端：把看到的来源地址写进响应', en: 'The backend: it answers with the source address it saw' },
-      text: {
-        zh: 'nginx 对任何请求都只回一行 client=$remote_addr。$remote_addr 是 TCP 连接对端的地址，也就是包到达 Pod 时的源地址：中途有没有被改写，看这一行就知道。',
-        en: 'Whatever the request, nginx answers with one line, client=$remote_addr. $remote_addr is the peer of the TCP connection, that is, the source address of the packets as they reach the pod: this one line shows whether anything on the way rewrote it.',
-      },
       object: { manifest: BACKEND, document: 'ConfigMap/backend-nginx', highlight: ['default.conf'] },
       steps: [],
     },
     { id: 'backend-pinned-to-worker',
-      title: { zh: '后端 Pod 固定在 worker 上', en: 'One backend pod, pinned to worker' },
-      text: {
-        zh: 'nodeSelector 把唯一的后端放在 {node.worker.name} 上，于是 worker 是“有后端的节点”，worker2 和控制面是“没有后端的节点”。这次运行里 Pod 落在 {pod.backend.node}，地址 {pod.backend.ip}，所在节点的 Pod 网关是 {node.worker.podGateway}。readinessProbe 决定它何时算作就绪的后端，后面的健康检查端口数的正是本节点上就绪的后端。清单里的镜像在这里拉不到，Pod 实际运行的是本机构建的 {pod.backend.image}（Debian 的 nginx-light），读的是同一份配置。',
-        en: 'The nodeSelector puts the only backend on {node.worker.name}, which makes worker the node with a backend and leaves worker2 and the control-plane without one. In this run the pod landed on {pod.backend.node} with address {pod.backend.ip}; that node’s pod gateway is {node.worker.podGateway}. The readinessProbe decides when it counts as a ready endpoint, and ready local endpoints are exactly what the health-check port counts later on. No registry could provide the manifest’s image here: the pod ran {pod.backend.image}, Debian’s nginx-light built on this machine, with the same config.',
-      },
       object: { manifest: BACKEND, document: 'Pod/backend', highlight: ['nodeSelector', 'readinessProbe'] },
       steps: [],
     },
     { id: 's-cluster',
-      title: { zh: 's-cluster：NodePort + Cluster', en: 's-cluster: NodePort with Cluster' },
-      text: {
-        zh: '默认策略 Cluster。控制面（{node.control-plane.ip}）经 worker 访问 NodePort {service.s-cluster.nodePort}，后端看到 {cluster-via-worker.client}；经 worker2 访问，看到 {cluster-via-worker2.client}。两次都不是真实客户端。worker2 的 conntrack 记下了转发：回复方向的源是 Pod {conntrack-worker2.first.reply.src}，目的是 worker2 自己 {conntrack-worker2.first.reply.dst}。',
-        en: 'The default policy, Cluster. A request from the control-plane ({node.control-plane.ip}) to NodePort {service.s-cluster.nodePort} reaches the backend as {cluster-via-worker.client} through worker, and as {cluster-via-worker2.client} through worker2. Neither is the real client. worker2’s conntrack records the forwarding: the reply comes from the pod, {conntrack-worker2.first.reply.src}, and goes to worker2 itself, {conntrack-worker2.first.reply.dst}.',
-      },
       object: { manifest: SERVICES, document: 'Service/s-cluster', highlight: ['type', 'externalTrafficPolicy'] },
       steps: ['cluster-via-worker', 'cluster-via-worker2', 'conntrack-worker2', 'nat-worker'],
     },
     { id: 's-local',
-      title: { zh: 's-local：NodePort + Local', en: 's-local: NodePort with Local' },
-      text: {
-        zh: '只把策略改成 Local。经 worker 访问，后端看到的正是控制面 {local-via-worker.client}；经 worker2 访问，curl 等满 {local-via-worker2.timeout} 秒上限后放弃，退出码 {local-via-worker2.rc}。worker2 的 filter 表里有一条针对端口 {filter-worker2.dropPort} 的 DROP 规则。NodePort 类型不分配健康检查端口：{service.s-local.healthCheckNodePort}。',
-        en: 'Only the policy changes, to Local. Through worker the backend sees the control-plane itself, {local-via-worker.client}; through worker2 curl waits out its {local-via-worker2.timeout} s limit and exits with {local-via-worker2.rc}. worker2’s filter table holds a DROP rule for port {filter-worker2.dropPort}. A NodePort Service gets no health-check port: {service.s-local.healthCheckNodePort}.',
-      },
       object: { manifest: SERVICES, document: 'Service/s-local', highlight: ['externalTrafficPolicy'] },
       steps: ['local-via-worker', 'local-via-worker2', 'filter-worker2'],
     },
     { id: 's-lb-health-check',
-      title: { zh: 's-lb：LoadBalancer + Local 与健康检查端口', en: 's-lb: LoadBalancer with Local, and its health-check port' },
-      text: {
-        zh: '类型换成 LoadBalancer、策略仍是 Local，Service 多分到一个 healthCheckNodePort：{service.s-lb.healthCheckNodePort}。每个节点在这个端口上只报告本节点的情况：worker 回 HTTP {health-worker.status}（localEndpoints={health-worker.localEndpoints}），worker2 和控制面回 {health-worker2.status} 与 {health-control-plane.status}。',
-        en: 'With type LoadBalancer and the same Local policy, the Service also gets a healthCheckNodePort, {service.s-lb.healthCheckNodePort}. On that port each node speaks only for itself: worker answers HTTP {health-worker.status} (localEndpoints={health-worker.localEndpoints}), worker2 and the control-plane answer {health-worker2.status} and {health-control-plane.status}.',
-      },
       object: { manifest: SERVICES, document: 'Service/s-lb', highlight: ['type', 'externalTrafficPolicy'] },
       steps: ['health-worker', 'health-worker2', 'health-control-plane'],
     },
     { id: 'delete-backend',
-      title: { zh: '删掉后端之后', en: 'After the backend is deleted' },
-      text: {
-        zh: '删除 worker 上的后端 Pod 后再问 worker 的健康检查端口：HTTP {health-worker-after-delete.status}，localEndpoints={health-worker-after-delete.localEndpoints}。worker 也不再报告健康，负载均衡器下一次探测失败后就会把它摘出后端池。',
-        en: 'With the backend pod on worker deleted, worker’s health-check port answers HTTP {health-worker-after-delete.status}, localEndpoints={health-worker-after-delete.localEndpoints}. worker no longer reports itself healthy either, and a load balancer would take it out of rotation after its next failed probe.',
-      },
       object: { manifest: BACKEND, document: 'Pod/backend', highlight: ['name'] },
       steps: ['delete-backend', 'health-worker-after-delete'],
     },

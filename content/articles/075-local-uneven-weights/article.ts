@@ -7,9 +7,8 @@
 // node (by name). Node and Service facts, versions and each step's rc and
 // seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, declared, factsFrom, fromRun, fromStep, healthCheckFacts, curl, curlArgv, exec, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, nodeIP, ExtractError,
-  binomialExpectation, countWhere, parseAnswers, share, type ChartBar, type Experiment, type FactIdOf, type FactSpec, type RunSnapshot,
-  type StepSnapshot, type TopologyView,
+  defineArticle, healthCheckLine, answerFacts, choiceBars, withinBounds, choiceFacts, declared, factsFrom, fromRun, healthCheckFacts, curlArgv, exec, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, placement,
+  type Answer, type Experiment, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** How many requests each worker receives per policy, as an external load balancer with equal weights would send them. */
@@ -53,52 +52,25 @@ const experiment: Experiment = {
 
 /** The Deployment's pods by role, as the API placed them: one node must hold exactly one, another exactly two. */
 export function podsByRole(run: RunSnapshot): Record<Role, RunSnapshot['pods'][number]> {
-  const pods = run.pods.filter((p) => p.name.startsWith('web-'));
-  const perNode = Map.groupBy(pods, (p) => p.node);
-  const lone = [...perNode.values()].filter((list) => list.length === 1);
-  const shared = [...perNode.values()].filter((list) => list.length === 2);
-  if (pods.length !== 3 || lone.length !== 1 || shared.length !== 1) {
-    const counts = [...perNode].map(([n, list]) => `${n}: ${list.length}`).join(', ') || 'none';
-    throw new ExtractError(`expected the web pods spread two and one over two nodes in run.yaml, got ${counts}`);
-  }
-  const [a, b] = [...shared[0]!].sort((x, y) => (x.name < y.name ? -1 : 1));
-  return { lone: lone[0]![0]!, 'shared-1': a!, 'shared-2': b! };
+  const [[lone], [first, second]] = placement(run, 'web-', [1, 2]);
+  return { lone: lone!, 'shared-1': first!, 'shared-2': second! };
 }
 
-/** What a role's count should be, and its bound, under a policy (the model the article states). */
-function expectation(step: StepSnapshot, run: RunSnapshot, policy: Policy, role: Role) {
-  const answers = parseAnswers(step.stdout);
-  if (policy === 'cluster') return binomialExpectation(answers.length, 1 / ROLES.length, SIGMAS);
+/**
+ * The model the article states: under Cluster every pod has the same chance at every request; under Local a
+ * request entering a node goes to one of that node's pods, each with the same chance.
+ */
+const model = (p: Policy) => (answers: Answer[], run: RunSnapshot, role: Role) => {
+  if (p === 'cluster') return { trials: answers.length, probability: 1 / ROLES.length };
   const pods = podsByRole(run);
   const home = pods[role].node;
   const entered = answers.filter((a) => a.via !== '' && run.nodes.find((n) => n.internalIP === a.via)?.name === home).length;
-  return binomialExpectation(entered, 1 / ROLES.filter((r) => pods[r].node === home).length, SIGMAS);
-}
-
-type PerRole = 'count' | 'share' | 'expected' | 'bound' | 'expectedShare' | 'boundShare';
-/** kube-proxy picks a backend at random for each new connection: a count differs on every run, within the bound its claims check. */
-const sampled = (spec: FactSpec): FactSpec => ({ ...spec, volatile: { reason: 'a count of random choices: it differs on every run, within the bound the claims check' } });
-const spreadFacts = (p: Policy) => {
-  const step = `spread-${p}`;
-  const answers = (s: StepSnapshot) => parseAnswers(s.stdout);
-  const count = (s: StepSnapshot, run: RunSnapshot, role: Role) => countWhere(answers(s), 'who', podsByRole(run)[role].name);
-  const expect = (role: Role, read: (e: ReturnType<typeof expectation>, s: StepSnapshot) => string | { value: string; raw: string }) =>
-    fromStep(step, (s, run) => read(expectation(s, run, p, role), s));
-  return factsFrom<`spread-${Policy}.${'timeout' | 'requests' | 'answered'}` | `spread-${Policy}.via.${(typeof WORKERS)[number]}` | `spread-${Policy}.${PerRole}.${Role}`>([
-    [`spread-${p}.timeout`, curl.timeout(step)],
-    [`spread-${p}.requests`, fromStep(step, (s) => String(answers(s).length))],
-    [`spread-${p}.answered`, fromStep(step, (s) => String(countWhere(answers(s), 'status', '200')))],
-    ...WORKERS.map((w) => [`spread-${p}.via.${w}`, fromStep(step, (s, run) => String(countWhere(answers(s), 'via', nodeIP(run, w))))] as const),
-    ...ROLES.flatMap((role) => [
-      [`spread-${p}.count.${role}`, sampled(fromStep(step, (s, run) => String(count(s, run, role))))] as const,
-      [`spread-${p}.share.${role}`, sampled(fromStep(step, (s, run) => share(count(s, run, role), answers(s).length)))] as const,
-      [`spread-${p}.expected.${role}`, expect(role, (e) => ({ value: String(Math.round(e.expected)), raw: String(e.expected) }))] as const,
-      [`spread-${p}.bound.${role}`, expect(role, (e) => String(e.bound))] as const,
-      [`spread-${p}.expectedShare.${role}`, expect(role, (e, s) => share(e.expected, answers(s).length))] as const,
-      [`spread-${p}.boundShare.${role}`, expect(role, (e, s) => share(e.bound, answers(s).length))] as const,
-    ]),
-  ]);
+  return { trials: entered, probability: 1 / ROLES.filter((r) => pods[r].node === home).length };
 };
+const spreadFacts = <P extends Policy>(p: P) => ({
+  ...answerFacts(`spread-${p}`, WORKERS),
+  ...choiceFacts(`spread-${p}`, ROLES, { who: (run, role) => podsByRole(run)[role].name, model: model(p), sigmas: SIGMAS }),
+});
 
 const facts = {
   // What the manifests declare: bound as declared values, not measurements.
@@ -118,21 +90,14 @@ const facts = {
   'spread.loneNode': fromRun((run) => podsByRole(run).lone.node),
   'spread.sharedNode': fromRun((run) => podsByRole(run)['shared-1'].node),
 };
-type Id = FactIdOf<typeof facts>;
 
 const n = Number;
-/** Every role's count under a policy lies within its bound of what the model expects. */
-const within = (v: (id: Id) => string, p: Policy) => ROLES.every((r) => Math.abs(n(v(`spread-${p}.count.${r}`)) - n(v(`spread-${p}.expected.${r}`))) <= n(v(`spread-${p}.bound.${r}`)));
 const ROLE_LABEL = {
   lone: { zh: '独占节点的 Pod', en: 'Pod alone on its node' },
   'shared-1': { zh: '共用节点的 Pod 甲', en: 'Pod sharing a node, first' },
   'shared-2': { zh: '共用节点的 Pod 乙', en: 'Pod sharing a node, second' },
 };
-const bars = (p: Policy): ChartBar<Id>[] =>
-  ROLES.map((role) => ({
-    label: ROLE_LABEL[role], name: `pod.${role}.name`, share: `spread-${p}.share.${role}`, count: `spread-${p}.count.${role}`,
-    expected: `spread-${p}.expectedShare.${role}`, tolerance: `spread-${p}.boundShare.${role}`,
-  }));
+const bars = (p: Policy) => choiceBars(`spread-${p}`, ROLES, (role) => ({ label: ROLE_LABEL[role], name: `pod.${role}.name` }));
 /** A policy's name, first on its line of the figure: the two lines are otherwise alike. */
 const spreadLine = (p: Policy, name: string) => ({
   zh: `${name} 策略：{spread-${p}.requests} 个请求，worker {spread-${p}.via.worker} 个、worker2 {spread-${p}.via.worker2} 个，得到成功回答的 {spread-${p}.answered} 个：{pod.lone.name}（独占 {pod.lone.node}）{spread-${p}.count.lone} 个，{pod.shared-1.name} {spread-${p}.count.shared-1} 个，{pod.shared-2.name} {spread-${p}.count.shared-2} 个（后两个同在 {pod.shared-1.node}）；用时 {spread-${p}.seconds} 秒`,
@@ -161,12 +126,12 @@ export default defineArticle({
     { id: 'cluster-shares-even',
       zh: 'Cluster 策略下，每个 Pod 分到的请求都在三分之一附近，偏差不超过二项分布标准差的四倍',
       en: 'Under Cluster each pod received about a third of the requests, within four binomial standard deviations',
-      holds: (v) => within(v, 'cluster'),
+      holds: (v) => withinBounds(v, 'spread-cluster', ROLES),
     },
     { id: 'local-shares-by-node',
       zh: 'Local 策略下，独占节点的 Pod 接下了它所在节点收到的全部请求，约为一半；另外两个 Pod 各约四分之一，偏差不超过二项分布标准差的四倍',
       en: 'Under Local the pod alone on its node took every request that node received, about half; the two others about a quarter each, within four binomial standard deviations',
-      holds: (v) => within(v, 'local'),
+      holds: (v) => withinBounds(v, 'spread-local', ROLES),
     },
     { id: 'local-lone-pod-gets-more',
       zh: 'Local 策略下，独占节点的 Pod 分到的请求比另外两个 Pod 中的任何一个都多',
@@ -176,14 +141,8 @@ export default defineArticle({
   ],
   // The one-line summary each step gets inside a <Measured> block; every value is a {fact.id}, the words are ours.
   lines: {
-    'health-worker': {
-      zh: 's-local 在 worker {node.worker.ip}:{service.s-local.healthCheckNodePort} 的健康检查 → HTTP {health-worker.status}，localEndpoints={health-worker.localEndpoints}',
-      en: "s-local’s health check on worker, {node.worker.ip}:{service.s-local.healthCheckNodePort}: HTTP {health-worker.status} {health-worker.reason}, localEndpoints={health-worker.localEndpoints}",
-    },
-    'health-worker2': {
-      zh: 's-local 在 worker2 {node.worker2.ip}:{service.s-local.healthCheckNodePort} 的健康检查 → HTTP {health-worker2.status}，localEndpoints={health-worker2.localEndpoints}',
-      en: "s-local’s health check on worker2, {node.worker2.ip}:{service.s-local.healthCheckNodePort}: HTTP {health-worker2.status} {health-worker2.reason}, localEndpoints={health-worker2.localEndpoints}",
-    },
+    'health-worker': healthCheckLine('health-worker', 's-local 在 worker {node.worker.ip}:{service.s-local.healthCheckNodePort} 的健康检查', "s-local’s health check on worker, {node.worker.ip}:{service.s-local.healthCheckNodePort}"),
+    'health-worker2': healthCheckLine('health-worker2', 's-local 在 worker2 {node.worker2.ip}:{service.s-local.healthCheckNodePort} 的健康检查', "s-local’s health check on worker2, {node.worker2.ip}:{service.s-local.healthCheckNodePort}"),
     'spread-cluster': spreadLine('cluster', 'Cluster'),
     'spread-local': spreadLine('local', 'Local'),
   },

@@ -11,7 +11,7 @@ import type { Lang } from '../../evidence/template.ts';
  * Components whose digits are accounted for (besides Fact, Measured, Provenance): those that
  * render only bound values, and NotMeasured, the explicit, visibly marked "this number is not a measurement".
  */
-export const ARTICLE_BOUND_COMPONENTS = ['Walkthrough', 'VariantComparison', 'Chart', 'NotMeasured'];
+export const ARTICLE_BOUND_COMPONENTS = ['VariantComparison', 'Chart', 'NotMeasured'];
 
 export interface ArticleSource {
   lang: Lang;
@@ -35,6 +35,37 @@ export function findClaimReferences(source: string): { id: string; line: number 
     for (const id of match[1]!.split(/\s+/).filter(Boolean)) refs.push({ id, line });
   }
   return refs;
+}
+
+/** The `<Stop id="…" title="…">` stops of an MDX file's <Walkthrough>, in order, with their line. */
+export function findStops(source: string): { id: string; title: string | null; line: number }[] {
+  return [...source.matchAll(/<Stop\b([^>]*)>/g)].map((match) => ({
+    id: /\bid="([^"]*)"/.exec(match[1]!)?.[1] ?? '',
+    title: /\btitle="([^"]*)"/.exec(match[1]!)?.[1] ?? null,
+    line: source.slice(0, match.index).split('\n').length,
+  }));
+}
+
+/**
+ * A walkthrough's stops as one MDX file writes them against the ones the definition declares:
+ * every declared stop once, in the declared order, each with a title; none unknown.
+ */
+export function stopProblems(file: string, source: string, declared: readonly string[]): string[] {
+  const stops = findStops(source);
+  if (!stops.length && !/<Walkthrough\b/.test(source)) return [];
+  const problems: string[] = [];
+  for (const stop of stops) {
+    if (!declared.includes(stop.id))
+      problems.push(`${file}:${stop.line}: <Stop id="${stop.id}">: unknown stop; the article's walkthrough declares: ${declared.join(', ') || 'none'}`);
+    if (!stop.title) problems.push(`${file}:${stop.line}: <Stop id="${stop.id}">: expected a title="…" in this language`);
+  }
+  const written = stops.map((s) => s.id);
+  for (const id of declared) if (!written.includes(id)) problems.push(`${file}: <Walkthrough> has no <Stop id="${id}">; expected every stop the walkthrough declares`);
+  const known = written.filter((id) => declared.includes(id));
+  const order = declared.filter((id) => known.includes(id));
+  if (new Set(known).size !== known.length) problems.push(`${file}: a <Stop> appears twice (${known.join(', ')}); expected each stop once`);
+  else if (known.join(' ') !== order.join(' ')) problems.push(`${file}: the stops are in the order ${known.join(', ')}; expected the walkthrough's order, ${order.join(', ')}`);
+  return problems;
 }
 
 /** What the checks read from one MDX file, read once: its scan, its references and its frontmatter's declarations. */
@@ -93,7 +124,7 @@ function parityProblems(reads: readonly ReadSource[]): string[] {
 
 export function checkArticleSources(
   sources: readonly ArticleSource[],
-  evidence: { factIds: Iterable<string>; stepIds: Iterable<string>; claimIds?: Iterable<string> },
+  evidence: { factIds: Iterable<string>; stepIds: Iterable<string>; claimIds?: Iterable<string>; stopIds?: readonly string[] },
 ): string[] {
   const claimIds = new Set(evidence.claimIds ?? []);
   const factIds = [...evidence.factIds];
@@ -104,6 +135,7 @@ export function checkArticleSources(
   for (const { source: s, scan, claims, specific } of reads) {
     problems.push(...checkReferences(s.file, s.source, factIds, stepIds, scan).map((p) => p.message));
     problems.push(...findUnboundValues(s.file, s.source, { boundComponents: ARTICLE_BOUND_COMPONENTS }, scan).map((p) => p.message));
+    problems.push(...stopProblems(s.file, s.source, evidence.stopIds ?? []));
     for (const ref of claims) {
       if (!claimIds.has(ref.id))
         problems.push(

@@ -72,6 +72,7 @@ export async function checkArticles(
           factIds: bindable.factIds,
           stepIds: bindable.stepIds,
           claimIds: bindable.claims.map((c) => c.id),
+          stopIds: (article.walkthrough ?? []).map((stop) => stop.id),
         }),
       );
       // Packet paths (<PacketPath id>): every definition names facts some run of the article has, used on a page or not.

@@ -1,9 +1,7 @@
 // The 分步演示 (step-by-step) view of an experiment: each stop shows the object
-// it is about (a manifest document, with the fields that matter highlighted),
-// the commands of the experiment's steps it covers, and their output.
-// Declared per article in content/articles/<slug>/walkthrough.ts.
-import type { Lang } from '../../evidence/template.ts';
-
+// it is about (a manifest document, with the fields that matter highlighted)
+// and links the outputs of the steps it covers. Its stops are declared in the
+// article's definition; their titles and prose are the MDX's <Stop>s.
 import type { WalkthroughStop } from '../../authoring/parts.ts';
 
 export type { WalkthroughStop };

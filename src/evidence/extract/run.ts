@@ -21,6 +21,28 @@ export const nodeIP = (run: RunSnapshot, name: string): string => node(run, name
 export const podIP = (run: RunSnapshot, name: string): string => pod(run, name).ip;
 export const nodePort = (run: RunSnapshot, name: string): string => String(service(run, name).nodePort);
 
+type Pod = RunSnapshot['pods'][number];
+
+/**
+ * The pods named `<prefix>…` as the scheduler placed them, checked against the
+ * placement an experiment expects: `shape` says how many of them each occupied
+ * node holds ([1, 2]: one node with one pod, another with two). One group per
+ * entry of `shape`, in its order; each group's pods by name.
+ */
+export function placement(run: RunSnapshot, prefix: string, shape: readonly number[]): Pod[][] {
+  const groups = [...Map.groupBy(run.pods.filter((p) => p.name.startsWith(prefix)), (p) => p.node)];
+  const left = [...groups];
+  const placed = shape.map((size) => {
+    const at = left.findIndex(([, pods]) => pods.length === size);
+    return at < 0 ? undefined : left.splice(at, 1)[0]![1].toSorted((a, b) => (a.name < b.name ? -1 : 1));
+  });
+  if (left.length || placed.some((g) => g === undefined)) {
+    const found = groups.map(([node, pods]) => `${node}: ${pods.length}`).join(', ') || 'none';
+    throw new ExtractError(`expected the ${prefix}… pods placed ${shape.join(' and ')} per node in run.yaml, found ${found}`);
+  }
+  return placed as Pod[][];
+}
+
 /** The Service's healthCheckNodePort; an error when it has none (only LoadBalancer + Local gets one). */
 export function healthCheckNodePort(run: RunSnapshot, name: string): string {
   const port = service(run, name).healthCheckNodePort;
