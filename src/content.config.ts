@@ -1,8 +1,10 @@
 // The `articles` collection: content/articles/<slug>/{zh,en}.mdx. An entry's id
 // is `<slug>/<lang>`; src/i18n/editions.ts turns ids into pages per language.
+// The `evidence` collection: content/articles/<slug>/evidence.{zh,en}.mdx, each
+// article's evidence page in one language, its id `<slug>/<lang>` too.
 import { defineCollection } from 'astro:content';
 import { glob } from 'astro/loaders';
-import { articleFrontmatterSchema } from './i18n/frontmatter.ts';
+import { articleFrontmatterSchema, evidenceFrontmatterSchema } from './i18n/frontmatter.ts';
 
 const articles = defineCollection({
   loader: glob({
@@ -14,4 +16,13 @@ const articles = defineCollection({
   schema: articleFrontmatterSchema,
 });
 
-export const collections = { articles };
+const evidence = defineCollection({
+  loader: glob({
+    base: './content/articles',
+    pattern: '*/evidence.{zh,en}.mdx',
+    generateId: ({ entry }) => entry.replace(/evidence\.(zh|en)\.mdx$/, '$1'),
+  }),
+  schema: evidenceFrontmatterSchema,
+});
+
+export const collections = { articles, evidence };

@@ -193,6 +193,10 @@ ${frontmatter('zh', '新文章（标题待定）', '一句话说明这篇文章�
 
 </Claim>
 
+## 别的环境
+
+同一个实验也在命名空间实验环境里跑过。<EvidenceLink />
+
 ## 本文用到的工具与边界
 
 本文的每个数字都来自运行 <Fact id="run.id" />：
@@ -230,6 +234,10 @@ A request through worker's NodePort (<Fact id="service.app.nodePort" />) was ans
 
 </Claim>
 
+## Another environment
+
+The same experiment also ran in the namespace lab. <EvidenceLink />
+
 ## Tools and limits
 
 Every number in this article comes from run <Fact id="run.id" />:
@@ -243,6 +251,37 @@ Every number in this article comes from run <Fact id="run.id" />:
 - What this article did not verify goes here.
 
 </RunLimits>
+`,
+  );
+  // The evidence page: every claim in every run, and each run's record.
+  add(
+    'evidence.zh.mdx',
+    `---
+lang: zh
+---
+
+## 每条论断在每次运行里
+
+<ClaimMatrix />
+
+## 各次运行的记录
+
+<Provenance />
+`,
+  );
+  add(
+    'evidence.en.mdx',
+    `---
+lang: en
+---
+
+## Each claim in each run
+
+<ClaimMatrix />
+
+## The record of each run
+
+<Provenance />
 `,
   );
   return files;

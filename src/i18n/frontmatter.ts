@@ -21,3 +21,12 @@ export const articleFrontmatterSchema = z.strictObject({
 });
 
 export type ArticleFrontmatter = z.infer<typeof articleFrontmatterSchema>;
+
+/**
+ * The frontmatter of content/articles/<slug>/evidence.<lang>.mdx, the article's evidence page:
+ * its language, and the facts only this language binds (as for the article).
+ */
+export const evidenceFrontmatterSchema = z.strictObject({
+  lang: z.enum(LANGS),
+  languageSpecificFacts: z.record(z.string().min(1), z.string().trim().min(1)).optional(),
+});

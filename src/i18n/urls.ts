@@ -45,6 +45,11 @@ export function articlePath(lang: Lang, slug: string): string {
   return `${prefix(lang)}/${slug}/`;
 }
 
+/** The evidence page of an article: every claim in every run, the runs' environments and records. */
+export function evidencePath(lang: Lang, slug: string): string {
+  return `${articlePath(lang, slug)}evidence/`;
+}
+
 /**
  * The record of one run of an article's experiment: `/<slug>/run/` for the run
  * the article is built from, `/<slug>/run/<variant>/` for another variant's run,

@@ -49,33 +49,43 @@ async function strayDigits(page: Page): Promise<string[]> {
 }
 
 for (const { lang, path } of PAGES) {
-  test(`${lang}: article 075 binds every value to its run, the chart included`, async ({ page }) => {
-    await page.goto(path);
-    await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', headlineRun);
-    const bound = await page.$$eval('[data-fact]', (els) =>
-      els.map((el) => ({
-        id: el.getAttribute('data-fact')!,
-        step: el.getAttribute('data-step'),
-        text: el.textContent,
-        raw: el.getAttribute('data-raw'),
-        environment: el.getAttribute('data-environment'),
-        run: el.getAttribute('data-run'),
-      })),
-    );
-    expect(bound.length).toBeGreaterThan(50);
-    for (const el of bound) {
-      // Bound to the headline's run unless it names another environment, and then to that environment's run by its id.
-      const measured = runs.get((el.environment ?? headline) as typeof headline);
-      expect(measured, `data-fact="${el.id}": data-environment="${el.environment}" is declared`).toBeTruthy();
-      expect(el.run, el.id).toBe(el.environment === null ? null : measured!.runId);
-      const fact = measured!.facts.get(el.id);
-      expect(fact, `data-fact="${el.id}" is a fact of its run`).toBeTruthy();
-      expect([el.step, el.text, el.raw], el.id).toEqual([fact!.step, fact!.value, fact!.raw ?? null]);
-    }
+  test(`${lang}: article 075 binds every value to its run, the chart included; its evidence page binds the other environment`, async ({ page }) => {
+    const boundOn = async (url: string) => {
+      await page.goto(url);
+      await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', headlineRun);
+      const bound = await page.$$eval('[data-fact]', (els) =>
+        els.map((el) => ({
+          id: el.getAttribute('data-fact')!,
+          step: el.getAttribute('data-step'),
+          text: el.textContent,
+          raw: el.getAttribute('data-raw'),
+          environment: el.getAttribute('data-environment'),
+          run: el.getAttribute('data-run'),
+        })),
+      );
+      for (const el of bound) {
+        // Bound to the headline's run unless it names another environment, and then to that environment's run by its id.
+        const measured = runs.get((el.environment ?? headline) as typeof headline);
+        expect(measured, `data-fact="${el.id}": data-environment="${el.environment}" is declared`).toBeTruthy();
+        expect(el.run, el.id).toBe(el.environment === null ? null : measured!.runId);
+        const fact = measured!.facts.get(el.id);
+        expect(fact, `data-fact="${el.id}" is a fact of its run`).toBeTruthy();
+        expect([el.step, el.text, el.raw], el.id).toEqual([fact!.step, fact!.value, fact!.raw ?? null]);
+      }
+      return bound;
+    };
+    const onEvidence = await boundOn(`${path}evidence/`);
     expect(
-      bound.some((el) => el.environment !== null),
-      'the other environment is bound too',
+      onEvidence.some((el) => el.environment !== null),
+      'the evidence page binds the other environment',
     ).toBe(true);
+    expect(await strayDigits(page)).toEqual([]);
+    const bound = await boundOn(path);
+    expect(bound.length).toBeGreaterThan(50);
+    // The article's one sentence about the other runs links the lab's run, bound to it.
+    const lab = runs.get('lab')!;
+    await expect(page.locator(`p.evidence-link a[data-environment="lab"][data-run="${lab.runId}"]`)).toHaveCount(1);
+    await expect(page.locator('p.evidence-link a[href$="/evidence/"]')).toHaveCount(1);
     expect(await strayDigits(page)).toEqual([]);
 
     const chart = page.locator('figure[data-chart="shares"]');

@@ -92,11 +92,14 @@ for (const { lang, path } of PAGES) {
       else expect(labels).not.toMatch(/\p{Script=Han}/u);
     });
 
-    test('the run\'s environment and its largest limit near the top, all limits first in the "not verified" list, in this language', async ({ page }) => {
+    test('the run named in one line near the top, its environment and every limit in "tools and limits", in this language', async ({ page }) => {
       await page.goto(path);
       const badge = page.locator('article .run-badge');
-      await expect(badge).toContainText(run.environment.summary[lang]);
-      await expect(badge).toContainText(run.environment.limits[0]![lang]);
+      await expect(badge.locator('[data-fact="run.id"]')).toHaveText(run.runId);
+      await expect(badge.locator('a[data-ui="evidence-page"]')).toHaveAttribute('href', `${path}evidence/`);
+      // The badge only names the run: the environment's description and limits wait in their section.
+      await expect(badge).not.toContainText(run.environment.summary[lang]);
+      await expect(page.locator('#run-environment')).toContainText(run.environment.summary[lang]);
       await expect(page.locator('#run-environment')).toContainText(run.environment.standsFor[lang]);
       const listed = await page.locator('#run-limits li').allTextContents();
       expect(listed.slice(0, run.environment.limits.length)).toEqual(run.environment.limits.map((l) => l[lang]));

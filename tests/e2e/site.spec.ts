@@ -11,6 +11,7 @@ import {
   homePathOf,
   isWritten,
   otherLang,
+  evidencePathsOf,
   runRecordPathsOf,
   writtenArticles,
   type Lang,
@@ -47,6 +48,8 @@ const pages = articlePages();
 const homes = LANGS.map((lang) => ({ lang, path: homePathOf(lang) }));
 /** Every run's record, in every language. */
 const records = slugs.flatMap((slug) => LANGS.flatMap((lang) => runRecordPathsOf(lang, slug).map((path) => ({ slug, lang, path }))));
+/** Every article's evidence page, in every language. */
+const evidencePages = slugs.flatMap((slug) => LANGS.flatMap((lang) => evidencePathsOf(lang, slug).map((path) => ({ slug, lang, path }))));
 
 test('the content folder has at least one article to check', () => {
   expect(written.length, 'content/articles/*/{zh,en}.mdx').toBeGreaterThan(0);
@@ -251,7 +254,7 @@ test('every internal link and asset resolves, crawling from both home pages', as
     return null;
   });
   expect(result.problems).toEqual([]);
-  for (const p of [...pages, ...records]) expect(result.pages, `${p.path} is reachable by links`).toContain(p.path);
+  for (const p of [...pages, ...records, ...evidencePages]) expect(result.pages, `${p.path} is reachable by links`).toContain(p.path);
   expect(
     result.assets.some((asset) => asset.endsWith('.css')),
     'a stylesheet was found and fetched',
@@ -262,6 +265,7 @@ test.describe('narrow and wide screens', () => {
   const targets = [
     ...homes.map((h) => ({ name: `home-${h.lang}`, path: h.path })),
     ...pages.map((p) => ({ name: `${p.slug}-${p.lang}`, path: p.path })),
+    ...evidencePages.map((e) => ({ name: `${e.slug}-${e.lang}-evidence`, path: e.path })),
     ...records.map((r) => ({ name: `${r.slug}-${r.lang}-${r.path.split('/run/')[1]!.replace(/\/$/, '') || 'run'}-record`, path: r.path })),
   ];
   for (const width of [375, 1280]) {
@@ -283,7 +287,7 @@ test.describe('narrow and wide screens', () => {
 });
 
 test.describe('accessibility (axe)', () => {
-  const targets = [...homes.map((h) => h.path), ...pages.map((p) => p.path), ...records.map((r) => r.path)];
+  const targets = [...homes.map((h) => h.path), ...pages.map((p) => p.path), ...evidencePages.map((e) => e.path), ...records.map((r) => r.path)];
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const path of targets) {
       test(`${path} (${colorScheme}) has no axe violation`, async ({ page }) => {
@@ -326,7 +330,12 @@ test.describe('feeds and sitemap', () => {
     const urls = await readSitemap(page, request, localPathOf);
     const listed = urls.map((u) => localPathOf(u.loc)).sort();
     // Run records are written in every language: their words are the run's own and the site's.
-    const expected = [...homes.map((h) => h.path), ...pages.filter((p) => p.written).map((p) => p.path), ...records.map((r) => r.path)].sort();
+    const expected = [
+      ...homes.map((h) => h.path),
+      ...pages.filter((p) => p.written).map((p) => p.path),
+      ...evidencePages.filter((e) => isWritten(e.slug, e.lang)).map((e) => e.path),
+      ...records.map((r) => r.path),
+    ].sort();
     expect(listed).toEqual(expected);
     for (const slug of slugs) {
       const translations = LANGS.filter((l) => isWritten(slug, l));

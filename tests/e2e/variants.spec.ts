@@ -1,6 +1,7 @@
-// Article 074 bound to two runs: the comparison across kube-proxy's modes has a
-// column per measured run and every cell bound to, and equal to, its own run's
-// snapshot; the nftables run's output and record have places of their own.
+// Article 074 bound to two runs, on its evidence page: the comparison across
+// kube-proxy's modes has a column per measured run and every cell bound to, and
+// equal to, its own run's snapshot; the nftables run's output and record have
+// places of their own.
 import { expect, test } from '@playwright/test';
 import { article074 } from '../support/articles.ts';
 import { committedSnapshots, deriveRuns, HEADLINE_074, numericTokens, SLUG, VARIANTS_074, type Variant074 } from './support/evidence.ts';
@@ -15,7 +16,7 @@ const comparisonRows = article074.comparisonRows!;
 
 for (const { lang, path } of LANGS) {
   test(`${lang}: every cell of the comparison is bound and equals its variant's snapshot`, async ({ page }) => {
-    await page.goto(path);
+    await page.goto(`${path}evidence/`);
     const figure = page.locator('figure.variant-comparison');
     await expect(figure).toHaveCount(1);
     await expect(figure).toHaveAttribute('data-comparison', VARIANTS_074.join(' '));
@@ -71,15 +72,14 @@ for (const { lang, path } of LANGS) {
   });
 
   test(`${lang}: the nftables run's table, figure and record have their own places, bound to that run`, async ({ page }) => {
-    await page.goto(path);
+    await page.goto(`${path}evidence/`);
     const nft = runs[HEADLINE_074].nftables;
     const figure = page.locator('figure[data-measured="local-via-worker2 nft-worker2"][data-variant="nftables"]');
     await expect(figure).toHaveAttribute('data-run', nft.runId);
-    // The nftables run's raw output is on its own record, where the figure links; the article's own run keeps its places here.
+    // The nftables run's raw output is on its own record, where the figure links; the article's own run keeps its places in the article.
     const record = `${path}run/nftables/`;
     await expect(figure.locator(`.measured-links a[href="${record}#output-nft-worker2"]`)).toHaveCount(1);
     await expect(page.locator('#output-nftables-nft-worker2')).toHaveCount(0);
-    await expect(page.locator('#output-local-via-worker2')).toHaveCount(1);
     await expect(page.locator('#provenance-nftables')).toHaveAttribute('data-run', nft.runId);
     await expect(page.locator('#provenance-nftables [data-fact="run.id"]').first()).toHaveText(nft.runId);
     await expect(page.locator(`#provenance-nftables a[href="${record}"]`)).toHaveCount(1);
@@ -98,6 +98,8 @@ for (const { lang, path } of LANGS) {
       expect(el).toEqual({ variant: 'nftables', run: nft.runId });
     }
     await page.goto(path);
+    await expect(page.locator('#output-local-via-worker2')).toHaveCount(1);
+    await page.goto(`${path}evidence/`);
     for (const href of await page.locator('figure.variant-comparison thead a').evaluateAll((as) => as.map((a) => a.getAttribute('href')))) {
       await expect(page.locator(href!)).toHaveCount(1);
     }

@@ -25,7 +25,7 @@ test('slugs: the series number, then lowercase words; anything else is one line 
 
 test('the scaffold: every file an article needs, commented, series number from the slug, prose that passes the Chinese copy check', () => {
   const files = scaffoldFiles('076-session-affinity', '2026-12-03');
-  assert.deepEqual(files.map((f) => f.path).sort(), ['article.ts', 'en.mdx', 'manifests/app.yaml', 'zh.mdx']);
+  assert.deepEqual(files.map((f) => f.path).sort(), ['article.ts', 'en.mdx', 'evidence.en.mdx', 'evidence.zh.mdx', 'manifests/app.yaml', 'zh.mdx']);
   for (const f of files.filter((f) => f.path.endsWith('.ts'))) assert.match(f.content, /^\/\/ /, `${f.path} starts by saying what it is for`);
   const zh = files.find((f) => f.path === 'zh.mdx')!.content;
   assert.match(zh, /number: 76\n/);

@@ -48,8 +48,13 @@ export async function checkArticles(
       .filter((lang) => existsSync(join(dir, `${lang}.mdx`)))
       .map((lang) => ({ lang, file: `${ARTICLES}/${slug}/${lang}.mdx`, source: readFileSync(join(dir, `${lang}.mdx`), 'utf8') }));
     if (!sources.length) continue;
+    // The evidence page's MDX, checked as the article's: its bindings, its two languages against each other.
+    const evidenceSources: ArticleSource[] = (['zh', 'en'] as const)
+      .filter((lang) => existsSync(join(dir, `evidence.${lang}.mdx`)))
+      .map((lang) => ({ lang, file: `${ARTICLES}/${slug}/evidence.${lang}.mdx`, source: readFileSync(join(dir, `evidence.${lang}.mdx`), 'utf8') }));
+    problems.push(...evidencePageProblems(sources, evidenceSources));
     // Chinese copywriting: full-width punctuation and spacing, over the prose only.
-    for (const s of sources) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
+    for (const s of [...sources, ...evidenceSources]) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
       const target: MemoTarget = {
         slug,
@@ -75,6 +80,13 @@ export async function checkArticles(
           stopIds: (article.walkthrough ?? []).map((stop) => stop.id),
         }),
       );
+      problems.push(
+        ...checkArticleSources(evidenceSources, {
+          factIds: bindable.factIds,
+          stepIds: bindable.stepIds,
+          claimIds: bindable.claims.map((c) => c.id),
+        }),
+      );
       // Packet paths (<PacketPath id>): every definition names facts some run of the article has, used on a page or not.
       problems.push(...packetPathsProblems(article.paths, article.file, evidence));
       const { headline: broken, elsewhere } = brokenClaimsByEnvironment(evidence);
@@ -91,6 +103,22 @@ export async function checkArticles(
   problems.push(...sharedRunIds(committedRuns));
   const summary = `${slugs.length} article(s), ${factCount} facts derived from their snapshots, ${claimCount} claims checked`;
   return { problems, drafts, findings, summary };
+}
+
+/**
+ * An article that links its evidence page (<EvidenceLink />) writes one in each language it is
+ * written in, and an evidence page belongs to an article. Pure.
+ */
+export function evidencePageProblems(article: readonly ArticleSource[], evidence: readonly ArticleSource[]): string[] {
+  const problems: string[] = [];
+  for (const a of article) {
+    if (/<EvidenceLink\b/.test(a.source) && !evidence.some((e) => e.lang === a.lang))
+      problems.push(`${a.file}: <EvidenceLink /> links the evidence page, but there is no ${a.file.replace(/(zh|en)\.mdx$/, 'evidence.$1.mdx')}; expected the page it links to`);
+  }
+  for (const e of evidence) {
+    if (!article.some((a) => a.lang === e.lang)) problems.push(`${e.file}: an evidence page without its article (${e.file.replace(/evidence\.(zh|en)\.mdx$/, '$1.mdx')})`);
+  }
+  return problems;
 }
 
 interface CommittedRun {

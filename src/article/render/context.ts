@@ -23,6 +23,8 @@ export interface ArticleContext {
    * and need no run in their ids.
    */
   runRecords: { href: (run: RunRef | undefined) => string } | 'this-page';
+  /** The article's evidence page, in the page's language (the article links to it; the page itself is it). */
+  evidencePage?: string;
 }
 
 /**

@@ -53,3 +53,24 @@ export async function runRecordPaths(lang: Lang): Promise<{ params: { slug: stri
     });
   });
 }
+
+export interface EvidencePageProps {
+  edition: ArticleEdition;
+  /** The evidence page's MDX in the edition's content language. */
+  evidence: CollectionEntry<'evidence'>;
+}
+
+/**
+ * getStaticPaths() of the evidence pages of one language: one per article that
+ * writes one (content/articles/<slug>/evidence.<lang>.mdx), in the language its
+ * article page shows.
+ */
+export async function evidencePaths(lang: Lang): Promise<{ params: { slug: string }; props: EvidencePageProps }[]> {
+  const pages = new Map((await getCollection('evidence')).map((entry) => [entry.id, entry]));
+  return (await loadEditions())
+    .filter((edition) => edition.lang === lang)
+    .flatMap((edition) => {
+      const evidence = pages.get(`${edition.slug}/${edition.contentLang}`);
+      return evidence ? [{ params: { slug: edition.slug }, props: { edition, evidence } }] : [];
+    });
+}

@@ -90,3 +90,13 @@ export function runRecordPathsOf(lang: Lang, slug: string): string[] {
   const record = `${articlePathOf(lang, slug)}run/`;
   return [record, ...others.map((parts) => `${record}${parts.map((p) => `${p}/`).join('')}`)];
 }
+
+/**
+ * The evidence page of an article in one language, when the article writes one
+ * (evidence.<lang>.mdx in the language the page shows: its own, or the other one's
+ * on a fallback page), else nothing.
+ */
+export function evidencePathsOf(lang: Lang, slug: string): string[] {
+  const shown = isWritten(slug, lang) ? lang : otherLang(lang);
+  return existsSync(`${ARTICLES_DIR}${slug}/evidence.${shown}.mdx`) ? [`${articlePathOf(lang, slug)}evidence/`] : [];
+}

@@ -1,0 +1,45 @@
+// The words of an article's evidence page and of the one sentence in the
+// article that points to it, in both languages.
+import type { Lang } from '../site.config.ts';
+
+const zh = {
+  /** The page's heading, before the article's title. */
+  heading: '证据',
+  intro: '本页列出本文每条论断在每次运行里的结果、各次运行的环境和记录，以及数字为什么在运行之间不同。',
+  backToArticle: '回到文章',
+  /** The run badge's link to the evidence page. */
+  badgeEvidence: '其他运行与证据',
+  /** A run named by its environment and, with variants, kube-proxy's mode. */
+  runName: { environment: '{environment}', both: '{environment}的 {variant} 模式' },
+  /** Every claim held wherever else it applies: {runs} is the list of those runs. */
+  reachAll: '每条论断在其余运行里也都成立（不适用的除外）：{runs}。',
+  /** Some claim broke somewhere: {claim} its statement, {runs} where. */
+  /** Some claim broke elsewhere: the others held. */
+  reachRest: '其余论断在其余运行里都成立（不适用的除外）：{runs}。',
+  reachBroken: '论断“{claim}”在{runs}里不成立。',
+  reachNone: '本文只在一次运行里测过。',
+  reachLink: '每条论断在每次运行里的结果、各次运行的环境和记录，见{link}。',
+  reachLinkText: '证据页',
+  listLast: '和',
+};
+
+const en: typeof zh = {
+  heading: 'Evidence',
+  intro: 'This page shows each claim of the article in every run, each run’s environment and record, and why the numbers differ between runs.',
+  backToArticle: 'Back to the article',
+  badgeEvidence: 'Other runs and evidence',
+  runName: { environment: '{environment}', both: '{environment} with kube-proxy in {variant} mode' },
+  reachAll: 'Every claim also held in the other runs, wherever it applies: {runs}.',
+  reachRest: 'The other claims held in the other runs, wherever they apply: {runs}.',
+  reachBroken: 'The claim “{claim}” broke in {runs}.',
+  reachNone: 'The article was measured in one run only.',
+  reachLink: 'Each claim in each run, and each run’s environment and record, are on the {link}.',
+  reachLinkText: 'evidence page',
+  listLast: ' and ',
+};
+
+export type EvidencePageStrings = typeof zh;
+
+export function evidencePageStrings(lang: Lang): EvidencePageStrings {
+  return lang === 'en' ? en : zh;
+}
