@@ -103,8 +103,14 @@ async function main(): Promise<void> {
       return;
     }
     if (args.clean) {
-      const done = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, reportUnrecorded: true });
-      process.stdout.write(done.length ? `recovered ${done.length}: ${done.join('; ')}\n` : 'nothing of killed captures or lab runs was left\n');
+      const { done, failed } = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`), {
+        leftovers: PROVIDER_LEFTOVERS,
+        reportUnrecorded: true,
+      });
+      if (done.length) process.stdout.write(`recovered ${done.length}: ${done.join('; ')}\n`);
+      // The lines above said why; the records stay, so a later --clean can finish the job.
+      if (failed.length) process.exit(1);
+      if (!done.length) process.stdout.write('nothing of killed captures or lab runs was left\n');
       return;
     }
     slugs = selectSlugs(args.slugs, await listArticleSlugs(root));
@@ -298,7 +304,8 @@ async function main(): Promise<void> {
         release();
         const others = runs.length > 1 ? "every variant's snapshots were left as they were" : 'the snapshots were left as they were';
         if (error instanceof CaptureAborted) fail(`${label}: interrupted; ${others}`, signalExitCode(stopSignal ?? 'SIGINT'));
-        fail(`${label}: ${(error as Error).message}; ${others}`, 1);
+        // What the run was refused (a kind cluster it did not create) is a prerequisite, as a refused target is.
+        fail(`${label}: ${(error as Error).message}; ${others}`, error instanceof PrerequisiteError ? 2 : 1);
       }
     }
     // Every variant has run: judge them together before any is swapped in.

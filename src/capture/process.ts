@@ -2,12 +2,15 @@
 // (a step on a node, kubectl, docker, kind, ip, openssl) goes through here.
 // Argv arrays only; the child leads a process group of its own, so a time
 // limit or an interrupt ends the whole group (SIGTERM, then SIGKILL after a
-// grace period), never just the first process. Output is kept as bytes, and
+// grace period), never just the first process, and the call returns only once
+// every process of the group has ended: a tool's children (kind's `docker run`)
+// outlive it otherwise, and finish their work after the cleanup. Output is kept as bytes, and
 // only as much of it as the caller keeps: the rest is counted and hashed as
 // it streams by, so a step that prints gigabytes costs its head, not its size.
 import { spawn } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
 import { constants } from 'node:os';
+import { groupAlive, processesWithEnv } from './process-identity.ts';
 
 /** One stream of a finished process: its first bytes, its whole size and hash. */
 export interface CapturedStream {
@@ -91,6 +94,49 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
       // Already gone.
     }
   }
+}
+
+/** Polls until no process of group `pgid` runs; SIGKILLs the group once `graceMs` has passed. A process in uninterruptible sleep cannot hold a capture for ever: gives up after the grace and 10 s more. */
+export async function groupEnded(pgid: number, graceMs: number = DEFAULT_GRACE_MS): Promise<boolean> {
+  const started = performance.now();
+  let killed = false;
+  while (groupAlive(pgid)) {
+    const waited = performance.now() - started;
+    if (!killed && waited >= graceMs) {
+      signalGroup(pgid, 'SIGKILL');
+      killed = true;
+    }
+    if (waited >= graceMs + 10_000) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+/**
+ * Ends every process whose environment holds `entry` (a run's mark, which a killed capture's
+ * tools and their children carry): SIGTERM, SIGKILL after `graceMs`, and returns once none
+ * runs, with the command line of each it found. A killed capture's `kind create` goes on
+ * creating nodes otherwise, after they were removed.
+ */
+export async function stopProcessesWithEnv(entry: string, graceMs: number = DEFAULT_GRACE_MS): Promise<string[]> {
+  const found = processesWithEnv(entry);
+  const commands = found.map((p) => p.command);
+  const started = performance.now();
+  let signal: NodeJS.Signals = 'SIGTERM';
+  for (let left = found; left.length > 0; left = processesWithEnv(entry)) {
+    const waited = performance.now() - started;
+    if (waited >= graceMs + 10_000) throw new Error(`${left.length} process(es) did not end after SIGKILL: ${left.map((p) => p.pid).join(', ')}`);
+    if (waited >= graceMs) signal = 'SIGKILL';
+    for (const p of left) {
+      try {
+        process.kill(p.pid, signal);
+      } catch {
+        // Already gone.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return commands;
 }
 
 export function runProcess(argv: string[], options: ProcessOptions): Promise<ProcessResult> {
@@ -184,10 +230,14 @@ export function runProcess(argv: string[], options: ProcessOptions): Promise<Pro
     });
     // 'close': the process has exited and its streams are drained.
     child.once('close', (code, signal) => {
-      // The group may still hold children that outlived their leader: end them too.
-      if (child.pid !== undefined && (timedOut || canceled)) signalGroup(child.pid, 'SIGKILL');
       const exitCode = code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : null);
-      finish(exitCode, signal, null);
+      if (child.pid === undefined || !(timedOut || canceled)) {
+        finish(exitCode, signal, null);
+        return;
+      }
+      // The group may still hold children that outlived their leader (kind's `docker run`s): they
+      // had the same SIGTERM; wait for them, SIGKILL what is left after the grace period.
+      void groupEnded(child.pid, grace).then(() => finish(exitCode, signal, null));
     });
   });
 }

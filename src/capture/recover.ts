@@ -74,16 +74,24 @@ export interface RecoverOptions {
   reportUnrecorded?: boolean;
 }
 
+export interface Recovery {
+  /** One line per thing done. */
+  done: string[];
+  /** One line per dead run whose leftovers could not be removed (its record stays). */
+  failed: string[];
+}
+
 /**
  * Recovers every dead run the registry knows: lab runs first (their processes
  * may still write), then captures (swap, staging, lock). Live runs are left
- * alone. Returns one line per thing done; `log` gets each as it happens.
+ * alone. `log` gets each line as it happens.
  */
-export async function recoverDeadRuns(log: (line: string) => void, options: RecoverOptions): Promise<string[]> {
+export async function recoverDeadRuns(log: (line: string) => void, options: RecoverOptions): Promise<Recovery> {
   const dir = options.dir ?? registryDir();
   const wanted = options.onlyRuns ?? (() => true);
   const records = readRecords(dir);
   const done: string[] = [];
+  const failed: string[] = [];
   const note = (line: string) => {
     done.push(line);
     log(line);
@@ -104,7 +112,9 @@ export async function recoverDeadRuns(log: (line: string) => void, options: Reco
       for (const line of await provider.remove(run)) note(`dead ${run.kind} run ${run.runId}: removed ${line}`);
     } catch (error) {
       // Its record stays: the next capture or --clean tries again.
-      log(`dead ${run.kind} run ${run.runId}: could not remove what it left (${(error as Error).message}); its record stays for the next try`);
+      const line = `dead ${run.kind} run ${run.runId}: could not remove what it left (${(error as Error).message}); its record stays for the next try`;
+      failed.push(line);
+      log(line);
       continue;
     }
     forgetRecord(run.kind, run.runId, dir);
@@ -117,5 +127,5 @@ export async function recoverDeadRuns(log: (line: string) => void, options: Reco
   if (options.reportUnrecorded) {
     for (const provider of options.leftovers) for (const line of await provider.unrecorded(records.runs, wanted)) log(line);
   }
-  return done;
+  return { done, failed };
 }

@@ -77,6 +77,9 @@ export const kindRunRecordSchema = z.strictObject({
   root: absolute,
   /** The host's kernel settings before the cluster was created (with shice's own engine, whose nodes share this kernel): written back when it is removed. */
   hostSysctls: z.record(z.string(), z.string()).optional(),
+  /** Whether docker's `kind` network and /lib/modules were there before the create: what did not exist is removed with the cluster. */
+  kindNetworkExisted: z.boolean().optional(),
+  libModulesExisted: z.boolean().optional(),
   kept: z.boolean().optional(),
 });
 

@@ -4,7 +4,7 @@
 import type { Experiment, StepDef, Topology } from '../experiment/types.ts';
 import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
-import type { DriverContext, NodeProvider, RunIdentity } from './driver.ts';
+import { DriverError, type DriverContext, type NodeProvider, type RunIdentity } from './driver.ts';
 import { Cluster } from './cluster/cluster.ts';
 import { openStaging, type Staging } from './snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
@@ -73,6 +73,7 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
   const staging = await openStaging(input.target, input.runId, input.mayReplace);
   const steps: StepSnapshot[] = [];
   let committed = false;
+  let failure: Error | null = null;
 
   try {
     throwIfAborted(signal);
@@ -111,12 +112,19 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
     return { run, steps, target: input.target };
   } catch (error) {
     // A driver interrupted by the signal reports it in its own words; the CLI needs to know it was an interrupt.
-    if (signal.aborted && !(error instanceof CaptureAborted)) throw new CaptureAborted(`the capture was interrupted (${(error as Error).message})`);
-    throw error;
+    failure =
+      signal.aborted && !(error instanceof CaptureAborted) ? new CaptureAborted(`the capture was interrupted (${(error as Error).message})`) : (error as Error);
+    throw failure;
   } finally {
     if (!committed) await staging.discard();
     reporter.phase(`taking the ${driver.name} environment down`);
-    await cluster.down({ log: ctx.log });
+    try {
+      await cluster.down({ log: ctx.log });
+    } catch (downError) {
+      // What broke the run comes first; a teardown that failed after it is added, never put in its place.
+      if (failure === null) throw downError;
+      throw new DriverError(`${failure.message}; then taking the ${driver.name} environment down failed too: ${(downError as Error).message}`);
+    }
   }
 }
 

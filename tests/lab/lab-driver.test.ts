@@ -316,13 +316,13 @@ kernelTest(
       assert.equal(record?.namespacePrefix, `${LAB_PREFIX}${runId}.`);
       const logged: string[] = [];
       assert.deepEqual(
-        await recoverDeadRuns((line) => logged.push(line), { leftovers: PROVIDER_LEFTOVERS, onlyRuns: (id) => id === runId, leaveKept: true }),
+        (await recoverDeadRuns((line) => logged.push(line), { leftovers: PROVIDER_LEFTOVERS, onlyRuns: (id) => id === runId, leaveKept: true })).done,
         [],
         'the next capture leaves a kept lab up',
       );
       assert.deepEqual(logged, [`left lab run ${runId} up: it was kept with --keep (npm run capture -- --clean removes it)`]);
     } finally {
-      const removed = await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, onlyRuns: (id) => id === runId });
+      const removed = (await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, onlyRuns: (id) => id === runId })).done;
       assert.ok(removed.includes(`dead lab run ${runId}: removed namespace ${LAB_PREFIX}${runId}.bridge`), removed.join('\n'));
       assert.ok(removed.includes(`dead lab run ${runId}: removed namespace ${LAB_PREFIX}${runId}.pod.default.backend`), removed.join('\n'));
       assert.ok(
@@ -443,7 +443,7 @@ kernelTest(
       );
       recordRun({ runId: live, namespaces: [liveNs], processes: [], folders: [liveFolder] }, registry);
 
-      const removed = await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, dir: registry, onlyRuns: (id) => id === stale || id === live });
+      const removed = (await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, dir: registry, onlyRuns: (id) => id === stale || id === live })).done;
       assert.deepEqual(removed, [
         `dead lab run ${stale}: removed process ${inside.pid} (sleep 300) in ${staleNs}`,
         `dead lab run ${stale}: removed process ${outside.pid} (a recorded sleep)`,
@@ -476,7 +476,7 @@ kernelTest(
         { runId: live, owner: { pid: 2 ** 22 + 1, startTime: '1' }, namespaces: [], namespacePrefix: `${LAB_PREFIX}`, processes: [], folders: [] },
         registry,
       );
-      const second = await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, dir: registry, onlyRuns: (id) => id === stale || id === live });
+      const second = (await recoverDeadRuns(() => {}, { leftovers: PROVIDER_LEFTOVERS, dir: registry, onlyRuns: (id) => id === stale || id === live })).done;
       assert.deepEqual(second, [`dead lab run ${stale}: removed namespace ${unrecordedNs}`]);
       const after = netnsNames((await execa('ip', ['netns', 'list'])).stdout);
       assert.ok(!after.includes(unrecordedNs));

@@ -17,7 +17,8 @@ import { RUNTIME_WRAPPER } from '../../src/capture/kind/engine/engine.ts';
 import { KINDNET_CONFLIST, kindnetConflist, kindnetRoutes, parseMtu, standInForKindnetd } from '../../src/capture/kind/kindnet-stand-in.ts';
 import { mergeNodeDecisions } from '../../src/capture/cluster/stand-in.ts';
 import { substituteImages } from '../../src/capture/kind/substitutes.ts';
-import { containerChanges, parseContainerStates } from '../../src/capture/kind/tool-output.ts';
+import { containerChanges, nodeProblems, parseContainerStates } from '../../src/capture/kind/tool-output.ts';
+import { processSummary } from '../../src/capture/kind/driver.ts';
 
 const nodes = [
   { container: 'kx-main-control-plane', internalIP: '172.18.0.4', podCIDR: '10.244.0.0/24' },
@@ -158,6 +159,26 @@ test("node containers' state, as real docker printed it: a stopped, restarted or
     ['node container shice-sample-a restarted (at 2026-12-03T09:00:00Z)', 'node container shice-sample-b is gone'],
   );
   assert.throws(() => parseContainerStates('Error: something\n'), /docker container inspect: expected "<name> <running> <startedAt>"/);
+  // Docker no longer knowing a node is said as what it is: the cluster, or nodes of it, deleted from outside.
+  assert.deepEqual(nodeProblems('shice', running, states), ['node container shice-sample-b stopped']);
+  assert.deepEqual(nodeProblems('shice', running, partial), [
+    'node containers of kind cluster "shice" were removed by something other than this capture (node container shice-sample-b is gone)',
+  ]);
+  assert.deepEqual(nodeProblems('shice', running, []), [
+    'kind cluster "shice" was deleted by something other than this capture (node container shice-sample-a is gone, node container shice-sample-b is gone)',
+  ]);
+});
+
+test('the processes a killed kind run left, summed up by tool', () => {
+  assert.equal(
+    processSummary([
+      '/root/.cache/shice/kind/bin/kind create cluster --name kx-main',
+      'docker run --name kx-main-worker',
+      'docker run --name kx-main-control-plane',
+      'docker exec --privileged kx-main-control-plane kubeadm init',
+    ]),
+    'kind create cluster, 2× docker run, docker exec',
+  );
 });
 
 test("the runtime wrapper removes CAP_SYS_RESOURCE from a container being created and a process being exec'd, and passes every argument on", () => {

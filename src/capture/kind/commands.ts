@@ -57,6 +57,8 @@ export const dockerListClusterContainers = (cluster: string): string[] => [
   '--format',
   '{{.ID}}\t{{.Names}}',
 ];
+/** Removes containers with their anonymous volumes (a kind node's /var), as kind's own delete does. */
+export const dockerRemoveContainers = (containers: string[]): string[] => ['docker', 'rm', '--force', '--volumes', ...containers];
 export const dockerNodeImage = (container: string): string[] => ['docker', 'container', 'inspect', '--format', '{{.Config.Image}}', container];
 export const dockerImageInspect = (image: string): string[] => ['docker', 'image', 'inspect', '--format', '{{.Id}}', image];
 export const dockerPull = (image: string): string[] => ['docker', 'pull', image];

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import { arch, release, type as osType } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Experiment } from '../../experiment/types.ts';
 import {
   DriverError,
@@ -25,7 +25,7 @@ import {
 } from '../driver.ts';
 import { declaredObjects } from '../cluster/manifest-objects.ts';
 import { runJudged, runOrThrow } from '../checked-run.ts';
-import { firstLine, runProcess, runTool, seconds, sleep, text, type ProcessResult, type ToolRun } from '../process.ts';
+import { firstLine, runProcess, runTool, seconds, sleep, stopProcessesWithEnv, text, type ProcessResult, type ToolRun } from '../process.ts';
 import { nodesWithoutLabel, type KubeNode } from '../cluster/topology.ts';
 import { agreedValue } from '../cluster/api-output.ts';
 import { readIpvsFacts } from '../host.ts';
@@ -40,11 +40,11 @@ import { KIND_PATH_DIRS } from './prepare.ts';
 import { substituteImages, type Substitution } from './substitutes.ts';
 import { parseNodeList as parseNodes } from '../cluster/topology.ts';
 import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
-import { forgetRecord, recordKindRun } from '../run-registry.ts';
+import { forgetRecord, recordKindRun, type KindRunRecord } from '../run-registry.ts';
 import { changeText, readSysctls, restoreSysctls, type Sysctls } from './engine/host-state.ts';
 import {
   isDockerFailure,
-  containerChanges,
+  nodeProblems,
   parseContainerdVersion,
   parseContainerList,
   parseContainerStates,
@@ -132,6 +132,9 @@ export function kindStatePaths(stateDir: string, cluster: string): { kubeconfig:
   };
 }
 
+/** The environment variable naming the run in every process the driver starts (and their children). */
+export const RUN_MARK = 'SHICE_KIND_RUN';
+
 /** kind bind-mounts it into every node; docker creates it on the host when it is missing. */
 const LIB_MODULES = '/lib/modules';
 /** kubelet's own health server, on every node's loopback. */
@@ -191,7 +194,8 @@ export class KindDriver implements NodeProvider {
     const inside = relative(this.cwd, kubeconfig);
     this.kubeconfig = inside.startsWith('..') || isAbsolute(inside) ? kubeconfig : inside;
     // Belt and braces: even a call that forgot --kubeconfig could not reach the user's file.
-    this.childEnv = { ...(options.env ?? process.env), KUBECONFIG: this.kubeconfig };
+    // The run's mark is inherited by every tool and each of its children: after a kill -9, --clean finds them by it.
+    this.childEnv = { ...(options.env ?? process.env), KUBECONFIG: this.kubeconfig, [RUN_MARK]: options.runId };
     if (options.host) this.useHost();
   }
 
@@ -451,7 +455,8 @@ export class KindDriver implements NodeProvider {
       owned = isOwned(await this.marker(t.cluster), t.cluster, live);
     }
     const decision = decideClusterAction({ cluster: t.cluster, exists, owned, reuse: this.options.reuse, markerFile: paths.marker });
-    if (decision.action === 'refuse') throw new DriverError(decision.reason);
+    // Refused like a target that is not the capture's: exit 2, nothing touched.
+    if (decision.action === 'refuse') throw new PrerequisiteError(decision.reason);
     if (decision.action === 'reuse') {
       this.owns = true;
       ctx.log(`reusing kind cluster "${t.cluster}", created by an earlier capture`);
@@ -485,9 +490,9 @@ export class KindDriver implements NodeProvider {
 
   /** The node containers as up() left them (not stopped, not restarted), and kubelet answering on each. */
   async problems(ctx: DriverContext): Promise<string[]> {
-    const changes = containerChanges(this.nodeStates, await this.readNodeStates(ctx));
-    if (changes.length > 0) return changes;
     const t = this.requireTarget();
+    const changes = nodeProblems(t.cluster, this.nodeStates, await this.readNodeStates(ctx));
+    if (changes.length > 0) return changes;
     const kubelets = await Promise.all(
       this.experiment!.cluster.nodes.map(async (node) => {
         const run = await runTool(cmd.dockerExec(cmd.nodeContainer(t.cluster, node.name), ['curl', '--silent', '--max-time', '2', KUBELET_HEALTHZ]), {
@@ -505,7 +510,7 @@ export class KindDriver implements NodeProvider {
     const silent = kubelets.filter((p): p is string => p !== null);
     if (silent.length === 0) return [];
     // A node container dying as it is probed: docker's own word on it says more than the probe.
-    const after = containerChanges(this.nodeStates, await this.readNodeStates(ctx));
+    const after = nodeProblems(t.cluster, this.nodeStates, await this.readNodeStates(ctx));
     return after.length > 0 ? after : silent;
   }
 
@@ -542,6 +547,8 @@ export class KindDriver implements NodeProvider {
         stateDir: this.stateDir,
         root: this.options.host.root,
         ...(this.hostSysctls ? { hostSysctls: this.hostSysctls } : {}),
+        ...(this.kindNetworkExisted === null ? {} : { kindNetworkExisted: this.kindNetworkExisted }),
+        ...(this.libModulesExisted === null ? {} : { libModulesExisted: this.libModulesExisted }),
       });
     this.recorded = this.options.host !== undefined;
     await writeMarker(this.stateDir, {
@@ -666,77 +673,119 @@ export class KindDriver implements NodeProvider {
     if (run.missing) throw new DriverError(`could not run ${command[0]} on ${node}: \`docker\` is not on PATH`);
     if (run.canceled || run.exitCode === 0) return run;
     const stderr = text(run.stderr);
+    // A command's own failure is a result; a node that went away under it is not (docker exec's
+    // words for that vary while a container dies, so ask docker about the nodes themselves).
+    const t = this.requireTarget();
+    const nodes = nodeProblems(t.cluster, this.nodeStates, await this.readNodeStates(ctx));
+    if (nodes.length > 0)
+      throw new DriverError(`${nodes.join('; ')} during the step (${command[0]} on ${node} exited ${run.exitCode}: ${firstLine(stderr) || 'no message'})`);
     if (!run.timedOut && isDockerFailure(stderr)) {
       throw new DriverError(`docker exec on ${argv[2]} failed (exit ${run.exitCode}): ${firstLine(stderr)}`);
-    }
-    // A command's own failure is a result; a node that went away under it is not (docker exec's
-    // words for that vary while a container dies, so ask docker about the container itself).
-    const container = argv[2]!;
-    const states = await this.runRaw(cmd.dockerContainerStates([container]), this.timeouts.quickMs, `read the state of ${container}`, ctx);
-    const state = states.exitCode === 0 ? parseContainerStates(states.stdout)[0] : undefined;
-    if (!state?.running) {
-      throw new DriverError(`node container ${container} stopped during the step (${command[0]} exited ${run.exitCode}: ${firstLine(stderr) || 'no message'})`);
     }
     return run;
   }
 
   async down(ctx: { log: (line: string) => void }): Promise<void> {
-    if (this.downDone) return;
+    await this.teardown(ctx.log);
+  }
+
+  /** down(), returning what it removed, one phrase each. */
+  private async teardown(log: (line: string) => void): Promise<string[]> {
+    if (this.downDone) return [];
     const t = this.target;
     if (!t || !this.owns) {
       // Nothing of ours exists (up() never ran, or refused a cluster it did not create).
       this.downDone = true;
-      return;
+      return [];
     }
     if (this.options.keep) {
       await this.recordContainersIfMissing(t.cluster);
-      ctx.log(`keeping kind cluster "${t.cluster}" (kubeconfig ${this.kubeconfig}); --reuse runs on it`);
+      log(`keeping kind cluster "${t.cluster}" (kubeconfig ${this.kubeconfig}); --reuse runs on it`);
       // Kept on purpose: no longer a leftover for the next capture or --clean to remove.
       if (this.recorded) forgetRecord('kind', this.options.runId);
       this.downDone = true;
-      return;
+      return [];
     }
+    const removed: string[] = [];
     const marker = await this.marker(t.cluster);
     // No abort signal here: cleanup must run even after Ctrl-C.
-    const live = parseContainerList(
-      (await this.run(cmd.dockerListClusterContainers(t.cluster), this.timeouts.quickMs, "list the cluster's containers")).stdout,
-    );
+    let live = await this.liveContainers(t.cluster);
     if (live.length > 0 && marker && marker.containers.length > 0 && !isOwned(marker, t.cluster, live)) {
       throw new DriverError(
         `kind cluster "${t.cluster}" now has containers this capture did not create (marker ${markerPath(this.stateDir, t.cluster)}); not deleting it`,
       );
     }
     if (live.length > 0 || this.createStarted) {
-      ctx.log(`deleting kind cluster "${t.cluster}"`);
-      await this.run(cmd.kindDeleteCluster(t), this.timeouts.deleteMs, `delete kind cluster "${t.cluster}"`);
+      log(`deleting kind cluster "${t.cluster}"`);
+      const gone = new Set(live.map((c) => c.name));
+      const deleted = await this.runRaw(cmd.kindDeleteCluster(t), this.timeouts.deleteMs, `delete kind cluster "${t.cluster}"`);
+      // kind fails when a node it listed is deleted under it (a `kind delete` from another shell): what is left is removed below.
+      const kindSaid = deleted.exitCode === 0 ? '' : `: ${firstLine(deleted.stderr) || `exit ${deleted.exitCode}`}`;
+      // A `docker run` killed mid-request (an interrupted kind create) leaves docker creating its node: listed,
+      // yet "No such container" to a delete until docker has copied the image's /var into the node's volume
+      // (seconds). kind's delete says it deleted such a node all the same; it is removed once docker lets it.
+      const deadline = performance.now() + this.timeouts.deleteMs;
+      for (live = await this.liveContainers(t.cluster); live.length > 0; live = await this.liveContainers(t.cluster)) {
+        for (const c of live) gone.add(c.name);
+        if (performance.now() > deadline)
+          throw new DriverError(
+            `could not delete kind cluster "${t.cluster}": docker still lists ${live.map((c) => c.name).join(', ')} ${seconds(this.timeouts.deleteMs)} after kind's delete${kindSaid}`,
+          );
+        await this.runRaw(cmd.dockerRemoveContainers(live.map((c) => c.id)), this.timeouts.quickMs, `remove the node containers of "${t.cluster}"`);
+        await sleep(this.timeouts.pollMs);
+      }
+      if (gone.size > 0) removed.push(`kind cluster "${t.cluster}" (${[...gone].sort().join(', ')})`);
     }
     await removeMarker(this.stateDir, t.cluster);
     await this.removeStateFiles(t.cluster);
-    if (this.kindNetworkExisted === false) await this.removeKindNetwork(ctx);
+    if (this.kindNetworkExisted === false) {
+      const network = await this.removeKindNetwork(log);
+      if (network) removed.push(network);
+    }
     if (this.libModulesExisted === false && existsSync(LIB_MODULES) && readdirSync(LIB_MODULES).length === 0) {
       rmdirSync(LIB_MODULES);
-      ctx.log(`removed the empty ${LIB_MODULES} that docker made for kind's node mounts`);
+      log(`removed the empty ${LIB_MODULES} that docker made for kind's node mounts`);
+      removed.push(`the empty ${LIB_MODULES} docker made for kind's node mounts`);
     }
     if (this.hostSysctls !== null) {
       const { restored, failed } = restoreSysctls(this.hostSysctls);
-      if (restored.length > 0) ctx.log(`wrote back what the cluster changed of this host's kernel settings: ${restored.map(changeText).join(', ')}`);
+      if (restored.length > 0) {
+        log(`wrote back what the cluster changed of this host's kernel settings: ${restored.map(changeText).join(', ')}`);
+        removed.push(`the cluster's changes to this host's kernel settings (written back: ${restored.map(changeText).join(', ')})`);
+      }
       if (failed.length > 0) throw new DriverError(`could not write back ${failed.map(({ change, error }) => `${changeText(change)} (${error})`).join(', ')}`);
     }
     if (this.recorded) forgetRecord('kind', this.options.runId);
     this.downDone = true;
+    return removed;
   }
 
   /**
-   * The cluster a killed run of this id created, deleted as its own down() would have
-   * (kindLeftovers): only while the marker still names this run and the containers are
-   * the ones it recorded. Returns what it removed.
+   * What a killed run of this id left, removed as its own down() would have (kindLeftovers):
+   * first every process it had running (a `kind create` and its `docker run`s go on otherwise),
+   * then its cluster, only while the marker still names this run and the containers are the
+   * ones it recorded, then kind's network and /lib/modules where the run's create made them.
+   * Returns what it removed.
    */
-  async removeLeftCluster(cluster: string, hostSysctls: Sysctls | null = null): Promise<string[]> {
+  async removeLeftovers(record: KindRunRecord): Promise<string[]> {
+    const { cluster } = record;
+    const removed: string[] = [];
+    const stopped = await stopProcessesWithEnv(`${RUN_MARK}=${this.options.runId}`);
+    if (stopped.length > 0) removed.push(`the ${stopped.length} process(es) it still had running (${processSummary(stopped)})`);
+    const docker = await runTool(cmd.dockerVersion(), { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs });
+    if (docker.exitCode !== 0 || !this.dockerServerUp(docker.stdout)) {
+      const stopped = removed.length > 0 ? `stopped ${removed[0]}, but ` : '';
+      throw new DriverError(
+        `${stopped}the Docker daemon does not answer (${firstLine(docker.stderr) || 'docker version printed no server'}), so its kind cluster "${cluster}" could not be looked for: start it (npm run kind:prepare) and run --clean again`,
+      );
+    }
     this.target = { cluster, kubeconfig: this.kubeconfig };
-    this.hostSysctls = hostSysctls;
+    this.hostSysctls = record.hostSysctls ?? null;
+    this.kindNetworkExisted = record.kindNetworkExisted ?? null;
+    this.libModulesExisted = record.libModulesExisted ?? null;
     const marker = await this.marker(cluster);
     // A later capture recreated it, or it is gone: not this run's to delete.
-    if (!marker || marker.runId !== this.options.runId) return [];
+    if (!marker || marker.runId !== this.options.runId) return removed;
     const live = await this.liveContainers(cluster);
     if (live.length > 0 && marker.containers.length > 0 && !isOwned(marker, cluster, live)) {
       throw new DriverError(
@@ -746,8 +795,8 @@ export class KindDriver implements NodeProvider {
     this.owns = true;
     this.createStarted = true;
     this.recorded = false;
-    await this.down({ log: () => {} });
-    return [`kind cluster "${cluster}" (${live.length} node container(s)), its marker, kind config and manifest copies`];
+    removed.push(...(await this.teardown(() => {})));
+    return removed;
   }
 
   /**
@@ -768,18 +817,21 @@ export class KindDriver implements NodeProvider {
     if (!parsed || !Array.isArray(parsed.clusters) || parsed.clusters.length === 0) await rm(paths.kubeconfig, { force: true });
   }
 
-  /** kind's network, which this capture's create made: removed once no container is on it. */
-  private async removeKindNetwork(ctx: { log: (line: string) => void }): Promise<void> {
+  /** kind's network, which this capture's create made: removed once no container is on it. Returns what it removed, or null. */
+  private async removeKindNetwork(log: (line: string) => void): Promise<string | null> {
     const place = { env: this.childEnv, cwd: this.cwd, timeoutMs: this.timeouts.quickMs };
     const inspect = await runTool(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), place);
-    if (inspect.exitCode !== 0) return;
-    const attached = Number(inspect.stdout.trim().split(' ')[1]);
+    if (inspect.exitCode !== 0) return null;
+    const [id, count] = inspect.stdout.trim().split(' ');
+    const attached = Number(count);
     if (attached > 0) {
-      ctx.log(`leaving docker network "${cmd.KIND_NETWORK}": ${attached} container(s) still use it`);
-      return;
+      log(`leaving docker network "${cmd.KIND_NETWORK}": ${attached} container(s) still use it`);
+      return null;
     }
-    ctx.log(`removing docker network "${cmd.KIND_NETWORK}", which this capture's cluster created`);
+    log(`removing docker network "${cmd.KIND_NETWORK}", which this capture's cluster created`);
     await this.run(cmd.dockerNetworkRemove(cmd.KIND_NETWORK), this.timeouts.quickMs, `remove docker network "${cmd.KIND_NETWORK}"`);
+    // Docker names a network's bridge br-<the first 12 characters of its id>.
+    return `docker network "${cmd.KIND_NETWORK}" and its bridge br-${(id ?? '').slice(0, 12)}`;
   }
 
   plan(experiment: Experiment): { setup: string[][]; teardown: string[][] } {
@@ -854,6 +906,18 @@ export class KindDriver implements NodeProvider {
   }
 }
 
+/** "kind create cluster …, 3× docker run": the processes a killed run had running, each kind once. */
+export function processSummary(commands: string[]): string {
+  const counts = new Map<string, number>();
+  for (const c of commands) {
+    const words = c.split(' ');
+    words[0] = basename(words[0] ?? '');
+    const what = words.slice(0, words[0] === 'kind' ? 3 : 2).join(' ');
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  return [...counts].map(([what, n]) => (n === 1 ? what : `${n}× ${what}`)).join(', ');
+}
+
 /** The kind provider's answer to the capture's recovery: the clusters its killed runs recorded, nothing else. */
 export const kindLeftovers: ProviderLeftovers = {
   kind: 'kind',
@@ -870,7 +934,7 @@ export const kindLeftovers: ProviderLeftovers = {
       // Deleting needs no registry: only shice's own engine and tools, if kind:prepare set them up.
       host: { root: record.root, registryReachable: async () => false },
     });
-    return driver.removeLeftCluster(record.cluster, record.hostSysctls ?? null);
+    return driver.removeLeftovers(record);
   },
   // A kind cluster without a record is not this checkout's to name: kind get clusters lists it.
   unrecorded: async () => [],

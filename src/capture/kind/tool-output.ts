@@ -121,3 +121,16 @@ export function containerChanges(before: ContainerState[], after: ContainerState
   }
   return changes;
 }
+
+/**
+ * containerChanges, said as what it means when docker no longer knows a node container: the
+ * cluster, or nodes of it, deleted by something other than the capture (`kind delete cluster`
+ * from another shell), in one item.
+ */
+export function nodeProblems(cluster: string, before: ContainerState[], after: ContainerState[]): string[] {
+  const changes = containerChanges(before, after);
+  const gone = before.filter((b) => !after.some((a) => a.name === b.name));
+  if (gone.length === 0) return changes;
+  const what = gone.length === before.length ? `kind cluster "${cluster}" was deleted` : `node containers of kind cluster "${cluster}" were removed`;
+  return [`${what} by something other than this capture (${changes.join(', ')})`];
+}
