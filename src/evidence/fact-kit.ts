@@ -240,9 +240,16 @@ const CONNTRACK_FIELDS: readonly ConntrackField[] = [
   ...(['original', 'reply'] as const).flatMap((d) => (['src', 'dst', 'sport', 'dport'] as const).map((k) => `first.${d}.${k}` as const)),
 ];
 
-/** `conntrack -L`: `<step>.count` and every field of the first entry. */
+/**
+ * `conntrack -L`: `<step>.count` and every field of the first entry. The whole line is volatile:
+ * it holds the entry's countdown to expiry in seconds, which depends on when conntrack was read
+ * (119 on one run, 118 on the next); every other part of it is a fact of its own.
+ */
 export function conntrackFacts<S extends string>(step: S): FactSpecs<`${S}.${ConntrackField}`> {
-  return Object.fromEntries(CONNTRACK_FIELDS.map((f) => [`${step}.${f}`, conntrack(step, f)])) as FactSpecs<`${S}.${ConntrackField}`>;
+  const countdown = { reason: "the line holds the entry's countdown to expiry, which depends on when conntrack was read" };
+  return Object.fromEntries(
+    CONNTRACK_FIELDS.map((f) => [`${step}.${f}`, f === 'first.line' ? { ...conntrack(step, f), volatile: countdown } : conntrack(step, f)]),
+  ) as FactSpecs<`${S}.${ConntrackField}`>;
 }
 
 /** A delete-pod step's `<step>.settleSeconds` and `.settlePolls`. */

@@ -203,3 +203,23 @@ test("a pod gateway the run measured is the gateway's role; a range's first host
   assert.equal(roles.get('10.244.2.1'), undefined, "worker's range's first host is no gateway when the run says another is");
   assert.equal(roles.get('10.244.1.1'), 'node.worker2.podGateway');
 });
+
+test("a conntrack entry's countdown to expiry is no change: the line is volatile, its other parts facts of their own", async () => {
+  const { conntrackFacts } = await import('../../src/evidence/fact-kit.ts');
+  const facts = conntrackFacts('conntrack-worker2');
+  assert.match(facts['conntrack-worker2.first.line'].volatile!.reason, /countdown to expiry/);
+  assert.equal(facts['conntrack-worker2.first.reply.src'].volatile, undefined);
+  const line = (ttl: number) => `tcp      6 ${ttl} TIME_WAIT src=172.18.0.3 dst=172.18.0.4 sport=52092 dport=31575 src=10.244.1.2 dst=172.18.0.4 sport=80 dport=4458 [ASSURED] mark=0 use=1`;
+  const side = (runId: string, ttl: number): RunSide => ({
+    runId,
+    steps: ['conntrack-worker2'],
+    facts: new Map([[
+      'conntrack-worker2.first.line',
+      { id: 'conntrack-worker2.first.line', step: 'conntrack-worker2', value: line(ttl), volatile: facts['conntrack-worker2.first.line'].volatile },
+    ]]),
+    claims: [claim('cluster-extra-hop', 'holds')],
+  });
+  const text = report(side('run-a', 119), side('run-b', 118));
+  assert.match(text, /^what changed: no change in behaviour/);
+  assert.match(text, /declared volatile: the line holds the entry's countdown to expiry/);
+});
