@@ -125,7 +125,7 @@ function expectBoundValues(elements: readonly BoundElement[], runs: Runs074): vo
   }
 }
 
-async function checkPageAgainst(page: Page, runs: Runs074, lang: 'zh' | 'en'): Promise<void> {
+async function checkPageAgainst(page: Page, runs: Runs074, lang: 'zh' | 'en', figuresAtLeast = 4): Promise<void> {
   await expect(page.locator('article[data-run]')).toHaveAttribute('data-run', runs[HEADLINE_074].iptables.runId);
 
   const elements = await boundElements(page);
@@ -146,7 +146,7 @@ async function checkPageAgainst(page: Page, runs: Runs074, lang: 'zh' | 'en'): P
       heading: fig.querySelector('figcaption')?.textContent ?? '',
     })),
   );
-  expect(figures.length, 'the article has measured figures').toBeGreaterThan(3);
+  expect(figures.length, 'the page has measured figures').toBeGreaterThanOrEqual(figuresAtLeast);
   for (const figure of figures) {
     const evidence = runOf(runs, figure, `figure[data-measured="${figure.steps.join(' ')}"]`);
     expect(figure.heading).toBe(lang === 'zh' ? '实测 · 本机执行输出' : 'Measured · output of this run');
@@ -170,6 +170,22 @@ test.describe('the committed snapshots', () => {
     test(`${lang}: every bound value, line and run id matches the snapshots`, async ({ page }) => {
       await page.goto(path);
       await checkPageAgainst(page, runs, lang);
+    });
+    test(`${lang}: the evidence page binds every value, line and run id to its own run, every run of the article among them`, async ({ page }) => {
+      await page.goto(`${path}evidence/`);
+      // One measured figure: the other mode's drop; the article holds its own run's.
+      await checkPageAgainst(page, runs, lang, 1);
+      // Each of the four runs has values on the page, and its record a card.
+      const elements = await boundElements(page);
+      for (const environment of ENVIRONMENTS_074)
+        for (const variant of VARIANTS_074) {
+          const own = { environment: environment === HEADLINE_074 ? null : environment, variant: variant === 'iptables' ? null : variant };
+          expect(
+            elements.some((el) => el.environment === own.environment && el.variant === own.variant),
+            `a value of the run in ${environment}, ${variant}`,
+          ).toBe(true);
+        }
+      await expect(page.locator('section.provenance')).toHaveCount(ENVIRONMENTS_074.length * VARIANTS_074.length);
     });
   }
 
