@@ -1,5 +1,5 @@
 // `npm run lint:zh [-- --fix]`: the Chinese copywriting check the build runs over
-// every article's zh.mdx, printed as file:line:column; --fix rewrites the prose
+// every article's zh.mdx and evidence.zh.mdx, printed as file:line:column; --fix rewrites the prose
 // (never code, tags or bound values) and prints what is left.
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ try {
   process.stderr.write(`lint:zh: ${error.message.replaceAll('\n', '\nlint:zh: ')}\n`);
   process.exit(2);
 }
-const files = folders.map((name) => join(ARTICLES, name, 'zh.mdx')).filter((f) => existsSync(f));
+const files = folders.flatMap((name) => ['zh.mdx', 'evidence.zh.mdx'].map((file) => join(ARTICLES, name, file))).filter((f) => existsSync(f));
 
 let problems = 0;
 for (const file of files) {
