@@ -133,3 +133,49 @@ test(
     assert.ok(outcomes.includes('refused'), `the change landed before the copy at least once: ${outcomes.join(', ')}`);
   },
 );
+
+test(
+  'hostile merge inputs are refused before anything is touched: a kind run relabelled as the lab, a YAML alias, a committed run id, a report aimed at a snapshot, a folder, a device or a file that is no report',
+  { timeout: 180_000 },
+  async () => {
+    const { tmp, project, runs, article, start } = scene();
+    try {
+      const before = treeDigest(join(project, 'content'));
+      const input = join(runs, `${SLUG}.lab`);
+      const reset = () => {
+        rmSync(input, { recursive: true, force: true });
+        cpSync(SAMPLE, input, { recursive: true });
+      };
+      const edit = (file: string, change: (text: string) => string) => writeFileSync(join(input, file), change(readFileSync(join(input, file), 'utf8')));
+      const refused = async (what: string, args: string[], code: number, line: RegExp) => {
+        const ended = await start('capture-merge.ts', [runs, '--variant', 'iptables', ...args]).done;
+        assert.equal(ended.code, code, `${what}: ${ended.stderr}`);
+        assert.match(ended.stderr, line, what);
+        assert.deepEqual(treeDigest(join(project, 'content')), before, `${what}: every target as it was, nothing beside it`);
+        reset();
+      };
+      // The committed kind run, relabelled as the lab's (with a run id of its own, so only what it holds gives it away).
+      rmSync(input, { recursive: true });
+      cpSync(join(article, 'snapshots'), input, { recursive: true });
+      edit('run.yaml', (t) => t.replace('driver: kind', 'driver: lab').replace(/^runId: (\S+)-\w{6}$/m, 'runId: $1-fa1ce0'));
+      await refused('a kind run relabelled as the lab', [], 1, /field "argv": expected a command entered by ip netns exec shice-lab-/);
+      edit('cluster-via-worker.yaml', (t) => t.replace(/^title: .*$/m, `title: &big ${'x'.repeat(1000)}`).replace(/^argv:\n/m, `argv:\n${'  - *big\n'.repeat(100)}`));
+      await refused('a YAML alias', [], 1, /a YAML alias \(\*name\); expected none/);
+      const committedId = /^runId: (\S+)$/m.exec(readFileSync(join(article, 'snapshots.lab.nftables', 'run.yaml'), 'utf8'))![1]!;
+      edit('run.yaml', (t) => t.replace(/^runId: \S+$/m, `runId: ${committedId}`));
+      await refused('a committed run id', [], 2, new RegExp(`run id ${committedId} is also the run id of the committed run in content/articles/${SLUG}/snapshots\\.lab\\.nftables`));
+      writeFileSync(join(tmp, 'notes.md'), 'not a report\n');
+      for (const [what, report, line] of [
+        ['a snapshot', join(article, 'snapshots', 'run.yaml'), /is inside content\/ of the checkout/],
+        ['a folder', tmp, /is a folder; expected a new file or a regular file/],
+        ['a device', '/dev/full', /is not a regular file/],
+        ['a file that is no report', join(tmp, 'notes.md'), /exists and is not a report this command wrote/],
+      ] as const) {
+        await refused(`--report on ${what}`, ['--report', report], 2, line);
+      }
+      assert.equal(readFileSync(join(tmp, 'notes.md'), 'utf8'), 'not a report\n');
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  },
+);

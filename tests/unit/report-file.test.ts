@@ -13,7 +13,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, ''
 test('a report goes to a new or plain file outside what the build reads; anything else is one line', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'shice-report-'));
   try {
-    writeFileSync(join(tmp, 'old.md'), 'old');
+    writeFileSync(join(tmp, 'old.md'), '# Capture: no change in behaviour\n');
+    writeFileSync(join(tmp, 'notes.md'), 'my notes\n');
     writeFileSync(join(tmp, 'target'), 'not mine');
     symlinkSync(join(tmp, 'target'), join(tmp, 'link.md'));
     symlinkSync(join(root, 'content'), join(tmp, 'content-link'));
@@ -27,6 +28,7 @@ test('a report goes to a new or plain file outside what the build reads; anythin
       [join(root, 'src/new-file.md'), /^is inside src\/ of the checkout/],
       [join(tmp, 'content-link', 'report.md'), /^is inside content\/ of the checkout/],
       [join(tmp, 'link.md'), /^is a symbolic link; /],
+      [join(tmp, 'notes.md'), /^exists and is not a report this command wrote \(its first line is not "# Capture: …"\); expected a new file or an earlier report$/],
       [join(tmp, 'second-name.md'), /^has 2 hard links; /],
       [join(tmp, 'folder'), /^is a folder; /],
       ['/dev/full', /^is not a regular file; /],
