@@ -85,8 +85,7 @@ async function main(): Promise<void> {
       acceptBrokenClaims: args.acceptBrokenClaims,
     });
   } catch (error) {
-    if (error instanceof SwapError)
-      fail([error.message, ...(error.code === 3 ? [ACCEPT_HINT] : ['nothing was merged'])], error.code);
+    if (error instanceof SwapError) fail([error.message, ...(error.code === 3 ? [ACCEPT_HINT] : ['nothing was merged'])], error.code);
     if (error instanceof SwapInterrupted) fail(['interrupted; the snapshots were left as they were'], signalExitCode(stopSignal ?? 'SIGINT'));
     fail([`${(error as Error).message}; the snapshots were left as they were`], 1);
   }
@@ -118,7 +117,9 @@ async function main(): Promise<void> {
       writeReport(args.report, reportMarkdown(`Capture: ${overallVerdict(verdicts)}`, intro, sections));
     } catch (error) {
       // The merge succeeded: its exit code says so, whatever became of the report.
-      say(`capture:merge: the runs are merged; the report could not be written to ${clip(args.report, 160)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      say(
+        `capture:merge: the runs are merged; the report could not be written to ${clip(args.report, 160)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
 }

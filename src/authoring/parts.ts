@@ -147,7 +147,10 @@ export function healthCheckLine<const S extends string, const Zh extends string,
   step: S,
   zh: Zh,
   en: En,
-): { zh: `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status}，localEndpoints={${S}.localEndpoints}`; en: `${En}: HTTP {${S}.status} {${S}.reason}, localEndpoints={${S}.localEndpoints}` } {
+): {
+  zh: `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status}，localEndpoints={${S}.localEndpoints}`;
+  en: `${En}: HTTP {${S}.status} {${S}.reason}, localEndpoints={${S}.localEndpoints}`;
+} {
   const arrow = /[）：，]$/.test(zh) ? '→' : ' →';
   return {
     zh: `${zh}${arrow} HTTP {${step}.status}，localEndpoints={${step}.localEndpoints}` as `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status}，localEndpoints={${S}.localEndpoints}`,
@@ -161,5 +164,11 @@ export function choiceBars<const S extends string, const G extends string, const
   groups: readonly G[],
   of: (group: G) => { label: Text; name: Name },
 ): ChartBar<`${S}.${'share' | 'count' | 'expectedShare' | 'boundShare'}.${G}` | Name>[] {
-  return groups.map((g) => ({ ...of(g), share: `${step}.share.${g}`, count: `${step}.count.${g}`, expected: `${step}.expectedShare.${g}`, tolerance: `${step}.boundShare.${g}` }));
+  return groups.map((g) => ({
+    ...of(g),
+    share: `${step}.share.${g}`,
+    count: `${step}.count.${g}`,
+    expected: `${step}.expectedShare.${g}`,
+    tolerance: `${step}.boundShare.${g}`,
+  }));
 }

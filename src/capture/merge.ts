@@ -145,10 +145,7 @@ export async function prepareMerge(input: MergeInput): Promise<MergeReady | Merg
   if (broken.length)
     return {
       code: 3,
-      lines: [
-        ...broken,
-        ACCEPT_HINT,
-      ],
+      lines: [...broken, ACCEPT_HINT],
     };
   return { groups, notes };
 }

@@ -44,7 +44,8 @@ export function reportPathProblem(file: string, root: string): string | null {
     if (!stat.isFile()) return `is ${stat.isDirectory() ? 'a folder' : 'not a regular file'}; expected a new file or a regular file`;
     if (stat.nlink !== 1) return `has ${stat.nlink} hard links; expected a file with one (another name of some other file is not overwritten)`;
     // Only an earlier report is overwritten: a typo must not replace /etc/hosts or an article's definition.
-    if (!isReport(real)) return `exists and is not a report this command wrote (its first line is not "${REPORT_HEADING}…"); expected a new file or an earlier report`;
+    if (!isReport(real))
+      return `exists and is not a report this command wrote (its first line is not "${REPORT_HEADING}…"); expected a new file or an earlier report`;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return `cannot be examined (${(error as NodeJS.ErrnoException).code})`;
   }

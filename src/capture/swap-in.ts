@@ -85,7 +85,8 @@ function stagedAsPlanned(run: IncomingRun, dir: string, defs: ArticleDefinitions
   // A checkout's snapshot folder, or an --out folder (named by the slug).
   const names = [runFolderName('snapshots', experiment, staged.driver, variant), runFolderName(run.slug, experiment, staged.driver, variant)];
   const folder = names[0];
-  if (staged.runId !== run.runId) return `${files.run}: field "runId": expected ${run.runId}, the run judged for ${displayPath(run.target)}, got ${staged.runId}`;
+  if (staged.runId !== run.runId)
+    return `${files.run}: field "runId": expected ${run.runId}, the run judged for ${displayPath(run.target)}, got ${staged.runId}`;
   if (!names.includes(basename(run.target)))
     return `${files.run}: names driver ${staged.driver}, kube-proxy mode ${staged.cluster.kubeProxyMode}: the run of ${folder}, not of ${displayPath(run.target)}`;
   return undefined;

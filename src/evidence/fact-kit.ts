@@ -309,7 +309,10 @@ export function choiceFacts<S extends string, G extends string>(
   groups: readonly G[],
   options: { who: (run: RunSnapshot, group: G) => string; model: (answers: Answer[], run: RunSnapshot, group: G) => ChoiceModel; sigmas: number },
 ): FactSpecs<`${S}.${ChoiceField}.${G}`> {
-  const sampled = (spec: FactSpec): FactSpec => ({ ...spec, volatile: { reason: 'a count of random choices: it differs on every run, within the bound the claims check' } });
+  const sampled = (spec: FactSpec): FactSpec => ({
+    ...spec,
+    volatile: { reason: 'a count of random choices: it differs on every run, within the bound the claims check' },
+  });
   const answers = (s: StepSnapshot) => parseAnswers(s.stdout);
   const count = (s: StepSnapshot, run: RunSnapshot, g: G) => countWhere(answers(s), 'who', options.who(run, g));
   const expect = (s: StepSnapshot, run: RunSnapshot, g: G) => {
@@ -321,7 +324,10 @@ export function choiceFacts<S extends string, G extends string>(
     groups.flatMap((g) => [
       [`${step}.count.${g}`, sampled(field((s, run) => String(count(s, run, g))))] as const,
       [`${step}.share.${g}`, sampled(field((s, run, total) => share(count(s, run, g), total)))] as const,
-      [`${step}.expected.${g}`, field((s, run) => ({ value: String(Math.round(expect(s, run, g).expected)), raw: String(expect(s, run, g).expected) }))] as const,
+      [
+        `${step}.expected.${g}`,
+        field((s, run) => ({ value: String(Math.round(expect(s, run, g).expected)), raw: String(expect(s, run, g).expected) })),
+      ] as const,
       [`${step}.bound.${g}`, field((s, run) => String(expect(s, run, g).bound))] as const,
       [`${step}.expectedShare.${g}`, field((s, run, total) => share(expect(s, run, g).expected, total))] as const,
       [`${step}.boundShare.${g}`, field((s, run, total) => share(expect(s, run, g).bound, total))] as const,
@@ -330,7 +336,11 @@ export function choiceFacts<S extends string, G extends string>(
 }
 
 /** Whether every group's count in a choiceFacts step lies within its bound of the expected count: the model's claim, for `holds`. */
-export function withinBounds<const S extends string, const G extends string>(v: (id: NoInfer<`${S}.${'count' | 'expected' | 'bound'}.${G}`>) => string, step: S, groups: readonly G[]): boolean {
+export function withinBounds<const S extends string, const G extends string>(
+  v: (id: NoInfer<`${S}.${'count' | 'expected' | 'bound'}.${G}`>) => string,
+  step: S,
+  groups: readonly G[],
+): boolean {
   return groups.every((g) => Math.abs(Number(v(`${step}.count.${g}`)) - Number(v(`${step}.expected.${g}`))) <= Number(v(`${step}.bound.${g}`)));
 }
 

@@ -43,7 +43,9 @@ export function parseYaml(text: string, file: string): unknown {
     const at = e.mark ? `:${e.mark.line + 1}:${e.mark.column + 1}` : '';
     const reason = e.reason ?? e.message ?? String(error);
     if (reason.startsWith('aliases exceeded maxAliases'))
-      throw new EvidenceError(`${file}${at}: a YAML alias (*name); expected none, as the capture writes them (an alias repeats its anchor's value past the size limits)`);
+      throw new EvidenceError(
+        `${file}${at}: a YAML alias (*name); expected none, as the capture writes them (an alias repeats its anchor's value past the size limits)`,
+      );
     throw new EvidenceError(`${file}${at}: YAML syntax error: ${reason}`);
   }
 }

@@ -40,7 +40,11 @@ const ORIGINS: Record<Driver, Origin> = {
 const startsWith = (argv: readonly string[], prefix: readonly string[]) => prefix.every((word, i) => argv[i] === word);
 
 /** One line per contradiction between the driver run.yaml names and what the run holds; none when it is consistent. */
-export function originProblems(run: RunSnapshot, steps: ReadonlyMap<string, StepSnapshot>, files: { run: string; steps: ReadonlyMap<string, string> }): string[] {
+export function originProblems(
+  run: RunSnapshot,
+  steps: ReadonlyMap<string, StepSnapshot>,
+  files: { run: string; steps: ReadonlyMap<string, string> },
+): string[] {
   const origin = ORIGINS[run.driver];
   const problems: string[] = [];
   const named = `run.yaml names driver ${JSON.stringify(run.driver)}`;

@@ -92,47 +92,43 @@ test('SIGTERM before the swap: the merge ends at once and touches nothing', { ti
   }
 });
 
-test(
-  "a step file of the input replaced the moment the target's lock appears: what is swapped in is what was judged",
-  { timeout: 180_000 },
-  async () => {
-    const outcomes: string[] = [];
-    for (let round = 0; round < 3; round += 1) {
-      const { tmp, project, runs, article, start } = scene();
-      try {
-        const before = treeDigest(join(project, 'content'));
-        const step = join(runs, `${SLUG}.lab`, 'cluster-via-worker.yaml');
-        const lock = join(article, '.snapshots.lab.lock');
-        // Watched before the merge starts, so the lock's creation cannot be missed.
-        const locked = new Promise<void>((resolve) => {
-          const watcher = watch(article, () => {
-            if (existsSync(lock)) {
-              watcher.close();
-              resolve();
-            }
-          });
+test("a step file of the input replaced the moment the target's lock appears: what is swapped in is what was judged", { timeout: 180_000 }, async () => {
+  const outcomes: string[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    const { tmp, project, runs, article, start } = scene();
+    try {
+      const before = treeDigest(join(project, 'content'));
+      const step = join(runs, `${SLUG}.lab`, 'cluster-via-worker.yaml');
+      const lock = join(article, '.snapshots.lab.lock');
+      // Watched before the merge starts, so the lock's creation cannot be missed.
+      const locked = new Promise<void>((resolve) => {
+        const watcher = watch(article, () => {
+          if (existsSync(lock)) {
+            watcher.close();
+            resolve();
+          }
         });
-        const merge = start('capture-merge.ts', [runs, '--variant', 'iptables']);
-        await Promise.race([locked, merge.done]);
-        // The backend now "sees" the client itself: claim cluster-hides-client breaks.
-        writeFileSync(step, readFileSync(step, 'utf8').replace('client=10.245.1.1', 'client=172.20.0.3'));
-        const ended = await merge.done;
-        assert.ok(ended.code === 0 || ended.code === 3, ended.stderr);
-        if (ended.code === 3) {
-          assert.match(ended.stderr, /on the copy beside the target \d+ claim\(s\) no longer hold: .*cluster-hides-client/);
-          assert.deepEqual(treeDigest(join(project, 'content')), before, 'refused: every target as it was, nothing beside it');
-        } else {
-          // Copied before the change: what was judged (the fixture) is what is there.
-          assert.deepEqual(treeDigest(join(article, 'snapshots.lab')), treeDigest(SAMPLE));
-        }
-        outcomes.push(ended.code === 3 ? 'refused' : 'copied first');
-      } finally {
-        rmSync(tmp, { recursive: true, force: true });
+      });
+      const merge = start('capture-merge.ts', [runs, '--variant', 'iptables']);
+      await Promise.race([locked, merge.done]);
+      // The backend now "sees" the client itself: claim cluster-hides-client breaks.
+      writeFileSync(step, readFileSync(step, 'utf8').replace('client=10.245.1.1', 'client=172.20.0.3'));
+      const ended = await merge.done;
+      assert.ok(ended.code === 0 || ended.code === 3, ended.stderr);
+      if (ended.code === 3) {
+        assert.match(ended.stderr, /on the copy beside the target \d+ claim\(s\) no longer hold: .*cluster-hides-client/);
+        assert.deepEqual(treeDigest(join(project, 'content')), before, 'refused: every target as it was, nothing beside it');
+      } else {
+        // Copied before the change: what was judged (the fixture) is what is there.
+        assert.deepEqual(treeDigest(join(article, 'snapshots.lab')), treeDigest(SAMPLE));
       }
+      outcomes.push(ended.code === 3 ? 'refused' : 'copied first');
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
-    assert.ok(outcomes.includes('refused'), `the change landed before the copy at least once: ${outcomes.join(', ')}`);
-  },
-);
+  }
+  assert.ok(outcomes.includes('refused'), `the change landed before the copy at least once: ${outcomes.join(', ')}`);
+});
 
 test(
   'hostile merge inputs are refused before anything is touched: a kind run relabelled as the lab, a YAML alias, a committed run id, a report aimed at a snapshot, a folder, a device or a file that is no report',
@@ -159,11 +155,18 @@ test(
       cpSync(join(article, 'snapshots'), input, { recursive: true });
       edit('run.yaml', (t) => t.replace('driver: kind', 'driver: lab').replace(/^runId: (\S+)-\w{6}$/m, 'runId: $1-fa1ce0'));
       await refused('a kind run relabelled as the lab', [], 1, /field "argv": expected a command entered by ip netns exec shice-lab-/);
-      edit('cluster-via-worker.yaml', (t) => t.replace(/^title: .*$/m, `title: &big ${'x'.repeat(1000)}`).replace(/^argv:\n/m, `argv:\n${'  - *big\n'.repeat(100)}`));
+      edit('cluster-via-worker.yaml', (t) =>
+        t.replace(/^title: .*$/m, `title: &big ${'x'.repeat(1000)}`).replace(/^argv:\n/m, `argv:\n${'  - *big\n'.repeat(100)}`),
+      );
       await refused('a YAML alias', [], 1, /a YAML alias \(\*name\); expected none/);
       const committedId = /^runId: (\S+)$/m.exec(readFileSync(join(article, 'snapshots.lab.nftables', 'run.yaml'), 'utf8'))![1]!;
       edit('run.yaml', (t) => t.replace(/^runId: \S+$/m, `runId: ${committedId}`));
-      await refused('a committed run id', [], 2, new RegExp(`run id ${committedId} is also the run id of the committed run in content/articles/${SLUG}/snapshots\\.lab\\.nftables`));
+      await refused(
+        'a committed run id',
+        [],
+        2,
+        new RegExp(`run id ${committedId} is also the run id of the committed run in content/articles/${SLUG}/snapshots\\.lab\\.nftables`),
+      );
       writeFileSync(join(tmp, 'notes.md'), 'not a report\n');
       for (const [what, report, line] of [
         ['a snapshot', join(article, 'snapshots', 'run.yaml'), /is inside content\/ of the checkout/],

@@ -81,8 +81,11 @@ test("a walkthrough's stops are written in each MDX: every declared stop once, i
   assert.match(stopProblems('zh.mdx', mdx([stop('a'), stop('a'), stop('b'), stop('c')].join('\n\n')), declared)[0]!, /a <Stop> appears twice/);
 });
 
-test('a typed-in number in a stop\'s prose is caught like any other prose: the walkthrough no longer hides its children', () => {
+test("a typed-in number in a stop's prose is caught like any other prose: the walkthrough no longer hides its children", () => {
   const source = '<Walkthrough>\n\n<Stop id="a" title="A">\n\nThe backend saw 10.244.1.1.\n\n</Stop>\n\n</Walkthrough>\n';
   const problems = checkArticleSources([{ lang: 'en', file: 'en.mdx', source }], { factIds: [], stepIds: [], stopIds: ['a'] });
-  assert.ok(problems.some((p) => p.includes('10.244.1.1')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('10.244.1.1')),
+    problems.join('\n'),
+  );
 });

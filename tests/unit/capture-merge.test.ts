@@ -286,7 +286,10 @@ test('the command merges runs as capture.yml calls it: swapped in byte for byte,
     assert.deepEqual(treeDigest(join(project, 'content')), before, 'a refusal touches nothing');
     const nowhere = merge(project, tmp, [runs, '--variant', 'iptables', '--report', join(tmp, 'no-such-folder', 'report.md')]);
     assert.equal(nowhere.status, 2, nowhere.stderr);
-    assert.match(nowhere.stderr, /^capture:merge: --report .*no-such-folder\/report\.md: its folder \S+ does not exist; expected a file in an existing folder; nothing was merged\n$/);
+    assert.match(
+      nowhere.stderr,
+      /^capture:merge: --report .*no-such-folder\/report\.md: its folder \S+ does not exist; expected a file in an existing folder; nothing was merged\n$/,
+    );
     const onSnapshot = merge(project, tmp, [runs, '--variant', 'iptables', '--report', join(labDir, 'snapshots.lab', 'run.yaml')]);
     assert.equal(onSnapshot.status, 2, onSnapshot.stderr);
     assert.match(onSnapshot.stderr, /^capture:merge: --report .*run\.yaml: is inside content\/ of the checkout; .*; nothing was merged\n$/);
@@ -341,12 +344,26 @@ test('what is swapped in is what was judged: an input changed after its judgemen
     const cases: Array<[string, () => void, number, RegExp]> = [
       [
         'a step whose output breaks a claim',
-        () => writeFileSync(step('cluster-via-worker.yaml'), readFileSync(step('cluster-via-worker.yaml'), 'utf8').replace('client=10.245.1.1', 'client=172.20.0.3')),
+        () =>
+          writeFileSync(
+            step('cluster-via-worker.yaml'),
+            readFileSync(step('cluster-via-worker.yaml'), 'utf8').replace('client=10.245.1.1', 'client=172.20.0.3'),
+          ),
         3,
         /on the copy beside the target \d+ claim\(s\) no longer hold: .*cluster-hides-client/,
       ],
-      ['a run.yaml that names the other variant', () => writeFileSync(step('run.yaml'), readFileSync(step('run.yaml'), 'utf8').replaceAll('iptables', 'nftables')), 2, /the run of snapshots\.lab\.nftables, not of .*snapshots\.lab$/],
-      ['a run.yaml that names the kind driver', () => writeFileSync(step('run.yaml'), readFileSync(step('run.yaml'), 'utf8').replace('driver: lab', 'driver: kind')), 1, /field "argv": expected a command entered by docker exec/],
+      [
+        'a run.yaml that names the other variant',
+        () => writeFileSync(step('run.yaml'), readFileSync(step('run.yaml'), 'utf8').replaceAll('iptables', 'nftables')),
+        2,
+        /the run of snapshots\.lab\.nftables, not of .*snapshots\.lab$/,
+      ],
+      [
+        'a run.yaml that names the kind driver',
+        () => writeFileSync(step('run.yaml'), readFileSync(step('run.yaml'), 'utf8').replace('driver: lab', 'driver: kind')),
+        1,
+        /field "argv": expected a command entered by docker exec/,
+      ],
     ];
     for (const [what, change, code, expected] of cases) {
       cpSync(SAMPLE, join(runs, `${S074}.lab`), { recursive: true });
@@ -381,7 +398,10 @@ test('a run is what its commands and versions say, whatever run.yaml names: a ki
     };
     const asLab = await prepareMerge({
       root,
-      dirs: [relabel(committed(S074, 'snapshots'), `${S074}.lab`, ['kind', 'lab']), relabel(committed(S074, 'snapshots.nftables'), `${S074}.lab.nftables`, ['kind', 'lab'])],
+      dirs: [
+        relabel(committed(S074, 'snapshots'), `${S074}.lab`, ['kind', 'lab']),
+        relabel(committed(S074, 'snapshots.nftables'), `${S074}.lab.nftables`, ['kind', 'lab']),
+      ],
       variants: [],
       acceptBrokenClaims: false,
     });
@@ -389,7 +409,10 @@ test('a run is what its commands and versions say, whatever run.yaml names: a ki
     const text = asLab.lines.join('\n');
     assert.match(text, /run\.yaml: field "versions\.kube-apiserver": missing; run\.yaml names driver "lab"/);
     assert.match(text, /run\.yaml: field "versions\.kind": recorded only by the kind driver; run\.yaml names driver "lab"/);
-    assert.match(text, /cluster-via-worker\.yaml: field "argv": expected a command entered by ip netns exec shice-lab-\S+\.node\.control-plane .*got "docker exec kx-main-control-plane curl"/);
+    assert.match(
+      text,
+      /cluster-via-worker\.yaml: field "argv": expected a command entered by ip netns exec shice-lab-\S+\.node\.control-plane .*got "docker exec kx-main-control-plane curl"/,
+    );
     const asKind = await prepareMerge({ root, dirs: [relabel(SAMPLE, S074, ['lab', 'kind'])], variants: ['iptables'], acceptBrokenClaims: false });
     assert.ok('code' in asKind && asKind.code === 1, JSON.stringify(asKind));
     assert.match(asKind.lines.join('\n'), /field "argv": expected a command entered by docker exec kx-main-\S+/);
@@ -425,7 +448,12 @@ test("a run id already committed for another run is refused: each committed run'
     assert.deepEqual(problems, []);
     const result = planMerge(found, articles, ['iptables']);
     assert.ok('problems' in result);
-    assert.match(result.problems[0]!, new RegExp(`run id ${labId} is also the run id of the committed run in content/articles/${S074}/snapshots\\.lab\\.nftables; expected every run to have its own id`));
+    assert.match(
+      result.problems[0]!,
+      new RegExp(
+        `run id ${labId} is also the run id of the committed run in content/articles/${S074}/snapshots\\.lab\\.nftables; expected every run to have its own id`,
+      ),
+    );
     // The run already committed in its own folder may come again: it is the same capture.
     assert.ok('groups' in plan([outFolder(tmp, 'again', { [`${S074}.lab.nftables`]: committed(S074, 'snapshots.lab.nftables') })], ['nftables']));
   } finally {

@@ -209,14 +209,17 @@ test("a conntrack entry's countdown to expiry is no change: the line is volatile
   const facts = conntrackFacts('conntrack-worker2');
   assert.match(facts['conntrack-worker2.first.line'].volatile!.reason, /countdown to expiry/);
   assert.equal(facts['conntrack-worker2.first.reply.src'].volatile, undefined);
-  const line = (ttl: number) => `tcp      6 ${ttl} TIME_WAIT src=172.18.0.3 dst=172.18.0.4 sport=52092 dport=31575 src=10.244.1.2 dst=172.18.0.4 sport=80 dport=4458 [ASSURED] mark=0 use=1`;
+  const line = (ttl: number) =>
+    `tcp      6 ${ttl} TIME_WAIT src=172.18.0.3 dst=172.18.0.4 sport=52092 dport=31575 src=10.244.1.2 dst=172.18.0.4 sport=80 dport=4458 [ASSURED] mark=0 use=1`;
   const side = (runId: string, ttl: number): RunSide => ({
     runId,
     steps: ['conntrack-worker2'],
-    facts: new Map([[
-      'conntrack-worker2.first.line',
-      { id: 'conntrack-worker2.first.line', step: 'conntrack-worker2', value: line(ttl), volatile: facts['conntrack-worker2.first.line'].volatile },
-    ]]),
+    facts: new Map([
+      [
+        'conntrack-worker2.first.line',
+        { id: 'conntrack-worker2.first.line', step: 'conntrack-worker2', value: line(ttl), volatile: facts['conntrack-worker2.first.line'].volatile },
+      ],
+    ]),
     claims: [claim('cluster-extra-hop', 'holds')],
   });
   const text = report(side('run-a', 119), side('run-b', 118));

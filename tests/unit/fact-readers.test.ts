@@ -74,7 +74,11 @@ test('answerFacts and choiceFacts on a real spread of requests: counts per node 
     sigmas: 4,
   });
   const counts = groups.map((g) => Number(value(choices[`spread-cluster.count.${g}`])));
-  assert.equal(counts.reduce((a, b) => a + b, 0), requests, 'every answer counted once');
+  assert.equal(
+    counts.reduce((a, b) => a + b, 0),
+    requests,
+    'every answer counted once',
+  );
   assert.equal(value(choices['spread-cluster.expected.a']), String(Math.round(requests / 3)));
   assert.ok(choices['spread-cluster.count.a'].volatile && choices['spread-cluster.share.a'].volatile);
   assert.equal(choices['spread-cluster.expected.a'].volatile, undefined, 'what the model expects is the same on every run');
@@ -84,5 +88,8 @@ test('answerFacts and choiceFacts on a real spread of requests: counts per node 
   facts.set('spread-cluster.count.a', String(Number(v('spread-cluster.expected.a')) + Number(v('spread-cluster.bound.a')) + 1));
   assert.equal(withinBounds(v, 'spread-cluster', groups), false, 'a count one past its bound breaks the claim');
   const garbled = { ...step, stdout: 'web-x 200 172.18.0.2\nnot an answer\n' };
-  assert.throws(() => answers['spread-cluster.requests'].derive({ run: spread.run, step: garbled }), /stdout line 2: expected "<name> <HTTP status> <address>", got "not an answer"/);
+  assert.throws(
+    () => answers['spread-cluster.requests'].derive({ run: spread.run, step: garbled }),
+    /stdout line 2: expected "<name> <HTTP status> <address>", got "not an answer"/,
+  );
 });

@@ -28,7 +28,10 @@ test('a report goes to a new or plain file outside what the build reads; anythin
       [join(root, 'src/new-file.md'), /^is inside src\/ of the checkout/],
       [join(tmp, 'content-link', 'report.md'), /^is inside content\/ of the checkout/],
       [join(tmp, 'link.md'), /^is a symbolic link; /],
-      [join(tmp, 'notes.md'), /^exists and is not a report this command wrote \(its first line is not "# Capture: …"\); expected a new file or an earlier report$/],
+      [
+        join(tmp, 'notes.md'),
+        /^exists and is not a report this command wrote \(its first line is not "# Capture: …"\); expected a new file or an earlier report$/,
+      ],
       [join(tmp, 'second-name.md'), /^has 2 hard links; /],
       [join(tmp, 'folder'), /^is a folder; /],
       ['/dev/full', /^is not a regular file; /],

@@ -31,10 +31,19 @@ test('every committed run is what its run.yaml says, and the driver swapped make
 
 test('two committed runs with one id are refused by the build, each named by its run.yaml; one run seen twice is not', () => {
   const [a, b] = runs;
-  assert.deepEqual(sharedRunIds([{ runId: 'r1', file: 'x/run.yaml' }, { runId: 'r1', file: 'x/run.yaml' }, { runId: 'r2', file: 'y/run.yaml' }]), []);
+  assert.deepEqual(
+    sharedRunIds([
+      { runId: 'r1', file: 'x/run.yaml' },
+      { runId: 'r1', file: 'x/run.yaml' },
+      { runId: 'r2', file: 'y/run.yaml' },
+    ]),
+    [],
+  );
   const lines = sharedRunIds([
     { runId: a!.run.runId, file: a!.files.run },
     { runId: a!.run.runId, file: b!.files.run },
   ]);
-  assert.deepEqual(lines, [`${b!.files.run}: field "runId": ${a!.run.runId} is also the run id of ${a!.files.run}; expected every committed run to have its own id`]);
+  assert.deepEqual(lines, [
+    `${b!.files.run}: field "runId": ${a!.run.runId} is also the run id of ${a!.files.run}; expected every committed run to have its own id`,
+  ]);
 });

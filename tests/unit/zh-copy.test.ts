@@ -80,7 +80,10 @@ test("the measured lines and the walkthrough's Chinese pass", () => {
   }
   // The stops' prose is zh.mdx's, checked with the rest of it; their titles are attributes, checked here.
   const stops = findStops(readFileSync(join(root, 'content/articles/074-external-traffic-policy/zh.mdx'), 'utf8'));
-  assert.deepEqual(stops.map((s) => s.id), walkthrough.map((s) => s.id));
+  assert.deepEqual(
+    stops.map((s) => s.id),
+    walkthrough.map((s) => s.id),
+  );
   for (const stop of stops) assert.deepEqual(checkChineseProse(stop.title ?? ''), [], `walkthrough ${stop.id} title`);
 });
 

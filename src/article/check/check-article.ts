@@ -60,11 +60,13 @@ export function stopProblems(file: string, source: string, declared: readonly st
     if (!stop.title) problems.push(`${file}:${stop.line}: <Stop id="${stop.id}">: expected a title="…" in this language`);
   }
   const written = stops.map((s) => s.id);
-  for (const id of declared) if (!written.includes(id)) problems.push(`${file}: <Walkthrough> has no <Stop id="${id}">; expected every stop the walkthrough declares`);
+  for (const id of declared)
+    if (!written.includes(id)) problems.push(`${file}: <Walkthrough> has no <Stop id="${id}">; expected every stop the walkthrough declares`);
   const known = written.filter((id) => declared.includes(id));
   const order = declared.filter((id) => known.includes(id));
   if (new Set(known).size !== known.length) problems.push(`${file}: a <Stop> appears twice (${known.join(', ')}); expected each stop once`);
-  else if (known.join(' ') !== order.join(' ')) problems.push(`${file}: the stops are in the order ${known.join(', ')}; expected the walkthrough's order, ${order.join(', ')}`);
+  else if (known.join(' ') !== order.join(' '))
+    problems.push(`${file}: the stops are in the order ${known.join(', ')}; expected the walkthrough's order, ${order.join(', ')}`);
   return problems;
 }
 

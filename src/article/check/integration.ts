@@ -113,10 +113,13 @@ export function evidencePageProblems(article: readonly ArticleSource[], evidence
   const problems: string[] = [];
   for (const a of article) {
     if (/<EvidenceLink\b/.test(a.source) && !evidence.some((e) => e.lang === a.lang))
-      problems.push(`${a.file}: <EvidenceLink /> links the evidence page, but there is no ${a.file.replace(/(zh|en)\.mdx$/, 'evidence.$1.mdx')}; expected the page it links to`);
+      problems.push(
+        `${a.file}: <EvidenceLink /> links the evidence page, but there is no ${a.file.replace(/(zh|en)\.mdx$/, 'evidence.$1.mdx')}; expected the page it links to`,
+      );
   }
   for (const e of evidence) {
-    if (!article.some((a) => a.lang === e.lang)) problems.push(`${e.file}: an evidence page without its article (${e.file.replace(/evidence\.(zh|en)\.mdx$/, '$1.mdx')})`);
+    if (!article.some((a) => a.lang === e.lang))
+      problems.push(`${e.file}: an evidence page without its article (${e.file.replace(/evidence\.(zh|en)\.mdx$/, '$1.mdx')})`);
   }
   return problems;
 }
@@ -131,7 +134,9 @@ interface CommittedRun {
 export function sharedRunIds(runs: readonly CommittedRun[]): string[] {
   const byId = Map.groupBy(new Map(runs.map((r) => [r.file, r])).values(), (r) => r.runId);
   return [...byId].flatMap(([runId, same]) =>
-    same.length < 2 ? [] : [`${same[1]!.file}: field "runId": ${runId} is also the run id of ${same[0]!.file}; expected every committed run to have its own id`],
+    same.length < 2
+      ? []
+      : [`${same[1]!.file}: field "runId": ${runId} is also the run id of ${same[0]!.file}; expected every committed run to have its own id`],
   );
 }
 

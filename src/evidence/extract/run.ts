@@ -30,7 +30,12 @@ type Pod = RunSnapshot['pods'][number];
  * entry of `shape`, in its order; each group's pods by name.
  */
 export function placement(run: RunSnapshot, prefix: string, shape: readonly number[]): Pod[][] {
-  const groups = [...Map.groupBy(run.pods.filter((p) => p.name.startsWith(prefix)), (p) => p.node)];
+  const groups = [
+    ...Map.groupBy(
+      run.pods.filter((p) => p.name.startsWith(prefix)),
+      (p) => p.node,
+    ),
+  ];
   const left = [...groups];
   const placed = shape.map((size) => {
     const at = left.findIndex(([, pods]) => pods.length === size);
