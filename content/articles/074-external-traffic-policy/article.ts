@@ -142,12 +142,12 @@ export default defineArticle({
     },
     { id: 'cluster-same-node-sees-gateway',
       zh: '经有后端的节点进入时，后端看到的是该节点 Pod 网段的网关地址',
-      en: 'Entering by the node with the backend, the backend sees that node\'s pod gateway address',
+      en: 'Entering by the node with the backend, the backend sees that node’s pod gateway address',
       holds: (v) => v('cluster-via-worker.client') === v('node.worker.podGateway'),
     },
     { id: 'cluster-forward-sees-forwarding-node',
       zh: '经没有后端的节点进入时，请求被转发，后端看到的是转发节点自己的地址',
-      en: 'Entering by a node without the backend, the request is forwarded and the backend sees the forwarding node\'s address',
+      en: 'Entering by a node without the backend, the request is forwarded and the backend sees the forwarding node’s address',
       holds: (v) => v('cluster-via-worker2.client') === v('node.worker2.ip'),
     },
     { id: 'local-keeps-client',
@@ -173,7 +173,7 @@ export default defineArticle({
     },
     { id: 'nft-drops-without-backend',
       zh: 'nftables 模式下，没有本地后端的节点同样丢弃：curl 以超时的退出码放弃，kube-proxy 表的 no-endpoint-nodeports 映射把该 NodePort 判为 drop，由 filter-input 对新连接跳转到的 nodeport-endpoints-check 查这张映射，且只查 nodeport-ips 里本节点的地址',
-      en: 'In nftables mode a node without a local backend drops too: curl gives up with its timeout exit code; the no-endpoint-nodeports map of kube-proxy\'s table sends the NodePort to drop, looked up by nodeport-endpoints-check, which filter-input jumps to for new connections, and only for the node\'s own address in nodeport-ips',
+      en: 'In nftables mode a node without a local backend drops too: curl gives up with its timeout exit code; the no-endpoint-nodeports map of kube-proxy’s table sends the NodePort to drop, looked up by nodeport-endpoints-check, which filter-input jumps to for new connections, and only for the node’s own address in nodeport-ips',
       holds: (v) => v('local-via-worker2.rc') === '28'
         && v('nft-worker2.drop.port') === v('service.s-local.nodePort') && v('nft-worker2.drop.verdict') === 'drop'
         && v('nft-worker2.checkRule').includes('vmap @no-endpoint-nodeports') && v('nft-worker2.checkRule').includes('@nodeport-ips')
@@ -197,7 +197,7 @@ export default defineArticle({
     },
     { id: 'cluster-extra-hop',
       zh: '经没有后端的节点进入时，连接在该节点被 DNAT 到 Pod、再 SNAT 成该节点的地址：conntrack 的回复方向由 Pod 发往该节点',
-      en: 'Through a node without the backend, the connection is DNATed to the pod and SNATed to that node: conntrack\'s reply direction runs from the pod to that node',
+      en: 'Through a node without the backend, the connection is DNATed to the pod and SNATed to that node: conntrack’s reply direction runs from the pod to that node',
       holds: (v) =>
         v('conntrack-worker2.first.original.src') === v('node.control-plane.ip')
         && v('conntrack-worker2.first.original.dst') === v('node.worker2.ip')

@@ -112,7 +112,7 @@ export default defineArticle({
   claims: [
     { id: 'scheduler-spread-two-one',
       zh: '调度器把三个 Pod 分成二加一：一个节点上两个，另一个节点上一个，两个节点的健康检查端口报告的本地后端数与之相符',
-      en: "The scheduler spread the three pods two and one: two on one node, one on the other, and each node's health-check port reports as many local endpoints",
+      en: "The scheduler spread the three pods two and one: two on one node, one on the other, and each node’s health-check port reports as many local endpoints",
       holds: (v) =>
         v('pod.web.count') === '3' && v('pod.shared-1.node') === v('pod.shared-2.node') && v('pod.lone.node') !== v('pod.shared-1.node')
         && WORKERS.every((w) => v(`health-${w}.localEndpoints`) === String(ROLES.filter((r) => v(`pod.${r}.node`) === w).length)),
