@@ -1,9 +1,65 @@
 // What a reader's hands meet on an article page, in a real browser against the
-// built dist/: the table of contents marking the section in view.
+// built dist/: copy buttons on the commands and outputs, and the table of
+// contents marking the section in view.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
+import { load } from 'js-yaml';
 import { articlePathOf } from './support/articles.ts';
-import { SLUG } from './support/evidence.ts';
+import { committedSnapshots, deriveEvidence, SLUG } from './support/evidence.ts';
+
+const evidence = deriveEvidence(committedSnapshots);
+
+test.describe('copy buttons', () => {
+  test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
+
+  test('the output button copies the output exactly as the snapshot has it, and says so to screen readers', async ({ page }) => {
+    await page.goto(articlePathOf('en', SLUG));
+    // A multi-line output: worker2's filter table.
+    const step = 'filter-worker2';
+    const output = page.locator(`#output-${step} .step-stdout`);
+    await page
+      .locator(`#output-${step}`)
+      .locator('xpath=ancestor::details')
+      .first()
+      .evaluate((d: HTMLDetailsElement) => (d.open = true));
+    await output.getByRole('button', { name: 'Copy the output' }).click();
+    const expected = evidence.stdout.get(step)!.replace(/\n$/, '');
+    expect(expected.split('\n').length).toBeGreaterThan(5);
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
+    await expect(page.getByRole('status').filter({ hasText: 'Copied' })).toHaveCount(1);
+    // And to the eye, on the button (its name stays what it does).
+    await expect(output.getByRole('button', { name: 'Copy the output' })).toHaveText('Copied');
+    const results = await new AxeBuilder({ page }).include(`#output-${step}`).analyze();
+    expect(results.violations.map((v) => v.id)).toEqual([]);
+  });
+
+  test('the command button copies the command as the node ran it, without the prompt, in Chinese too', async ({ page }) => {
+    await page.goto(articlePathOf('zh', SLUG));
+    const step = 'cluster-via-worker';
+    await page
+      .locator(`#output-${step}`)
+      .locator('xpath=ancestor::details')
+      .first()
+      .evaluate((d: HTMLDetailsElement) => (d.open = true));
+    await page.locator(`#output-${step}`).getByRole('button', { name: '复制命令' }).click();
+    // The snapshot's command: plain words (no quoting needed), as a shell line.
+    const { command } = load(readFileSync(join(committedSnapshots, `${step}.yaml`), 'utf8')) as { command: string[] };
+    expect(command.every((word) => /^[\w./:=-]+$/.test(word))).toBe(true);
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(command.join(' '));
+    await expect(page.getByRole('status').filter({ hasText: '已复制' })).toHaveCount(1);
+  });
+
+  test('without JavaScript there is no copy button, and the outputs are all there', async ({ browser }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(articlePathOf('en', SLUG));
+    await expect(page.locator('.copy-button')).toHaveCount(0);
+    await expect(page.locator('#output-filter-worker2 pre').first()).toBeAttached();
+    await context.close();
+  });
+});
 
 test.describe('table of contents', () => {
   test.use({ viewport: { width: 1280, height: 800 } });
