@@ -7,6 +7,7 @@ import { CODE_THEMES, DEFAULT_LANG, LANGS, LANG_TAGS, SITE_ADDRESS } from './src
 import { articleOfPath, withTrailingSlash } from './src/i18n/urls.ts';
 import { shiceEvidence } from './src/article/check/integration.ts';
 import { siteBounds } from './src/article/check/bounds.ts';
+import { siteSearch } from './src/search/index-site.ts';
 
 /**
  * The sitemap lists pages written in their own language: no 404 pages, and no
@@ -46,6 +47,8 @@ export default defineConfig({
     // Then: a page that says something the snapshots do not never gets built.
     shiceEvidence(),
     mdx(),
+    // Once the pages are written: the search index of the articles, per language.
+    siteSearch(),
     sitemap({
       i18n: { defaultLocale: DEFAULT_LANG, locales: { ...LANG_TAGS } },
       filter: isWrittenPage,

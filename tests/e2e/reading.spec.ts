@@ -1,46 +1,86 @@
-// An article reads as the original does: its first headline value on a phone's
-// first screen, and its running prose within half again the original's length.
-// Prose is counted as the reading review counted it: the non-space characters of
-// <p> and <li> text inside <article>, outside figures, tables, code, details,
-// navigation, SVG and asides (the evidence a click away is not read in passing).
-import { expect, test, type Page } from '@playwright/test';
-import { articlePathOf, articleSlugs, LANGS } from './support/articles.ts';
+// What a reader's hands meet on an article page, in a real browser against the
+// built dist/: copy buttons on the commands and outputs, and the table of
+// contents marking the section in view.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { load } from 'js-yaml';
+import { articlePathOf } from './support/articles.ts';
+import { committedSnapshots, deriveEvidence, SLUG } from './support/evidence.ts';
 
-/** The published original of 074 in Chinese has 3,061 such characters; the article may have half again as many. */
-const PROSE_BUDGET_074_ZH = 4590;
+const evidence = deriveEvidence(committedSnapshots);
 
-async function runningProse(page: Page): Promise<number> {
-  return page.$eval('article', (article) => {
-    const skip = 'figure, table, pre, code, details, nav, svg, aside';
-    let count = 0;
-    const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const parent = node.parentElement!;
-      if (!parent.closest('p, li') || parent.closest(skip)) continue;
-      count += (node.textContent ?? '').replace(/\s/g, '').length;
-    }
-    return count;
+test.describe('copy buttons', () => {
+  test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
+
+  test('the output button copies the output exactly as the snapshot has it, and says so to screen readers', async ({ page }) => {
+    await page.goto(articlePathOf('en', SLUG));
+    // A multi-line output: worker2's filter table.
+    const step = 'filter-worker2';
+    const output = page.locator(`#output-${step} .step-stdout`);
+    await page
+      .locator(`#output-${step}`)
+      .locator('xpath=ancestor::details')
+      .first()
+      .evaluate((d: HTMLDetailsElement) => (d.open = true));
+    await output.getByRole('button', { name: 'Copy the output' }).click();
+    const expected = evidence.stdout.get(step)!.replace(/\n$/, '');
+    expect(expected.split('\n').length).toBeGreaterThan(5);
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
+    await expect(page.getByRole('status').filter({ hasText: 'Copied' })).toHaveCount(1);
+    // And to the eye, on the button, whose name is then the word it shows.
+    await expect(output.getByRole('button', { name: 'Copied' })).toBeVisible();
+    const results = await new AxeBuilder({ page }).include(`#output-${step}`).analyze();
+    expect(results.violations.map((v) => v.id)).toEqual([]);
   });
-}
 
-test.use({ viewport: { width: 375, height: 812 } });
+  test('the command button copies the command as the node ran it, without the prompt, in Chinese too', async ({ page }) => {
+    await page.goto(articlePathOf('zh', SLUG));
+    const step = 'cluster-via-worker';
+    await page
+      .locator(`#output-${step}`)
+      .locator('xpath=ancestor::details')
+      .first()
+      .evaluate((d: HTMLDetailsElement) => (d.open = true));
+    await page
+      .locator(`#output-${step}`)
+      .getByRole('button', { name: /^复制\s?命令$/ })
+      .click();
+    // The snapshot's command: plain words (no quoting needed), as a shell line.
+    const { command } = load(readFileSync(join(committedSnapshots, `${step}.yaml`), 'utf8')) as { command: string[] };
+    expect(command.every((word) => /^[\w./:=-]+$/.test(word))).toBe(true);
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(command.join(' '));
+    await expect(page.getByRole('status').filter({ hasText: '已复制' })).toHaveCount(1);
+  });
 
-for (const slug of articleSlugs()) {
-  for (const lang of LANGS) {
-    const path = articlePathOf(lang, slug);
-    test(`${path}: the first headline value is on the first screen of a phone`, async ({ page }) => {
-      await page.goto(path);
-      const value = page.locator('.headline-value [data-fact]').first();
-      await expect(value).toBeVisible();
-      const box = (await value.boundingBox())!;
-      expect(box.y + box.height, 'the value ends above the fold at 812 px').toBeLessThanOrEqual(812);
-    });
-  }
-}
+  test('without JavaScript there is no copy button, and the outputs are all there', async ({ browser }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(articlePathOf('en', SLUG));
+    await expect(page.locator('.copy-button')).toHaveCount(0);
+    await expect(page.locator('#output-filter-worker2 pre').first()).toBeAttached();
+    await context.close();
+  });
+});
 
-test('074 in Chinese: running prose within half again the published original’s', async ({ page }) => {
-  await page.goto(articlePathOf('zh', '074-external-traffic-policy'));
-  const count = await runningProse(page);
-  expect(count, 'a page that lost its prose would pass too easily').toBeGreaterThan(1000);
-  expect(count).toBeLessThanOrEqual(PROSE_BUDGET_074_ZH);
+test.describe('table of contents', () => {
+  test.use({ viewport: { width: 1280, height: 800 } });
+
+  test('marks the link of the section in view with aria-current, and only that one', async ({ page }) => {
+    await page.goto(articlePathOf('en', SLUG));
+    const links = page.locator('[data-toc] a');
+    const count = await links.count();
+    expect(count).toBeGreaterThanOrEqual(4);
+    const current = page.locator('[data-toc] a[aria-current]');
+    // Down the page section by section, then back up to the second one (a jump over several).
+    for (const i of [0, 1, count - 2, 1]) {
+      const id = decodeURIComponent((await links.nth(i).getAttribute('href'))!.slice(1));
+      await page.locator(`[id="${id}"]`).evaluate((h) => h.scrollIntoView({ block: 'start' }));
+      await expect(current).toHaveCount(1);
+      await expect(links.nth(i)).toHaveAttribute('aria-current', 'location');
+    }
+    const results = await new AxeBuilder({ page }).include('[data-toc]').analyze();
+    expect(results.violations.map((v) => v.id)).toEqual([]);
+  });
 });

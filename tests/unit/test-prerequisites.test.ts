@@ -50,9 +50,11 @@ test('root on Debian with nothing installed: every missing package of every suit
   }
 });
 
-test('only what the selected suites need: the unit suite needs nothing, the browser suite Chromium and a CJK font', () => {
-  assert.deepEqual(planSetup(['unit', 'format', 'types'], machine({ has: () => false })), { problems: [], install: [] });
+test('only what the selected suites need: format and types nothing, the browser suite Chromium and a CJK font, the unit and build suites the font (the og:image card)', () => {
+  assert.deepEqual(planSetup(['format', 'types'], machine({ has: () => false })), { problems: [], install: [] });
   assert.deepEqual(planSetup(['browser'], machine({ has: () => false })).install, ['chromium', 'fonts-wqy-microhei']);
+  assert.deepEqual(planSetup(['unit'], machine({ has: () => false })).install, ['fonts-wqy-microhei']);
+  assert.deepEqual(planSetup(['build'], machine({ has: () => false })).install, ['fonts-wqy-microhei']);
 });
 
 test('not root, on Debian: one line with every missing package and the command, one for root; nothing installed', () => {

@@ -1,0 +1,46 @@
+// An article reads as the original does: its first headline value on a phone's
+// first screen, and its running prose within half again the original's length.
+// Prose is counted as the reading review counted it: the non-space characters of
+// <p> and <li> text inside <article>, outside figures, tables, code, details,
+// navigation, SVG and asides (the evidence a click away is not read in passing).
+import { expect, test, type Page } from '@playwright/test';
+import { articlePathOf, articleSlugs, LANGS } from './support/articles.ts';
+
+/** The published original of 074 in Chinese has 3,061 such characters; the article may have half again as many. */
+const PROSE_BUDGET_074_ZH = 4590;
+
+async function runningProse(page: Page): Promise<number> {
+  return page.$eval('article', (article) => {
+    const skip = 'figure, table, pre, code, details, nav, svg, aside';
+    let count = 0;
+    const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement!;
+      if (!parent.closest('p, li') || parent.closest(skip)) continue;
+      count += (node.textContent ?? '').replace(/\s/g, '').length;
+    }
+    return count;
+  });
+}
+
+test.use({ viewport: { width: 375, height: 812 } });
+
+for (const slug of articleSlugs()) {
+  for (const lang of LANGS) {
+    const path = articlePathOf(lang, slug);
+    test(`${path}: the first headline value is on the first screen of a phone`, async ({ page }) => {
+      await page.goto(path);
+      const value = page.locator('.headline-value [data-fact]').first();
+      await expect(value).toBeVisible();
+      const box = (await value.boundingBox())!;
+      expect(box.y + box.height, 'the value ends above the fold at 812 px').toBeLessThanOrEqual(812);
+    });
+  }
+}
+
+test('074 in Chinese: running prose within half again the published original’s', async ({ page }) => {
+  await page.goto(articlePathOf('zh', '074-external-traffic-policy'));
+  const count = await runningProse(page);
+  expect(count, 'a page that lost its prose would pass too easily').toBeGreaterThan(1000);
+  expect(count).toBeLessThanOrEqual(PROSE_BUDGET_074_ZH);
+});

@@ -1,0 +1,112 @@
+// An article's Open Graph card: the headline values read from the MDX through
+// the evidence, the card's layout (wrapped, shrunk or cut to fit, every text
+// escaped), its words for og:image:alt, and the PNG: 1200×630 and the same bytes
+// from the same card.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { headlinesOf } from '../../src/article/render/headlines.ts';
+import { breakPieces, CARD, cardAlt, cardSvg, escapeXml, textWidth, wrap, type CardText } from '../../src/og/card.ts';
+import { cardPng } from '../../src/og/render.ts';
+
+const ARTICLES = fileURLToPath(new URL('../../content/articles/', import.meta.url));
+
+test("the headlines are the MDX's headline paragraphs, each <Fact> its value from the run it names", () => {
+  const mdx = [
+    '<div class="headlines">',
+    '  <div class="headline">',
+    '    <p class="headline-value">rc=<Fact id="local-via-worker2.rc" /> / <Fact id="node.worker.ip" variant="nftables" /></p>',
+    '    <p class="headline-label">curl gave up after <Fact id="local-via-worker2.seconds" environment="lab" /> s, **dropped**</p>',
+    '  </div>',
+    '  <p class="headline-value"><Fact id="health-worker.status" /></p>',
+    '</div>',
+    '<p class="other">not a headline <Fact id="x" /></p>',
+  ].join('\n');
+  const asked: string[] = [];
+  const headlines = headlinesOf(mdx, (id, run) => {
+    asked.push(`${id}@${run.environment ?? ''}/${run.variant ?? ''}`);
+    return { 'local-via-worker2.rc': '28', 'node.worker.ip': '172.19.0.2', 'local-via-worker2.seconds': '3.0', 'health-worker.status': '200' }[id]!;
+  });
+  assert.deepEqual(headlines, [
+    { value: 'rc=28 / 172.19.0.2', label: 'curl gave up after 3.0 s, dropped' },
+    { value: '200', label: '' },
+  ]);
+  assert.deepEqual(asked, ['local-via-worker2.rc@/', 'node.worker.ip@/nftables', 'local-via-worker2.seconds@lab/', 'health-worker.status@/']);
+});
+
+test("every article's MDX, in both languages, has headlines whose values are all bound", () => {
+  for (const slug of ['074-external-traffic-policy', '075-local-uneven-weights']) {
+    for (const lang of ['zh', 'en']) {
+      const headlines = headlinesOf(readFileSync(`${ARTICLES}${slug}/${lang}.mdx`, 'utf8'), (id) => `{${id}}`);
+      assert.ok(headlines.length > 0, `${slug}/${lang}.mdx`);
+      for (const h of headlines) {
+        // With each value stood in for by its id, no digit is left: nothing typed in.
+        assert.doesNotMatch(h.value.replace(/\{[^}]*\}/g, ''), /\d/, `${slug}/${lang}: ${h.value}`);
+        assert.ok(h.label, `${slug}/${lang}: a label for ${h.value}`);
+      }
+    }
+  }
+});
+
+test('text is measured by its characters: CJK full width, Latin narrower, monospace Latin at 0.6 em', () => {
+  assert.equal(textWidth('保住', 10), 20);
+  assert.equal(textWidth('abc', 10, true), 18);
+  assert.ok(textWidth('iii', 10) < textWidth('mmm', 10));
+  assert.deepEqual(breakPieces('curl 等了 3.1 秒 to worker2'), ['curl ', '等', '了', ' ', '3.1 ', '秒', ' ', 'to ', 'worker2']);
+});
+
+test('lines wrap between pieces, break a piece wider than a line, and the last kept line ends with … when cut', () => {
+  assert.deepEqual(wrap(['aaaa ', 'bbbb ', 'cccc'], 10, 40, 5), ['aaaa', 'bbbb', 'cccc']);
+  assert.deepEqual(wrap(['aaaaaaaaaaaaaaaaaaaa'], 10, 57, 9), ['aaaaaaaaaa', 'aaaaaaaaaa']);
+  const cut = wrap([...'一二三四五六七八九十'], 10, 40, 2);
+  assert.equal(cut.length, 2);
+  assert.equal(cut[0], '一二三四');
+  assert.ok(cut[1]!.endsWith('…') && textWidth(cut[1]!, 10) <= 40);
+});
+
+const card: CardText = {
+  lang: 'en',
+  series: 'Kubernetes · 74',
+  site: 'Measured',
+  title: 'A title with <script>alert("x")</script> & more',
+  titlePhrases: [],
+  headlines: [{ value: '10.244.2.1 / <b>', label: "worker's & worker2's" }],
+  footer: 'Every measured number comes from the raw snapshots of a real run.',
+};
+
+test('the SVG is 1200×630 and every text in it is escaped', () => {
+  const svg = cardSvg(card);
+  assert.match(svg, /^<svg [^>]*width="1200" height="630"/);
+  assert.doesNotMatch(svg, /<script|<b>/);
+  assert.match(svg, /&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt; &amp; more/);
+  assert.match(svg, /worker&apos;s &amp; worker2&apos;s/);
+  assert.equal(escapeXml(`<&>"'`), '&lt;&amp;&gt;&quot;&apos;');
+});
+
+test('the alt says the title, then each value with its label, as sentences', () => {
+  assert.equal(
+    cardAlt({
+      ...card,
+      title: 'Title',
+      headlines: [
+        { value: 'rc=28', label: 'curl gave up.' },
+        { value: '200', label: '' },
+      ],
+    }),
+    'Title. rc=28: curl gave up. 200.',
+  );
+  assert.equal(
+    cardAlt({ ...card, lang: 'zh', title: '标题', headlines: [{ value: '200 / 503', label: '健康检查的状态' }] }),
+    '标题。200 / 503：健康检查的状态。',
+  );
+});
+
+test('the PNG is 1200×630, and the same card gives the same bytes', () => {
+  const first = cardPng(cardSvg(card));
+  const again = cardPng(cardSvg(card));
+  assert.equal(first.subarray(1, 4).toString('latin1'), 'PNG');
+  assert.deepEqual([first.readUInt32BE(16), first.readUInt32BE(20)], [CARD.width, CARD.height]);
+  assert.ok(first.equals(again), 'the same card rendered twice differs');
+  assert.ok(!first.equals(cardPng(cardSvg({ ...card, title: 'Another title' }))), 'another title, the same image');
+});
