@@ -4,7 +4,7 @@
 // left untranslated on a Chinese page, named step outputs, the claim matrix's
 // cells and the marks of values that are not measurements.
 import { expect, test } from '@playwright/test';
-import { articlePathOf, runDayOf, writtenArticles } from './support/articles.ts';
+import { articlePathOf, runDayOf, runRecordPathsOf, writtenArticles } from './support/articles.ts';
 
 const written = writtenArticles();
 
@@ -27,4 +27,64 @@ test.describe('an article says when it was published and when it was measured', 
       );
     });
   }
+});
+
+/** Every page of an article a reader reaches: the article and each of its runs' records, in both languages. */
+const readerPages = written.flatMap((a) => [articlePathOf(a.lang, a.slug), ...runRecordPathsOf(a.lang, a.slug)]);
+
+test.describe('rules, commands and outputs are code, broken only between their tokens', () => {
+  for (const path of readerPages) {
+    test(`${path} at 375 px`, async ({ page }) => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto(path);
+      await page.locator('details').evaluateAll((ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+      const found = await page.$$eval('main [data-fact].code', (els) => {
+        const mono = getComputedStyle(document.querySelector('pre') ?? document.body).fontFamily;
+        /** A token drawn on more than one line, unless it is wider than its whole line (the last resort). */
+        const broken = (tok: Element) => {
+          const range = document.createRange();
+          range.selectNodeContents(tok);
+          const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          if (lines.size <= 1) return false;
+          const line = tok.parentElement!.closest('pre, li, p, td, dd, div')!;
+          const style = getComputedStyle(line);
+          const room = line.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          return tok.getBoundingClientRect().width < room - 1;
+        };
+        // A step's raw output and an excerpt of it are blocks that scroll or hang their lines; the argv as executed wraps.
+        return els
+          .filter((el) => !el.closest('pre') || el.closest('.argv-block'))
+          .map((el) => ({
+            id: el.getAttribute('data-fact')!,
+            monospace: getComputedStyle(el).fontFamily === mono,
+            tokens: el.querySelectorAll('.tok').length,
+            broken: [...el.querySelectorAll('.tok')].filter(broken).map((t) => t.textContent),
+          }));
+      });
+      // 075's prose binds no rule; every run record binds its argv, 074 its rules.
+      if (/\/run\/|074/.test(path)) expect(found.length, 'the page binds rules, commands or outputs').toBeGreaterThan(0);
+      expect(
+        found.filter((f) => !f.monospace).map((f) => f.id),
+        'set in the code font',
+      ).toEqual([]);
+      expect(
+        found.filter((f) => f.tokens === 0).map((f) => f.id),
+        'made of whole tokens',
+      ).toEqual([]);
+      expect(
+        found.filter((f) => f.broken.length).map((f) => `${f.id}: ${f.broken.join(' | ')}`),
+        'no token broken inside',
+      ).toEqual([]);
+    });
+  }
+
+  test('the DROP rule of worker2’s filter table is code in its measured line, "-j DROP" on one line', async ({ page }) => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.goto(articlePathOf('zh', '074-external-traffic-policy'));
+    const rule = page.locator('figure[data-measured] li[data-step="filter-worker2"] [data-fact="filter-worker2.dropRule"]');
+    await expect(rule).toHaveClass(/\bcode\b/);
+    expect(await rule.evaluate((el) => el.getClientRects().length), 'it wraps over lines').toBeGreaterThan(1);
+    const jump = rule.locator('.tok', { hasText: /^-j DROP$/ });
+    expect(await jump.evaluate((el) => el.getClientRects().length)).toBe(1);
+  });
 });
