@@ -88,3 +88,38 @@ test.describe('rules, commands and outputs are code, broken only between their t
     expect(await jump.evaluate((el) => el.getClientRects().length)).toBe(1);
   });
 });
+
+test.describe('charts and packet paths fit a phone', () => {
+  for (const article of written) {
+    const path = articlePathOf(article.lang, article.slug);
+    test(`${path} at 375 px: no text of a chart or packet path runs outside its SVG`, async ({ page }) => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto(path);
+      const figures = await page.$$eval('figure[data-chart] svg, figure[data-packet-path] svg', (svgs) =>
+        svgs.map((svg) => {
+          const box = svg.getBoundingClientRect();
+          const view = (svg as SVGSVGElement).viewBox.baseVal;
+          const scale = box.width / view.width;
+          const outside = [...svg.querySelectorAll('text')].flatMap((text) => {
+            // On screen, and in the SVG's own units (what the reader reported: x = 387 in a viewBox 340 wide).
+            const r = text.getBoundingClientRect();
+            const right = view.x + (r.right - box.left) / scale;
+            const bottom = view.y + (r.bottom - box.top) / scale;
+            const fits = r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+            return fits ? [] : [`"${text.textContent}" reaches x = ${right.toFixed(0)}, y = ${bottom.toFixed(0)} of ${view.width} × ${view.height}`];
+          });
+          return {
+            figure: svg.closest('figure')!.getAttribute('data-chart') ?? svg.closest('figure')!.getAttribute('data-packet-path'),
+            inViewport: box.right <= innerWidth,
+            outside,
+          };
+        }),
+      );
+      expect(figures.length, 'the article draws a chart or a packet path').toBeGreaterThan(0);
+      for (const f of figures) {
+        expect(f.outside, `${f.figure}: every text inside the SVG`).toEqual([]);
+        expect(f.inViewport, `${f.figure}: the SVG inside the screen`).toBe(true);
+      }
+    });
+  }
+});
