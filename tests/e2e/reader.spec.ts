@@ -123,3 +123,60 @@ test.describe('charts and packet paths fit a phone', () => {
     });
   }
 });
+
+test.describe('a Chinese page has no English left untranslated', () => {
+  /** English sentences, not names: function words between Latin words. */
+  const ENGLISH = /\b(?:the|of|from|and|with|is|are|was|to|by|for|not|has|its)\b/i;
+  const zhRecords = written.filter((a) => a.lang === 'zh').flatMap((a) => runRecordPathsOf('zh', a.slug));
+  const zhArticles = written.filter((a) => a.lang === 'zh').map((a) => articlePathOf('zh', a.slug));
+  for (const path of [...zhRecords, ...zhArticles]) {
+    test(`${path}: the site’s own words are Chinese`, async ({ page }) => {
+      await page.goto(path);
+      const found = await page.evaluate((source) => {
+        const english = new RegExp(source, 'i');
+        // Code, raw output, the run's own bound values and text marked as English are quoted, not words of the page.
+        const quoted = 'pre, code, [data-fact]:not([data-fact$=".host"]), [lang|="en"], script, style';
+        // An article's prose is its MDX's (checked by its own author); the rest is the site's.
+        const skip = document.querySelector('article[data-run]')
+          ? '.article-body p, .article-body li, .article-body h2, .article-body h3, .article-body figcaption'
+          : null;
+        const out: string[] = [];
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const el = node.parentElement!;
+          if (el.closest(quoted)) continue;
+          if (skip && el.closest(skip) && !el.closest('.run-badge, .provenance, .claim-matrix, .measured-heading, .code-label, .run-environment')) continue;
+          if (english.test(node.textContent ?? '')) out.push((node.textContent ?? '').trim().slice(0, 80));
+        }
+        for (const el of document.querySelectorAll('[aria-label], [title], [alt]')) {
+          if (el.closest('[lang|="en"]')) continue;
+          for (const name of ['aria-label', 'title', 'alt']) {
+            const value = el.getAttribute(name);
+            if (value && english.test(value)) out.push(`${name}="${value.slice(0, 80)}"`);
+          }
+        }
+        return out;
+      }, ENGLISH.source);
+      expect(found).toEqual([]);
+      // The host is run.host in English ("linux x64, kernel …"): here its two parts, bound, in Chinese words
+      // (in the site's components; the prose binds what its author chose).
+      expect(await page.locator('.provenance [data-fact="run.host"], .run-record [data-fact="run.host"]').count()).toBe(0);
+      const host = page.locator('.run-provenance dd:has([data-fact="version.kernel"])').first();
+      await expect(host).toContainText('，内核 ');
+      await expect(host.locator('[data-fact="version.os"]')).toHaveCount(1);
+    });
+  }
+
+  for (const path of zhRecords) {
+    test(`${path}: what a stand-in read its values from is said in Chinese`, async ({ page }) => {
+      await page.goto(path);
+      const sources = page.locator('.run-stand-in .stand-in-source');
+      const count = await sources.count();
+      if (count === 0) return; // a run without stand-ins
+      // Read values name their source translated; none is left in English outside an element that says so.
+      expect(await page.locator('.run-stand-in [data-translates]').count()).toBeGreaterThan(0);
+      expect(await page.locator('.run-stand-in [data-fact$=".from"]:not([lang="en"] *)').count()).toBe(0);
+      await expect(sources.filter({ hasText: /the Node's|Nodes' spec|the pod's spec|on the node/ })).toHaveCount(0);
+    });
+  }
+});
