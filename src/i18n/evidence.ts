@@ -20,6 +20,7 @@ const zh = {
   ranOnAfter: ' 上执行',
   ranByDriver: '由采集程序在本机执行',
   howItRan: '运行记录',
+  stepRow: '退出码和用时',
   host: '采集所在的主机',
   /** Between the host's system and its kernel (a Chinese page's words for run.host). */
   hostKernel: '，内核 ',
@@ -128,6 +129,7 @@ const en: typeof zh = {
   ranOnAfter: '',
   ranByDriver: 'Run by the capture on its host',
   howItRan: 'run record',
+  stepRow: 'exit code and duration',
   host: 'Capturing host',
   hostKernel: ', kernel ',
   runRecord: 'Run record',

@@ -180,3 +180,41 @@ test.describe('a Chinese page has no English left untranslated', () => {
     });
   }
 });
+
+test.describe('a run record names each step output by what ran where', () => {
+  for (const article of written) {
+    for (const path of runRecordPathsOf(article.lang, article.slug)) {
+      test(`${path}: every step output has a name with its node, and its argv wraps at 375 px`, async ({ page }) => {
+        await page.setViewportSize({ width: 375, height: 800 });
+        await page.goto(path);
+        const steps = await page.locator('.run-record .step-output').evaluateAll((outputs) =>
+          outputs.map((o) => {
+            const step = o.getAttribute('data-step')!;
+            const name = o.querySelector('h3.step-name');
+            const argv = o.querySelector('pre.argv-block')!;
+            return {
+              step,
+              name: name?.textContent ?? '',
+              node: name?.querySelector(`[data-fact="${step}.node"]`)?.textContent ?? null,
+              command: argv.textContent ?? '',
+              hidden: argv.scrollWidth - argv.clientWidth,
+            };
+          }),
+        );
+        expect(steps.length).toBeGreaterThan(3);
+        const rows = await page
+          .locator('.run-steps tr[data-step]')
+          .evaluateAll((trs) => trs.map((tr) => ({ step: tr.getAttribute('data-step')!, node: tr.querySelector('[data-fact$=".node"]')!.textContent })));
+        for (const s of steps) {
+          const row = rows.find((r) => r.step === s.step)!;
+          // Named where it ran (the capture's own host has no node fact), and by what ran.
+          if (row.node === 'host') expect(s.name, s.step).toMatch(article.lang === 'zh' ? /采集程序/ : /by the capture/);
+          else expect(s.node, `${s.step}: its node, bound`).toBe(row.node);
+          const program = s.command.includes(' curl ') ? 'curl' : null;
+          if (program) expect(s.name, `${s.step}: a request names what it reached`).toMatch(/curl.*→/);
+          expect(s.hidden, `${s.step}: the argv wraps instead of hiding past the edge`).toBeLessThanOrEqual(0);
+        }
+      });
+    }
+  }
+});
