@@ -5,6 +5,8 @@
 // cells and the marks of values that are not measurements.
 import { expect, test } from '@playwright/test';
 import { articlePathOf, runDayOf, runRecordPathsOf, writtenArticles } from './support/articles.ts';
+import { committedSnapshots, deriveRuns, HEADLINE_074, SLUG, type DerivedEvidence, type Runs074, type Variant074 } from './support/evidence.ts';
+import { article074 } from '../support/articles.ts';
 
 const written = writtenArticles();
 
@@ -216,5 +218,108 @@ test.describe('a run record names each step output by what ran where', () => {
         }
       });
     }
+  }
+});
+
+test.describe('the claim matrix: a mark per run, linking to the output that decides it', () => {
+  const runs = deriveRuns(committedSnapshots);
+  /** The first step whose output a claim reads in a run, read with the claim's own definition from the derived facts. */
+  const decidingStep = (claim: string, evidence: DerivedEvidence): string | undefined => {
+    const def = article074.claimDefs.find((c) => c.id === claim)!;
+    const steps: string[] = [];
+    def.holds((id) => {
+      const fact = evidence.facts.get(id);
+      if (fact && fact.step !== 'run' && fact.step !== 'declared') steps.push(fact.step);
+      return fact?.value ?? '';
+    });
+    return steps[0];
+  };
+  const WHERE = { zh: { kind: 'kind 集群', lab: '命名空间实验环境' }, en: { kind: 'the kind cluster', lab: 'the namespace lab' } } as const;
+
+  for (const lang of ['zh', 'en'] as const) {
+    const path = articlePathOf(lang, SLUG);
+    test(`${path}: each cell says ✓ or ✗, is named by claim, run and outcome, and links to the deciding step’s output`, async ({ page }) => {
+      await page.goto(path);
+      const cells = await page.locator('.claim-matrix td.claim-cell').evaluateAll((tds) =>
+        tds.map((td) => ({
+          claim: td.closest('tr')!.getAttribute('data-claim')!,
+          statement: td.closest('tr')!.querySelector('th')!.textContent!,
+          status: td.getAttribute('data-claim-status')!,
+          environment: td.getAttribute('data-environment'),
+          variant: td.getAttribute('data-variant'),
+          mark: td.querySelector('[aria-hidden="true"]')?.textContent ?? '',
+          href: td.querySelector('a')?.getAttribute('href') ?? null,
+        })),
+      );
+      expect(cells.length).toBe(40);
+      for (const cell of cells) {
+        const where = `${cell.environment}/${cell.variant}: ${cell.claim}`;
+        expect(cell.mark, where).toBe({ holds: '✓', broken: '✗', 'not-applicable': '–' }[cell.status]);
+        if (cell.status === 'not-applicable') {
+          expect(cell.href, where).toBeNull();
+          continue;
+        }
+        const evidence = runs[cell.environment as keyof Runs074][cell.variant as Variant074];
+        const record = `${path}run/${[cell.environment === HEADLINE_074 ? null : cell.environment, cell.variant === 'iptables' ? null : cell.variant]
+          .filter(Boolean)
+          .map((p) => `${p}/`)
+          .join('')}`;
+        // A claim that reads only what run.yaml records (a Service's ports) has no step to land on: the record's top.
+        const step = decidingStep(cell.claim, evidence);
+        expect(cell.href, where).toBe(step === undefined ? record : `${record}#output-${step}`);
+      }
+      // The accessible name: which claim, where (environment and mode) and the outcome.
+      const first = cells.find((c) => c.status === 'holds')!;
+      const link = page.locator(`.claim-matrix tr[data-claim="${first.claim}"] td[data-run] a`).first();
+      const name = await link.evaluate((a) => a.textContent!.replace(a.querySelector('[aria-hidden]')!.textContent!, ''));
+      expect(name).toContain(first.statement);
+      expect(name).toContain(WHERE[lang][first.environment as 'kind' | 'lab']);
+      expect(name).toContain(first.variant!);
+      expect(name).toContain(lang === 'zh' ? '成立' : 'holds');
+      await expect(link).toHaveAccessibleName(name);
+      // It lands on that step's output in the record.
+      await link.click();
+      await expect(page.locator(':target')).toHaveClass(/\bstep-output\b/);
+      await expect(page.locator(':target')).toBeInViewport();
+    });
+
+    test(`${path} at 375 px: a claim is its statement and one line of marks under the runs’ headings`, async ({ page }) => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto(path);
+      const rows = await page.locator('.claim-matrix tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => {
+          const statement = tr.querySelector('th')!.getBoundingClientRect();
+          const marks = [...tr.querySelectorAll('td')].map((td) => td.getBoundingClientRect());
+          return {
+            height: tr.getBoundingClientRect().height,
+            statement: statement.height,
+            tops: new Set(marks.map((m) => Math.round(m.top))).size,
+            // What a sighted reader sees of a cell: its mark; the rest is a clipped name for screen readers.
+            text: [...tr.querySelectorAll('td')].map((td) => {
+              const seen = td.cloneNode(true) as Element;
+              seen.querySelectorAll('.visually-hidden').forEach((e) => e.remove());
+              return seen.textContent!.trim();
+            }),
+            clipped: [...tr.querySelectorAll('td .visually-hidden')].every((e) => e.getBoundingClientRect().width <= 1),
+          };
+        }),
+      );
+      expect(rows.length).toBe(10);
+      for (const row of rows) {
+        expect(row.tops, 'the marks share one line').toBe(1);
+        expect(row.height, 'a line of marks under the statement, no more').toBeLessThanOrEqual(row.statement + 40);
+        for (const mark of row.text) expect(mark).toMatch(/^[✓✗–]$/);
+        expect(row.clipped).toBe(true);
+      }
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+    });
+
+    test(`${path}: each provenance note’s link says whose record it is`, async ({ page }) => {
+      await page.goto(path);
+      const names = await page.locator('section.provenance .provenance-link a').evaluateAll((as) => as.map((a) => a.textContent!.trim()));
+      expect(names.length).toBe(4);
+      expect(new Set(names).size, names.join('\n')).toBe(4);
+    });
   }
 });
