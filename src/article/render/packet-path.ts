@@ -271,8 +271,11 @@ function svgLine(pieces: readonly Piece[], x: number, y: number, cls: string, bi
   return `<text class="${cls}" x="${x}" y="${y}">${inner}</text>`;
 }
 
+/** A value in the list for screen readers: read out, never laid out, so its text stays plain (no code tokens). */
+const listFact = (fact: Fact, binding: RunBinding | undefined): string => factHtml(fact, binding, undefined, (escaped) => escaped);
+
 function htmlPieces(pieces: readonly Piece[], binding: RunBinding | undefined): string {
-  return pieces.map((p) => (p.kind === 'fact' ? factHtml(p.fact, binding) : escapeHtml(p.text))).join('');
+  return pieces.map((p) => (p.kind === 'fact' ? listFact(p.fact, binding) : escapeHtml(p.text))).join('');
 }
 
 export function packetPathHtml(def: PacketPathDef, facts: ReadonlyMap<string, Fact>, lang: Lang, options: PacketPathOptions = {}): string {
@@ -374,7 +377,7 @@ export function packetPathHtml(def: PacketPathDef, facts: ReadonlyMap<string, Fa
 
   // The same, in words: one item per station (what it does nested under it) and per hop.
   const stationItem = (station: PathStation, leg: PathLeg, idle: boolean): string => {
-    const who = [station.name, station.address].filter((f): f is string => f !== undefined).map((f) => factHtml(fact(f), binding));
+    const who = [station.name, station.address].filter((f): f is string => f !== undefined).map((f) => listFact(fact(f), binding));
     const head = `${escapeHtml(station.label[lang])}${who.length ? escapeHtml(words.colon) + who.join(escapeHtml(words.comma)) : ''}${idle ? escapeHtml(words.comma + words.idle) : ''}${escapeHtml(words.stop)}`;
     const events = (leg.events ?? []).filter((e) => e.at === station.id);
     const nested = events.length ? `<ul>${events.map((e) => `<li data-event="${e.kind}">${htmlPieces(template(e.text), binding)}</li>`).join('')}</ul>` : '';
