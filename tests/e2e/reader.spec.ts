@@ -323,3 +323,39 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
     });
   }
 });
+
+test.describe('declared and not-measured values are marked inside their sentence', () => {
+  for (const article of written) {
+    const path = articlePathOf(article.lang, article.slug);
+    test(`${path} at 375 px: each mark sits on the value's line as a tag, and is read with it`, async ({ page }) => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto(path);
+      const marked = page.locator('article [data-declared][data-mark], article [data-not-measured][data-mark]');
+      const count = await marked.count();
+      if (count === 0) return; // nothing declared or named in passing on this page
+      const looks = await marked.evaluateAll((els) =>
+        els.map((el) => {
+          const after = getComputedStyle(el, '::after');
+          return {
+            text: el.textContent!,
+            mark: el.getAttribute('data-mark')!,
+            lines: el.getClientRects().length,
+            display: after.display,
+            verticalAlign: after.verticalAlign,
+            decoration: getComputedStyle(el).textDecorationLine,
+          };
+        }),
+      );
+      for (const l of looks) {
+        expect(l.lines, `${l.text} ${l.mark}: value and mark on one line`).toBe(1);
+        expect(l.display, `${l.text}: the mark is a box on the line, not a block`).toBe('inline-block');
+        expect(['super', 'sub', 'top'], `${l.text}: not a raised footnote mark`).not.toContain(l.verticalAlign);
+        expect(l.decoration).toContain('underline');
+      }
+      // Screen readers hear the mark after the value, as words of their own.
+      const first = looks[0]!;
+      const sentence = await marked.first().locator('xpath=ancestor::*[self::p or self::li][1]').ariaSnapshot();
+      expect(sentence).toContain(`${first.text} ${first.mark}`);
+    });
+  }
+});
