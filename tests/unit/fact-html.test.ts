@@ -49,7 +49,7 @@ test('rules, commands and outputs of the committed runs are code; the run’s se
     assert.ok(found.length > 0, `${pattern} has values with spaces in the committed runs`);
     for (const f of found) assert.equal(valueForm(f), 'code', `${f.id} = ${f.value}`);
   }
-  for (const pattern of [/^run\.environment\./, /^run\.standIn\.\d+\.(zh|en|from)$/, /^run\.host$/]) {
+  for (const pattern of [/^run\.environment\./, /^run\.standIn\.\d+\.(zh|en|from)$/, /^run\.host$/, /^version\.os$/]) {
     const found = byId(pattern);
     assert.ok(found.length > 0, `${pattern} has values with spaces in the committed runs`);
     for (const f of found) assert.equal(valueForm(f), 'words', `${f.id} = ${f.value}`);

@@ -47,8 +47,8 @@ export interface DeclaredLabels {
  */
 export type ValueForm = 'token' | 'words' | 'code';
 
-/** The run's own sentences (run.yaml's environment, a stand-in's words and sources, the host), not output of a step. */
-const RUN_WORDS = /^run\.(?:environment\.|standIn\.\d+\.(?:zh|en|from|nodes)$|host$)/;
+/** The run's own sentences (run.yaml's environment, a stand-in's words and sources, the host and its system), not output of a step. */
+const RUN_WORDS = /^(?:run\.(?:environment\.|standIn\.\d+\.(?:zh|en|from|nodes)$|host$)|version\.os$)/;
 
 export function valueForm(fact: Pick<Fact, 'id' | 'value'>): ValueForm {
   if (/\p{Script=Han}/u.test(fact.value)) return 'words';
