@@ -67,12 +67,14 @@ test('code tokens keep the whitespace between them as it was, and every characte
   assert.equal(codeTokensHtml('-A  KUBE-X -j DROP'), '<span class="tok">-A  KUBE-X</span> <span class="tok">-j DROP</span>');
   assert.equal(
     codeTokensHtml('curl --silent --max-time 3 http://a/'),
-    '<span class="tok">curl</span> <span class="tok">--silent</span> <span class="tok">--max-time 3</span> <span class="tok">http://a/</span>',
+    'curl <span class="tok">--silent</span> <span class="tok">--max-time 3</span> <span class="tok">http://a/</span>',
   );
   assert.equal(
     codeTokensHtml(' lead &quot;a b&quot; - x'),
-    ' <span class="tok">lead</span> <span class="tok">&quot;a</span> <span class="tok">b&quot;</span> <span class="tok">-</span> <span class="tok">x</span>',
+    ' lead <span class="tok">&quot;a</span> <span class="tok">b&quot;</span> <span class="tok">-</span> x',
   );
+  // Words have nowhere to break but their spaces: curl's error stays plain text.
+  assert.equal(codeTokensHtml('Connection timed out after 3001 milliseconds'), 'Connection timed out after 3001 milliseconds');
   for (const text of ['a', ' a', 'a ', '-x', '-x y ', 'a\tb\n c']) assert.equal(codeTokensHtml(text).replace(/<[^>]*>/g, ''), text, JSON.stringify(text));
   // A value from a snapshot is escaped before it is split: no markup gets through.
   assert.equal(factHtml({ id: 'x.argv', step: 'x', value: 'echo <b>hi</b> now' }).includes('<b>'), false);

@@ -57,8 +57,9 @@ export function valueForm(fact: Pick<Fact, 'id' | 'value'>): ValueForm {
 }
 
 /**
- * A code value's tokens, each kept whole (.tok), and the whitespace between them as it was, where a line may
- * break; a flag keeps its argument beside it ("-j DROP", "--max-time 3"), so no line ends on a bare flag. Text unchanged.
+ * A code value's tokens kept whole (.tok), and the whitespace between them as it was, where a line may break;
+ * a flag keeps its argument beside it ("-j DROP", "--max-time 3"), so no line ends on a bare flag. A token of
+ * letters, digits and plain punctuation has nowhere else to break and stays plain text. Text unchanged.
  */
 export function codeTokensHtml(escaped: string): string {
   const parts = escaped.split(/(\s+)/);
@@ -76,10 +77,13 @@ export function codeTokensHtml(escaped: string): string {
       i += 2;
       continue;
     }
-    html += `<span class="tok">${token}</span>${space}`;
+    html += `${BREAKS_INSIDE.test(token) ? `<span class="tok">${token}</span>` : token}${space}`;
   }
   return html;
 }
+
+/** A character a browser may break a line after or before inside a token (a hyphen, a slash, a bracket, an escaped quote's &). */
+const BREAKS_INSIDE = /[^\p{L}\p{N}._:=,;]/u;
 
 /**
  * `<span data-fact data-step [data-raw] [data-environment] [data-variant] [data-run]>value</span>`; words (class
