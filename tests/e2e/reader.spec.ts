@@ -375,3 +375,24 @@ test.describe('declared and not-measured values are marked inside their sentence
     });
   }
 });
+
+test.describe('every claim matrix link lands on a step output of its run’s record', () => {
+  for (const article of written) {
+    const path = articlePathOf(article.lang, article.slug);
+    test(`${path}`, async ({ page }) => {
+      await page.goto(path);
+      const hrefs = await page.locator('.claim-matrix td.claim-cell a').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+      expect(hrefs.length).toBeGreaterThan(0);
+      const byRecord = new Map<string, Set<string>>();
+      for (const href of hrefs) {
+        const [record, fragment] = href.split('#');
+        if (fragment) byRecord.set(record!, (byRecord.get(record!) ?? new Set()).add(fragment));
+      }
+      expect(byRecord.size, 'links go to steps, not only to records').toBeGreaterThan(0);
+      for (const [record, fragments] of byRecord) {
+        await page.goto(record);
+        for (const id of fragments) await expect(page.locator(`[id="${id}"]`), `${record}#${id}`).toHaveClass(/\bstep-output\b/);
+      }
+    });
+  }
+});
