@@ -209,7 +209,8 @@ const en: typeof zh = {
     variant: 'Run record (kube-proxy in {variant} mode)',
     both: 'Run record ({environment}, kube-proxy in {variant} mode)',
   },
-  matrixCaption: 'Whether each claim held in each environment and mode (✓ holds, ✗ broken, – not applicable): every cell from that run’s snapshots, linking to the step output in its record that decides it',
+  matrixCaption:
+    'Whether each claim held in each environment and mode (✓ holds, ✗ broken, – not applicable): every cell from that run’s snapshots, linking to the step output in its record that decides it',
   matrixClaim: 'Claim',
   matrixHolds: 'holds',
   matrixBroken: 'broken',
