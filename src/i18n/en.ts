@@ -17,6 +17,8 @@ export const en: UiStrings = {
   seriesHeading: '{series} series',
   articleListLabel: 'Articles, newest first',
   publishedOn: 'Published',
+  measuredOn: 'measured',
+  notYetMeasured: 'not yet measured',
   seriesNavLabel: 'More in this series',
   previousInSeries: 'Previous',
   nextInSeries: 'Next',

@@ -20,9 +20,14 @@ const zh = {
   ranOnAfter: ' 上执行',
   ranByDriver: '由采集程序在本机执行',
   howItRan: '运行记录',
+  stepRow: '退出码和用时',
   host: '采集所在的主机',
+  /** Between the host's system and its kernel (a Chinese page's words for run.host). */
+  hostKernel: '，内核 ',
   runRecord: '运行记录',
   runRecordLink: '完整的运行记录：每一步的节点、退出码、用时、实际执行的命令行和原始输出，以及工具版本',
+  /** After the link's words, for screen readers: which run's record it is ({where} as runWhere). */
+  runRecordLinkOf: '（{where}）',
   runRecordTitle: '运行记录',
   runRecordIntro:
     '这一页记着一次运行的全部经过：每一步在哪个节点上执行、退出码、用时、实际执行的命令行和原始输出，以及用到的工具版本。文章里的每个数字都取自这些输出。',
@@ -35,10 +40,11 @@ const zh = {
   versions: '工具版本',
   standInHeading: '替身决定的和读到的值',
   standInIntro:
-    '这次运行里有一个替身（lab kubelet）代替了真实组件。下表列出它写进 API 和 Pod 的每个值：“读取”表示取自真实的机器或程序输出，“替身设定”表示由替身自己决定，这类值不是实测。',
+    '这次运行里有替身代替了真实组件（是哪些，见上面的运行环境）。下面列出替身写下的每个值：“读取自”表示取自真实的机器、API 或程序输出，“替身设定”表示由替身自己决定，这类值不是实测。',
   standInNodes: '节点',
   standInRead: '读取自 {from}',
   standInChosen: '替身设定',
+  standInUntranslated: '（运行记录里的英文原文，这里还没有它的中文说法）',
   steps: '各步骤的执行情况',
   step: '步骤',
   walkthroughHeading: '分步演示',
@@ -97,13 +103,18 @@ const zh = {
     variant: '运行记录（kube-proxy {variant} 模式）',
     both: '运行记录（{environment}，kube-proxy {variant} 模式）',
   },
-  matrixCaption: '每条论断在各环境、各模式下是否成立：每一格取自那次运行的快照，点开是它的运行记录',
+  matrixCaption: '每条论断在各环境、各模式下是否成立（✓ 成立，✗ 不成立，– 不适用）：每一格取自那次运行的快照，点开是运行记录里判定它的那一步输出',
   matrixClaim: '论断',
   matrixHolds: '成立',
   matrixBroken: '不成立',
   matrixNotApplicable: '不适用',
   matrixBrokenNote: '有论断不是在每个环境里都成立：',
   matrixRuns: '各列的运行：',
+  /** A cell's name for screen readers: which claim, in which run, and how it stood. */
+  matrixCell: '{claim}（{where}）：{outcome}',
+  /** Where a run was measured: its environment and kube-proxy's mode. */
+  runWhere: '{environment}，kube-proxy {mode} 模式',
+  matrixMarks: { holds: '✓', broken: '✗', 'not-applicable': '–' },
   excerptMark: '节选',
   excerptGap: '此处略去了输出中的几行',
   excerptWhole: '完整输出：',
@@ -130,9 +141,12 @@ const en: typeof zh = {
   ranOnAfter: '',
   ranByDriver: 'Run by the capture on its host',
   howItRan: 'run record',
+  stepRow: 'exit code and duration',
   host: 'Capturing host',
+  hostKernel: ', kernel ',
   runRecord: 'Run record',
   runRecordLink: 'The full run record: each step’s node, exit code, duration, argv as executed and raw output, and the tool versions',
+  runRecordLinkOf: ' ({where})',
   runRecordTitle: 'Run record',
   runRecordIntro:
     'This page records one run from start to finish: where each step ran, its exit code, how long it took, the argv exactly as executed and its raw output, and the versions of the tools it used. Every number in the article comes from these outputs.',
@@ -145,10 +159,11 @@ const en: typeof zh = {
   versions: 'Tool versions',
   standInHeading: 'What the stand-in decided and read',
   standInIntro:
-    'A stand-in (the lab kubelet) took the place of real components in this run. This table lists every value it wrote into the API and the pods: “read” means taken from the real machine or a program’s output; “set by the stand-in” means the stand-in chose it, and such a value is not a measurement.',
+    'Stand-ins took the place of real components in this run (which ones, the environment above says). Below is every value they wrote: “read from” means taken from the real machine, the API or a program’s output; “set by the stand-in” means the stand-in chose it, and such a value is not a measurement.',
   standInNodes: 'nodes',
   standInRead: 'read from {from}',
   standInChosen: 'set by the stand-in',
+  standInUntranslated: ' (the run record’s own words, not yet translated)',
   steps: 'How each step ran',
   step: 'Step',
   walkthroughHeading: 'Step by step',
@@ -203,13 +218,17 @@ const en: typeof zh = {
     variant: 'Run record (kube-proxy in {variant} mode)',
     both: 'Run record ({environment}, kube-proxy in {variant} mode)',
   },
-  matrixCaption: 'Whether each claim held in each environment and mode: every cell from that run’s snapshots, linking to its record',
+  matrixCaption:
+    'Whether each claim held in each environment and mode (✓ holds, ✗ broken, – not applicable): every cell from that run’s snapshots, linking to the step output in its record that decides it',
   matrixClaim: 'Claim',
   matrixHolds: 'holds',
   matrixBroken: 'broken',
-  matrixNotApplicable: 'n/a',
+  matrixNotApplicable: 'not applicable',
   matrixBrokenNote: 'Not every claim held in every environment: ',
   matrixRuns: 'The runs of the columns: ',
+  matrixCell: '{claim} ({where}): {outcome}',
+  runWhere: '{environment}, kube-proxy in {mode} mode',
+  matrixMarks: { holds: '✓', broken: '✗', 'not-applicable': '–' },
   excerptMark: 'excerpt',
   excerptGap: 'lines of the output left out here',
   excerptWhole: 'The whole output: ',
@@ -231,4 +250,10 @@ export function runLabel(t: EvidenceStrings, template: EvidenceStrings['runIn'],
     run.environment === undefined ? undefined : (t.environmentNames[run.environment as keyof EvidenceStrings['environmentNames']] ?? run.environment);
   const chosen = environment !== undefined && run.variant !== undefined ? template.both : environment !== undefined ? template.environment : template.variant;
   return chosen.replace('{environment}', environment ?? '').replace('{variant}', run.variant ?? '');
+}
+
+/** Where a run was measured, as its snapshots record it: the environment (its driver) and kube-proxy's mode. */
+export function runWhere(t: EvidenceStrings, run: { driver: string; cluster: { kubeProxyMode: string } }): string {
+  const environment = t.environmentNames[run.driver as keyof EvidenceStrings['environmentNames']] ?? run.driver;
+  return t.runWhere.replace('{environment}', environment).replace('{mode}', run.cluster.kubeProxyMode);
 }

@@ -15,6 +15,8 @@ export const zh = {
   seriesHeading: '{series} 系列',
   articleListLabel: '文章列表，按发布时间从新到旧',
   publishedOn: '发布于',
+  measuredOn: '实测于',
+  notYetMeasured: '尚未实测',
   seriesNavLabel: '同系列的其他文章',
   previousInSeries: '上一篇',
   nextInSeries: '下一篇',

@@ -10,6 +10,7 @@ import {
   articleSlugs,
   homePathOf,
   isWritten,
+  lastChangeOf,
   otherLang,
   evidencePathsOf,
   runRecordPathsOf,
@@ -317,7 +318,11 @@ test.describe('feeds and sitemap', () => {
         expect(item.title).toBe(article.title);
         expect(item.description).toBe(article.summary);
         expect(new Date(item.pubDate).getTime()).toBe(article.date.getTime());
+        // A run after publication is an update: the item says so, in Atom's words (RSS has none).
+        expect(item.updated, `${article.slug}: atom:updated`).toBe(`${lastChangeOf(article)}T00:00:00.000Z`);
       }
+      const latest = mine.map(lastChangeOf).sort().at(-1)!;
+      expect(new Date(feed.lastBuildDate).toISOString(), 'the channel changed last when its latest item did').toBe(`${latest}T00:00:00.000Z`);
     });
 
     test(`${homePathOf(lang)} announces its feed`, async ({ page }) => {

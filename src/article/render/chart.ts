@@ -11,13 +11,14 @@ import type { ChartBar, ChartDef } from '../../authoring/parts.ts';
 
 export type { ChartBar, ChartDef };
 
-// One row per bar: its label and name on a line, the bar below, the value after
-// the bar. As wide as a phone's text column (343 px at 375 px), so the SVG is
-// never scaled down there and its text stays at 13 px and more (evidence.css).
+// One row per bar: its label, the pod's name under it (side by side they ran past
+// the right edge at 375 px: x = 387 of 340), the bar below, the value after the
+// bar. As wide as a phone's text column (343 px at 375 px), so the SVG is never
+// scaled down there and its text stays at 13 px and more (evidence.css).
 const W = 340;
 const BAR_X = 0;
 const BAR_MAX = 270;
-const ROW = 48;
+const ROW = 64;
 const HEAD = 30;
 
 function fraction(fact: Fact, chart: string): number {
@@ -27,10 +28,10 @@ function fraction(fact: Fact, chart: string): number {
   return n;
 }
 
-/** `<text data-fact>` / `<tspan data-fact>`: the binding contract's markup inside SVG. */
-function svgFact(fact: Fact, attrs: string, element: 'text' | 'tspan' = 'text'): string {
+/** `<text data-fact>`: the binding contract's markup inside SVG. */
+function svgFact(fact: Fact, attrs: string): string {
   const raw = fact.raw === undefined ? '' : ` data-raw="${escapeHtml(fact.raw)}"`;
-  return `<${element} ${attrs} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}>${escapeHtml(fact.value)}</${element}>`;
+  return `<text ${attrs} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}>${escapeHtml(fact.value)}</text>`;
 }
 
 export function chartHtml(def: ChartDef, facts: ReadonlyMap<string, Fact>, lang: Lang): string {
@@ -57,11 +58,12 @@ export function chartHtml(def: ChartDef, facts: ReadonlyMap<string, Fact>, lang:
       const hi = x(Math.min(1, expected + tolerance));
       rows.push(
         `<g class="chart-row">` +
-          `<text class="chart-label" x="0" y="${y + 13}">${escapeHtml(bar.label[lang])} ${svgFact(fact(bar.name), 'class="chart-name"', 'tspan')}</text>` +
-          `<rect class="chart-band" x="${lo.toFixed(1)}" y="${y + 18}" width="${Math.max(1, hi - lo).toFixed(1)}" height="22" />` +
-          `<rect class="chart-bar" x="${BAR_X}" y="${y + 22}" width="${(x(share) - BAR_X).toFixed(1)}" height="14" />` +
-          `<line class="chart-expected" x1="${x(expected).toFixed(1)}" x2="${x(expected).toFixed(1)}" y1="${y + 16}" y2="${y + 42}" />` +
-          svgFact(fact(bar.share), `class="chart-value" x="${(Math.max(x(share), hi) + 6).toFixed(1)}" y="${y + 34}"`) +
+          `<text class="chart-label" x="0" y="${y + 14}">${escapeHtml(bar.label[lang])}</text>` +
+          svgFact(fact(bar.name), `class="chart-name" x="0" y="${y + 30}"`) +
+          `<rect class="chart-band" x="${lo.toFixed(1)}" y="${y + 34}" width="${Math.max(1, hi - lo).toFixed(1)}" height="22" />` +
+          `<rect class="chart-bar" x="${BAR_X}" y="${y + 38}" width="${(x(share) - BAR_X).toFixed(1)}" height="14" />` +
+          `<line class="chart-expected" x1="${x(expected).toFixed(1)}" x2="${x(expected).toFixed(1)}" y1="${y + 32}" y2="${y + 58}" />` +
+          svgFact(fact(bar.share), `class="chart-value" x="${(Math.max(x(share), hi) + 6).toFixed(1)}" y="${y + 50}"`) +
           `</g>`,
       );
       y += ROW;

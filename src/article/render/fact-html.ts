@@ -38,18 +38,62 @@ export interface DeclaredLabels {
   title: string;
 }
 
-/** Words, not a token: a value with spaces, or Chinese text (which breaks between characters, not at spaces). */
-export function mayWrap(value: string): boolean {
-  return /\s|\p{Script=Han}/u.test(value);
+/**
+ * How a value is set on the page:
+ * - `token`: one name, address, port or number, never broken;
+ * - `words`: prose (Chinese, or the run's own sentences about itself), breaking where its language does;
+ * - `code`: a rule, command or output (several tokens, the run's text), set in monospace and broken
+ *   only between its tokens: a proportional font breaking "-j KUBE-MARK-MASQ" after its hyphen misquotes it.
+ */
+export type ValueForm = 'token' | 'words' | 'code';
+
+/** The run's own sentences (run.yaml's environment, a stand-in's words and sources, the host and its system), not output of a step. */
+const RUN_WORDS = /^(?:run\.(?:environment\.|standIn\.\d+\.(?:zh|en|from|nodes)$|host$)|version\.os$)/;
+
+export function valueForm(fact: Pick<Fact, 'id' | 'value'>): ValueForm {
+  if (/\p{Script=Han}/u.test(fact.value)) return 'words';
+  if (!/\s/.test(fact.value)) return 'token';
+  return RUN_WORDS.test(fact.id) ? 'words' : 'code';
 }
 
 /**
- * `<span data-fact data-step [data-raw] [data-environment] [data-variant] [data-run]>value</span>`; a value made of
- * words (mayWrap) may wrap, others never break. A declared value also carries `data-declared="<file>"`
- * and, with labels, its mark and tooltip. `inner` may mark up the escaped value (its text stays the value).
+ * A code value's tokens kept whole (.tok), and the whitespace between them as it was, where a line may break;
+ * a flag keeps its argument beside it ("-j DROP", "--max-time 3"), so no line ends on a bare flag. A token of
+ * letters, digits and plain punctuation has nowhere else to break and stays plain text. Text unchanged.
  */
-export function factHtml(fact: Fact, binding?: RunBinding, declared?: DeclaredLabels, inner: (escaped: string) => string = (e) => e): string {
-  const classes = [mayWrap(fact.value) ? 'wraps' : '', fact.declared ? 'declared' : ''].filter(Boolean).join(' ');
+export function codeTokensHtml(escaped: string): string {
+  const parts = escaped.split(/(\s+)/);
+  let html = '';
+  for (let i = 0; i < parts.length; i += 2) {
+    const token = parts[i]!;
+    const space = parts[i + 1] ?? '';
+    const next = parts[i + 2];
+    if (token === '') {
+      html += space;
+      continue;
+    }
+    if (/^-./.test(token) && next !== undefined && next !== '' && !next.startsWith('-')) {
+      html += `<span class="tok">${token}${space}${next}</span>${parts[i + 3] ?? ''}`;
+      i += 2;
+      continue;
+    }
+    html += `${BREAKS_INSIDE.test(token) ? `<span class="tok">${token}</span>` : token}${space}`;
+  }
+  return html;
+}
+
+/** A character a browser may break a line after or before inside a token (a hyphen, a slash, a bracket, an escaped quote's &). */
+const BREAKS_INSIDE = /[^\p{L}\p{N}._:=,;]/u;
+
+/**
+ * `<span data-fact data-step [data-raw] [data-environment] [data-variant] [data-run]>value</span>`; words (class
+ * `wraps`) may wrap, code (`wraps code`) wraps between its tokens, a token never breaks (valueForm). A declared value
+ * also carries `data-declared="<file>"` and, with labels, its mark and tooltip. `inner` may mark up the escaped value
+ * (its text stays the value); a code value's tokens are marked up unless `inner` says otherwise.
+ */
+export function factHtml(fact: Fact, binding?: RunBinding, declared?: DeclaredLabels, inner?: (escaped: string) => string): string {
+  const form = valueForm(fact);
+  const classes = [form === 'words' ? 'wraps' : form === 'code' ? 'wraps code' : '', fact.declared ? 'declared' : ''].filter(Boolean).join(' ');
   const cls = classes ? ` class="${classes}"` : '';
   const raw = fact.raw === undefined ? '' : ` data-raw="${escapeHtml(fact.raw)}"`;
   const decl =
@@ -57,7 +101,8 @@ export function factHtml(fact: Fact, binding?: RunBinding, declared?: DeclaredLa
       ? ''
       : ` data-declared="${escapeHtml(fact.declared.file)}"${declared ? ` data-mark="${escapeHtml(declared.mark)}" title="${escapeHtml(declared.title + fact.declared.file)}"` : ''}`;
   const unmeasured = fact.unmeasured ? ' data-unmeasured' : '';
-  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}${runAttributes(binding)}>${inner(escapeHtml(fact.value))}</span>`;
+  const markup = inner ?? (form === 'code' ? codeTokensHtml : (e: string) => e);
+  return `<span${cls} data-fact="${escapeHtml(fact.id)}" data-step="${escapeHtml(fact.step)}"${raw}${decl}${unmeasured}${runAttributes(binding)}>${markup(escapeHtml(fact.value))}</span>`;
 }
 
 /** A rendered template (a measured line, a walkthrough text): text escaped, facts bound. */

@@ -271,8 +271,12 @@ function svgLine(pieces: readonly Piece[], x: number, y: number, cls: string, bi
   return `<text class="${cls}" x="${x}" y="${y}">${inner}</text>`;
 }
 
-function htmlPieces(pieces: readonly Piece[], binding: RunBinding | undefined): string {
-  return pieces.map((p) => (p.kind === 'fact' ? factHtml(p.fact, binding) : escapeHtml(p.text))).join('');
+/** A value in the list for screen readers: read out, never laid out, so its text stays plain (no code tokens). */
+const listFact = (fact: Fact, binding: RunBinding | undefined): string => factHtml(fact, binding, undefined, (escaped) => escaped);
+
+/** Words and bound values as HTML: laid out on the page (the caption, the outcome), or `listed` for screen readers only. */
+function htmlPieces(pieces: readonly Piece[], binding: RunBinding | undefined, listed = false): string {
+  return pieces.map((p) => (p.kind === 'fact' ? (listed ? listFact(p.fact, binding) : factHtml(p.fact, binding)) : escapeHtml(p.text))).join('');
 }
 
 export function packetPathHtml(def: PacketPathDef, facts: ReadonlyMap<string, Fact>, lang: Lang, options: PacketPathOptions = {}): string {
@@ -374,10 +378,12 @@ export function packetPathHtml(def: PacketPathDef, facts: ReadonlyMap<string, Fa
 
   // The same, in words: one item per station (what it does nested under it) and per hop.
   const stationItem = (station: PathStation, leg: PathLeg, idle: boolean): string => {
-    const who = [station.name, station.address].filter((f): f is string => f !== undefined).map((f) => factHtml(fact(f), binding));
+    const who = [station.name, station.address].filter((f): f is string => f !== undefined).map((f) => listFact(fact(f), binding));
     const head = `${escapeHtml(station.label[lang])}${who.length ? escapeHtml(words.colon) + who.join(escapeHtml(words.comma)) : ''}${idle ? escapeHtml(words.comma + words.idle) : ''}${escapeHtml(words.stop)}`;
     const events = (leg.events ?? []).filter((e) => e.at === station.id);
-    const nested = events.length ? `<ul>${events.map((e) => `<li data-event="${e.kind}">${htmlPieces(template(e.text), binding)}</li>`).join('')}</ul>` : '';
+    const nested = events.length
+      ? `<ul>${events.map((e) => `<li data-event="${e.kind}">${htmlPieces(template(e.text), binding, true)}</li>`).join('')}</ul>`
+      : '';
     return `<li data-station="${escapeHtml(station.id)}">${head}${nested}</li>`;
   };
   // Chinese takes a space before a Latin word only ("发往 worker", "发往后端 Pod"); English always.
@@ -385,14 +391,14 @@ export function packetPathHtml(def: PacketPathDef, facts: ReadonlyMap<string, Fa
   const sentence = (html: string, source: string) => (/[。！？.!?]$/.test(source) ? html : html + escapeHtml(words.stop));
   const hopItem = (hop: PathHop): string => {
     const packetText = packet(hop)
-      .map(({ key, pieces }) => `${escapeHtml(key)} ${htmlPieces(pieces, binding)}`)
+      .map(({ key, pieces }) => `${escapeHtml(key)} ${htmlPieces(pieces, binding, true)}`)
       .join(escapeHtml(words.comma));
     const label = stations.get(hop.to)!.label[lang];
     // Mid-sentence in English, a capitalised word ("Backend pod") is lowered; a name in capitals ("DNS") is not.
     const named = lang === 'en' && /^[A-Z][a-z]/.test(label) ? label[0]!.toLowerCase() + label.slice(1) : label;
     const head = escapeHtml(spaced(words.onTo, named));
     const parts = [sentence(packetText ? head + escapeHtml(words.colon) + packetText : head, '')];
-    if (hop.note) parts.push(sentence(htmlPieces(template(hop.note), binding), hop.note[lang]));
+    if (hop.note) parts.push(sentence(htmlPieces(template(hop.note), binding, true), hop.note[lang]));
     return `<li data-hop="${escapeHtml(`${hop.from}->${hop.to}`)}">${parts.join(lang === 'en' ? ' ' : '')}</li>`;
   };
   const legItems = (leg: PathLeg): string => {

@@ -100,3 +100,21 @@ export function evidencePathsOf(lang: Lang, slug: string): string[] {
   const shown = isWritten(slug, lang) ? lang : otherLang(lang);
   return existsSync(`${ARTICLES_DIR}${slug}/evidence.${shown}.mdx`) ? [`${articlePathOf(lang, slug)}evidence/`] : [];
 }
+
+/** The UTC day (YYYY-MM-DD) a committed run started, read from its run.yaml: `folder` is snapshots or snapshots.<…>. */
+export function runDayOf(slug: string, folder = 'snapshots'): string {
+  const run = load(readFileSync(`${ARTICLES_DIR}${slug}/${folder}/run.yaml`, 'utf8')) as { startedAt: string };
+  return new Date(run.startedAt).toISOString().slice(0, 10);
+}
+
+/** The days of every committed run of the article (its own and every other folder's). */
+export function runDaysOf(slug: string): string[] {
+  return readdirSync(`${ARTICLES_DIR}${slug}`, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && /^snapshots(\.[a-z0-9-]+)*$/.test(d.name) && existsSync(`${ARTICLES_DIR}${slug}/${d.name}/run.yaml`))
+    .map((d) => runDayOf(slug, d.name));
+}
+
+/** When the article last changed: the latest of its publication day and its runs' days. */
+export function lastChangeOf(article: WrittenArticle): string {
+  return [article.date.toISOString().slice(0, 10), ...runDaysOf(article.slug)].sort().at(-1)!;
+}

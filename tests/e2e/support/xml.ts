@@ -5,7 +5,10 @@ export interface Feed {
   title: string;
   link: string;
   language: string;
-  items: { title: string; link: string; guid: string; pubDate: string; description: string }[];
+  /** The channel's lastBuildDate (RFC 822), empty when absent. */
+  lastBuildDate: string;
+  /** Each item's Atom <updated> (RFC 3339), empty when absent. */
+  items: { title: string; link: string; guid: string; pubDate: string; updated: string; description: string }[];
 }
 
 export interface SitemapUrl {
@@ -32,11 +35,13 @@ export async function readFeed(page: Page, request: APIRequestContext, path: str
       title: text(channel, ':scope > title'),
       link: text(channel, ':scope > link'),
       language: text(channel, ':scope > language'),
+      lastBuildDate: text(channel, ':scope > lastBuildDate'),
       items: [...channel.querySelectorAll(':scope > item')].map((item) => ({
         title: text(item, 'title'),
         link: text(item, 'link'),
         guid: text(item, 'guid'),
         pubDate: text(item, 'pubDate'),
+        updated: item.getElementsByTagNameNS('http://www.w3.org/2005/Atom', 'updated')[0]?.textContent ?? '',
         description: text(item, 'description'),
       })),
     };
