@@ -253,7 +253,8 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
   const WHERE = { zh: { kind: 'kind 集群', lab: '命名空间实验环境' }, en: { kind: 'the kind cluster', lab: 'the namespace lab' } } as const;
 
   for (const lang of ['zh', 'en'] as const) {
-    const path = articlePathOf(lang, SLUG);
+    // The matrix and the runs' provenance notes are on the article's evidence page.
+    const path = `${articlePathOf(lang, SLUG)}evidence/`;
     test(`${path}: each cell says ✓ or ✗, is named by claim, run and outcome, and links to the deciding step’s output`, async ({ page }) => {
       await page.goto(path);
       const cells = await page.locator('.claim-matrix td.claim-cell').evaluateAll((tds) =>
@@ -276,7 +277,7 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
           continue;
         }
         const evidence = runs[cell.environment as keyof Runs074][cell.variant as Variant074];
-        const record = `${path}run/${[cell.environment === HEADLINE_074 ? null : cell.environment, cell.variant === 'iptables' ? null : cell.variant]
+        const record = `${articlePathOf(lang, SLUG)}run/${[cell.environment === HEADLINE_074 ? null : cell.environment, cell.variant === 'iptables' ? null : cell.variant]
           .filter(Boolean)
           .map((p) => `${p}/`)
           .join('')}`;
@@ -378,7 +379,7 @@ test.describe('declared and not-measured values are marked inside their sentence
 
 test.describe('every claim matrix link lands on a step output of its run’s record', () => {
   for (const article of written) {
-    const path = articlePathOf(article.lang, article.slug);
+    const path = `${articlePathOf(article.lang, article.slug)}evidence/`;
     test(`${path}`, async ({ page }) => {
       await page.goto(path);
       const hrefs = await page.locator('.claim-matrix td.claim-cell a').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
