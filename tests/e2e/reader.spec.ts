@@ -277,7 +277,10 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
           continue;
         }
         const evidence = runs[cell.environment as keyof Runs074][cell.variant as Variant074];
-        const record = `${articlePathOf(lang, SLUG)}run/${[cell.environment === HEADLINE_074 ? null : cell.environment, cell.variant === 'iptables' ? null : cell.variant]
+        const record = `${articlePathOf(lang, SLUG)}run/${[
+          cell.environment === HEADLINE_074 ? null : cell.environment,
+          cell.variant === 'iptables' ? null : cell.variant,
+        ]
           .filter(Boolean)
           .map((p) => `${p}/`)
           .join('')}`;
