@@ -22,9 +22,13 @@ export type LockInfo = z.infer<typeof lockSchema>;
 export class LockHeld extends Error {
   override name = 'LockHeld';
   readonly holder: LockInfo;
-  constructor(holder: LockInfo) {
+  constructor(holder: LockInfo, removedDead?: LockInfo) {
+    // Two captures may find one dead lock: the one that removed it can still lose the race for the new one, and says so.
+    const removed = removedDead
+      ? ` (this capture first removed the lock of a capture that is gone: pid ${removedDead.pid}, run ${removedDead.runId}, started ${removedDead.startedAt})`
+      : '';
     super(
-      `another capture is writing this target: pid ${holder.pid}, run ${holder.runId}, started ${holder.startedAt}; wait for it to end (or stop it) and try again`,
+      `another capture is writing this target: pid ${holder.pid}, run ${holder.runId}, started ${holder.startedAt}${removed}; wait for it to end (or stop it) and try again`,
     );
     this.holder = holder;
   }
@@ -75,10 +79,11 @@ const ownerOf = (info: LockInfo): Owner => ({ pid: info.pid, startTime: info.sta
 
 /** Takes the lock at `path` for `info`'s capture, or throws LockHeld naming the live holder. */
 export function acquireLock(path: string, info: LockInfo): Lock {
+  let removedDead: LockInfo | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (createExclusive(path, info)) return held(path, info, null, false);
+    if (createExclusive(path, info)) return held(path, info, removedDead ?? null, false);
     const holder = readLock(path);
-    if (holder !== null && ownerAlive(ownerOf(holder))) throw new LockHeld(holder);
+    if (holder !== null && ownerAlive(ownerOf(holder))) throw new LockHeld(holder, removedDead);
     // The holder is dead (or its lock unreadable). Move its lock aside under our name, atomically;
     // if what was moved is not what was judged dead, another capture got there first: give it back.
     const aside = `${path}.taken-${info.runId}`;
@@ -101,9 +106,10 @@ export function acquireLock(path: string, info: LockInfo): Lock {
     }
     rmSync(aside, { force: true });
     if (createExclusive(path, info)) return held(path, info, moved, moved === null);
+    removedDead = moved ?? undefined;
   }
   const holder = readLock(path);
-  if (holder) throw new LockHeld(holder);
+  if (holder) throw new LockHeld(holder, removedDead);
   throw new Error(`could not take the lock ${path}`);
 }
 
