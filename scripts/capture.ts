@@ -7,7 +7,7 @@ import { ArticleFolderError, articleDir, definitionFile, listArticleSlugs, loadA
 import { createDriver, PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
 import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts';
 import { CaptureAborted, runCapture, type CaptureResult } from '../src/capture/runner.ts';
-import { Cluster } from '../src/capture/cluster/cluster.ts';
+import { Cluster } from '../src/capture/kubernetes/cluster.ts';
 import { defaultVariant, experimentForVariant, selectVariants, variantFolder, variantProblems } from '../src/experiment/variants.ts';
 import { environmentFolder, environmentOfDriver, environmentProblems, headlineEnvironment } from '../src/experiment/environments.ts';
 import { createReporter, formatSummary } from '../src/capture/progress.ts';

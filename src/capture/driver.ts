@@ -4,8 +4,8 @@ import type { EnvironmentName, Experiment } from '../experiment/types.ts';
 import type { StandInDecision } from '../evidence/schema.ts';
 
 export type { StandInDecision };
-import type { KubectlTarget } from './cluster/kubectl.ts';
-import type { KubeNode } from './cluster/topology.ts';
+import type { KubectlTarget } from './kubectl/commands.ts';
+import type { KubeNode } from './kubectl/topology.ts';
 import type { ProcessResult } from './process.ts';
 import type { ProviderRecord } from './run-registry.ts';
 

@@ -5,7 +5,7 @@ import type { Experiment, StepDef, Topology } from '../experiment/types.ts';
 import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
 import { DriverError, type DriverContext, type NodeProvider, type RunIdentity } from './driver.ts';
-import { Cluster } from './cluster/cluster.ts';
+import { Cluster } from './kubernetes/cluster.ts';
 import { openStaging, type Staging } from './snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
 import { defaultVariant, experimentForVariant } from '../experiment/variants.ts';

@@ -4,38 +4,8 @@
 // `ip netns exec shice-lab-<run id>.node.<node>`) and the versions only it
 // records. A run whose commands or versions contradict its driver would put one
 // environment's measurements on another's page. Pure.
+import { DRIVERS } from '../experiment/drivers.ts';
 import type { RunSnapshot, StepSnapshot } from './schema.ts';
-
-type Driver = RunSnapshot['driver'];
-
-interface Origin {
-  /** How a command run on `node` (a logical node name, or `host` for the driver's own actions) starts its argv. */
-  enters(run: RunSnapshot, node: string): { prefix: string[]; said: string };
-  /** Versions only this driver records: each must be in run.yaml, and none of another driver's. */
-  versions: readonly string[];
-}
-
-const k8sName = (run: RunSnapshot, node: string) => run.nodes.find((n) => n.name === node)?.k8sName ?? node;
-const labNamespace = (run: RunSnapshot, node: string) => `shice-lab-${run.runId}.node.${node}`;
-// The lab's own actions (deleting a pod) run kubectl in the control-plane's namespace.
-const labControlPlane = (run: RunSnapshot) => run.nodes.find((n) => n.role === 'control-plane')?.name ?? 'control-plane';
-
-const ORIGINS: Record<Driver, Origin> = {
-  kind: {
-    enters: (run, node) =>
-      node === 'host'
-        ? { prefix: ['kubectl'], said: 'kubectl, run by the capture on the host' }
-        : { prefix: ['docker', 'exec', k8sName(run, node)], said: `docker exec ${k8sName(run, node)}` },
-    versions: ['kind', 'node-image'],
-  },
-  lab: {
-    enters: (run, node) => {
-      const namespace = labNamespace(run, node === 'host' ? labControlPlane(run) : node);
-      return { prefix: ['ip', 'netns', 'exec', namespace], said: `ip netns exec ${namespace}` };
-    },
-    versions: ['kube-apiserver', 'etcd'],
-  },
-};
 
 const startsWith = (argv: readonly string[], prefix: readonly string[]) => prefix.every((word, i) => argv[i] === word);
 
@@ -45,15 +15,15 @@ export function originProblems(
   steps: ReadonlyMap<string, StepSnapshot>,
   files: { run: string; steps: ReadonlyMap<string, string> },
 ): string[] {
-  const origin = ORIGINS[run.driver];
+  const origin = DRIVERS[run.driver];
   const problems: string[] = [];
   const named = `run.yaml names driver ${JSON.stringify(run.driver)}`;
   for (const key of origin.versions) {
     if (!(key in run.versions)) problems.push(`${files.run}: field "versions.${key}": missing; ${named}, which records it in every run`);
   }
-  for (const [other, { versions }] of Object.entries(ORIGINS)) {
+  for (const [other, { versions }] of Object.entries(DRIVERS)) {
     if (other === run.driver) continue;
-    for (const key of versions.filter((k) => !origin.versions.includes(k) && k in run.versions))
+    for (const key of versions.filter((k) => !(origin.versions as readonly string[]).includes(k) && k in run.versions))
       problems.push(`${files.run}: field "versions.${key}": recorded only by the ${other} driver; ${named}`);
   }
   for (const [id, step] of steps) {

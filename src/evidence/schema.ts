@@ -1,6 +1,7 @@
 // The snapshot format, once: capture writes it, evidence reads and validates it.
 // Raw values only; nothing here is formatted for a page.
 import { z } from 'zod';
+import { DRIVER_NAMES } from '../experiment/drivers.ts';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
@@ -71,7 +72,7 @@ export const runSchema = z.strictObject({
   schema: z.literal(SNAPSHOT_SCHEMA_VERSION),
   slug: z.string().min(1),
   runId: z.string().regex(/^[0-9A-Za-z-]+$/, 'letters, digits and dashes'),
-  driver: z.enum(['kind', 'lab']),
+  driver: z.enum(DRIVER_NAMES),
   /** What the environment is, what it stands in for, and what it is not (a lab is not a cluster), in both languages. */
   environment: z.strictObject({
     summary: localized,

@@ -1,6 +1,7 @@
 // The vocabulary an article's experiment (in its article.ts) is written in. Shared by capture
 // (what to run), evidence (what to derive) and the pages (what to show).
 // No I/O and no Astro imports here.
+import { DRIVER_NAMES, type DriverName } from './drivers.ts';
 
 export type NodeRole = 'control-plane' | 'worker';
 
@@ -20,9 +21,9 @@ export interface ClusterSpec {
 }
 
 /** kube-proxy's modes on Linux (kind's `networking.kubeProxyMode`). */
-/** Where an experiment can run: a real kind cluster, or the namespace lab (src/capture/lab). Each is a capture driver. */
-export const ENVIRONMENTS = ['kind', 'lab'] as const;
-export type EnvironmentName = (typeof ENVIRONMENTS)[number];
+/** Where an experiment can run: each capture driver (drivers.ts) is an environment. */
+export const ENVIRONMENTS = DRIVER_NAMES;
+export type EnvironmentName = DriverName;
 
 export const KUBE_PROXY_MODES = ['iptables', 'nftables', 'ipvs'] as const;
 export type KubeProxyMode = (typeof KUBE_PROXY_MODES)[number];

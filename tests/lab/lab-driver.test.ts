@@ -14,7 +14,7 @@ import type { Experiment, Topology } from '../../src/experiment/types.ts';
 import { DriverError } from '../../src/capture/driver.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
-import { Cluster } from '../../src/capture/cluster/cluster.ts';
+import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { recoverDeadRuns } from '../../src/capture/recover.ts';
 import { PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
 import { readRecords, recordRun, type RunRecord } from '../../src/capture/run-registry.ts';

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import { experiment074 as experiment } from '../support/articles.ts';
 import { checkNodeNaming, expectedNodeNames, ownerLabels, renderKindConfig } from '../../src/capture/kind/config.ts';
-import { declaredObjects } from '../../src/capture/cluster/manifest-objects.ts';
+import { declaredObjects } from '../../src/capture/kubectl/manifest-objects.ts';
 import * as cmd from '../../src/capture/kind/commands.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 

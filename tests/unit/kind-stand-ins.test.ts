@@ -15,7 +15,7 @@ import { experiment074 as experiment } from '../support/articles.ts';
 import { renderKindConfig } from '../../src/capture/kind/config.ts';
 import { RUNTIME_WRAPPER } from '../../src/capture/kind/engine/engine.ts';
 import { KINDNET_CONFLIST, kindnetConflist, kindnetRoutes, parseMtu, standInForKindnetd } from '../../src/capture/kind/kindnet-stand-in.ts';
-import { mergeNodeDecisions } from '../../src/capture/cluster/stand-in.ts';
+import { mergeNodeDecisions } from '../../src/capture/provider/stand-in.ts';
 import { substituteImages } from '../../src/capture/kind/substitutes.ts';
 import { containerChanges, nodeProblems, parseContainerStates } from '../../src/capture/kind/tool-output.ts';
 import { processSummary } from '../../src/capture/kind/driver.ts';

@@ -18,7 +18,7 @@ import {
   parseRuncVersion,
   ToolOutputError,
 } from '../../src/capture/kind/tool-output.ts';
-import { agreedValue, parseProxyMode } from '../../src/capture/cluster/api-output.ts';
+import { agreedValue, parseProxyMode } from '../../src/capture/kubectl/api-output.ts';
 import { firstLine } from '../../src/capture/process.ts';
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');

@@ -14,7 +14,7 @@ import {
   toNodeInfos,
   toPodInfos,
   toServiceInfos,
-} from '../../src/capture/cluster/topology.ts';
+} from '../../src/capture/kubectl/topology.ts';
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
 const edit = (json: string, change: (data: { items: Record<string, any>[] }) => void): string => {

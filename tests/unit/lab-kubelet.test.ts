@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import type { ApiAnswer, KubeApi, WatchEvent } from '../../src/capture/lab/kubelet/api.ts';
 import type { Clock } from '../../src/capture/lab/kubelet/clock.ts';
 import { readNodeDecisions, standInDecisions } from '../../src/capture/lab/kubelet/decisions.ts';
-import { mergeNodeDecisions } from '../../src/capture/cluster/stand-in.ts';
+import { mergeNodeDecisions } from '../../src/capture/provider/stand-in.ts';
 import { Kindnet, mtuOfAddress, nodeRoute } from '../../src/capture/lab/kubelet/kindnet.ts';
 import { memTotalKiB, nodeResources } from '../../src/capture/lab/kubelet/machine.ts';
 import { exitCodeOf, NodeAgent } from '../../src/capture/lab/kubelet/node-agent.ts';

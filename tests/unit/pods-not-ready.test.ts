@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { notReadyText, parsePodList, selects } from '../../src/capture/cluster/topology.ts';
+import { notReadyText, parsePodList, selects } from '../../src/capture/kubectl/topology.ts';
 
 const pods = parsePodList(readFileSync(new URL('../fixtures/samples/kubectl/pods-lab-cannot-run-image.json', import.meta.url), 'utf8'));
 const probe = pods.find((p) => p.labels.app === 'probe')!;

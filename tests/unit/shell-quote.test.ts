@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { shellCommand, shellWord } from '../../src/evidence/shell-quote.ts';
 import { planLines } from '../../src/capture/plan-text.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
-import { Cluster } from '../../src/capture/cluster/cluster.ts';
+import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { experiment074 as article074, experiment075 as article075 } from '../support/articles.ts';

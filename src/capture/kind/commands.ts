@@ -1,9 +1,9 @@
 // Every argv the kind driver runs, built in one place so that --dry-run's plan
 // and the real run cannot drift apart. Pure: no I/O here.
 
-import type { KubectlTarget } from '../cluster/kubectl.ts';
+import type { KubectlTarget } from '../kubectl/commands.ts';
 
-export * from '../cluster/kubectl.ts';
+export * from '../kubectl/commands.ts';
 
 /** Which cluster, and the capture's own kubeconfig (never the user's). */
 export interface KindTarget extends KubectlTarget {

@@ -23,22 +23,22 @@ import {
   type RunIdentity,
   type StandInDecision,
 } from '../driver.ts';
-import { declaredObjects } from '../cluster/manifest-objects.ts';
+import { declaredObjects } from '../kubectl/manifest-objects.ts';
 import { runJudged, runOrThrow } from '../checked-run.ts';
 import { firstLine, runProcess, runTool, seconds, sleep, stopProcessesWithEnv, text, type ProcessResult, type ToolRun } from '../process.ts';
-import { nodesWithoutLabel, type KubeNode } from '../cluster/topology.ts';
-import { agreedValue } from '../cluster/api-output.ts';
+import { nodesWithoutLabel, type KubeNode } from '../kubectl/topology.ts';
+import { agreedValue } from '../kubectl/api-output.ts';
 import { readIpvsFacts } from '../host.ts';
 import * as cmd from './commands.ts';
 import { checkNodeNaming, KIND_DEFAULT_SETUP, OWNER_LABEL, OWNER_VALUE, renderKindConfig, type NodeSetup } from './config.ts';
 import { ownEngineRecord, type EngineRecord } from './engine/engine.ts';
 import { readImagesRecord, type LocalImage } from './image/build.ts';
 import { standInForKindnetd } from './kindnet-stand-in.ts';
-import { mergeNodeDecisions, type NodeDecisions } from '../cluster/stand-in.ts';
+import { mergeNodeDecisions, type NodeDecisions } from '../provider/stand-in.ts';
 import { KIND_MARKS } from './phases.ts';
 import { KIND_PATH_DIRS } from './prepare.ts';
 import { substituteImages, type Substitution } from './substitutes.ts';
-import { parseNodeList as parseNodes } from '../cluster/topology.ts';
+import { parseNodeList as parseNodes } from '../kubectl/topology.ts';
 import { decideClusterAction, isOwned, markerPath, readMarker, removeMarker, writeMarker } from './ownership.ts';
 import { forgetRecord, recordKindRun, type KindRunRecord } from '../run-registry.ts';
 import { changeText, readSysctls, restoreSysctls, type Sysctls } from './engine/host-state.ts';

@@ -9,7 +9,7 @@
 // for: kindnetd's masquerade agent (pod traffic to addresses outside the pod
 // subnet), which no path of the experiments takes.
 import { DriverError } from '../driver.ts';
-import type { Decision, NodeDecisions } from '../cluster/stand-in.ts';
+import type { Decision, NodeDecisions } from '../provider/stand-in.ts';
 
 export const KINDNET_CONFLIST = '/etc/cni/net.d/10-kindnet.conflist';
 

@@ -1,11 +1,11 @@
 // Parsers for what kind, kubectl and docker print. Pure: each takes the text a
 // tool printed and says which command it came from when the text is not as expected.
 import type { ContainerRef } from './ownership.ts';
-import { parseJson, stringAt, ToolOutputError } from '../cluster/api-output.ts';
+import { parseJson, stringAt, ToolOutputError } from '../kubectl/api-output.ts';
 import { firstLine } from '../process.ts';
 
-export { parseKubectlVersion, parseLocalEndpoints, ToolOutputError } from '../cluster/api-output.ts';
-export type { KubectlVersions } from '../cluster/api-output.ts';
+export { parseKubectlVersion, parseLocalEndpoints, ToolOutputError } from '../kubectl/api-output.ts';
+export type { KubectlVersions } from '../kubectl/api-output.ts';
 
 /** `kind version` prints e.g. `kind v0.27.0 go1.23.4 linux/amd64`. */
 export function parseKindVersion(stdout: string): string {

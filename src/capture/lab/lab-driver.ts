@@ -22,8 +22,8 @@ import {
   type StandInDecision,
 } from '../driver.ts';
 import { runOrThrow } from '../checked-run.ts';
-import * as k from '../cluster/kubectl.ts';
-import type { KubeNode } from '../cluster/topology.ts';
+import * as k from '../kubectl/commands.ts';
+import type { KubeNode } from '../kubectl/topology.ts';
 import { runProcess, type ProcessResult } from '../process.ts';
 import {
   ADMIN_KUBECONFIG,
@@ -52,7 +52,7 @@ import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkComman
 import { phaseLine, type LabPhase } from './phases.ts';
 import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
 import { readNodeDecisions } from './kubelet/decisions.ts';
-import { mergeNodeDecisions } from '../cluster/stand-in.ts';
+import { mergeNodeDecisions } from '../provider/stand-in.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
 import { isAlive, readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
 import { runTogether, settleAll } from './together.ts';

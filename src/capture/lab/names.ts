@@ -1,11 +1,12 @@
 // Names the lab gives to what it creates. Everything starts with LAB_PREFIX so
 // that `--clean` can find a lab's leftovers and nothing else.
+import { LAB_PREFIX, labNodeNamespace } from '../../experiment/drivers.ts';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const LAB_PREFIX = 'shice-lab-';
+export { LAB_PREFIX };
 /** Linux limits interface names to 15 characters (IFNAMSIZ - 1). */
 export const MAX_INTERFACE_NAME = 15;
 /** The bridge standing in for docker's `kind` network, inside the bridge namespace. */
@@ -28,9 +29,7 @@ export function bridgeNamespace(runId: string): string {
   return `${runNamespacePrefix(runId)}bridge`;
 }
 
-export function nodeNamespace(runId: string, node: string): string {
-  return `${runNamespacePrefix(runId)}node.${node}`;
-}
+export const nodeNamespace = labNodeNamespace;
 
 /** The run id of a lab namespace, or null when the name is not one of the lab's. */
 export function runIdOfNamespace(name: string): string | null {

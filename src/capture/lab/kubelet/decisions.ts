@@ -3,7 +3,7 @@
 // for run.yaml and the page. `read` values come from the machine or a tool's
 // output; `stand-in` values are the lab's own choice (often kubelet's default).
 import { readFileSync } from 'node:fs';
-import type { Decision, NodeDecisions } from '../../cluster/stand-in.ts';
+import type { Decision, NodeDecisions } from '../../provider/stand-in.ts';
 import { KUBELET_DEFAULT_MAX_PODS, type MachineCapacity } from './machine.ts';
 import { LAB_KUBELET_VERSION, LAB_RUNTIME_VERSION } from './objects.ts';
 import type { ReadinessProbe } from './probe.ts';

@@ -22,9 +22,9 @@ import {
 } from '../driver.ts';
 import { judged } from '../checked-run.ts';
 import { firstLine, runProcess, seconds, sleep, text, type ProcessResult } from '../process.ts';
-import { agreedValue, parseKubectlVersion, parseLocalEndpoints, parseProxyMode } from './api-output.ts';
-import * as k from './kubectl.ts';
-import { declaredObjects, type DeclaredObjects } from './manifest-objects.ts';
+import { agreedValue, parseKubectlVersion, parseLocalEndpoints, parseProxyMode } from '../kubectl/api-output.ts';
+import * as k from '../kubectl/commands.ts';
+import { declaredObjects, type DeclaredObjects } from '../kubectl/manifest-objects.ts';
 import {
   healthChecksToAwait,
   notReadyText,
@@ -39,7 +39,7 @@ import {
   workloadPods,
   type KubeNode,
   type KubePod,
-} from './topology.ts';
+} from '../kubectl/topology.ts';
 
 /** Upper bounds of the API calls and waits, in milliseconds. */
 export interface ApiTimeouts {

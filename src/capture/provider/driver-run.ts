@@ -1,0 +1,21 @@
+// One run's driver, as the Kubernetes platform above it sees it: the node
+// provider, and what the nodes' own bootstrap (kind's kubeadm, the lab's
+// components) gives the platform: how kubectl reaches the API, the run's
+// description, and what a stand-in decided.
+import type { StandInDecision } from '../../evidence/schema.ts';
+import type { RunEnvironment, RunIdentity } from '../../i18n/run-environment.ts';
+import type { ClusterAccess } from '../kubectl/access.ts';
+import type { NodeProvider, ProviderContext } from './node-provider.ts';
+
+export interface DriverRun {
+  provider: NodeProvider;
+  /** How kubectl reaches the API server the nodes' bootstrap started. */
+  access: ClusterAccess;
+  /** The run's description of itself, in both languages; never a mode or version it did not report. */
+  describe(run: RunIdentity): RunEnvironment;
+  /**
+   * What the stand-in decided or read while the run was up (the lab kubelet's node fields,
+   * kind's kindnetd stand-in): asked after the last step, before down(); absent when nothing stands in.
+   */
+  standIn?(ctx: ProviderContext): Promise<StandInDecision[]>;
+}

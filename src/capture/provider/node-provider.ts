@@ -1,0 +1,98 @@
+// The bottom floor of the capture: what a node provider is, as kind's own
+// providers are (pkg/cluster/internal/providers). It brings nodes up and says
+// what each is (name, role, address); it runs an argv on a node under a time
+// limit and gives the bytes back; it reports the nodes' state; it takes them
+// down. Kubernetes is a platform above the providers (src/capture/kubernetes/),
+// and nothing here names one of its types.
+//
+// A provider is built for one run of one experiment (its driver's factory in
+// src/capture/drivers.ts), so its nodes are known before up() and a dry run
+// prints the same argvs a run executes.
+import type { DriverName } from '../../experiment/drivers.ts';
+import type { ProcessResult } from '../process.ts';
+
+/** A missing prerequisite: the CLI prints `message` as one line and exits 2. */
+export class PrerequisiteError extends Error {
+  override name = 'PrerequisiteError';
+}
+
+/**
+ * This provider, on this machine, cannot run a variant of the experiment at all (kube-proxy's
+ * ipvs mode on a kernel without IPVS). Named, the variant fails the capture; left to the
+ * default (every variant), it is skipped with this one line and the others run.
+ */
+export class VariantUnsupported extends PrerequisiteError {
+  override name = 'VariantUnsupported';
+}
+
+/** The environment failed (a node, a namespace, a component): the run aborts. */
+export class DriverError extends Error {
+  override name = 'DriverError';
+}
+
+export interface ProviderContext {
+  signal: AbortSignal;
+  /** Progress of long setup work ("creating cluster kx-main ..."), one line each. */
+  log: (line: string) => void;
+}
+
+/** A node as its provider brought it up. */
+export interface ProvidedNode {
+  /** The experiment's name for it ("worker2"). */
+  name: string;
+  role: 'control-plane' | 'worker';
+  /** Its address on the nodes' network, as the provider assigned or read it; null when it cannot know. */
+  address: string | null;
+  /** Labels the provider had the node register with: the platform checks the API's nodes carry them. */
+  labels: Readonly<Record<string, string>>;
+}
+
+/** The bound of one command on a node. */
+export interface ExecLimits {
+  timeoutMs: number;
+  /** How many bytes of each stream to keep (the snapshot's limit, and a little more, for a step). */
+  keepBytes?: number;
+}
+
+export interface NodeProvider {
+  readonly name: DriverName;
+  /**
+   * Fails at once with a PrerequisiteError naming what is missing and how to get it,
+   * also what this run (a variant) needs that the provider or machine cannot give.
+   */
+  preflight(): Promise<void>;
+  /** The nodes up, each as `nodes` says; returns them in the experiment's order. */
+  up(ctx: ProviderContext): Promise<ProvidedNode[]>;
+  /** The argv that runs `command` on `node` (what exec runs, and what a dry run prints). */
+  nodeArgv(node: string, command: string[]): string[];
+  /**
+   * Runs `command` on `node` under the limits. A non-zero exit or a timeout is the
+   * command's result; the node itself failing under it is a DriverError.
+   */
+  exec(node: string, command: string[], limits: ExecLimits, ctx: ProviderContext): Promise<ProcessResult>;
+  /**
+   * What broke since up() (a node stopped or restarted, a component exited): one phrase
+   * each, empty while the nodes are whole. Bounded in time.
+   */
+  problems(ctx: ProviderContext): Promise<string[]>;
+  /** The provider's own versions and facts: its tools, node image, engine (asked once the nodes are up). */
+  facts(ctx: ProviderContext): Promise<Record<string, string>>;
+  /** Removes everything this provider created (unless kept). Idempotent; safe after a partial up(). */
+  down(ctx: { log: (line: string) => void }): Promise<void>;
+  /** Its own setup and teardown argvs, for --dry-run, in the order up() and down() run them. */
+  plan(): { setup: string[][]; teardown: string[][] };
+}
+
+/**
+ * What a provider's killed runs left behind, found only by the records its runs wrote
+ * (run-registry.ts): recovery asks each provider through this, and knows nothing of
+ * namespaces or containers itself.
+ */
+export interface ProviderLeftovers<Record extends { kind: string; runId: string } = { kind: string; runId: string }> {
+  /** The records it answers for: a record's `kind`. */
+  readonly kind: DriverName;
+  /** Removes what the dead run recorded; one line per thing removed. Throws (DriverError) when it cannot. */
+  remove(record: Record): Promise<string[]>;
+  /** One line per run whose leftovers no record of this checkout names: never touched, only reported. */
+  unrecorded(records: Record[], wanted: (runId: string) => boolean): Promise<string[]>;
+}

@@ -1,0 +1,88 @@
+// Every capture driver, once: its name (the environment an experiment declares,
+// run.yaml's `driver`), what it is, the flags only it takes, how each of its
+// commands enters a node, and the versions only it records. The CLI's choices
+// and usage, the snapshot schema, the run-origin check and docs/capture-engine.md's
+// table all read this list; src/capture/drivers.ts adds each one's factory and
+// recovery, keyed by the same names. Plain data: everything else reads it.
+
+/** A flag of `npm run capture` that only one driver takes. */
+export interface DriverFlag {
+  /** As typed, without the dashes ("reuse"). */
+  name: string;
+  type: 'boolean' | 'string';
+  /** The argument's placeholder in the usage ("DIR"), for a string flag. */
+  value?: string;
+  /** The usage text, first line first. */
+  usage: string[];
+}
+
+/** How a command that ran on `node` (a logical node name, or `host` for the driver's own actions) starts its argv. */
+export type NodeEntry = (run: { runId: string; nodes: ReadonlyArray<{ name: string; k8sName: string; role: string }> }, node: string) => {
+  prefix: string[];
+  said: string;
+};
+
+export interface DriverInfo {
+  /** What it is, in the usage's and the docs' words. */
+  summary: string;
+  /** What it needs, in the usage's and the docs' words. */
+  needs: string;
+  flags: readonly DriverFlag[];
+  enters: NodeEntry;
+  /** Versions only this driver records: each is in every one of its runs, and in no other driver's. */
+  versions: readonly string[];
+}
+
+const k8sName = (run: Parameters<NodeEntry>[0], node: string) => run.nodes.find((n) => n.name === node)?.k8sName ?? node;
+/** What every name the lab gives starts with (src/capture/lab/names.ts), so that recovery finds its leftovers and nothing else. */
+export const LAB_PREFIX = 'shice-lab-';
+/** A lab node's network namespace: how its commands enter it, and how run-origin knows them again. */
+export const labNodeNamespace = (runId: string, node: string) => `${LAB_PREFIX}${runId}.node.${node}`;
+
+export const DRIVERS = {
+  kind: {
+    summary: 'a real kind cluster, its nodes Docker containers on this host',
+    needs: 'docker, kind, kubectl',
+    flags: [
+      { name: 'reuse', type: 'boolean', usage: ['run on the cluster an earlier capture created and kept'] },
+      { name: 'image', type: 'string', value: 'IMG', usage: ['node image, e.g. kindest/node:v1.37.0'] },
+      { name: 'load-images', type: 'boolean', usage: ['load the backend image from local docker into the nodes'] },
+    ],
+    enters: (run, node) =>
+      node === 'host'
+        ? { prefix: ['kubectl'], said: 'kubectl, run by the capture on the host' }
+        : { prefix: ['docker', 'exec', k8sName(run, node)], said: `docker exec ${k8sName(run, node)}` },
+    versions: ['kind', 'node-image'],
+  },
+  lab: {
+    summary:
+      'real Kubernetes (etcd, kube-apiserver, controller-manager, scheduler, kube-proxy) in network namespaces on this Linux kernel',
+    needs: "root, npm run lab:build, and Debian's iproute2, iptables, conntrack, containernetworking-plugins, openssl, nginx-light, curl",
+    flags: [
+      {
+        name: 'kube-bin',
+        type: 'string',
+        value: 'DIR',
+        usage: [
+          'the Kubernetes binaries (etcd, kube-apiserver, ...) from DIR,',
+          "e.g. the official server release, instead of npm run lab:build's",
+          '(also: SHICE_KUBE_BIN=DIR)',
+        ],
+      },
+    ],
+    // The lab's own actions (deleting a pod) run kubectl in the control-plane's namespace.
+    enters: (run, node) => {
+      const on = node === 'host' ? (run.nodes.find((n) => n.role === 'control-plane')?.name ?? 'control-plane') : node;
+      const namespace = labNodeNamespace(run.runId, on);
+      return { prefix: ['ip', 'netns', 'exec', namespace], said: `ip netns exec ${namespace}` };
+    },
+    versions: ['kube-apiserver', 'etcd'],
+  },
+} as const satisfies Record<string, DriverInfo>;
+
+export type DriverName = keyof typeof DRIVERS;
+export const DRIVER_NAMES = Object.keys(DRIVERS) as [DriverName, ...DriverName[]];
+/** The driver a capture uses when none is named: the headline environment's. */
+export const DEFAULT_DRIVER: DriverName = 'kind';
+
+export const isDriverName = (name: string): name is DriverName => Object.hasOwn(DRIVERS, name);
