@@ -8,6 +8,7 @@
 // only as much of it as the caller keeps: the rest is counted and hashed as
 // it streams by, so a step that prints gigabytes costs its head, not its size.
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { constants } from 'node:os';
 import { groupAlive, processesWithEnv } from './process-identity.ts';
@@ -325,4 +326,109 @@ export async function runTool(argv: string[], options: ToolOptions): Promise<Too
     canceled: run.canceled,
     timedOut: run.timedOut,
   };
+}
+
+// --- long-running processes --------------------------------------------------
+// The lab's components, the lab kubelet's pods, shice's own dockerd: started
+// here too, so that one place knows how a process is started, logged, asked
+// after and stopped.
+
+/** A long-running process that could not be started. */
+export class DaemonError extends Error {
+  override name = 'DaemonError';
+}
+
+export interface Daemon {
+  /** What it is, for messages ("nginx of default/backend"). */
+  label: string;
+  argv: string[];
+  pid: number;
+  /** Where its standard output and error go. */
+  logFile: string;
+  /** Resolves with the exit code (null after a signal) once the process has gone. */
+  exited: Promise<number | null>;
+  hasExited: () => boolean;
+}
+
+/**
+ * Starts a process that outlives this one if the lab is kept: detached (a
+ * Ctrl-C on the terminal does not reach it), not killed when Node exits, not
+ * holding Node's event loop open. Its output goes to `logFile` (appended), so
+ * no pipe ties it to this process.
+ */
+export async function startDaemon(label: string, argv: string[], logFile: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('startDaemon: empty argv');
+  const log = openSync(logFile, 'a');
+  let child;
+  try {
+    child = spawn(file, args, { detached: true, stdio: ['ignore', log, log], ...(options.env ? { env: options.env } : {}) });
+  } finally {
+    closeSync(log);
+  }
+  const spawned = await new Promise<Error | null>((resolve) => {
+    child.once('spawn', () => resolve(null));
+    child.once('error', (error) => resolve(error));
+  });
+  if (spawned !== null || child.pid === undefined) {
+    throw new DaemonError(`${label}: could not start ${argv.join(' ')}: ${spawned?.message ?? 'no pid'}`);
+  }
+  child.unref();
+  let done = false;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      done = true;
+      resolve(code);
+    });
+  });
+  return { label, argv, pid: child.pid, logFile, exited, hasExited: () => done };
+}
+
+export function readLogTail(file: string, lines = 5): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie still answers kill(0): it is gone for every purpose here.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Sends `signal`, waits up to `graceMs`, then SIGKILL; resolves once the process is gone. */
+export async function stopProcess(pid: number, signal: NodeJS.Signals, graceMs: number, exited?: Promise<unknown>): Promise<void> {
+  if (!isAlive(pid)) return;
+  try {
+    process.kill(pid, signal);
+    // A stopped process (SIGSTOP, a frozen component) handles its signal only once it runs again.
+    process.kill(pid, 'SIGCONT');
+  } catch {
+    return;
+  }
+  const gone = (): boolean => !isAlive(pid);
+  if (exited !== undefined) {
+    // The grace timer must not outlive the race, or it holds Node's event loop open.
+    const grace = new AbortController();
+    await Promise.race([exited, sleep(graceMs, grace.signal).catch(() => {})]);
+    grace.abort();
+  }
+  if (await waitUntil(gone, exited === undefined ? graceMs : 0, 20)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  await waitUntil(gone, 2000, 20);
 }

@@ -17,7 +17,10 @@ export interface DriverFlag {
 }
 
 /** How a command that ran on `node` (a logical node name, or `host` for the driver's own actions) starts its argv. */
-export type NodeEntry = (run: { runId: string; nodes: ReadonlyArray<{ name: string; k8sName: string; role: string }> }, node: string) => {
+export type NodeEntry = (
+  run: { runId: string; nodes: ReadonlyArray<{ name: string; k8sName: string; role: string }> },
+  node: string,
+) => {
   prefix: string[];
   said: string;
 };
@@ -55,8 +58,7 @@ export const DRIVERS = {
     versions: ['kind', 'node-image'],
   },
   lab: {
-    summary:
-      'real Kubernetes (etcd, kube-apiserver, controller-manager, scheduler, kube-proxy) in network namespaces on this Linux kernel',
+    summary: 'real Kubernetes (etcd, kube-apiserver, controller-manager, scheduler, kube-proxy) in network namespaces on this Linux kernel',
     needs: "root, npm run lab:build, and Debian's iproute2, iptables, conntrack, containernetworking-plugins, openssl, nginx-light, curl",
     flags: [
       {

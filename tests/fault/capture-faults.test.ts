@@ -27,7 +27,7 @@ import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { listNamespaces, namespaceProcesses } from '../../src/capture/lab/leftovers.ts';
 import { LabDriver } from '../../src/capture/lab/index.ts';
 import { processGroup, processStartTime, stillRunning } from '../../src/capture/process-identity.ts';
-import { waitUntil } from '../../src/capture/lab/processes.ts';
+import { waitUntil } from '../../src/capture/process.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
 import { runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';

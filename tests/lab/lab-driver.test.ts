@@ -21,7 +21,7 @@ import { readRecords, recordRun, type RunRecord } from '../../src/capture/run-re
 import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { batchInput, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
-import { isAlive, waitUntil } from '../../src/capture/lab/processes.ts';
+import { isAlive, waitUntil } from '../../src/capture/process.ts';
 import { text } from '../../src/capture/process.ts';
 import {
   assertNothingLeft,

@@ -54,7 +54,8 @@ import { CONTROL_PLANE_LABELS } from './kubelet/objects.ts';
 import { readNodeDecisions } from './kubelet/decisions.ts';
 import { mergeNodeDecisions } from '../provider/stand-in.ts';
 import { KINDNET_USER, kindnetRbac, kubeconfig, pkiPlan, PKI_FILES } from './pki.ts';
-import { isAlive, readLogTail, runChecked, runCommand, startDaemon, stopProcess, waitUntil, type Daemon } from './processes.ts';
+import { runChecked, runCommand } from './processes.ts';
+import { DaemonError, isAlive, readLogTail, startDaemon, stopProcess, waitUntil, type Daemon } from '../process.ts';
 import { runTogether, settleAll } from './together.ts';
 import { CNI_BIN_DIR, findProgram, labVersions, preflightLab, proxyModeProblem } from './tools.ts';
 import { readIpvsFacts } from '../host.ts';
@@ -67,6 +68,15 @@ const READY_POLL_MS = 100;
 const DAEMON_STOP_MS = 5_000;
 /** One kubectl call of the lab's own set-up (RBAC, a label, a ConfigMap). */
 const KUBECTL_MS = 30_000;
+
+/** A component that cannot start fails the run as the lab's other failures do. */
+async function labDaemon(label: string, argv: string[], logFile: string): Promise<Daemon> {
+  try {
+    return await startDaemon(label, argv, logFile);
+  } catch (error) {
+    throw error instanceof DaemonError ? new DriverError(error.message) : error;
+  }
+}
 
 export interface LabDriverOptions {
   runId: string;
@@ -531,7 +541,7 @@ export class LabDriver implements NodeProvider {
   /** Starts a component inside a node's namespace, its output into the run's logs/. */
   private async startComponent(component: string, node: LabNode, argv: string[], order = this.started): Promise<Daemon> {
     const label = node.role === 'control-plane' && !['kube-proxy', 'lab-kubelet'].includes(component) ? component : `${component} on ${node.name}`;
-    const daemon = await startDaemon(label, netnsExec(node.netns, argv), this.logFile(label));
+    const daemon = await labDaemon(label, netnsExec(node.netns, argv), this.logFile(label));
     this.started += 1;
     this.running.set(label, { daemon, order });
     this.recordOwner();
@@ -599,7 +609,7 @@ export class LabDriver implements NodeProvider {
     } catch {}
     const argv = this.kubeletArgv(node, layout);
     const label = `lab-kubelet on ${node.name}`;
-    const daemon = await startDaemon(label, argv, this.logFile(label));
+    const daemon = await labDaemon(label, argv, this.logFile(label));
     this.running.set(label, { daemon, order: 100 + this.started++ });
     this.recordOwner();
     void daemon.exited.then((code) => {

@@ -7,7 +7,7 @@ import { tmpdir as osTmpdir } from 'node:os';
 import { DriverError, type ProviderLeftovers } from '../driver.ts';
 import { runIpBatch } from './ip-batch.ts';
 import { runIdOfNamespace, runNamespacePrefix } from './names.ts';
-import { stopProcess } from './processes.ts';
+import { stopProcess } from '../process.ts';
 import { processStartTime, stillRunning } from '../process-identity.ts';
 import type { RunRecord } from '../run-registry.ts';
 
