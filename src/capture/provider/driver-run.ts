@@ -2,10 +2,11 @@
 // provider, and what the nodes' own bootstrap (kind's kubeadm, the lab's
 // components) gives the platform: how kubectl reaches the API, the run's
 // description, and what a stand-in decided.
+import type { Experiment } from '../../experiment/types.ts';
 import type { StandInDecision } from '../../evidence/schema.ts';
 import type { RunEnvironment, RunIdentity } from '../../i18n/run-environment.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
-import type { NodeProvider, ProviderContext } from './node-provider.ts';
+import type { NodeProvider, ProviderContext, ProviderLeftovers } from './node-provider.ts';
 
 export interface DriverRun {
   provider: NodeProvider;
@@ -18,4 +19,25 @@ export interface DriverRun {
    * kind's kindnetd stand-in): asked after the last step, before down(); absent when nothing stands in.
    */
   standIn?(ctx: ProviderContext): Promise<StandInDecision[]>;
+}
+
+/** What every driver's factory is given for one run. */
+export interface RunSettings {
+  runId: string;
+  /** The article folder; the experiment's manifest paths are relative to it. */
+  articleDir: string;
+  /** The project's root (kind keeps its state under it). */
+  root: string;
+  /** --keep: leave the nodes up after the run. */
+  keep: boolean;
+  /** The values of the flags only this driver takes (experiment/drivers.ts), by name; absent when not given. */
+  flags: Readonly<Record<string, string | boolean | undefined>>;
+}
+
+/** A driver as the registry (src/capture/drivers.ts) holds it: one folder's public face. */
+export interface CaptureDriver {
+  /** One run's driver for one experiment (a variant already chosen). */
+  create(experiment: Experiment, run: RunSettings): DriverRun;
+  /** What its killed runs may leave, for recovery and --clean. */
+  leftovers: ProviderLeftovers;
 }
