@@ -6,6 +6,7 @@ import type { Experiment } from '../../experiment/types.ts';
 import type { StandInDecision } from '../../evidence/schema.ts';
 import type { RunEnvironment, RunIdentity } from '../../i18n/run-environment.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
+import type { KubeNode } from '../kubectl/topology.ts';
 import type { NodeProvider, ProviderContext, ProviderLeftovers } from './node-provider.ts';
 
 export interface DriverRun {
@@ -19,6 +20,8 @@ export interface DriverRun {
    * kind's kindnetd stand-in): asked after the last step, before down(); absent when nothing stands in.
    */
   standIn?(ctx: ProviderContext): Promise<StandInDecision[]>;
+  /** Facts this driver reads from the API's nodes (kind: the container runtime its kubelets report), once they are Ready. */
+  apiFacts?(nodes: readonly KubeNode[]): Record<string, string>;
 }
 
 /** What every driver's factory is given for one run. */
