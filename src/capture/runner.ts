@@ -4,7 +4,9 @@
 import type { Experiment, StepDef, Topology } from '../experiment/types.ts';
 import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
-import { DriverError, type DriverContext, type NodeProvider, type RunIdentity } from './driver.ts';
+import type { RunIdentity } from '../i18n/run-environment.ts';
+import type { DriverRun } from './provider/driver-run.ts';
+import { DriverError, type ProviderContext } from './provider/node-provider.ts';
 import { Cluster } from './kubernetes/cluster.ts';
 import { openStaging, type Staging } from './snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
@@ -19,8 +21,8 @@ export interface CaptureReporter {
 
 export interface CaptureInput {
   experiment: Experiment;
-  /** The node provider (the CLI's --driver). */
-  driver: NodeProvider;
+  /** The run's driver (the CLI's --driver): its node provider and how kubectl reaches their API. */
+  driver: DriverRun;
   /** The article folder; the experiment's manifest paths are relative to it. */
   articleDir: string;
   /** The snapshots folder to replace (content/articles/<slug>/snapshots, or --out). */
@@ -66,7 +68,7 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
   // An experiment with variants that reaches here whole runs as its default variant.
   const experiment = input.experiment.variants ? experimentForVariant(input.experiment, defaultVariant(input.experiment)) : input.experiment;
   const now = input.now ?? (() => new Date());
-  const ctx: DriverContext = { signal, log: (line) => reporter.phase(line) };
+  const ctx: ProviderContext = { signal, log: (line) => reporter.phase(line) };
   const startedAt = now();
   // Before the staging folder: an experiment the provider refuses leaves nothing to remove.
   const cluster = new Cluster(driver, experiment, { articleDir: input.articleDir });
@@ -117,19 +119,19 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
     throw failure;
   } finally {
     if (!committed) await staging.discard();
-    reporter.phase(`taking the ${driver.name} environment down`);
+    reporter.phase(`taking the ${driver.provider.name} environment down`);
     try {
       await cluster.down({ log: ctx.log });
     } catch (downError) {
       // What broke the run comes first; a teardown that failed after it is added, never put in its place.
       if (failure === null) throw downError;
-      throw new DriverError(`${failure.message}; then taking the ${driver.name} environment down failed too: ${(downError as Error).message}`);
+      throw new DriverError(`${failure.message}; then taking the ${driver.provider.name} environment down failed too: ${(downError as Error).message}`);
     }
   }
 }
 
 /** The mode and version a run's description names: what kube-proxy and the API server reported. */
-export function runIdentity(experiment: Experiment, versions: Readonly<Record<string, string>>): RunIdentity {
+export function runIdentity(experiment: Experiment, versions: Readonly<Record<string, string>>): Omit<RunIdentity, 'nodes'> {
   return {
     kubeProxyMode: versions['kube-proxy-mode'] ?? experiment.cluster.kubeProxyMode,
     kubernetesVersion: versions['kubernetes'] ?? null,
@@ -149,7 +151,7 @@ function runSnapshot(
     schema: SNAPSHOT_SCHEMA_VERSION,
     slug: experiment.slug,
     runId: input.runId,
-    driver: driver.name,
+    driver: driver.provider.name,
     environment,
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),

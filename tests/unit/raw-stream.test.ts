@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { runProcess } from '../../src/capture/process.ts';
-import { stepOutcome } from '../../src/capture/kubernetes/cluster.ts';
+import { stepOutcome } from '../../src/capture/kubernetes/steps.ts';
 import { STREAM_LIMIT_BYTES, storeStream, storeStreamHead, streamFields } from '../../src/evidence/raw-stream.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

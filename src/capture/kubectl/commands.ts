@@ -32,6 +32,7 @@ export const kubectlGetPods = (t: KubectlTarget): string[] => kubectl(t, 'get', 
 export const kubectlGetServiceAccount = (t: KubectlTarget, namespace: string, name: string): string[] =>
   kubectl(t, 'get', 'serviceaccount', name, '--namespace', namespace, '-o', 'name');
 export const kubectlGetServices = (t: KubectlTarget): string[] => kubectl(t, 'get', 'services', '--all-namespaces', '-o', 'json');
+export const kubectlGetEndpointSlices = (t: KubectlTarget): string[] => kubectl(t, 'get', 'endpointslices', '--all-namespaces', '-o', 'json');
 
 /** The delete as the experiment states it (no kubeconfig): what a step snapshot calls `command`. */
 export const deletePodCommand = (namespace: string, pod: string): string[] => [

@@ -244,9 +244,33 @@ export function toNodeInfos(nodes: KubeNode[], cluster: ClusterSpec): NodeInfo[]
   });
 }
 
-/** Nodes that lack the label the capture's kind config puts on every node it creates. */
-export function nodesWithoutLabel(nodes: KubeNode[], key: string, value: string): string[] {
-  return nodes.filter((n) => n.labels[key] !== value).map((n) => n.k8sName);
+/** A node as its provider said it brought it up (provider/node-provider.ts ProvidedNode). */
+export interface NodeAsProvided {
+  name: string;
+  address: string | null;
+  labels: Readonly<Record<string, string>>;
+}
+
+/**
+ * Where the API's nodes contradict what the provider brought up, one phrase each: a node
+ * without a label its provider had it register with belongs to a cluster this capture did not
+ * create; a node whose InternalIP is not the address the provider gave it is another node.
+ */
+export function nodesNotAsProvided(nodes: readonly KubeNode[], provided: readonly NodeAsProvided[], cluster: string): string[] {
+  const problems: string[] = [];
+  const unlabelled = new Map<string, string[]>();
+  for (const spec of provided) {
+    const k8sName = `${cluster}-${spec.name}`;
+    const node = nodes.find((n) => n.k8sName === k8sName);
+    if (!node) continue;
+    for (const [key, value] of Object.entries(spec.labels))
+      if (node.labels[key] !== value) unlabelled.set(`${key}=${value}`, [...(unlabelled.get(`${key}=${value}`) ?? []), k8sName]);
+    if (spec.address !== null && node.internalIP !== spec.address)
+      problems.push(`node ${k8sName} reports InternalIP ${node.internalIP}, but its provider brought it up at ${spec.address}`);
+  }
+  for (const [label, names] of unlabelled)
+    problems.unshift(`nodes ${names.join(', ')} lack the label ${label} that their provider set: cluster "${cluster}" was not created by this capture`);
+  return problems;
 }
 
 const refName = (r: ObjectRef) => `${r.namespace}/${r.name}`;

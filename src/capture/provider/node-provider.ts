@@ -10,6 +10,7 @@
 // prints the same argvs a run executes.
 import type { DriverName } from '../../experiment/drivers.ts';
 import type { ProcessResult } from '../process.ts';
+import type { ProviderRecord } from '../run-registry.ts';
 
 /** A missing prerequisite: the CLI prints `message` as one line and exits 2. */
 export class PrerequisiteError extends Error {
@@ -88,11 +89,11 @@ export interface NodeProvider {
  * (run-registry.ts): recovery asks each provider through this, and knows nothing of
  * namespaces or containers itself.
  */
-export interface ProviderLeftovers<Record extends { kind: string; runId: string } = { kind: string; runId: string }> {
+export interface ProviderLeftovers {
   /** The records it answers for: a record's `kind`. */
-  readonly kind: DriverName;
+  readonly kind: ProviderRecord['kind'];
   /** Removes what the dead run recorded; one line per thing removed. Throws (DriverError) when it cannot. */
-  remove(record: Record): Promise<string[]>;
+  remove(record: ProviderRecord): Promise<string[]>;
   /** One line per run whose leftovers no record of this checkout names: never touched, only reported. */
-  unrecorded(records: Record[], wanted: (runId: string) => boolean): Promise<string[]>;
+  unrecorded(records: ProviderRecord[], wanted: (runId: string) => boolean): Promise<string[]>;
 }

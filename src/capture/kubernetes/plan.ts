@@ -1,0 +1,67 @@
+// Exactly what a run executes, in order, for --dry-run: the provider's setup,
+// the API calls and waits, each step with the health checks after it, the
+// teardown. Pure: built from the same argv builders the run uses.
+import type { Experiment, StepDef, TopologyView } from '../../experiment/types.ts';
+import type { ClusterAccess } from '../kubectl/access.ts';
+import * as k from '../kubectl/commands.ts';
+import type { DeclaredObjects } from '../kubectl/manifest-objects.ts';
+import { KUBE_PROXY_METRICS } from '../kubectl/proxy-sync.ts';
+import type { NodeProvider } from '../provider/node-provider.ts';
+import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, KUBE_PROXY_MODE, probeOf } from './kube-io.ts';
+
+export interface ClusterPlan {
+  setup: string[][];
+  steps: Array<{ step: StepDef; node: string; argvs: string[][] }>;
+  teardown: string[][];
+}
+
+export function clusterPlan(
+  experiment: Experiment,
+  objects: DeclaredObjects,
+  provider: Pick<NodeProvider, 'plan' | 'nodeArgv'>,
+  access: ClusterAccess,
+  manifestFile: (manifest: string) => string,
+  view: TopologyView,
+): ClusterPlan {
+  const t = access.target;
+  const own = provider.plan();
+  const nodes = experiment.cluster.nodes;
+  const controlPlane = nodes.find((n) => n.role === 'control-plane')!.name;
+  const setup = [
+    ...own.setup,
+    k.kubectlGetServiceAccount(t, 'default', 'default'),
+    ...experiment.manifests.map((m) => k.kubectlApply(t, manifestFile(m))),
+    k.kubectlWaitNodesReady(t),
+    ...objects.pods.map((p) => k.kubectlWaitPodReady(t, p.namespace, p.name)),
+    ...objects.workloads.map((w) => k.kubectlRolloutStatus(t, w.kind, w.namespace, w.name)),
+    k.kubectlGetNodes(t),
+    k.kubectlGetPods(t),
+    k.kubectlGetServices(t),
+    k.kubectlGetEndpointSlices(t),
+    ...nodes.map((n) => provider.nodeArgv(n.name, probeOf(KUBE_PROXY_METRICS))),
+    ...objects.services
+      .filter((s) => s.healthCheck)
+      .map((s) => provider.nodeArgv(experiment.client, k.healthCheckProbe(`<${s.name}.endpointNode.ip>`, `<${s.name}.healthCheckNodePort>`))),
+    k.kubectlVersion(t),
+    ...nodes.map((n) => provider.nodeArgv(n.name, probeOf(KUBE_PROXY_MODE))),
+  ];
+  const health = [
+    ...nodes.map((n) => provider.nodeArgv(n.name, probeOf(KUBE_PROXY_HEALTHZ))),
+    ...CONTROL_PLANE_HEALTHZ.map(([, url]) => provider.nodeArgv(controlPlane, probeOf(url, true))),
+    k.kubectlGetPods(t),
+  ];
+  const steps = experiment.steps.map((step) => ({
+    step,
+    node: step.kind === 'exec' ? step.node : 'host',
+    argvs: [
+      ...(step.kind === 'exec'
+        ? [provider.nodeArgv(step.node, step.command(view))]
+        : [
+            k.kubectlDeletePod(t, step.namespace, step.pod),
+            provider.nodeArgv(experiment.client, k.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`)),
+          ]),
+      ...health,
+    ],
+  }));
+  return { setup, steps, teardown: own.teardown };
+}
