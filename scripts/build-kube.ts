@@ -14,7 +14,7 @@ import {
   KUBE_MODULE_FILES,
   KUBERNETES_VERSION,
   versionLdflags,
-} from '../src/capture/lab/kube-bin.ts';
+} from '../src/capture/kube-bin.ts';
 import { compiledText, elapsedSince, goBuild, goVersion, stampIsCurrent, writeStamp } from './lib/go-build.ts';
 
 const binary = join(BUILT_KUBE_BIN_DIR, 'kube');

@@ -163,10 +163,25 @@ export interface LayerRule {
 }
 
 const SITE = ['src/article/', 'src/components/', 'src/pages/', 'src/layouts/'];
+/** The capture's top floor: what chooses a driver and runs a capture. */
+const CAPTURE_TOP = ['src/capture/drivers.ts', 'src/capture/runner.ts'];
+const CAPTURE_ABOVE_DRIVERS = ['src/capture/kubernetes/', ...CAPTURE_TOP];
+const CAPTURE_ABOVE_PROVIDER = ['src/capture/kind/', 'src/capture/lab/', ...CAPTURE_ABOVE_DRIVERS];
+const CAPTURE_ABOVE_KUBECTL = ['src/capture/provider/', ...CAPTURE_ABOVE_PROVIDER];
+const CAPTURE_ABOVE_PROCESS = ['src/capture/kubectl/', ...CAPTURE_ABOVE_KUBECTL];
 
 /** The data flow, as imports may follow it: each layer reads only what comes before it. */
 export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'src/experiment/', forbidden: ['src/capture/', 'src/evidence/', ...SITE], because: 'an experiment is plain data that everything else reads' },
+  // The capture's floors, bottom up: the process runner; kubectl's argv builders and parsers; the node
+  // provider's contract; the drivers (kind/, lab/), which provide nodes; the Kubernetes platform above
+  // them (kubernetes/); then the registry, the runner and the CLI, which choose and combine them.
+  { layer: 'src/capture/process.ts', forbidden: [...CAPTURE_ABOVE_PROCESS, ...SITE], because: 'every floor of the capture runs its processes through it' },
+  { layer: 'src/capture/kubectl/', forbidden: [...CAPTURE_ABOVE_KUBECTL, ...SITE], because: "kubectl's argv builders and parsers are pure, below every driver" },
+  { layer: 'src/capture/provider/', forbidden: [...CAPTURE_ABOVE_PROVIDER, ...SITE], because: 'the node provider contract is the floor every driver builds on' },
+  { layer: 'src/capture/kind/', forbidden: ['src/capture/lab/', ...CAPTURE_ABOVE_DRIVERS, ...SITE], because: 'a driver provides nodes: it knows neither another driver nor the platform above it' },
+  { layer: 'src/capture/lab/', forbidden: ['src/capture/kind/', ...CAPTURE_ABOVE_DRIVERS, ...SITE], because: 'a driver provides nodes: it knows neither another driver nor the platform above it' },
+  { layer: 'src/capture/kubernetes/', forbidden: ['src/capture/kind/', 'src/capture/lab/', ...CAPTURE_TOP, ...SITE], because: 'the platform works on any node provider through its contract' },
   { layer: 'src/capture/', forbidden: SITE, because: 'the capture writes snapshots; the pages only read them' },
   { layer: 'src/evidence/', forbidden: ['src/capture/', ...SITE], because: 'evidence is derived from snapshots, whoever wrote them, for whatever shows it' },
 ];

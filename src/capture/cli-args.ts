@@ -3,10 +3,9 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { clip } from './clip.ts';
 import { quoted } from '../evidence/terminal-text.ts';
-import type { EnvironmentName } from '../experiment/types.ts';
+import { DEFAULT_DRIVER, DRIVER_NAMES, DRIVERS, isDriverName, type DriverFlag, type DriverName } from '../experiment/drivers.ts';
 
-/** A capture driver is the environment it measures in (src/experiment/environments.ts). */
-export type DriverName = EnvironmentName;
+export type { DriverName };
 
 export interface CaptureArgs {
   slugs: string[];
@@ -15,13 +14,11 @@ export interface CaptureArgs {
   keep: boolean;
   dryRun: boolean;
   clean: boolean;
-  reuse: boolean;
-  image: string | null;
-  loadImages: boolean;
+  /** The flags only the chosen driver takes (experiment/drivers.ts), by name; absent when not given. */
+  driverFlags: Readonly<Record<string, string | boolean | undefined>>;
   compare: string | null;
   /** A kept-aside run (its run id or folder) to swap in (--accept). */
   accept: string | null;
-  kubeBin: string | null;
   /** The variants to capture (--variant a,b); every variant of the experiment when empty. */
   variants: string[];
   help: boolean;
@@ -31,6 +28,40 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+const COLUMN = 22;
+const WIDTH = 80;
+
+/** `text` wrapped at WIDTH, every line after the first indented by `indent`. */
+function wrap(text: string, first: string, indent: number): string[] {
+  const lines: string[] = [];
+  let line = first;
+  for (const word of text.split(' ')) {
+    if (line.length + 1 + word.length > WIDTH && line.trim() !== '') {
+      lines.push(line);
+      line = ' '.repeat(indent) + word;
+    } else line = line.endsWith(' ') || line === '' ? line + word : `${line} ${word}`;
+  }
+  return [...lines, line];
+}
+
+const option = (name: string, usage: readonly string[]) => {
+  const head = `  ${name}`.padEnd(COLUMN);
+  return usage.map((line, i) => (i === 0 ? head : ' '.repeat(COLUMN)) + line).join('\n');
+};
+
+const DRIVER_USAGE = [
+  option(`--driver ${DRIVER_NAMES.join('|')}`, [`where the experiment runs (default: ${DEFAULT_DRIVER})`]),
+  ...DRIVER_NAMES.flatMap((name) => {
+    const label = `${name}:`.padEnd(6);
+    return wrap(`${DRIVERS[name].summary} (needs ${DRIVERS[name].needs})`, `${' '.repeat(COLUMN + 2)}${label}`, COLUMN + 2 + label.length);
+  }),
+].join('\n');
+
+const flagName = (flag: DriverFlag) => `--${flag.name}${flag.value ? ` ${flag.value}` : ''}`;
+const FLAG_USAGE = DRIVER_NAMES.flatMap((name) =>
+  (DRIVERS[name].flags as readonly DriverFlag[]).map((flag) => option(flagName(flag), [`(${name}) ${flag.usage[0]}`, ...flag.usage.slice(1)])),
+).join('\n');
+
 export const USAGE = `Usage: npm run capture -- [slug...] [options]
 
 Runs each article's experiment for real and replaces its snapshots
@@ -38,13 +69,7 @@ Runs each article's experiment for real and replaces its snapshots
 Without a slug, every article (content/articles/<slug>/article.ts) is captured.
 
 Options:
-  --driver kind|lab   where the experiment runs (default: kind)
-                        kind: a real 3-node kind cluster (needs docker, kind, kubectl)
-                        lab:  real Kubernetes (etcd, kube-apiserver, controller-manager,
-                              scheduler, kube-proxy) in network namespaces on this Linux
-                              kernel (needs root, npm run lab:build, and Debian's iproute2,
-                              iptables, conntrack, containernetworking-plugins, openssl,
-                              nginx-light, curl)
+${DRIVER_USAGE}
   --variant V[,V...]  capture only these variants of an experiment that declares
                       variants (e.g. kube-proxy modes: iptables,nftables); default:
                       every variant, each into its own snapshots folder (the default
@@ -57,12 +82,7 @@ Options:
   --clean             recover captures and lab runs that were killed (kill -9): finish
                       or undo a half-done swap, remove their staging folders, locks,
                       namespaces, processes and temporary folders; capture nothing
-  --kube-bin DIR      (lab) the Kubernetes binaries (etcd, kube-apiserver, ...) from DIR,
-                      e.g. the official server release, instead of npm run lab:build's
-                      (also: SHICE_KUBE_BIN=DIR)
-  --reuse             (kind) run on the cluster an earlier capture created and kept
-  --image IMG         (kind) node image, e.g. kindest/node:v1.37.0
-  --load-images       (kind) load the backend image from local docker into the nodes
+${FLAG_USAGE}
   --compare DIR       print what differs between the committed snapshots and the
                       run in DIR (DIR/<slug>, or DIR itself when it holds run.yaml);
                       capture nothing
@@ -88,6 +108,12 @@ Exit codes: 0 swapped in; 1 the run failed (or its facts could not be derived);
 2 usage, prerequisites or a target refused; 3 a claim broke (the run was kept
 aside); 130 and 143 interrupted by SIGINT and SIGTERM.`;
 
+/** Every driver's own flags, as parseArgs reads them (a name two drivers share is one option). */
+const DRIVER_FLAGS: readonly DriverFlag[] = DRIVER_NAMES.flatMap((name) => DRIVERS[name].flags as readonly DriverFlag[]);
+const DRIVER_OPTIONS = Object.fromEntries(
+  DRIVER_FLAGS.map((flag) => [flag.name, flag.type === 'boolean' ? { type: 'boolean' as const } : { type: 'string' as const }]),
+) as Record<string, { type: 'boolean' } | { type: 'string' }>;
+
 export function parseCaptureArgs(argv: string[]): CaptureArgs {
   const parsed = parseCommandLine(argv, {
     driver: { type: 'string' },
@@ -95,23 +121,29 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     keep: { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
     clean: { type: 'boolean', default: false },
-    reuse: { type: 'boolean', default: false },
-    image: { type: 'string' },
-    'load-images': { type: 'boolean', default: false },
+    ...DRIVER_OPTIONS,
     compare: { type: 'string' },
     accept: { type: 'string' },
-    'kube-bin': { type: 'string' },
     variant: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   });
-  const v = parsed.values;
-  const driver = v.driver ?? 'kind';
-  if (driver !== 'kind' && driver !== 'lab') {
-    throw new UsageError(`--driver must be kind or lab, got ${quoted(clip(driver))}`);
+  const v = parsed.values as Record<string, string | boolean | string[] | undefined> & typeof parsed.values;
+  const driver = v.driver ?? DEFAULT_DRIVER;
+  if (!isDriverName(driver)) {
+    throw new UsageError(`--driver must be ${DRIVER_NAMES.slice(0, -1).join(', ')} or ${DRIVER_NAMES.at(-1)}, got ${quoted(clip(driver))}`);
   }
-  for (const flag of ['out', 'image', 'compare', 'accept', 'kube-bin'] as const) {
-    if (v[flag] !== undefined && v[flag].trim() === '') throw new UsageError(`--${flag} needs a value`);
+  for (const flag of ['out', 'compare', 'accept', ...DRIVER_FLAGS.filter((f) => f.type === 'string').map((f) => f.name)]) {
+    const value = v[flag];
+    if (typeof value === 'string' && value.trim() === '') throw new UsageError(`--${flag} needs a value`);
   }
+  // Each driver's flags, given only with that driver.
+  const given = (flag: DriverFlag) => (flag.type === 'boolean' ? v[flag.name] === true : v[flag.name] !== undefined);
+  for (const name of DRIVER_NAMES)
+    for (const flag of DRIVERS[name].flags as readonly DriverFlag[])
+      if (given(flag) && name !== driver) throw new UsageError(`--${flag.name} works with --driver ${name} only`);
+  const driverFlags = Object.fromEntries(
+    (DRIVERS[driver].flags as readonly DriverFlag[]).filter(given).map((flag) => [flag.name, v[flag.name] as string | boolean]),
+  );
   const args: CaptureArgs = {
     slugs: parsed.positionals,
     driver,
@@ -119,24 +151,14 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     keep: v.keep,
     dryRun: v['dry-run'],
     clean: v.clean,
-    reuse: v.reuse,
-    image: v.image ?? null,
-    loadImages: v['load-images'],
+    driverFlags,
     compare: v.compare ?? null,
     accept: v.accept ?? null,
-    kubeBin: v['kube-bin'] ?? null,
     variants: variantList(v.variant ?? []),
     help: v.help,
   };
-  for (const [flag, on] of [
-    ['--reuse', args.reuse],
-    ['--image', args.image !== null],
-    ['--load-images', args.loadImages],
-  ] as const) {
-    if (on && driver !== 'kind') throw new UsageError(`${flag} works with --driver kind only`);
-  }
-  if (args.kubeBin !== null && driver !== 'lab') throw new UsageError('--kube-bin works with --driver lab only');
-  if (args.compare && (args.dryRun || args.clean || args.keep || args.out || args.reuse || args.loadImages || args.image || args.variants.length)) {
+  const driverFlagsGiven = Object.keys(driverFlags).length > 0;
+  if (args.compare && (args.dryRun || args.clean || args.keep || args.out || driverFlagsGiven || args.variants.length)) {
     throw new UsageError('--compare only compares two runs; it takes no capture options');
   }
   if (
@@ -147,18 +169,16 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
       args.clean ||
       args.keep ||
       args.out ||
-      args.reuse ||
-      args.loadImages ||
-      args.image ||
+      driverFlagsGiven ||
       args.variants.length ||
-      args.compare ||
-      args.kubeBin)
+      args.compare)
   ) {
     throw new UsageError(
       '--accept swaps in a kept run as it was captured (its article, variants and target are in its kept.json); it takes no slug and no other option',
     );
   }
-  if (args.reuse && args.image) throw new UsageError('--reuse runs on an existing cluster: --image would not apply');
+  const conflict = (DRIVERS[driver] as { flagProblem?: (f: typeof driverFlags) => string | null }).flagProblem?.(driverFlags) ?? null;
+  if (conflict !== null) throw new UsageError(conflict);
   return args;
 }
 

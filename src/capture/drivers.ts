@@ -1,28 +1,21 @@
-// Which driver a capture uses, built from the command line.
-import { join } from 'node:path';
-import type { NodeProvider, ProviderLeftovers } from './driver.ts';
+// The capture's half of the driver registry: each driver's factory and
+// recovery, keyed by the names of experiment/drivers.ts (the type makes the
+// two lists one: a driver named there without a factory here does not compile).
+// Adding a driver is one folder and one entry in each list.
+import type { DriverName } from '../experiment/drivers.ts';
+import type { Experiment } from '../experiment/types.ts';
 import type { CaptureArgs } from './cli-args.ts';
-import { KindDriver, kindLeftovers } from './kind/index.ts';
-import { LabDriver, labLeftovers } from './lab/index.ts';
-import { registryReachable } from './kind/registry.ts';
+import type { CaptureDriver, DriverRun } from './provider/driver-run.ts';
+import type { ProviderLeftovers } from './provider/node-provider.ts';
+import { kindDriver } from './kind/index.ts';
+import { labDriver } from './lab/index.ts';
 
-/** The kind driver's kubeconfig, kind config and ownership marker live here (gitignored). */
-export const KIND_STATE_DIR = '.shice/kind';
+export const CAPTURE_DRIVERS: Readonly<Record<DriverName, CaptureDriver>> = { kind: kindDriver, lab: labDriver };
 
-export function createDriver(args: CaptureArgs, run: { runId: string; articleDir: string; root: string }): NodeProvider {
-  if (args.driver === 'lab') return new LabDriver({ runId: run.runId, articleDir: run.articleDir, keep: args.keep, kubeBin: args.kubeBin });
-  return new KindDriver({
-    runId: run.runId,
-    articleDir: run.articleDir,
-    keep: args.keep,
-    reuse: args.reuse,
-    ...(args.image ? { image: args.image } : {}),
-    loadImages: args.loadImages,
-    stateDir: join(run.root, KIND_STATE_DIR),
-    cwd: run.root,
-    host: { root: run.root, registryReachable: () => registryReachable() },
-  });
+/** One run's driver for one experiment (a variant already chosen), as the command line asked. */
+export function createDriver(args: CaptureArgs, experiment: Experiment, run: { runId: string; articleDir: string; root: string }): DriverRun {
+  return CAPTURE_DRIVERS[args.driver].create(experiment, { ...run, keep: args.keep, flags: args.driverFlags });
 }
 
-/** What each provider's killed runs may leave, for the capture's recovery and --clean. */
-export const PROVIDER_LEFTOVERS: ProviderLeftovers[] = [labLeftovers, kindLeftovers];
+/** What each driver's killed runs may leave, for the capture's recovery and --clean. */
+export const PROVIDER_LEFTOVERS: ProviderLeftovers[] = Object.values(CAPTURE_DRIVERS).map((d) => d.leftovers);

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { processStartTime, stillRunning } from './process-identity.ts';
+import { DRIVER_NAMES, type DriverName } from '../experiment/drivers.ts';
 
 export function registryDir(): string {
   return process.env.SHICE_RUN_REGISTRY || fileURLToPath(new URL('../../.shice/runs', import.meta.url));
@@ -151,6 +152,12 @@ export interface Records {
   unreadable: string[];
 }
 
+/** Each driver's record, by its name: a driver added to experiment/drivers.ts does not compile until its record is here. */
+const PROVIDER_RECORDS: Record<DriverName, z.ZodType<ProviderRecord>> = { lab: runRecordSchema, kind: kindRunRecordSchema };
+
+/** A record's file: `<runId>.capture.json`, or `<runId>.<driver>.json` for each driver (experiment/drivers.ts). */
+const RECORD_FILE = new RegExp(`\\.(capture|${DRIVER_NAMES.join('|')})\\.json$`);
+
 /** Every record of the registry, validated. */
 export function readRecords(dir: string = registryDir()): Records {
   const found: Records = { captures: [], runs: [], unreadable: [] };
@@ -161,13 +168,12 @@ export function readRecords(dir: string = registryDir()): Records {
     return found;
   }
   for (const name of names) {
-    const kind = /\.(capture|lab|kind)\.json$/.exec(name)?.[1];
+    const kind = RECORD_FILE.exec(name)?.[1];
     if (kind === undefined) continue;
     try {
       const data: unknown = JSON.parse(readFileSync(join(dir, name), 'utf8'));
       if (kind === 'capture') found.captures.push(captureRecordSchema.parse(data));
-      else if (kind === 'lab') found.runs.push(runRecordSchema.parse(data));
-      else found.runs.push(kindRunRecordSchema.parse(data));
+      else found.runs.push(PROVIDER_RECORDS[kind as DriverName].parse(data));
     } catch {
       found.unreadable.push(join(dir, name));
     }

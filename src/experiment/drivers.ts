@@ -34,6 +34,8 @@ export interface DriverInfo {
   enters: NodeEntry;
   /** Versions only this driver records: each is in every one of its runs, and in no other driver's. */
   versions: readonly string[];
+  /** A combination of its flags that cannot work, as one line; null when they can. */
+  flagProblem?: (flags: Readonly<Record<string, string | boolean | undefined>>) => string | null;
 }
 
 const k8sName = (run: Parameters<NodeEntry>[0], node: string) => run.nodes.find((n) => n.name === node)?.k8sName ?? node;
@@ -56,6 +58,7 @@ export const DRIVERS = {
         ? { prefix: ['kubectl'], said: 'kubectl, run by the capture on the host' }
         : { prefix: ['docker', 'exec', k8sName(run, node)], said: `docker exec ${k8sName(run, node)}` },
     versions: ['kind', 'node-image'],
+    flagProblem: (flags) => (flags.reuse && flags.image !== undefined ? '--reuse runs on an existing cluster: --image would not apply' : null),
   },
   lab: {
     summary: 'real Kubernetes (etcd, kube-apiserver, controller-manager, scheduler, kube-proxy) in network namespaces on this Linux kernel',

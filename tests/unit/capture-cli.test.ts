@@ -20,8 +20,9 @@ test('slugs, driver and flags are read', () => {
   assert.equal(args.driver, 'lab');
   assert.equal(args.out, '/tmp/x');
   assert.ok(args.keep && args.dryRun);
-  assert.equal(args.kubeBin, null);
-  assert.equal(parseCaptureArgs(['--driver', 'lab', '--kube-bin', '/opt/kubernetes/server/bin']).kubeBin, '/opt/kubernetes/server/bin');
+  assert.deepEqual(args.driverFlags, {});
+  assert.deepEqual(parseCaptureArgs(['--driver', 'lab', '--kube-bin', '/opt/kubernetes/server/bin']).driverFlags, { 'kube-bin': '/opt/kubernetes/server/bin' });
+  assert.deepEqual(parseCaptureArgs(['--reuse', '--load-images']).driverFlags, { reuse: true, 'load-images': true });
 });
 
 test('mistakes are one clear line', () => {

@@ -23,7 +23,7 @@ import { LabDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { batchArgv, batchFailure, batchInput, ipArgv } from '../../src/capture/lab/ip-batch.ts';
-import { buildStamp, chooseKubeBinDir, kubeBinProblem, KUBE_BIN_ENV, missingComponents, versionLdflags } from '../../src/capture/lab/kube-bin.ts';
+import { buildStamp, chooseKubeBinDir, kubeBinProblem, KUBE_BIN_ENV, missingComponents, versionLdflags } from '../../src/capture/kube-bin.ts';
 import {
   configMapFiles,
   containerArgv,

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { DriverError, type DriverContext } from '../driver.ts';
 import { runOrThrow } from '../checked-run.ts';
-import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../lab/kube-bin.ts';
+import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../kube-bin.ts';
 import { engineEnv, findEngine, startEngine, type Engine } from './engine/engine.ts';
 import { runtimeAdaptation } from './engine/engine.ts';
 import { goInstall, ImageBuilder, KIND_TOOLS_DIR, type ImagesRecord } from './image/build.ts';

@@ -43,7 +43,7 @@ import {
   type ProxyMode,
 } from './components.ts';
 import { batchInput, runIpBatch, type IpBatch } from './ip-batch.ts';
-import { chooseKubeBinDir, kubeBinProblem, missingComponents, type KubeBinChoice } from './kube-bin.ts';
+import { chooseKubeBinDir, kubeBinProblem, missingComponents, type KubeBinChoice } from '../kube-bin.ts';
 import { buildLabLayout, controlPlaneOf, LabLayoutError, type LabLayout, type LabNode } from './layout.ts';
 import { deleteNamespaces, listNamespaces, processStartTime, stopNamespaceProcesses } from './leftovers.ts';
 import { forgetRun, recordRun } from '../run-registry.ts';

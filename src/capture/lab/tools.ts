@@ -2,7 +2,7 @@
 import { release } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DriverError, PrerequisiteError } from '../driver.ts';
-import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from './kube-bin.ts';
+import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from '../kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
 import { runCommand } from './processes.ts';
 import { firstLine } from '../process.ts';

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { DriverError, type DriverContext } from '../../driver.ts';
 import { runJudged, runOrThrow } from '../../checked-run.ts';
 import type { ToolRun } from '../../process.ts';
-import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../../lab/kube-bin.ts';
+import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../../kube-bin.ts';
 import { writeJsonAtomically, type RuntimeAdaptation } from '../engine/engine.ts';
 import * as r from './recipe.ts';
 import { MACHINE_CACHE } from '../../machine-cache.ts';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MACHINE_CACHE } from '../machine-cache.ts';
+import { MACHINE_CACHE } from './machine-cache.ts';
 
 /** The official names, as in the Kubernetes server release and etcd's release. */
 export const KUBE_COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy', 'kubectl'] as const;
@@ -19,7 +19,7 @@ export const KUBE_BINARY_NAMES = [...KUBE_COMPONENTS, 'kubelet', 'kubeadm'] as c
 export const KUBERNETES_VERSION = 'v1.37.2';
 
 /** The project root's kube/ Go module. */
-export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../../kube', import.meta.url));
+export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../kube', import.meta.url));
 /** Where `npm run lab:build` puts the binary and its links: the machine's cache, shared by every clone. */
 export const BUILT_KUBE_BIN_DIR = join(MACHINE_CACHE, 'kube', 'bin');
 /** The environment variable that points the lab at a folder of official binaries. */
