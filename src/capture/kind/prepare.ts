@@ -4,7 +4,7 @@
 // where no registry answers, the node and backend images built locally.
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { DriverError, type DriverContext } from '../driver.ts';
+import { DriverError, type ProviderContext } from '../provider/node-provider.ts';
 import { runOrThrow } from '../checked-run.ts';
 import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../kube-bin.ts';
 import { engineEnv, findEngine, startEngine, type Engine } from './engine/engine.ts';
@@ -33,7 +33,7 @@ export interface Prepared {
 /** The folders the kind driver puts first on PATH: kind and crictl from kind:prepare, kubectl from kube/. */
 export const KIND_PATH_DIRS: readonly string[] = [KIND_TOOLS_DIR, BUILT_KUBE_BIN_DIR];
 
-export async function prepare(options: PrepareOptions, ctx: DriverContext): Promise<Prepared> {
+export async function prepare(options: PrepareOptions, ctx: ProviderContext): Promise<Prepared> {
   const env = options.env ?? process.env;
   const root = resolve(options.root);
 
