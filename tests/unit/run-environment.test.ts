@@ -3,10 +3,7 @@
 // of article 074 once said "kube-proxy in iptables mode".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { LabDriver } from '../../src/capture/lab/lab-driver.ts';
-import { KindDriver } from '../../src/capture/kind/driver.ts';
 import { runIdentity } from '../../src/capture/runner.ts';
 import { experiment074 as experiment } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
@@ -38,38 +35,11 @@ test('the lab describes the mode and version of its run, in both languages', () 
   );
 });
 
-test('the kind driver describes the mode and version of its run', () => {
-  const kind = new KindDriver({
-    runId: 'env-test-3',
-    articleDir: ARTICLE,
-    keep: false,
-    reuse: false,
-    loadImages: false,
-    stateDir: join(tmpdir(), 'shice-env-test'),
-  });
-  const env = kind.environment({ kubeProxyMode: 'nftables', kubernetesVersion: 'v1.37.0' });
-  assert.equal(
-    env.summary.en,
-    'A real three-node kind cluster (Kubernetes v1.37.0, nodes as Docker containers on one host), kube-proxy in nftables mode, kindnet as the CNI.',
-  );
-  assert.equal(
-    env.summary.zh,
-    '一个真实的三节点 kind 集群（Kubernetes v1.37.0，节点是同一台主机上的 Docker 容器），kube-proxy 为 nftables 模式，CNI 是 kindnet。',
-  );
-});
-
 test('every Chinese description a driver can write passes the Chinese copy check', () => {
   const lab = new LabDriver({ runId: 'env-test-4', articleDir: ARTICLE, keep: false, kubeBin: null });
   const given = new LabDriver({ runId: 'env-test-5', articleDir: ARTICLE, keep: false, kubeBin: '/opt/kubernetes/bin' });
-  const kind = new KindDriver({
-    runId: 'env-test-6',
-    articleDir: ARTICLE,
-    keep: false,
-    reuse: false,
-    loadImages: false,
-    stateDir: join(tmpdir(), 'shice-env-test'),
-  });
-  for (const driver of [lab, given, kind]) {
+  // The kind driver's: tests/unit/kind-environment.test.ts.
+  for (const driver of [lab, given]) {
     for (const run of [
       { kubeProxyMode: 'nftables', kubernetesVersion: 'v1.37.2' },
       { kubeProxyMode: 'iptables', kubernetesVersion: null },
