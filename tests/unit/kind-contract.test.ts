@@ -76,6 +76,9 @@ function expectedPlan(h: Harness) {
       kubectl('get', 'nodes', '-o', 'json'),
       kubectl('get', 'pods', '--all-namespaces', '-o', 'json'),
       kubectl('get', 'services', '--all-namespaces', '-o', 'json'),
+      // kube-proxy's sync, awaited on the EndpointSlices and kube-proxy's own metrics on every node.
+      kubectl('get', 'endpointslices', '--all-namespaces', '-o', 'json'),
+      ...NODES.map((n) => onNode(n, ...probe('http://127.0.0.1:10249/metrics'))),
       onNode('control-plane', ...probe('http://<s-lb.endpointNode.ip>:<s-lb.healthCheckNodePort>/')),
       ...versions,
     ],
