@@ -52,6 +52,8 @@ export interface ProcessOptions {
   input?: string | Uint8Array;
   /** How many bytes of each stream to keep (the rest is counted and hashed); everything by default. */
   keepBytes?: number;
+  /** Also pass the child's output on to this process's stdout and stderr as it arrives (a long build's progress). */
+  echo?: boolean;
   /** Between SIGTERM and SIGKILL of the group. */
   graceMs?: number;
 }
@@ -218,8 +220,14 @@ export function runProcess(argv: string[], options: ProcessOptions): Promise<Pro
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      if (options.echo) process.stdout.write(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      if (options.echo) process.stderr.write(chunk);
+    });
     if (options.input !== undefined && child.stdin) {
       // A child that does not read its input must not crash the capture with EPIPE.
       child.stdin.on('error', () => {});

@@ -27,10 +27,9 @@ export async function goInstall(spec: { module: string; version: string; binary:
     cwd: spec.dir,
     timeoutMs: GO_INSTALL_MS,
     signal: ctx.signal,
+    // go's own words as it prints them, where they always went (what it downloads, and why it failed).
+    echo: true,
   });
-  // go's own words where they always went, the terminal's (it prints little: what it downloads, and why it failed).
-  process.stdout.write(run.stdout.head);
-  process.stderr.write(run.stderr.head);
   judged(run, `build ${spec.module}@${spec.version} (go install)`, GO_INSTALL_MS, false);
   if (run.exitCode !== 0) throw new DriverError(`${installing} failed (exit ${run.exitCode})`);
   writeFileSync(stampFile, `${want}\n`);
