@@ -1,5 +1,6 @@
 // `npm run capture -- [slug...] [--driver kind|lab] [--out DIR] [--keep] [--dry-run] ...`
-// The I/O edge of the capture: arguments, signals, progress, exit codes.
+// The I/O edge of the capture: arguments, progress, and each command; what they share
+// (failures, exit codes, signals) is in capture/edge.ts.
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
@@ -19,7 +20,6 @@ import type { ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
 import { baselineOf, claimsReport, readBaseline, runSide, tryEvidence, whatChangedLines, type Baseline } from '../src/capture/what-changed.ts';
 import { planLines } from '../src/capture/plan-text.ts';
 import { existsSync, rmSync } from 'node:fs';
-import { constants } from 'node:os';
 import { clip } from '../src/capture/clip.ts';
 import { checkOutFolder, checkTarget, inspectTarget, judgeTarget, TargetError } from '../src/capture/target.ts';
 import type { Lock } from '../src/capture/lock.ts';
@@ -31,62 +31,20 @@ import { judgeRuns } from '../src/capture/judge-run.ts';
 import { KEPT_MANIFEST, keepAside, keptFolder, keptFolderName, keptRunsDir, KeptRunError, readKept } from '../src/capture/kept-run.ts';
 import { displayPath } from '../src/evidence/errors.ts';
 import { terminalSafe } from '../src/evidence/terminal-text.ts';
+import { EXIT_CLAIMS_BROKEN, fail, ignoreClosedPipes, Interrupts, say, sayLine } from './capture/edge.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
-/**
- * Exit codes: 2 usage and prerequisites, 1 a failed run (its facts not derived included),
- * EXIT_CLAIMS_BROKEN a run kept aside because a claim broke, 128 + the signal's number for an interrupt.
- */
-function fail(message: string, code: number): never {
-  // One line, whatever an error carried (a tool's output, a long path), with nothing a terminal would act on.
-  process.stderr.write(`capture: ${terminalSafe(clip(message.replaceAll('\n', ' | '), 2000))}\n`);
-  process.exit(code);
-}
-
-/** A complete run on which a claim no longer holds: not swapped in, kept aside for --accept. */
-const EXIT_CLAIMS_BROKEN = 3;
-
-/** Report lines to stderr: values and paths from snapshots, so controls and bidi marks are escaped. */
-function say(lines: readonly string[]): void {
-  process.stderr.write(`${terminalSafe(lines.join('\n'))}\n`);
-}
-
-const signalExitCode = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ?? 0);
-
 // Signals, from the first line on: until a run is under way there is nothing to clean up,
 // and a signal ends the capture at once with 130 (SIGINT) or 143 (SIGTERM).
-const controller = new AbortController();
-let stopSignal: NodeJS.Signals | null = null;
-let running = false;
-let interrupts = 0;
-const onSignal = (signal: NodeJS.Signals) => {
-  interrupts += 1;
-  stopSignal ??= signal;
-  if (!running) process.exit(signalExitCode(signal));
-  if (interrupts === 1) {
-    process.stderr.write(`\ncapture: ${signal}: stopping and cleaning up (the snapshots stay as they were)\n`);
-    controller.abort();
-  } else if (interrupts === 2) {
-    process.stderr.write(
-      'capture: still cleaning up; a third signal quits at once and may leave the environment behind (the next capture or --clean removes it)\n',
-    );
-  } else {
-    process.exit(signalExitCode(stopSignal));
-  }
-};
-process.on('SIGINT', onSignal);
-process.on('SIGTERM', onSignal);
+const interrupts = new Interrupts().listen();
+ignoreClosedPipes();
 
 /** What a real run of this variant runs, in order, waits and health checks included: each line a command a shell accepts. */
 function printPlan(args: CaptureArgs, experiment: Experiment, driver: ReturnType<typeof createDriver>, variant: string | null, dir: string): void {
   const plan = new Cluster(driver, experiment, { articleDir: dir }).plan(symbolicTopologyView);
   process.stdout.write(`${planLines(plan, { slug: experiment.slug, variant, driver: args.driver }).join('\n')}\n`);
 }
-
-// A closed pipe (`npm run capture | head`) must not kill the capture before it
-// has taken the environment down: stop writing, keep running, clean up.
-for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 async function main(): Promise<void> {
   let args: CaptureArgs;
@@ -98,12 +56,11 @@ async function main(): Promise<void> {
       return;
     }
     if (args.accept !== null) {
-      running = false;
       await accept(args.accept);
       return;
     }
     if (args.clean) {
-      const { done, failed } = await recoverDeadRuns((line) => process.stderr.write(`capture: ${line}\n`), {
+      const { done, failed } = await recoverDeadRuns(sayLine, {
         leftovers: PROVIDER_LEFTOVERS,
         reportUnrecorded: true,
       });
@@ -247,7 +204,7 @@ async function main(): Promise<void> {
     runs.splice(0, runs.length, ...runnable);
     const defs = await loadArticle(root, slug);
     const owner = currentOwner();
-    running = true;
+    interrupts.running = true;
     const held: Array<{ runId: string; lock: Lock }> = [];
     const release = () => {
       for (const { runId, lock } of held) {
@@ -266,7 +223,7 @@ async function main(): Promise<void> {
       const { target, driver, experiment, variant } = run;
       let lock: Lock;
       try {
-        lock = holdTarget({ target, runId, slug, owner }, (line) => process.stderr.write(`capture: ${line}\n`));
+        lock = holdTarget({ target, runId, slug, owner }, sayLine);
       } catch (error) {
         await discardStaged();
         release();
@@ -289,7 +246,7 @@ async function main(): Promise<void> {
           target,
           runId,
           articleDir: articleDir(root, slug),
-          signal: controller.signal,
+          signal: interrupts.signal,
           reporter,
           git,
           host: hostInfo(),
@@ -303,7 +260,7 @@ async function main(): Promise<void> {
         await discardStaged();
         release();
         const others = runs.length > 1 ? "every variant's snapshots were left as they were" : 'the snapshots were left as they were';
-        if (error instanceof CaptureAborted) fail(`${label}: interrupted; ${others}`, signalExitCode(stopSignal ?? 'SIGINT'));
+        if (error instanceof CaptureAborted) fail(`${label}: interrupted; ${others}`, interrupts.exitCode());
         // What the run was refused (a kind cluster it did not create) is a prerequisite, as a refused target is.
         fail(`${label}: ${(error as Error).message}; ${others}`, error instanceof PrerequisiteError ? 2 : 1);
       }
@@ -363,7 +320,7 @@ async function main(): Promise<void> {
     }
     for (const note of judgement.notes) say([`capture: ${note}`]);
     for (const { result } of done) await result.staged?.commit();
-    running = false;
+    interrupts.running = false;
     release();
     for (const { run, result, previous, seconds } of done) {
       const label = run.variant === null ? slug : `${slug} variant ${run.variant}`;
@@ -424,7 +381,7 @@ async function accept(ref: string): Promise<void> {
   if (judged.verdict === 'facts')
     fail(`--accept ${clip(ref)}: facts cannot be derived from the kept run, so it cannot be accepted: ${judged.problems.join(' | ')}`, 1);
 
-  running = true;
+  interrupts.running = true;
   let previous: Map<string, Baseline>;
   try {
     previous = await swapInRuns(
@@ -443,15 +400,14 @@ async function accept(ref: string): Promise<void> {
           folderOfOther,
         },
       ],
-      { signal: controller.signal, say: (line) => process.stderr.write(`capture: ${line}\n`), acceptBrokenClaims: true },
+      { signal: interrupts.signal, say: sayLine, acceptBrokenClaims: true },
     );
   } catch (error) {
     if (error instanceof SwapError) fail(error.message, error.code);
-    if (error instanceof SwapInterrupted)
-      fail(`--accept ${clip(ref)}: interrupted; the snapshots were left as they were`, signalExitCode(stopSignal ?? 'SIGINT'));
+    if (error instanceof SwapInterrupted) fail(`--accept ${clip(ref)}: interrupted; the snapshots were left as they were`, interrupts.exitCode());
     fail(`--accept ${clip(ref)}: ${(error as Error).message}; the snapshots were left as they were`, 1);
   }
-  running = false;
+  interrupts.running = false;
   rmSync(kept.dir, { recursive: true, force: true });
   for (const run of manifest.runs) {
     const label = run.variant === null ? slug : `${slug} variant ${run.variant}`;
