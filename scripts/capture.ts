@@ -4,34 +4,31 @@
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } from '../src/capture/cli-args.ts';
-import { ArticleFolderError, articleDir, definitionFile, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
-import { createDriver, PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
+import { ArticleFolderError, articleDir, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
 import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts';
 import { CaptureAborted, runCapture, type CaptureResult } from '../src/capture/runner.ts';
-import { Cluster } from '../src/capture/cluster/cluster.ts';
-import { defaultVariant, experimentForVariant, selectVariants, variantFolder, variantProblems } from '../src/experiment/variants.ts';
-import { environmentFolder, environmentOfDriver, environmentProblems, headlineEnvironment } from '../src/experiment/environments.ts';
+import { defaultVariant, variantFolder } from '../src/experiment/variants.ts';
 import { createReporter, formatSummary } from '../src/capture/progress.ts';
 import { gitInfo, hostInfo } from '../src/capture/host.ts';
 import { makeRunId } from '../src/capture/run-id.ts';
-import { symbolicTopologyView } from '../src/capture/topology-view.ts';
-import type { EnvironmentName, Experiment } from '../src/experiment/types.ts';
 import type { ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
-import { baselineOf, claimsReport, readBaseline, runSide, tryEvidence, whatChangedLines, type Baseline } from '../src/capture/what-changed.ts';
-import { planLines } from '../src/capture/plan-text.ts';
-import { existsSync, rmSync } from 'node:fs';
+import { claimsReport, readBaseline, runSide, tryEvidence, whatChangedLines, type Baseline } from '../src/capture/what-changed.ts';
+import { rmSync } from 'node:fs';
 import { clip } from '../src/capture/clip.ts';
 import { checkOutFolder, checkTarget, inspectTarget, judgeTarget, TargetError } from '../src/capture/target.ts';
 import type { Lock } from '../src/capture/lock.ts';
-import { recoverDeadRuns } from '../src/capture/recover.ts';
 import { currentOwner, forgetRecord } from '../src/capture/run-registry.ts';
 import { swapPaths } from '../src/capture/snapshot-writer.ts';
 import { holdTarget, swapInRuns, SwapError, SwapInterrupted } from '../src/capture/swap-in.ts';
 import { judgeRuns } from '../src/capture/judge-run.ts';
 import { KEPT_MANIFEST, keepAside, keptFolder, keptFolderName, keptRunsDir, KeptRunError, readKept } from '../src/capture/kept-run.ts';
 import { displayPath } from '../src/evidence/errors.ts';
-import { terminalSafe } from '../src/evidence/terminal-text.ts';
 import { EXIT_CLAIMS_BROKEN, fail, ignoreClosedPipes, Interrupts, say, sayLine } from './capture/edge.ts';
+import { clean } from './capture/clean.ts';
+import { compare } from './capture/compare.ts';
+import { printPlans } from './capture/dry-run.ts';
+import { loadPlans, targetOf } from './capture/articles.ts';
+import { driverFor, recoverKilledRuns, variantDrivers } from './capture/providers.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -39,12 +36,6 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 // and a signal ends the capture at once with 130 (SIGINT) or 143 (SIGTERM).
 const interrupts = new Interrupts().listen();
 ignoreClosedPipes();
-
-/** What a real run of this variant runs, in order, waits and health checks included: each line a command a shell accepts. */
-function printPlan(args: CaptureArgs, experiment: Experiment, driver: ReturnType<typeof createDriver>, variant: string | null, dir: string): void {
-  const plan = new Cluster(driver, experiment, { articleDir: dir }).plan(symbolicTopologyView);
-  process.stdout.write(`${planLines(plan, { slug: experiment.slug, variant, driver: args.driver }).join('\n')}\n`);
-}
 
 async function main(): Promise<void> {
   let args: CaptureArgs;
@@ -60,14 +51,7 @@ async function main(): Promise<void> {
       return;
     }
     if (args.clean) {
-      const { done, failed } = await recoverDeadRuns(sayLine, {
-        leftovers: PROVIDER_LEFTOVERS,
-        reportUnrecorded: true,
-      });
-      if (done.length) process.stdout.write(`recovered ${done.length}: ${done.join('; ')}\n`);
-      // The lines above said why; the records stay, so a later --clean can finish the job.
-      if (failed.length) process.exit(1);
-      if (!done.length) process.stdout.write('nothing of killed captures or lab runs was left\n');
+      await clean();
       return;
     }
     slugs = selectSlugs(args.slugs, await listArticleSlugs(root));
@@ -76,115 +60,40 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  const plans = await loadPlans(root, slugs, args);
+  if (args.compare) return compare(args.compare, plans, root);
+  if (args.dryRun) return printPlans(args, plans, root);
+
   // The source every run of this capture comes from, read once before any snapshot is swapped
   // in: the snapshots this capture writes do not make the next article's run "dirty".
   const git = await gitInfo(root);
-
-  // Each article's experiment and the variants to capture, checked before any work.
-  // The environment is the driver's: its runs go to that environment's folders (environments.ts).
-  const plans: Array<{
-    slug: string;
-    experiment: Experiment;
-    variants: Array<string | null>;
-    defaultVariant: string | null;
-    environment: EnvironmentName;
-    headline: EnvironmentName;
-  }> = [];
-  for (const slug of slugs) {
-    let experiment: Experiment;
+  // Every target is judged before any work: a refusal touches nothing and starts nothing.
+  if (args.out) {
     try {
-      experiment = (await loadArticle(root, slug)).experiment;
+      checkOutFolder(args.out, join(root, 'content/articles'), args.out);
     } catch (error) {
-      fail((error as Error).message, 2);
-    }
-    const file = definitionFile(slug);
-    const problems = [...environmentProblems(experiment, file), ...variantProblems(experiment, file)];
-    if (problems.length) fail(problems[0]!, 2);
-    try {
-      plans.push({
-        slug,
-        experiment,
-        variants: selectVariants(experiment, args.variants),
-        defaultVariant: defaultVariant(experiment),
-        environment: environmentOfDriver(experiment, args.driver),
-        headline: headlineEnvironment(experiment),
-      });
-    } catch (error) {
-      fail((error as Error).message, 2);
+      if (error instanceof TargetError) fail(error.message, 2);
+      throw error;
     }
   }
-  type Plan = (typeof plans)[number];
-  /** The folder of the headline environment's default run: the article's snapshots/, or --out DIR/<slug>. */
-  const headlineTargetOf = (slug: string) => (args.out ? resolve(args.out, slug) : join(articleDir(root, slug), 'snapshots'));
-  /** A variant's folder in the environment this capture measures: `snapshots[.<environment>][.<variant>]`. */
-  const targetOf = (plan: Plan, variant: string | null) =>
-    variantFolder(environmentFolder(headlineTargetOf(plan.slug), plan.environment, plan.headline), variant, plan.defaultVariant);
-
-  if (!args.compare && !args.dryRun) {
-    // Every target is judged before any work: a refusal touches nothing and starts nothing.
-    if (args.out) {
+  for (const plan of plans) {
+    for (const variant of plan.variants) {
+      const target = targetOf(root, args, plan, variant);
       try {
-        checkOutFolder(args.out, join(root, 'content/articles'), args.out);
+        checkTarget(target, plan.slug, args.out ? `--out ${args.out}: ${relative(resolve(args.out), target)}` : relative(root, target), [root]);
       } catch (error) {
         if (error instanceof TargetError) fail(error.message, 2);
         throw error;
       }
     }
-    for (const plan of plans) {
-      for (const variant of plan.variants) {
-        const target = targetOf(plan, variant);
-        try {
-          checkTarget(target, plan.slug, args.out ? `--out ${args.out}: ${relative(resolve(args.out), target)}` : relative(root, target), [root]);
-        } catch (error) {
-          if (error instanceof TargetError) fail(error.message, 2);
-          throw error;
-        }
-      }
-    }
-    // Runs killed earlier are found by their records and put right before anything reads the snapshots.
-    await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
   }
-
-  if (args.compare) {
-    for (const plan of plans) {
-      const defs = await loadArticle(root, plan.slug);
-      const inEnvironment = (folder: string, variant: string | null) =>
-        variantFolder(environmentFolder(folder, plan.environment, plan.headline), variant, plan.defaultVariant);
-      for (const variant of plan.variants) {
-        const label = `${plan.slug} (${[plan.environment, variant].filter(Boolean).join(', ')})`;
-        const committedDir = inEnvironment(join(articleDir(root, plan.slug), 'snapshots'), variant);
-        const committed = baselineOf(tryEvidence(plan.slug, committedDir, defs, variant), existsSync(committedDir), displayPath(committedDir), 'committed');
-        const nested = inEnvironment(resolve(args.compare, plan.slug), variant);
-        const alone = variant === plan.defaultVariant ? resolve(args.compare) : null;
-        const otherDir = existsSync(join(nested, 'run.yaml')) || alone === null ? nested : alone;
-        const other = tryEvidence(plan.slug, otherDir, defs, variant, true);
-        if (!other.evidence) {
-          if (variant !== plan.defaultVariant) {
-            process.stdout.write(`${label}: no run in ${relative(process.cwd(), otherDir) || '.'}\n`);
-            continue;
-          }
-          fail(`--compare ${clip(args.compare)}: ${other.problem}`, 2);
-        }
-        process.stdout.write(`${label}: committed snapshots vs ${relative(process.cwd(), otherDir) || '.'}\n`);
-        process.stdout.write(`${terminalSafe([...whatChangedLines(committed, runSide(other.evidence)), claimsReport(other.evidence)].join('\n'))}\n`);
-      }
-    }
-    return;
-  }
+  // Runs killed earlier are found by their records and put right before anything reads the snapshots.
+  await recoverKilledRuns();
 
   for (const plan of plans) {
     const { slug } = plan;
-    // One run per variant, each a driver of its own (its own run id, lab, namespaces); these plan and preflight.
-    const runs = plan.variants.map((variant) => {
-      const runId = makeRunId(new Date());
-      const experiment = experimentForVariant(plan.experiment, variant);
-      const driver = createDriver(args, { runId, articleDir: articleDir(root, slug), root });
-      return { variant, runId, experiment, driver, target: targetOf(plan, variant) };
-    });
-    if (args.dryRun) {
-      for (const run of runs) printPlan(args, run.experiment, run.driver, run.variant, articleDir(root, slug));
-      continue;
-    }
+    // One run per variant, each a driver of its own (its own run id, lab, namespaces); these preflight.
+    const runs = variantDrivers(args, root, plan).map((run) => ({ ...run, target: targetOf(root, args, plan, run.variant) }));
     // Every variant's prerequisites before any runs. A variant this driver cannot run here (ipvs on a
     // kernel without IPVS) fails the capture when named, and is left out with one line otherwise.
     const runnable: typeof runs = [];
@@ -212,14 +121,14 @@ async function main(): Promise<void> {
         forgetRecord('capture', runId);
       }
     };
-    const done: Array<{ run: (typeof runs)[number]; result: CaptureResult; previous: Baseline; seconds: number }> = [];
+    const done: Array<{ run: (typeof runs)[number] & { runId: string }; result: CaptureResult; previous: Baseline; seconds: number }> = [];
     const discardStaged = async () => {
       for (const { result } of done) await result.staged?.discard();
     };
     for (const planned of runs) {
       // The run id (and so the driver) is made when the variant starts: it sorts by the run's own time.
       const runId = makeRunId(new Date());
-      const run = { ...planned, runId, driver: createDriver(args, { runId, articleDir: articleDir(root, slug), root }) };
+      const run = { ...planned, runId, driver: driverFor(args, root, slug, runId) };
       const { target, driver, experiment, variant } = run;
       let lock: Lock;
       try {
@@ -267,7 +176,7 @@ async function main(): Promise<void> {
     }
     // Every variant has run: judge them together before any is swapped in.
     const staged = done.map(({ run }) => ({ variant: run.variant, runId: run.runId, target: run.target, dir: swapPaths(run.target, run.runId).staging }));
-    const folderOfOther = (variant: string) => targetOf(plan, variant);
+    const folderOfOther = (variant: string) => targetOf(root, args, plan, variant);
     const judgement = judgeRuns(slug, defs, staged, folderOfOther);
     if (judgement.verdict === 'facts' || judgement.broken.length) {
       let kept: string;
@@ -366,7 +275,7 @@ async function accept(ref: string): Promise<void> {
       throw error;
     }
   }
-  await recoverDeadRuns((line) => process.stderr.write(`capture: recovered: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
+  await recoverKilledRuns();
   const defs = await loadArticle(root, slug);
   const experiment = defs.experiment ?? null;
   const byDefault = experiment ? defaultVariant(experiment) : null;
