@@ -7,23 +7,21 @@ import { parseCaptureArgs, selectSlugs, UsageError, USAGE, type CaptureArgs } fr
 import { ArticleFolderError, articleDir, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
 import { PrerequisiteError, VariantUnsupported } from '../src/capture/driver.ts';
 import { CaptureAborted, runCapture, type CaptureResult } from '../src/capture/runner.ts';
-import { defaultVariant, variantFolder } from '../src/experiment/variants.ts';
 import { createReporter, formatSummary } from '../src/capture/progress.ts';
 import { gitInfo, hostInfo } from '../src/capture/host.ts';
 import { makeRunId } from '../src/capture/run-id.ts';
-import type { ArticleDefinitions } from '../src/evidence/article/from-disk.ts';
-import { claimsReport, readBaseline, runSide, tryEvidence, whatChangedLines, type Baseline } from '../src/capture/what-changed.ts';
-import { rmSync } from 'node:fs';
-import { clip } from '../src/capture/clip.ts';
+import { readBaseline, runSide, tryEvidence, whatChangedLines, type Baseline } from '../src/capture/what-changed.ts';
 import { checkOutFolder, checkTarget, inspectTarget, judgeTarget, TargetError } from '../src/capture/target.ts';
 import type { Lock } from '../src/capture/lock.ts';
 import { currentOwner, forgetRecord } from '../src/capture/run-registry.ts';
 import { swapPaths } from '../src/capture/snapshot-writer.ts';
-import { holdTarget, swapInRuns, SwapError, SwapInterrupted } from '../src/capture/swap-in.ts';
+import { holdTarget, SwapError } from '../src/capture/swap-in.ts';
 import { judgeRuns } from '../src/capture/judge-run.ts';
-import { KEPT_MANIFEST, keepAside, keptFolder, keptFolderName, keptRunsDir, KeptRunError, readKept } from '../src/capture/kept-run.ts';
+import { keepAside, keptFolderName, keptRunsDir } from '../src/capture/kept-run.ts';
 import { displayPath } from '../src/evidence/errors.ts';
-import { EXIT_CLAIMS_BROKEN, fail, ignoreClosedPipes, Interrupts, say, sayLine } from './capture/edge.ts';
+import { EXIT_CLAIMS_BROKEN, fail, ignoreClosedPipes, Interrupts, say, sayLine, type CaptureContext } from './capture/edge.ts';
+import { accept } from './capture/accept.ts';
+import { reportSwapped } from './capture/report.ts';
 import { clean } from './capture/clean.ts';
 import { compare } from './capture/compare.ts';
 import { printPlans } from './capture/dry-run.ts';
@@ -35,6 +33,7 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 // Signals, from the first line on: until a run is under way there is nothing to clean up,
 // and a signal ends the capture at once with 130 (SIGINT) or 143 (SIGTERM).
 const interrupts = new Interrupts().listen();
+const ctx: CaptureContext = { root, interrupts };
 ignoreClosedPipes();
 
 async function main(): Promise<void> {
@@ -47,7 +46,7 @@ async function main(): Promise<void> {
       return;
     }
     if (args.accept !== null) {
-      await accept(args.accept);
+      await accept(args.accept, ctx);
       return;
     }
     if (args.clean) {
@@ -236,94 +235,6 @@ async function main(): Promise<void> {
       say([formatSummary(label, relative(process.cwd(), result.target) || '.', result.steps, seconds)]);
       reportSwapped(slug, result.target, defs, run.variant, previous);
     }
-  }
-}
-
-/** How the claims stand in a run just swapped in, and what changed from the committed run it is compared with. */
-function reportSwapped(slug: string, target: string, defs: ArticleDefinitions, variant: string | null, previous: Baseline): void {
-  const next = tryEvidence(slug, target, defs, variant, true);
-  if (next.evidence) say([claimsReport(next.evidence), ...whatChangedLines(previous, runSide(next.evidence))]);
-  else say([`the new snapshots do not derive the article's facts: ${next.problem}`]);
-}
-
-/**
- * `--accept RUN`: swaps in a run a capture kept aside, as a capture would: every
- * target checked, dead runs recovered, each run recorded and its target locked,
- * the run copied beside its target (run.yaml last) and its facts derived there
- * again before the swap. Broken claims are what is being accepted; a fact that
- * cannot be derived is not.
- */
-async function accept(ref: string): Promise<void> {
-  let kept: ReturnType<typeof readKept>;
-  try {
-    kept = readKept(keptFolder(ref, keptRunsDir()));
-  } catch (error) {
-    if (error instanceof KeptRunError) fail(`--accept ${clip(ref)}: ${error.message}`, 2);
-    throw error;
-  }
-  const { manifest } = kept;
-  const { slug } = manifest;
-  if (!(await listArticleSlugs(root)).includes(slug))
-    fail(`${displayPath(join(kept.dir, KEPT_MANIFEST))}: field "slug": no article ${clip(slug, 80)} in this checkout`, 2);
-  if (manifest.reason === 'facts')
-    fail(`--accept ${clip(ref)}: its facts could not be derived when it was captured; such a run is no measurement and cannot be accepted`, 2);
-  for (const run of manifest.runs) {
-    try {
-      checkTarget(run.target, slug, relative(process.cwd(), run.target) || run.target, [root]);
-    } catch (error) {
-      if (error instanceof TargetError) fail(error.message, 2);
-      throw error;
-    }
-  }
-  await recoverKilledRuns();
-  const defs = await loadArticle(root, slug);
-  const experiment = defs.experiment ?? null;
-  const byDefault = experiment ? defaultVariant(experiment) : null;
-  const defaultTarget = manifest.runs.find((r) => r.variant === byDefault)?.target;
-  const folderOfOther = (variant: string) => variantFolder(defaultTarget ?? join(articleDir(root, slug), 'snapshots'), variant, byDefault);
-  const judged = judgeRuns(
-    slug,
-    defs,
-    manifest.runs.map((r) => ({ variant: r.variant, dir: join(kept.dir, r.folder) })),
-    folderOfOther,
-  );
-  if (judged.verdict === 'facts')
-    fail(`--accept ${clip(ref)}: facts cannot be derived from the kept run, so it cannot be accepted: ${judged.problems.join(' | ')}`, 1);
-
-  interrupts.running = true;
-  let previous: Map<string, Baseline>;
-  try {
-    previous = await swapInRuns(
-      [
-        {
-          slug,
-          defs,
-          runs: manifest.runs.map((r) => ({
-            slug,
-            variant: r.variant,
-            runId: r.runId,
-            from: join(kept.dir, r.folder),
-            target: r.target,
-            articleDir: articleDir(root, slug),
-          })),
-          folderOfOther,
-        },
-      ],
-      { signal: interrupts.signal, say: sayLine, acceptBrokenClaims: true },
-    );
-  } catch (error) {
-    if (error instanceof SwapError) fail(error.message, error.code);
-    if (error instanceof SwapInterrupted) fail(`--accept ${clip(ref)}: interrupted; the snapshots were left as they were`, interrupts.exitCode());
-    fail(`--accept ${clip(ref)}: ${(error as Error).message}; the snapshots were left as they were`, 1);
-  }
-  interrupts.running = false;
-  rmSync(kept.dir, { recursive: true, force: true });
-  for (const run of manifest.runs) {
-    const label = run.variant === null ? slug : `${slug} variant ${run.variant}`;
-    say([
-      `accepted run ${run.runId} of ${label}: ${relative(process.cwd(), run.target) || run.target} now holds it; the build fails until the prose follows the claims that broke (SHICE_DRAFT=1 builds anyway)`,
-    ]);
-    reportSwapped(slug, run.target, defs, run.variant, previous.get(run.runId)!);
   }
 }
 

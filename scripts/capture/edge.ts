@@ -14,6 +14,16 @@ export function fail(message: string, code: number): never {
   process.exit(code);
 }
 
+/** Runs `step`; an error of `kind` fails the capture with its message and `code`, any other goes on up. */
+export function failingOn<T>(kind: abstract new (...args: never[]) => Error, code: number, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (error instanceof kind) fail(error.message, code);
+    throw error;
+  }
+}
+
 /** A complete run on which a claim no longer holds: not swapped in, kept aside for --accept. */
 export const EXIT_CLAIMS_BROKEN = 3;
 
@@ -81,4 +91,10 @@ export class Interrupts {
  */
 export function ignoreClosedPipes(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+}
+
+/** What a command needs of the edge: the project it captures, and the signals. */
+export interface CaptureContext {
+  root: string;
+  interrupts: Interrupts;
 }
