@@ -7,13 +7,12 @@ import type { AstroIntegration } from 'astro';
 import { EvidenceError } from '../../evidence/errors.ts';
 import { terminalSafe } from '../../evidence/terminal-text.ts';
 import { isDraft } from '../evidence/draft.ts';
-import { snapshotsDir } from '../../evidence/article/build.ts';
 import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/article/variants.ts';
 import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
 import { ARTICLES, ArticleFolderError, articleFolders, loadArticle } from '../../authoring/load.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
-import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
+import { articleTarget, evidenceMemo } from '../evidence/evidence-memo.ts';
 import { setDevProblems } from './dev-problems.ts';
 import { refusal } from './bounds.ts';
 import { placeholderWarning } from '../../site-address.ts';
@@ -56,12 +55,7 @@ export async function checkArticles(
     // Chinese copywriting: full-width punctuation and spacing, over the prose only.
     for (const s of [...sources, ...evidenceSources]) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
-      const target: MemoTarget = {
-        slug,
-        articleDir: resolve(dir),
-        snapshotsDir: resolve(snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT)),
-        draft: isDraft(env),
-      };
+      const target = articleTarget(root, slug, env);
       // Stamped before deriving: a file that changes meanwhile is not served from the memo.
       const stamps = fresh === undefined ? memo.stamps(target) : null;
       const article = await loadArticle(root, slug, fresh);
