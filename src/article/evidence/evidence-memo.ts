@@ -8,8 +8,9 @@
 // folder and draft setting: never shared between articles, even identical ones)
 // and is served only while every file it was derived from is unchanged: the
 // same paths, sizes and modification times. A changed, added or removed file
-// misses, and the caller derives afresh. `npm run dev` never reads it (pages
-// derive on every request there).
+// misses, and the caller derives afresh. `npm run dev`'s pages never read it
+// (they derive on every request there); an MDX file's compile reads it in dev
+// as in a build (mdx-evidence.ts), the files checked as above each time.
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, basename, isAbsolute, resolve } from 'node:path';
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
