@@ -160,7 +160,7 @@ function fakeRuntimeIO() {
           ? ''
           : JSON.stringify(prev);
     },
-    spawn: (argv) => {
+    spawn: async (argv) => {
       calls.push(argv);
       return { pid: 4242, exited: new Promise<Exit>((resolve) => (exit = resolve)) };
     },
@@ -189,7 +189,7 @@ test("the runtime: a sandbox through kindnet's CNI chain, the container's files 
     ['/usr/lib/cni/ptp', 'ADD', 'eth0', 'ptp'],
     ['/usr/lib/cni/portmap', 'ADD', 'eth0', 'portmap'],
   ]);
-  runtime.startContainer(ref, sandbox, 'backend', [{ containerPath: '/etc/nginx/conf.d/default.conf', content: 'server {}' }]);
+  await runtime.startContainer(ref, sandbox, 'backend', [{ containerPath: '/etc/nginx/conf.d/default.conf', content: 'server {}' }]);
   assert.equal(files.get('/run/lab/pods/default.backend/rootfs/etc/nginx/conf.d/default.conf'), 'server {}');
   assert.deepEqual(calls[4]!.slice(0, 11), [
     'ip',
@@ -234,12 +234,12 @@ test("the runtime's stop: the nginx image's stop signal, the pod's grace period,
   let graceOver: (() => void) | null = null;
   io.sleep = () => new Promise<void>((r) => (graceOver = r));
   const runtime = new LabRuntime({ io, runFolder: '/run/lab', netnsPrefix: 'lab.', cniBin: '/cni' });
-  const quits = runtime.startContainer({ uid: 'u', namespace: 'd', name: 'p' }, { netns: 'n', ip: '10.0.0.2' }, 'p', []);
+  const quits = await runtime.startContainer({ uid: 'u', namespace: 'd', name: 'p' }, { netns: 'n', ip: '10.0.0.2' }, 'p', []);
   const stopping = runtime.stopContainer(quits, 30);
   io.exitWith({ code: 0, signal: null });
   assert.deepEqual(await stopping, { signal: 'SIGQUIT', killed: false, exit: { code: 0, signal: null } });
   assert.deepEqual(kills, [[4242, 'SIGQUIT']]);
-  const hangs = runtime.startContainer({ uid: 'u', namespace: 'd', name: 'p' }, { netns: 'n', ip: '10.0.0.2' }, 'p', []);
+  const hangs = await runtime.startContainer({ uid: 'u', namespace: 'd', name: 'p' }, { netns: 'n', ip: '10.0.0.2' }, 'p', []);
   const killing = runtime.stopContainer(hangs, 30);
   await settle();
   graceOver!();

@@ -281,7 +281,7 @@ export class NodeAgent {
     const configMaps = new Map<string, Json>();
     for (const name of configMapNames(object))
       configMaps.set(name, await this.api.must('GET', `/api/v1/namespaces/${enc(ref.namespace)}/configmaps/${enc(name)}`));
-    const process = this.runtime.startContainer(ref, pod.sandbox, hostname, configMapFiles(object, container, configMaps));
+    const process = await this.runtime.startContainer(ref, pod.sandbox, hostname, configMapFiles(object, container, configMaps));
     pod.process = process;
     const containerStartedAt = this.clock.now();
     pod.running = { running: { startedAt: containerStartedAt.toISOString() } };
