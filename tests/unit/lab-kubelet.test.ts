@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ApiAnswer, KubeApi, WatchEvent } from '../../src/capture/lab/kubelet/api.ts';
 import type { Clock } from '../../src/capture/lab/kubelet/clock.ts';
-import { readNodeDecisions, standInDecisions } from '../../src/capture/lab/kubelet/decisions.ts';
+import { imagesReplaced, readImagesReplaced, readNodeDecisions, standInDecisions } from '../../src/capture/lab/kubelet/decisions.ts';
 import { mergeNodeDecisions } from '../../src/capture/provider/stand-in.ts';
 import { Kindnet, mtuOfAddress, nodeRoute } from '../../src/capture/lab/kubelet/kindnet.ts';
 import { memTotalKiB, nodeResources } from '../../src/capture/lab/kubelet/machine.ts';
@@ -373,9 +373,10 @@ test('the node agent: registers, runs a pod as the API gave it, Ready after its 
   assert.deepEqual(probes, ['10.244.1.3:80/ 1000'], 'one period after the start, with the spec timeout');
   assert.equal(statuses()[1]!.conditions.find((c) => c.type === 'Ready')?.status, 'True');
   assert.deepEqual(
-    agent.podsSeen.map((p) => [p.pod, p.hostname, p.probe?.periodSeconds]),
-    [['default/backend', 'backend', 1]],
+    agent.podsSeen.map((p) => [p.pod, p.hostname, p.probe?.periodSeconds, p.image]),
+    [['default/backend', 'backend', 1, 'nginx:1.27-alpine']],
   );
+  assert.deepEqual(imagesReplaced(agent.podsSeen), ['nginx:1.27-alpine'], "the image the pod named, which Debian's nginx ran in place of");
   // kubectl delete: the API sets deletionTimestamp and the grace period.
   const deleting = { ...pod, metadata: { ...meta, deletionTimestamp: '2026-12-03T11:37:00Z', deletionGracePeriodSeconds: 30 } };
   const stopped = agent.onPodEvent({ type: 'MODIFIED', object: deleting });
@@ -476,6 +477,18 @@ test('what the stand-in decided: read values say what from, decisions say so, no
     const file = join(dir, 'decisions.json');
     writeFileSync(file, JSON.stringify({ node: 'a', decisions: none }));
     assert.deepEqual(readNodeDecisions(file), { node: 'a', decisions: none });
+    assert.throws(() => readImagesReplaced(file), new RegExp(`^Error: ${file}: field imagesReplaced: expected a list of image names$`));
+    writeFileSync(file, JSON.stringify({ node: 'a', decisions: none, imagesReplaced: ['nginx:1.27-alpine'] }));
+    assert.deepEqual(readImagesReplaced(file), ['nginx:1.27-alpine']);
+    assert.deepEqual(
+      imagesReplaced([
+        { pod: 'default/a', hostname: 'a', probe: null, image: 'nginx:1.27-alpine' },
+        { pod: 'default/b', hostname: 'b', probe: null, image: 'nginx:1.25' },
+        { pod: 'default/c', hostname: 'c', probe: null, image: 'nginx:1.27-alpine' },
+      ]),
+      ['nginx:1.27-alpine', 'nginx:1.25'],
+      'each image once, in the order the pods came',
+    );
     writeFileSync(file, JSON.stringify({ node: 'a', decisions: [{ ...none[0]!, source: 'measured' }] }));
     assert.throws(() => readNodeDecisions(file), new RegExp(`^Error: ${file}: field decisions\\[0\\]\\.source: expected "stand-in" or "read"$`));
     writeFileSync(file, '{');

@@ -18,7 +18,7 @@ import { startDaemon } from '../../process.ts';
 import { DriverError } from '../../provider/node-provider.ts';
 import { ApiClient, keepWatching, readKubeconfig } from './api.ts';
 import { systemClock } from './clock.ts';
-import { standInDecisions } from './decisions.ts';
+import { imagesReplaced, standInDecisions } from './decisions.ts';
 import { Kindnet } from './kindnet.ts';
 import { nodeResources, readMachineCapacity } from './machine.ts';
 import { NodeAgent } from './node-agent.ts';
@@ -111,7 +111,8 @@ const runtime = new LabRuntime({
 let whatRan: WhatRan | null = null;
 const writeDecisions = () => {
   const decisions = standInDecisions({ capacity, mtu: kindnet.mtu, whatRan, pods: agent.podsSeen, stops: agent.stops });
-  writeFile(join(STATE, 'decisions.json'), `${JSON.stringify({ node: NODE, decisions }, null, 2)}\n`);
+  const report = { node: NODE, decisions, imagesReplaced: imagesReplaced(agent.podsSeen) };
+  writeFile(join(STATE, 'decisions.json'), `${JSON.stringify(report, null, 2)}\n`);
 };
 const agent: NodeAgent = new NodeAgent({
   node: {
