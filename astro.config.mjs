@@ -2,12 +2,14 @@
 import { existsSync } from 'node:fs';
 import { defineConfig } from 'astro/config';
 import mdx from '@astrojs/mdx';
+import { satteri } from '@astrojs/markdown-satteri';
 import sitemap from '@astrojs/sitemap';
 import { CODE_THEMES, DEFAULT_LANG, LANGS, LANG_TAGS, SITE_ADDRESS } from './src/site.config.ts';
 import { articleOfPath, withTrailingSlash } from './src/i18n/urls.ts';
 import { shiceEvidence } from './src/article/check/integration.ts';
 import { siteBounds } from './src/article/check/bounds.ts';
 import { siteSearch } from './src/search/index-site.ts';
+import { factBinding } from './src/article/render/mdx-facts.ts';
 
 /**
  * The sitemap lists pages written in their own language: no 404 pages, and no
@@ -35,6 +37,8 @@ export default defineConfig({
     routing: { prefixDefaultLocale: false },
   },
   markdown: {
+    // Astro's MDX pipeline, which binds each <Fact> of an article's MDX as it compiles (src/article/render/mdx-facts.ts).
+    processor: satteri({ hastPlugins: [factBinding()] }),
     shikiConfig: {
       themes: { ...CODE_THEMES },
       defaultColor: 'light',

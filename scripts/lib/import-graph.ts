@@ -177,11 +177,31 @@ export const LAYER_RULES: readonly LayerRule[] = [
   // provider's contract; the drivers (kind/, lab/), which provide nodes; the Kubernetes platform above
   // them (kubernetes/); then the registry, the runner and the CLI, which choose and combine them.
   { layer: 'src/capture/process.ts', forbidden: [...CAPTURE_ABOVE_PROCESS, ...SITE], because: 'every floor of the capture runs its processes through it' },
-  { layer: 'src/capture/kubectl/', forbidden: [...CAPTURE_ABOVE_KUBECTL, ...SITE], because: "kubectl's argv builders and parsers are pure, below every driver" },
-  { layer: 'src/capture/provider/', forbidden: [...CAPTURE_ABOVE_PROVIDER, ...SITE], because: 'the node provider contract is the floor every driver builds on' },
-  { layer: 'src/capture/kind/', forbidden: ['src/capture/lab/', ...CAPTURE_ABOVE_DRIVERS, ...SITE], because: 'a driver provides nodes: it knows neither another driver nor the platform above it' },
-  { layer: 'src/capture/lab/', forbidden: ['src/capture/kind/', ...CAPTURE_ABOVE_DRIVERS, ...SITE], because: 'a driver provides nodes: it knows neither another driver nor the platform above it' },
-  { layer: 'src/capture/kubernetes/', forbidden: ['src/capture/kind/', 'src/capture/lab/', ...CAPTURE_TOP, ...SITE], because: 'the platform works on any node provider through its contract' },
+  {
+    layer: 'src/capture/kubectl/',
+    forbidden: [...CAPTURE_ABOVE_KUBECTL, ...SITE],
+    because: "kubectl's argv builders and parsers are pure, below every driver",
+  },
+  {
+    layer: 'src/capture/provider/',
+    forbidden: [...CAPTURE_ABOVE_PROVIDER, ...SITE],
+    because: 'the node provider contract is the floor every driver builds on',
+  },
+  {
+    layer: 'src/capture/kind/',
+    forbidden: ['src/capture/lab/', ...CAPTURE_ABOVE_DRIVERS, ...SITE],
+    because: 'a driver provides nodes: it knows neither another driver nor the platform above it',
+  },
+  {
+    layer: 'src/capture/lab/',
+    forbidden: ['src/capture/kind/', ...CAPTURE_ABOVE_DRIVERS, ...SITE],
+    because: 'a driver provides nodes: it knows neither another driver nor the platform above it',
+  },
+  {
+    layer: 'src/capture/kubernetes/',
+    forbidden: ['src/capture/kind/', 'src/capture/lab/', ...CAPTURE_TOP, ...SITE],
+    because: 'the platform works on any node provider through its contract',
+  },
   { layer: 'src/capture/', forbidden: SITE, because: 'the capture writes snapshots; the pages only read them' },
   { layer: 'src/evidence/', forbidden: ['src/capture/', ...SITE], because: 'evidence is derived from snapshots, whoever wrote them, for whatever shows it' },
 ];

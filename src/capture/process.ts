@@ -355,7 +355,15 @@ export interface Daemon {
   logFile: string;
   /** Resolves with the exit code (null after a signal) once the process has gone. */
   exited: Promise<number | null>;
+  /** The same moment, with the signal that ended it, when one did (a runtime reports a container's end so). */
+  ended: Promise<DaemonExit>;
   hasExited: () => boolean;
+}
+
+/** How a long-running process ended: its exit code, or the signal that ended it. */
+export interface DaemonExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 /**
@@ -383,13 +391,14 @@ export async function startDaemon(label: string, argv: string[], logFile: string
   }
   child.unref();
   let done = false;
-  const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => {
+  const ended = new Promise<DaemonExit>((resolve) => {
+    child.once('exit', (code, signal) => {
       done = true;
-      resolve(code);
+      resolve({ code, signal });
     });
   });
-  return { label, argv, pid: child.pid, logFile, exited, hasExited: () => done };
+  const exited = ended.then((exit) => exit.code);
+  return { label, argv, pid: child.pid, logFile, exited, ended, hasExited: () => done };
 }
 
 export function readLogTail(file: string, lines = 5): string {

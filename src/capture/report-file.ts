@@ -5,9 +5,10 @@
 // proves nothing, so the place is judged by what it is.
 import { accessSync, closeSync, constants, lstatSync, openSync, readSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { CODE_FOLDERS } from './checkout-folders.ts';
 
 /** Folders of the checkout a report never goes into: what the build and the capture read. */
-const GUARDED = ['content', 'src', 'scripts', 'tests', '.git', '.github', 'public', 'node_modules'];
+const GUARDED = ['content', ...CODE_FOLDERS];
 
 /** How every report begins (its heading, the merge's verdict after it). */
 export const REPORT_HEADING = '# Capture: ';

@@ -9,6 +9,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { load } from 'js-yaml';
 import { clip } from './clip.ts';
+import { CODE_FOLDERS } from './checkout-folders.ts';
 
 /** The target cannot be written: the CLI prints the message as one line and exits 2. */
 export class TargetError extends Error {
@@ -141,7 +142,9 @@ export function systemFolderProblem(parent: string, context: { home: string | nu
  * capture writes only without --out (each environment's and variant's in its
  * own folder). Both paths absolute with their links resolved. Pure.
  */
-export function outFolderProblem(out: string, articles: string): string | null {
+export function outFolderProblem(out: string, articles: string, root: string = dirname(dirname(articles))): string | null {
+  const code = CODE_FOLDERS.find((folder) => out === join(root, folder) || within(out, join(root, folder)));
+  if (code !== undefined) return `is inside the checkout's own ${code}/, which the build and the capture read`;
   if (out === articles) return 'is the articles folder, where the committed snapshots live; a capture writes them without --out';
   if (within(out, articles))
     return `is inside the articles folder (${clip(relative(articles, out), 80)}); a capture writes the committed snapshots without --out`;

@@ -97,6 +97,26 @@ test('a number typed into the prose under npm run dev: the terminal and the page
     writeFileSync(definition, source);
     await terminal('the terminal to clear it', new RegExp(`after a change to content/articles/${slug}/article\\.ts: .*no problem`));
     await pageShows('the page to come back after the definition is fixed', (p) => p.status === 200 && !p.text.includes('class="dev-problems"'));
+
+    // An article's MDX binds its <Fact>s as it compiles (src/article/render/mdx-facts.ts): a new snapshot reaches
+    // them as it reaches the components. (A value left behind would fail the page: the render checks every one.)
+    const article = `${base}en/074-external-traffic-policy/`;
+    const runIds = (text: string) => [...text.matchAll(/data-fact="run\.id"[^>]*>(?:<[^>]*>)*([^<]*)</g)].map((m) => m[1]);
+    const shown = runIds(await (await fetch(article, { headers: { accept: 'text/html' } })).text());
+    const runYaml = join(project, 'content/articles/074-external-traffic-policy/snapshots/run.yaml');
+    const run = readFileSync(runYaml, 'utf8');
+    const runId = /^runId: (\S+)$/m.exec(run)![1]!;
+    assert.ok(shown.length >= 3 && shown.every((id) => id === runId), `the article binds its run id in its MDX and its components: ${shown.join(', ')}`);
+    writeFileSync(runYaml, run.replace(`runId: ${runId}`, 'runId: 20261204T184703Z-d3v0d3'));
+    await until(
+      "every bound run id, the MDX's too, to show the new one",
+      async () => {
+        const res = await fetch(article, { headers: { accept: 'text/html' } }).catch(() => null);
+        const ids = res?.status === 200 ? runIds(await res.text()) : [];
+        return running() && ids.length === shown.length && ids.every((id) => id === '20261204T184703Z-d3v0d3');
+      },
+      printed,
+    );
   } finally {
     if (dev?.pid !== undefined && dev.exitCode === null && dev.signalCode === null) {
       const ended = new Promise((resolve) => dev!.once('exit', resolve));

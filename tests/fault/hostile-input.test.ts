@@ -234,6 +234,9 @@ test('what a capture may replace: only a snapshot folder of the same slug, or no
   assert.match(outFolderProblem(`${articles}/074-x/tmp`, articles)!, /^is inside the articles folder \(074-x\/tmp\)/);
   assert.equal(outFolderProblem('/work/site/content/articles-out', articles), null);
   assert.equal(outFolderProblem('/tmp/runs', articles), null);
+  // The checkout's own code: a capture once wrote its runs into src/ when asked to.
+  assert.match(outFolderProblem('/work/site/src', articles)!, /^is inside the checkout's own src\//);
+  assert.match(outFolderProblem('/work/site/tests/x', articles)!, /^is inside the checkout's own tests\//);
   assert.equal(checkPathShape('/tmp/run/074'), null);
   assert.match(checkPathShape(`/tmp/${'a'.repeat(250)}`)!, /a name in the path is too long/);
   assert.match(checkPathShape(`/tmp/${'abc/'.repeat(1100)}`)!, /the path is too long/);

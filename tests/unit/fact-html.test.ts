@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { codeTokensHtml, escapeHtml, factHtml, valueForm } from '../../src/article/render/fact-html.ts';
+import { codeTokens, codeTokensHtml, escapeHtml, factHtml, valueForm } from '../../src/article/render/fact-html.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
 import { measuredRuns } from '../../src/evidence/article/environments.ts';
@@ -78,4 +78,12 @@ test('code tokens keep the whitespace between them as it was, and every characte
   for (const text of ['a', ' a', 'a ', '-x', '-x y ', 'a\tb\n c']) assert.equal(codeTokensHtml(text).replace(/<[^>]*>/g, ''), text, JSON.stringify(text));
   // A value from a snapshot is escaped before it is split: no markup gets through.
   assert.equal(factHtml({ id: 'x.argv', step: 'x', value: 'echo <b>hi</b> now' }).includes('<b>'), false);
+});
+
+test('a value splits into the same tokens as its escaped form: the string and the hast markup of a value agree', async () => {
+  const values = [...(await committedFacts()).map((f) => f.value), '-j "DROP" <x> & y', '"a b" -<c> -- "&amp;"', ' lead\t&quot;a b&quot; - x '];
+  for (const value of values) {
+    const escapedPieces = codeTokens(value).map((p) => ({ text: escapeHtml(p.text), whole: p.whole }));
+    assert.deepEqual(codeTokens(escapeHtml(value)), escapedPieces, value);
+  }
 });

@@ -36,14 +36,16 @@ test("nodes: InternalIP, podCIDR and role from the API, in the experiment's orde
     ],
   );
   assert.equal(nodes[0]!.containerRuntime, 'containerd://2.0.2');
-  const provided = (value: string) =>
-    ['control-plane', 'worker', 'worker2'].map((name) => ({ name, address: null, labels: { 'shice/created-by': value } }));
+  const provided = (value: string) => ['control-plane', 'worker', 'worker2'].map((name) => ({ name, address: null, labels: { 'shice/created-by': value } }));
   assert.deepEqual(nodesNotAsProvided(nodes, provided('shice'), 'kx-main'), []);
   assert.deepEqual(nodesNotAsProvided(nodes, provided('someone'), 'kx-main'), [
     'nodes kx-main-control-plane, kx-main-worker, kx-main-worker2 lack the label shice/created-by=someone that their provider set: cluster "kx-main" was not created by this capture',
   ]);
   const moved = [{ name: 'worker', address: '172.18.0.9', labels: {} }];
-  assert.match(nodesNotAsProvided(nodes, moved, 'kx-main')[0]!, /^node kx-main-worker reports InternalIP 172\.19\.0\.2, but its provider brought it up at 172\.18\.0\.9$/);
+  assert.match(
+    nodesNotAsProvided(nodes, moved, 'kx-main')[0]!,
+    /^node kx-main-worker reports InternalIP 172\.19\.0\.2, but its provider brought it up at 172\.18\.0\.9$/,
+  );
 });
 
 test('nodes: a missing InternalIP, a missing node or a wrong role is an error naming the field', async () => {

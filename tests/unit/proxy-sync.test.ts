@@ -38,7 +38,7 @@ test('the API has caught up once every declared Service lists exactly its ready 
 });
 
 test("kube-proxy's sync state from its /metrics; synced when nothing is pending or queued", async () => {
-  const metrics = await sample('metrics-lab-v1.37.2.txt');
+  const metrics = await readFile(new URL('../fixtures/kind/exec/kube-proxy-metrics.stdout', import.meta.url), 'utf8');
   const sync = parseProxySync(metrics, 'worker: /metrics');
   assert.equal(sync.pending, 0);
   assert.ok(sync.lastSync >= sync.lastQueued, 'the recorded kube-proxy had run the last sync it queued');
@@ -48,9 +48,12 @@ test("kube-proxy's sync state from its /metrics; synced when nothing is pending 
 });
 
 test('metrics without the sync gauges are named, not read as synced', async () => {
-  const metrics = (await sample('metrics-lab-v1.37.2.txt'))
+  const metrics = (await readFile(new URL('../fixtures/kind/exec/kube-proxy-metrics.stdout', import.meta.url), 'utf8'))
     .split('\n')
     .filter((l) => !l.startsWith('kubeproxy_sync_proxy_rules_endpoint_changes_pending'))
     .join('\n');
-  assert.throws(() => parseProxySync(metrics, 'worker: /metrics'), (e: unknown) => e instanceof ToolOutputError && /endpoint_changes_pending/.test(e.message));
+  assert.throws(
+    () => parseProxySync(metrics, 'worker: /metrics'),
+    (e: unknown) => e instanceof ToolOutputError && /endpoint_changes_pending/.test(e.message),
+  );
 });

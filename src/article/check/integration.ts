@@ -1,19 +1,18 @@
 // An Astro integration that checks every article's evidence and MDX when the
 // build (or dev, or check) starts, so a broken binding stops the build with
 // every problem listed by file, instead of failing somewhere inside a render.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import type { AstroIntegration } from 'astro';
+import type { AstroConfig, AstroIntegration } from 'astro';
 import { EvidenceError } from '../../evidence/errors.ts';
 import { terminalSafe } from '../../evidence/terminal-text.ts';
 import { isDraft } from '../evidence/draft.ts';
-import { snapshotsDir } from '../../evidence/article/build.ts';
 import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/article/variants.ts';
 import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
 import { ARTICLES, ArticleFolderError, articleFolders, loadArticle } from '../../authoring/load.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
-import { evidenceMemo, type MemoTarget } from '../evidence/evidence-memo.ts';
+import { articleTarget, evidenceMemo } from '../evidence/evidence-memo.ts';
 import { setDevProblems } from './dev-problems.ts';
 import { refusal } from './bounds.ts';
 import { placeholderWarning } from '../../site-address.ts';
@@ -56,12 +55,7 @@ export async function checkArticles(
     // Chinese copywriting: full-width punctuation and spacing, over the prose only.
     for (const s of [...sources, ...evidenceSources]) if (s.lang === 'zh') problems.push(...checkChineseMdx(s.file, s.source));
     try {
-      const target: MemoTarget = {
-        slug,
-        articleDir: resolve(dir),
-        snapshotsDir: resolve(snapshotsDir(dir, slug, env.SHICE_SNAPSHOT_ROOT)),
-        draft: isDraft(env),
-      };
+      const target = articleTarget(root, slug, env);
       // Stamped before deriving: a file that changes meanwhile is not served from the memo.
       const stamps = fresh === undefined ? memo.stamps(target) : null;
       const article = await loadArticle(root, slug, fresh);
@@ -180,17 +174,42 @@ export function isEvidenceSource(root: string, file: string): boolean {
   );
 }
 
+type VitePlugin = Extract<NonNullable<NonNullable<AstroConfig['vite']>['plugins']>[number], { name: string }>;
+
+/**
+ * `npm run dev`: an article's MDX binds its <Fact>s as it compiles (../render/mdx-facts.ts), so a change to
+ * what they read (the article's definition, manifests or snapshots) is a change to its MDX files: Vite
+ * compiles them again, as if they had been edited.
+ */
+export function recompileMdxOnEvidence(root: string): VitePlugin {
+  return {
+    name: 'shice:mdx-evidence',
+    apply: 'serve',
+    hotUpdate({ file, modules }) {
+      if (!isEvidenceSource(root, file) || file.endsWith('.mdx')) return;
+      const dir = join(root, ARTICLES, relative(join(root, ARTICLES), file).split(sep)[0]!);
+      if (!existsSync(dir)) return; // the article is gone, and its pages with it
+      const graph = this.environment.moduleGraph;
+      const mdx = readdirSync(dir)
+        .filter((name) => name.endsWith('.mdx'))
+        .flatMap((name) => [...(graph.getModulesByFile(join(dir, name)) ?? [])]);
+      return mdx.length ? [...modules, ...mdx] : undefined;
+    },
+  };
+}
+
 export function shiceEvidence(): AstroIntegration {
   let root = '';
   return {
     name: 'shice-evidence',
     hooks: {
-      'astro:config:setup': async ({ config, logger, command }) => {
+      'astro:config:setup': async ({ config, logger, command, updateConfig }) => {
         const placeholder = placeholderWarning(SITE_ADDRESS);
         if (command === 'build' && placeholder) logger.warn(placeholder);
         root = resolve(new URL('.', config.root).pathname);
         // `astro preview` serves pages already built (a draft build's too): it judges nothing.
         if (command === 'preview') return;
+        if (command === 'dev') updateConfig({ vite: { plugins: [recompileMdxOnEvidence(root)] } });
         const { problems, drafts, findings, summary } = await checkArticles(root);
         // The dev server starts anyway: it shows the problems in the terminal and on the pages, until they are fixed.
         if (command === 'dev') {

@@ -8,11 +8,15 @@
 // folder and draft setting: never shared between articles, even identical ones)
 // and is served only while every file it was derived from is unchanged: the
 // same paths, sizes and modification times. A changed, added or removed file
-// misses, and the caller derives afresh. `npm run dev` never reads it (pages
-// derive on every request there).
+// misses, and the caller derives afresh. `npm run dev`'s pages never read it
+// (they derive on every request there); an MDX file's compile reads it in dev
+// as in a build (mdx-evidence.ts), the files checked as above each time.
 import { readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, basename, isAbsolute } from 'node:path';
+import { dirname, join, relative, basename, isAbsolute, resolve } from 'node:path';
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
+import { snapshotsDir } from '../../evidence/article/build.ts';
+import { ARTICLES } from '../../authoring/load.ts';
+import { isDraft } from './draft.ts';
 
 /** What an entry is for: one article, read from one snapshots folder, in a draft build or not. */
 export interface MemoTarget {
@@ -22,6 +26,12 @@ export interface MemoTarget {
   /** The default run's snapshots folder, absolute (the article's own, or under SHICE_SNAPSHOT_ROOT). */
   snapshotsDir: string;
   draft: boolean;
+}
+
+/** The article's entry in a project: content/articles/<slug>, its snapshots (SHICE_SNAPSHOT_ROOT's when set), the build's draft setting. */
+export function articleTarget(root: string, slug: string, env: NodeJS.ProcessEnv = process.env): MemoTarget {
+  const articleDir = resolve(root, ARTICLES, slug);
+  return { slug, articleDir, snapshotsDir: resolve(snapshotsDir(articleDir, slug, env.SHICE_SNAPSHOT_ROOT)), draft: isDraft(env) };
 }
 
 /** A file as the memo compares it. */

@@ -2,15 +2,12 @@
 // checked by src/authoring/load.ts's `articleFrom`), and its evidence: snapshots
 // read once per article and kept for the whole build (a page binds many facts;
 // the files are read and validated once).
-import { resolve } from 'node:path';
-import { snapshotsDir } from '../../evidence/article/build.ts';
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
 import type { ComparisonRow } from '../../evidence/article/variants.ts';
 import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
 import { articleFrom, definitionFile, type Article } from '../../authoring/load.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from '../../authoring/parts.ts';
-import { isDraft } from './draft.ts';
-import { evidenceMemo, type MemoTarget } from './evidence-memo.ts';
+import { articleTarget, evidenceMemo } from './evidence-memo.ts';
 
 const modules = import.meta.glob<{ default?: unknown }>('/content/articles/*/article.ts', { eager: true });
 const definitions = new Map(Object.entries(modules).map(([path, m]) => [path.split('/').at(-2)!, m.default]));
@@ -28,8 +25,7 @@ export function articleEvidence(slug: string): ArticleEvidence {
   const cached = cache.get(slug);
   // In dev, snapshots and facts may change under the server: derive afresh on every page.
   if (cached && !import.meta.env.DEV) return cached;
-  const articleDir = resolve('content/articles', slug);
-  const target: MemoTarget = { slug, articleDir, snapshotsDir: resolve(snapshotsDir(articleDir, slug, process.env.SHICE_SNAPSHOT_ROOT)), draft: isDraft() };
+  const target = articleTarget(process.cwd(), slug);
   // Derived once already by the build's check (../check/integration.ts), from these very files: take it.
   const remembered = import.meta.env.DEV ? undefined : evidenceMemo().recall(target);
   if (remembered) {

@@ -1,14 +1,16 @@
 // The article a page is rendering, as its MDX components see it. ArticleBody
 // puts it in Astro.locals before rendering the MDX; <Fact> and <Measured> read it.
+// The MDX's own <Fact>s are bound as it compiles (mdx-facts.ts), by boundFact too.
 import type { ArticleEvidence } from '../../evidence/article/types.ts';
 import type { Fact } from '../../evidence/facts.ts';
 import type { Lang } from '../../evidence/template.ts';
-import type { RunBinding } from './fact-html.ts';
+import type { DeclaredLabels, RunBinding } from './fact-html.ts';
 import { evidenceOfRun, type RunRef } from '../../evidence/article/variants.ts';
 
 export type { RunRef };
 import { runStepId } from './anchors.ts';
 import { unrecordedVersion } from '../../evidence/run-facts.ts';
+import { evidenceStrings } from '../../i18n/evidence.ts';
 
 export interface ArticleContext {
   evidence: ArticleEvidence;
@@ -58,7 +60,7 @@ export function currentArticle(locals: { shice?: ArticleContext }, component: st
   return locals.shice;
 }
 
-export function requireFact(article: ArticleContext, id: string | undefined): Fact {
+export function requireFact(article: Pick<ArticleContext, 'evidence' | 'file'>, id: string | undefined): Fact {
   if (!id) throw new Error(`${article.file}: <Fact> without an id`);
   const fact = article.evidence.facts.get(id);
   if (fact) return fact;
@@ -78,6 +80,17 @@ export function requireSteps(article: ArticleContext, steps: string | undefined)
   return ids;
 }
 
+/** The evidence of the run `ref` names, and the binding its values carry (none for the article's own run). */
+function runOf(
+  article: Pick<ArticleContext, 'evidence' | 'file'>,
+  ref: RunRef,
+  component: string,
+): { evidence: ArticleEvidence; binding: RunBinding | undefined } {
+  if (ref.environment === undefined && ref.variant === undefined) return { evidence: article.evidence, binding: undefined };
+  const evidence = evidenceOfRun(article.evidence, ref, `${article.file}: <${component}>`);
+  return { evidence, binding: { ...ref, run: evidence.snapshots.run.runId } };
+}
+
 /**
  * The article as a component bound to a run reads it: that environment's and
  * variant's run, the binding its values carry (data-environment, data-variant,
@@ -93,13 +106,36 @@ export function runContext(
   binding: RunBinding | undefined;
   anchor: RunRef | undefined;
 } {
-  if (ref.environment === undefined && ref.variant === undefined) return { article, binding: undefined, anchor: undefined };
-  const evidence = evidenceOfRun(article.evidence, ref, `${article.file}: <${component}>`);
+  const { evidence, binding } = runOf(article, ref, component);
+  if (!binding) return { article, binding: undefined, anchor: undefined };
   return {
     article: { ...article, evidence },
-    binding: { ...ref, run: evidence.snapshots.run.runId },
+    binding,
     anchor: article.runRecords === 'this-page' ? undefined : ownRunOmitted(article.evidence, ref),
   };
+}
+
+/** What binding one value needs of the article: its evidence, its prose's language, its file (for messages). */
+export type FactScope = Pick<ArticleContext, 'evidence' | 'lang' | 'file'>;
+
+/** One value as <Fact id environment variant> binds it: the fact, the run it is bound to, and how a declared value is marked. */
+export interface BoundFact {
+  fact: Fact;
+  binding: RunBinding | undefined;
+  declared: DeclaredLabels;
+}
+
+/**
+ * The value <Fact id environment variant> shows, read from that environment's
+ * and variant's run (the article's own when neither is named): the markup is
+ * fact-html.ts's, written by Fact.astro or, in an article's MDX, by the MDX
+ * pipeline (mdx-facts.ts). A declared value is marked in the prose's language.
+ */
+export function boundFact(scope: FactScope, id: string | undefined, ref: RunRef): BoundFact {
+  const { evidence, binding } = runOf(scope, ref, 'Fact');
+  const fact = requireFact({ evidence, file: scope.file }, id);
+  const t = evidenceStrings(scope.lang);
+  return { fact, binding, declared: { mark: t.declaredMark, title: t.declaredTitle } };
 }
 
 /**

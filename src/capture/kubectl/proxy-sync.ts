@@ -35,7 +35,12 @@ export function parseEndpointSlices(stdout: string): Map<string, Set<string>> {
  * The declared Services whose EndpointSlices do not yet list exactly their ready Pods, each as
  * one phrase; empty once the API has caught up with the Pods.
  */
-export function endpointsBehind(wanted: readonly ObjectRef[], services: readonly KubeService[], pods: readonly KubePod[], slices: Map<string, Set<string>>): string[] {
+export function endpointsBehind(
+  wanted: readonly ObjectRef[],
+  services: readonly KubeService[],
+  pods: readonly KubePod[],
+  slices: Map<string, Set<string>>,
+): string[] {
   const behind: string[] = [];
   for (const ref of wanted) {
     const service = services.find((s) => s.name === ref.name && s.namespace === ref.namespace);
@@ -45,7 +50,8 @@ export function endpointsBehind(wanted: readonly ObjectRef[], services: readonly
       .map((p) => p.ip!)
       .sort();
     const listed = [...(slices.get(`${service.namespace}/${service.name}`) ?? [])].sort();
-    if (expected.join() !== listed.join()) behind.push(`${service.namespace}/${service.name} lists ${listed.join(', ') || 'no endpoint'}, its ready pods are ${expected.join(', ') || 'none'}`);
+    if (expected.join() !== listed.join())
+      behind.push(`${service.namespace}/${service.name} lists ${listed.join(', ') || 'no endpoint'}, its ready pods are ${expected.join(', ') || 'none'}`);
   }
   return behind;
 }

@@ -23,6 +23,8 @@ import { clusterPlan, type ClusterPlan } from './plan.ts';
 import { applyManifests, readWhenReady, type ClusterReading } from './readiness.ts';
 import { deletePod, execStep } from './steps.ts';
 
+export type { ApiTimeouts };
+
 export class Cluster {
   readonly experiment: Experiment;
   private readonly driver: DriverRun;
@@ -93,7 +95,9 @@ export class Cluster {
     const reading = this.requireReading();
     const versions = { ...(await this.provider.facts(ctx)), ...this.driver.apiFacts?.(reading.nodes) };
     const t = this.driver.access.target;
-    const kube = parseKubectlVersion(text((await this.io.kubectl(k.kubectlVersion(t), this.io.timeouts.quickMs, 'read the kubectl and Kubernetes versions', ctx)).stdout));
+    const kube = parseKubectlVersion(
+      text((await this.io.kubectl(k.kubectlVersion(t), this.io.timeouts.quickMs, 'read the kubectl and Kubernetes versions', ctx)).stdout),
+    );
     versions.kubectl = kube.client;
     if (kube.server) versions.kubernetes = kube.server;
     // kube-proxy's own answer on every node (its metrics server's /proxyMode), once when all agree.

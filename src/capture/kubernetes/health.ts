@@ -11,14 +11,22 @@ import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, probeOf, type KubeIo } from 
 const frozen = (exitCode: number | null) => (exitCode === 28 ? ': no answer within 2 s, frozen?' : '');
 
 /** What broke since the reading: the provider's word first, then kube-proxy's and the control plane's probes, then the Pods. */
-export async function clusterProblems(io: KubeIo, experiment: Experiment, readPods: KubePod[], deleted: ReadonlySet<string>, ctx: ProviderContext): Promise<string[]> {
+export async function clusterProblems(
+  io: KubeIo,
+  experiment: Experiment,
+  readPods: KubePod[],
+  deleted: ReadonlySet<string>,
+  ctx: ProviderContext,
+): Promise<string[]> {
   const fromProvider = await io.provider.problems(ctx);
   let problems = [...fromProvider];
   if (problems.length === 0) problems.push(...(await componentProblems(io, experiment, ctx)));
   if (problems.length === 0) {
     const pods = await io.kubectl(k.kubectlGetPods(io.access.target), io.timeouts.quickMs, 'read the pods (health check)', ctx, false);
     if (pods.exitCode !== 0)
-      problems.push(`the API server did not list the pods (${pods.timedOut ? `no answer within ${seconds(io.timeouts.quickMs)}` : firstLine(text(pods.stderr))})`);
+      problems.push(
+        `the API server did not list the pods (${pods.timedOut ? `no answer within ${seconds(io.timeouts.quickMs)}` : firstLine(text(pods.stderr))})`,
+      );
     else problems.push(...podChanges(readPods, parsePodList(text(pods.stdout)), deleted));
   }
   if (problems.length > 0 && fromProvider.length === 0) {

@@ -43,11 +43,15 @@ export const CONTROL_PLANE_HEALTHZ: [string, string][] = [
 export const probeOf = (url: string, insecure = false): string[] => ['curl', '--silent', '--max-time', '2', ...(insecure ? ['--insecure'] : []), url];
 
 export class KubeIo {
-  constructor(
-    readonly provider: NodeProvider,
-    readonly access: ClusterAccess,
-    readonly timeouts: ApiTimeouts,
-  ) {}
+  readonly provider: NodeProvider;
+  readonly access: ClusterAccess;
+  readonly timeouts: ApiTimeouts;
+
+  constructor(provider: NodeProvider, access: ClusterAccess, timeouts: ApiTimeouts) {
+    this.provider = provider;
+    this.access = access;
+    this.timeouts = timeouts;
+  }
 
   /** A command on a node through the provider; interrupts become DriverErrors, a timeout is the caller's to judge. */
   async onNode(node: string, command: string[], timeoutMs: number, ctx: ProviderContext): Promise<ProcessResult> {

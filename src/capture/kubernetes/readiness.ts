@@ -55,14 +55,25 @@ export async function applyManifests(io: KubeIo, experiment: Experiment, manifes
  * kube-proxy has every Service's endpoints in its rules and reports each ready Pod of a Service
  * with a health check as a local endpoint on its node.
  */
-export async function readWhenReady(io: KubeIo, experiment: Experiment, objects: DeclaredObjects, provided: readonly ProvidedNode[], ctx: ProviderContext): Promise<ClusterReading> {
+export async function readWhenReady(
+  io: KubeIo,
+  experiment: Experiment,
+  objects: DeclaredObjects,
+  provided: readonly ProvidedNode[],
+  ctx: ProviderContext,
+): Promise<ClusterReading> {
   const t = io.access.target;
   const { timeouts } = io;
   ctx.log('waiting for the nodes to be Ready');
   await io.kubectl(k.kubectlWaitNodesReady(t), timeouts.waitMs, 'wait for the nodes to be Ready', ctx);
   for (const pod of objects.pods) {
     ctx.log(`waiting for pod ${pod.namespace}/${pod.name} to be Ready`);
-    await explainingPods(io, io.kubectl(k.kubectlWaitPodReady(t, pod.namespace, pod.name), timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx), (p) => p.namespace === pod.namespace && p.name === pod.name, ctx);
+    await explainingPods(
+      io,
+      io.kubectl(k.kubectlWaitPodReady(t, pod.namespace, pod.name), timeouts.waitMs, `wait for pod ${pod.namespace}/${pod.name}`, ctx),
+      (p) => p.namespace === pod.namespace && p.name === pod.name,
+      ctx,
+    );
   }
   for (const w of objects.workloads) {
     ctx.log(`waiting for ${w.kind} ${w.namespace}/${w.name} to roll out`);
@@ -102,7 +113,16 @@ export async function readWhenReady(io: KubeIo, experiment: Experiment, objects:
   await awaitProxySync(io, experiment, reading.pods, services, objects, ctx);
   for (const wait of healthChecksToAwait(reading.pods, services, objects.services, experiment.cluster.name)) {
     ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s ${wait.endpoints} local endpoint(s)`);
-    await pollHealthCheck(io, experiment.client, reading.topology, wait.node, wait.port, (n) => n >= wait.endpoints, ctx, `before the steps, ${wait.service}'s health check on ${wait.node}`);
+    await pollHealthCheck(
+      io,
+      experiment.client,
+      reading.topology,
+      wait.node,
+      wait.port,
+      (n) => n >= wait.endpoints,
+      ctx,
+      `before the steps, ${wait.service}'s health check on ${wait.node}`,
+    );
   }
   return reading;
 }
@@ -113,7 +133,14 @@ export async function readWhenReady(io: KubeIo, experiment: Experiment, objects:
  * pending and no sync queued: its rules then hold every Service's endpoints. (074's lab test
  * caught worker2 without s-cluster's rules, 075's capture s-cluster without one of its pods.)
  */
-async function awaitProxySync(io: KubeIo, experiment: Experiment, pods: KubePod[], services: KubeService[], objects: DeclaredObjects, ctx: ProviderContext): Promise<void> {
+async function awaitProxySync(
+  io: KubeIo,
+  experiment: Experiment,
+  pods: KubePod[],
+  services: KubeService[],
+  objects: DeclaredObjects,
+  ctx: ProviderContext,
+): Promise<void> {
   ctx.log("waiting for every Service's EndpointSlices to list its ready pods");
   let behind: string[] = [];
   await io.poll(

@@ -1,0 +1,61 @@
+// The articles a capture, a comparison or a dry run is about: each one's experiment,
+// the variants to capture and the environment they are measured in, checked before
+// any work; and the folders their runs go to.
+import { join, resolve } from 'node:path';
+import type { CaptureArgs } from '../../src/capture/cli-args.ts';
+import { articleDir, definitionFile, loadArticle } from '../../src/authoring/load.ts';
+import { defaultVariant, selectVariants, variantFolder, variantProblems } from '../../src/experiment/variants.ts';
+import { environmentFolder, environmentOfDriver, environmentProblems, headlineEnvironment } from '../../src/experiment/environments.ts';
+import type { EnvironmentName, Experiment } from '../../src/experiment/types.ts';
+import { fail } from './edge.ts';
+
+export interface ArticlePlan {
+  slug: string;
+  experiment: Experiment;
+  variants: Array<string | null>;
+  defaultVariant: string | null;
+  /** The driver's: its runs go to that environment's folders (environments.ts). */
+  environment: EnvironmentName;
+  headline: EnvironmentName;
+}
+
+/** Each article's plan, in order; the first problem of any fails the capture (exit 2) before any work. */
+export async function loadPlans(root: string, slugs: readonly string[], args: CaptureArgs): Promise<ArticlePlan[]> {
+  const plans: ArticlePlan[] = [];
+  for (const slug of slugs) plans.push(await loadPlan(root, slug, args));
+  return plans;
+}
+
+async function loadPlan(root: string, slug: string, args: CaptureArgs): Promise<ArticlePlan> {
+  let experiment: Experiment;
+  try {
+    experiment = (await loadArticle(root, slug)).experiment;
+  } catch (error) {
+    fail((error as Error).message, 2);
+  }
+  const file = definitionFile(slug);
+  const problems = [...environmentProblems(experiment, file), ...variantProblems(experiment, file)];
+  if (problems.length) fail(problems[0]!, 2);
+  try {
+    return {
+      slug,
+      experiment,
+      variants: selectVariants(experiment, args.variants),
+      defaultVariant: defaultVariant(experiment),
+      environment: environmentOfDriver(experiment, args.driver),
+      headline: headlineEnvironment(experiment),
+    };
+  } catch (error) {
+    fail((error as Error).message, 2);
+  }
+}
+
+/** A variant's folder under `headlineFolder` in the environment the plan measures: `<folder>[.<environment>][.<variant>]`. */
+export const inEnvironment = (plan: ArticlePlan, headlineFolder: string, variant: string | null): string =>
+  variantFolder(environmentFolder(headlineFolder, plan.environment, plan.headline), variant, plan.defaultVariant);
+
+/** Where a capture writes a variant's run: under the article's snapshots/, or under --out DIR/<slug>. */
+export function targetOf(root: string, args: CaptureArgs, plan: ArticlePlan, variant: string | null): string {
+  const headlineTarget = args.out ? resolve(args.out, plan.slug) : join(articleDir(root, plan.slug), 'snapshots');
+  return inEnvironment(plan, headlineTarget, variant);
+}

@@ -1,0 +1,42 @@
+// `--compare DIR`: what differs between the committed snapshots and the run in
+// DIR (DIR/<slug>, or DIR itself when it holds run.yaml); captures nothing.
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { articleDir, loadArticle } from '../../src/authoring/load.ts';
+import type { ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import { baselineOf, claimsReport, runSide, tryEvidence, whatChangedLines } from '../../src/capture/what-changed.ts';
+import { clip } from '../../src/capture/clip.ts';
+import { displayPath } from '../../src/evidence/errors.ts';
+import { terminalSafe } from '../../src/evidence/terminal-text.ts';
+import { inEnvironment, type ArticlePlan } from './articles.ts';
+import { fail } from './edge.ts';
+
+export async function compare(dir: string, plans: readonly ArticlePlan[], root: string): Promise<void> {
+  for (const plan of plans) {
+    const defs = await loadArticle(root, plan.slug);
+    for (const variant of plan.variants) compareVariant(dir, plan, variant, defs, root);
+  }
+}
+
+function compareVariant(dir: string, plan: ArticlePlan, variant: string | null, defs: ArticleDefinitions, root: string): void {
+  const label = `${plan.slug} (${[plan.environment, variant].filter(Boolean).join(', ')})`;
+  const committedDir = inEnvironment(plan, join(articleDir(root, plan.slug), 'snapshots'), variant);
+  const committed = baselineOf(tryEvidence(plan.slug, committedDir, defs, variant), existsSync(committedDir), displayPath(committedDir), 'committed');
+  const otherDir = runFolder(dir, plan, variant);
+  const shown = relative(process.cwd(), otherDir) || '.';
+  const other = tryEvidence(plan.slug, otherDir, defs, variant, true);
+  if (!other.evidence) {
+    if (variant === plan.defaultVariant) fail(`--compare ${clip(dir)}: ${other.problem}`, 2);
+    process.stdout.write(`${label}: no run in ${shown}\n`);
+    return;
+  }
+  process.stdout.write(`${label}: committed snapshots vs ${shown}\n`);
+  process.stdout.write(`${terminalSafe([...whatChangedLines(committed, runSide(other.evidence)), claimsReport(other.evidence)].join('\n'))}\n`);
+}
+
+/** The variant's run under DIR/<slug>; the default variant's may be DIR itself. */
+function runFolder(dir: string, plan: ArticlePlan, variant: string | null): string {
+  const nested = inEnvironment(plan, resolve(dir, plan.slug), variant);
+  const alone = variant === plan.defaultVariant ? resolve(dir) : null;
+  return existsSync(join(nested, 'run.yaml')) || alone === null ? nested : alone;
+}

@@ -1,0 +1,33 @@
+// The one place the capture's commands reach the drivers (src/capture/drivers.ts):
+// the drivers of an article's runs, and the recovery of what killed runs left behind.
+import { createDriver, PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
+import type { CaptureArgs } from '../../src/capture/cli-args.ts';
+import { articleDir } from '../../src/authoring/load.ts';
+import { experimentForVariant } from '../../src/experiment/variants.ts';
+import type { Experiment } from '../../src/experiment/types.ts';
+import { makeRunId } from '../../src/capture/run-id.ts';
+import { recoverDeadRuns, type Recovery } from '../../src/capture/recover.ts';
+import type { ArticlePlan } from './articles.ts';
+import { sayLine } from './edge.ts';
+
+type Driver = ReturnType<typeof createDriver>;
+
+/** A driver of its own for one run of an article: its run id, its lab or cluster. */
+export const driverFor = (args: CaptureArgs, root: string, slug: string, runId: string, experiment: Experiment): Driver =>
+  createDriver(args, experiment, { runId, articleDir: articleDir(root, slug), root });
+
+/** Each variant of the plan with its experiment and a driver of its own (its own run id, lab, namespaces), to plan and preflight. */
+export function variantDrivers(args: CaptureArgs, root: string, plan: ArticlePlan): Array<{ variant: string | null; experiment: Experiment; driver: Driver }> {
+  return plan.variants.map((variant) => {
+    const runId = makeRunId(new Date());
+    const experiment = experimentForVariant(plan.experiment, variant);
+    return { variant, experiment, driver: driverFor(args, root, plan.slug, runId, experiment) };
+  });
+}
+
+/** Runs killed earlier, found by their records and put right before anything reads the snapshots; a kept-aside run stays. */
+export const recoverKilledRuns = (): Promise<Recovery> =>
+  recoverDeadRuns((line) => sayLine(`recovered: ${line}`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
+
+/** --clean: the same recovery, and what is left that no record names is reported too. */
+export const cleanKilledRuns = (): Promise<Recovery> => recoverDeadRuns(sayLine, { leftovers: PROVIDER_LEFTOVERS, reportUnrecorded: true });
