@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { experiment074 as experiment } from '../support/articles.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
+import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { readableStep, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
