@@ -258,8 +258,8 @@ export async function startEngine(log: (line: string) => void, env: NodeJS.Proce
   }
   const { pid } = daemon;
   let exited: string | null = null;
-  void daemon.exited.then((code) => {
-    exited = code === null ? 'killed by a signal' : `exit ${code}`;
+  void daemon.ended.then(({ code, signal }) => {
+    exited = signal ?? `exit ${code}`;
   });
   const record: EngineRecord = { pid, startTime: processStartTime(pid), socket: paths.socket, startedAt: new Date().toISOString(), adaptation, before };
   writeJsonAtomically(paths.record, record);
