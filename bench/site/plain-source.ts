@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { articlePath } from '../../src/i18n/urls.ts';
+import { pointArticleLinksAt } from './copies.ts';
 import { plainMdx, probeMdx } from '../plain/plain-mdx.ts';
 import { astroBuild } from './astro-build.ts';
 import { createProjectCopy, readArticleMdx, writeArticleWithMdx } from './temp-project.ts';
@@ -17,10 +18,11 @@ export interface PlainSources {
 }
 
 export async function plainSources(root: string, slug: string, options: { timeoutMs: number; cancelSignal?: AbortSignal }): Promise<PlainSources> {
+  // The probe site holds this article alone: its links to others point at itself, as in every copy (copies.ts).
   const sources = new Map(
     [...(await readArticleMdx(root, slug, 'to write a plain variant of'))].map(([name, mdx]) => [
       name,
-      { ...mdx, page: `dist${articlePath(mdx.lang, slug)}index.html` },
+      { ...mdx, text: pointArticleLinksAt(mdx.text, mdx.file, slug), page: `dist${articlePath(mdx.lang, slug)}index.html` },
     ]),
   );
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LANGS, type Lang } from '../../src/site.config.ts';
-import { copySlug, renameExperimentSlug, renameRunSlug, renumberSeries } from './copies.ts';
+import { copyRunFolder, copySlug, pointArticleLinksAt, renameExperimentSlug, renumberSeries } from './copies.ts';
 import { ARTICLE_BODY_PATH, BENCH_CONFIG, PLAIN_ARTICLE_BODY, RUN_RECORD_ROUTES, benchConfig, type Variant } from './variant-files.ts';
 
 /** Project files a build reads, besides content/ and node_modules/. */
@@ -69,8 +69,19 @@ export async function createProjectCopy(root: string, variant: Variant, label: s
   return { dir, variant, remove };
 }
 
-/** The article folder under a new slug: everything but dot-folders (a capture's staging), series number `number` (null: as it is). */
-async function copyArticle(root: string, dir: string, sourceSlug: string, slug: string, number: number | null): Promise<string> {
+/** The article's page in one language, as the `articles` collection names it (src/content.config.ts); its evidence page is `evidence.<lang>.mdx`. */
+export const isArticleMdx = (name: string): boolean => LANGS.some((lang) => name === `${lang}.mdx`);
+/** A folder of an article's runs: `snapshots`, and beside it one per environment and variant (`snapshots.lab.nftables`). */
+export const isSnapshotFolder = (name: string): boolean => /^snapshots(\.[a-z0-9-]+)*$/.test(name);
+
+/**
+ * The article folder under a new slug: everything but dot-folders (a capture's staging). As copy
+ * `index` (null: the article itself, nothing changed), its MDX links to other articles point at
+ * the copy (pointArticleLinksAt), the article pages (not the evidence pages, whose frontmatter has
+ * no series) get series number `index`, and every run its own id. Returns the folder and the run
+ * ids it holds.
+ */
+async function copyArticle(root: string, dir: string, sourceSlug: string, slug: string, index: number | null): Promise<{ to: string; runIds: string[] }> {
   const from = join(root, ARTICLES_DIR, sourceSlug);
   const to = join(dir, ARTICLES_DIR, slug);
   await cp(from, to, {
@@ -81,23 +92,42 @@ async function copyArticle(root: string, dir: string, sourceSlug: string, slug: 
         .split('/')
         .some((p) => p.startsWith('.')),
   });
-  for (const name of await readdir(to)) {
-    if (!name.endsWith('.mdx') || number === null) continue;
-    const file = join(to, name);
-    await writeFile(file, renumberSeries(await readFile(file, 'utf8'), file, number));
+  const runIds: string[] = [];
+  if (index === null) return { to, runIds };
+  const shown = (...parts: string[]) => [ARTICLES_DIR, slug, ...parts].join('/');
+  const entries = await readdir(to, { withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith('.mdx')) continue;
+    const file = join(to, entry.name);
+    const mdx = pointArticleLinksAt(await readFile(file, 'utf8'), shown(entry.name), slug);
+    await writeFile(file, isArticleMdx(entry.name) ? renumberSeries(mdx, shown(entry.name), index) : mdx);
   }
-  if (slug !== sourceSlug) {
-    const experiment = join(to, 'article.ts');
-    await writeFile(experiment, renameExperimentSlug(await readFile(experiment, 'utf8'), experiment, sourceSlug, slug));
-    const run = join(to, 'snapshots/run.yaml');
-    await writeFile(run, renameRunSlug(await readFile(run, 'utf8'), run, sourceSlug, slug));
+  const experiment = join(to, 'article.ts');
+  await writeFile(experiment, renameExperimentSlug(await readFile(experiment, 'utf8'), shown('article.ts'), sourceSlug, slug));
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !isSnapshotFolder(entry.name)) continue;
+    const folder = join(to, entry.name);
+    const names = (await readdir(folder)).filter((name) => name.endsWith('.yaml'));
+    const files = new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(folder, name), 'utf8')] as const)));
+    const copy = copyRunFolder(files, { folder: shown(entry.name), fromSlug: sourceSlug, toSlug: slug, index });
+    for (const [name, text] of copy.files) if (text !== files.get(name)) await writeFile(join(folder, name), text);
+    runIds.push(copy.runId);
   }
-  return to;
+  return { to, runIds };
 }
 
 /** `count` copies of the article with everything the evidence pipeline reads. */
 export async function writeEvidenceCopies(root: string, dir: string, sourceSlug: string, count: number): Promise<void> {
-  for (let i = 1; i <= count; i++) await copyArticle(root, dir, sourceSlug, copySlug(sourceSlug, i), i);
+  // Each copy's runs have ids of their own; two the same would be a mistake here, not the site's.
+  const seen = new Map<string, string>();
+  for (let i = 1; i <= count; i++) {
+    const slug = copySlug(sourceSlug, i);
+    for (const runId of (await copyArticle(root, dir, sourceSlug, slug, i)).runIds) {
+      if (seen.has(runId))
+        throw new Error(`${ARTICLES_DIR}/${slug}: run id ${runId} is also one of ${seen.get(runId)}'s; expected every copy's runs to have their own`);
+      seen.set(runId, slug);
+    }
+  }
 }
 
 /** `count` copies of the plain MDX (one text per language file name), nothing else. */
@@ -111,6 +141,6 @@ export async function writePlainCopies(dir: string, sourceSlug: string, mdxByFil
 
 /** The article under its own slug, its MDX files replaced (the probe's marked MDX). */
 export async function writeArticleWithMdx(root: string, dir: string, slug: string, mdxByFile: ReadonlyMap<string, string>): Promise<void> {
-  const to = await copyArticle(root, dir, slug, slug, null);
+  const { to } = await copyArticle(root, dir, slug, slug, null);
   for (const [name, text] of mdxByFile) await writeFile(join(to, name), text);
 }
