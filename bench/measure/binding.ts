@@ -6,10 +6,11 @@
 // a build that does nothing but MDX). Builds run in a mirrored order so that a
 // machine getting busier or quieter during the run weighs on every site alike,
 // and each site's faster build counts (other work on the machine only adds time).
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LANGS } from '../../src/site.config.ts';
-import { articlePath } from '../../src/i18n/urls.ts';
+import { articlePath, evidencePath } from '../../src/i18n/urls.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { firstDifference, summarizeArticle, type ArticleSummary } from '../fidelity.ts';
 import { ratio } from '../stats.ts';
@@ -24,24 +25,31 @@ export const BINDING_TARGET = 1.15;
 type Site = 'plain' | 'evidence' | 'unhighlighted';
 const ORDER: Site[] = ['plain', 'evidence', 'unhighlighted', 'unhighlighted', 'evidence', 'plain'];
 
+/** The copy's pages in every language (its article pages, and its evidence pages where it has them), by `<lang> page`. */
 async function articlePages(dir: string, slug: string): Promise<Map<string, ArticleSummary>> {
   const pages = new Map<string, ArticleSummary>();
   for (const lang of LANGS) {
-    const page = join('dist', articlePath(lang, slug), 'index.html');
-    pages.set(lang, summarizeArticle(page, await readFile(join(dir, page), 'utf8')));
+    for (const [kind, path] of [
+      ['article', articlePath(lang, slug)],
+      ['evidence', evidencePath(lang, slug)],
+    ] as const) {
+      const page = join('dist', path, 'index.html');
+      if (kind === 'evidence' && !existsSync(join(dir, page))) continue;
+      pages.set(`${lang} ${kind} page`, summarizeArticle(page, await readFile(join(dir, page), 'utf8')));
+    }
   }
   return pages;
 }
 
-/** Why a plain site does not show the same page as the evidence site, or null when it does. */
+/** Why a plain site does not show the same pages as the evidence site, or null when it does. */
 function fidelityProblem(site: string, plain: Map<string, ArticleSummary>, evidence: Map<string, ArticleSummary>): string | null {
-  for (const lang of LANGS) {
-    const p = plain.get(lang)!;
-    const e = evidence.get(lang)!;
-    if (e.boundValues === 0) return `the evidence site's ${lang} page binds no values: the pipeline did not run`;
-    if (p.boundValues !== 0) return `the ${site} site's ${lang} page still has ${p.boundValues} bound values`;
+  for (const [page, e] of evidence) {
+    const p = plain.get(page);
+    if (!p) return `the ${site} site has no ${page}`;
+    if (e.boundValues === 0) return `the evidence site's ${page} binds no values: the pipeline did not run`;
+    if (p.boundValues !== 0) return `the ${site} site's ${page} still has ${p.boundValues} bound values`;
     const difference = firstDifference(p.text, e.text);
-    if (difference) return `the ${site} and evidence ${lang} pages differ in text ${difference}`;
+    if (difference) return `the ${site} and evidence ${page}s differ in text ${difference}`;
   }
   return null;
 }
@@ -104,7 +112,7 @@ export async function measureBinding(ctx: BenchContext): Promise<Figure[]> {
                 } else {
                   figures.push(
                     measured(ratioFigure, ratio(e, p), {
-                      note: `evidence ${e.toFixed(1)} s / plain ${p.toFixed(1)} s, faster of ${seconds.evidence.length} cold builds each; same text on the page`,
+                      note: `evidence ${e.toFixed(1)} s / plain ${p.toFixed(1)} s, faster of ${seconds.evidence.length} cold builds each; same text on its article and evidence pages`,
                       details,
                     }),
                     measured(perPageFigure, ((e - p) * 1000) / pages, { note: `(evidence - plain) / ${pages} article pages` }),

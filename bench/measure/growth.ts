@@ -38,7 +38,7 @@ interface SizeRun {
   failure: string | null;
 }
 
-/** The floor's MDX: the article's own files, each reduced to its prose (file name -> text). */
+/** The floor's MDX: the article's own files (its pages and evidence pages), each reduced to its prose (file name -> text). */
 async function floorSources(root: string, slug: string): Promise<Map<string, string>> {
   const sources = await readArticleMdx(root, slug, "to take the floor's prose from");
   return new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.text)]));

@@ -1,9 +1,9 @@
-// The plain variant's MDX for one article: one untimed probe build shows what
-// every component of the article renders to, and plainMdx writes that back
-// into the author's MDX as static markup.
+// The plain variant's MDX for one article, its pages and its evidence pages:
+// one untimed probe build shows what every component of them renders to, and
+// plainMdx writes that back into the author's MDX as static markup.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { articlePath } from '../../src/i18n/urls.ts';
+import { articlePath, evidencePath } from '../../src/i18n/urls.ts';
 import { pointArticleLinksAt } from './copies.ts';
 import { plainMdx, probeMdx } from '../plain/plain-mdx.ts';
 import { astroBuild } from './astro-build.ts';
@@ -11,7 +11,7 @@ import { createProjectCopy, readArticleMdx, writeArticleWithMdx } from './temp-p
 import { BENCH_CONFIG } from './variant-files.ts';
 
 export interface PlainSources {
-  /** File name (zh.mdx, en.mdx) -> the plain MDX of that language, code blocks fenced (highlighted by the build). */
+  /** File name (zh.mdx, en.mdx, evidence.zh.mdx, ...) -> the plain MDX of that page, code blocks fenced (highlighted by the build). */
   highlighted: Map<string, string>;
   /** The same with code blocks as static <pre> text: no highlighting at all. */
   unhighlighted: Map<string, string>;
@@ -22,7 +22,11 @@ export async function plainSources(root: string, slug: string, options: { timeou
   const sources = new Map(
     [...(await readArticleMdx(root, slug, 'to write a plain variant of'))].map(([name, mdx]) => [
       name,
-      { ...mdx, text: pointArticleLinksAt(mdx.text, mdx.file, slug), page: `dist${articlePath(mdx.lang, slug)}index.html` },
+      {
+        ...mdx,
+        text: pointArticleLinksAt(mdx.text, mdx.file, slug),
+        html: `dist${(mdx.page === 'article' ? articlePath : evidencePath)(mdx.lang, slug)}index.html`,
+      },
     ]),
   );
 
@@ -32,8 +36,8 @@ export async function plainSources(root: string, slug: string, options: { timeou
     await astroBuild(probe.dir, { config: BENCH_CONFIG, ...options });
     const plain: PlainSources = { highlighted: new Map(), unhighlighted: new Map() };
     for (const [name, s] of sources) {
-      const html = await readFile(join(probe.dir, s.page), 'utf8');
-      const page = `the probe build's ${s.page}`;
+      const html = await readFile(join(probe.dir, s.html), 'utf8');
+      const page = `the probe build's ${s.html}`;
       plain.highlighted.set(name, plainMdx(s.file, s.text, page, html));
       plain.unhighlighted.set(name, plainMdx(s.file, s.text, page, html, { staticCode: true }));
     }

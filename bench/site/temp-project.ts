@@ -2,13 +2,23 @@
 // folder: never the real content/ folder. node_modules is a real folder of
 // symlinks to the project's packages, so the caches Astro and Vite write
 // (node_modules/.astro, node_modules/.vite) stay inside the copy.
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LANGS, type Lang } from '../../src/site.config.ts';
 import { copyRunFolder, copySlug, pointArticleLinksAt, renameExperimentSlug, renumberSeries } from './copies.ts';
-import { ARTICLE_BODY_PATH, BENCH_CONFIG, PLAIN_ARTICLE_BODY, RUN_RECORD_ROUTES, benchConfig, type Variant } from './variant-files.ts';
+import {
+  ARTICLE_BODY_PATH,
+  BENCH_CONFIG,
+  PLAIN_ARTICLE_BODY,
+  PLAIN_REGISTRY,
+  REGISTRY_KEPT_PATH,
+  REGISTRY_PATH,
+  RUN_RECORD_ROUTES,
+  benchConfig,
+  type Variant,
+} from './variant-files.ts';
 
 /** Project files a build reads, besides content/ and node_modules/. */
 const PROJECT_FILES = ['src', 'public', 'astro.config.mjs', 'tsconfig.json', 'package.json'];
@@ -33,19 +43,28 @@ async function linkNodeModules(root: string, dir: string): Promise<void> {
 
 export interface ArticleMdx {
   lang: Lang;
+  /** Which page it is: the article (`<lang>.mdx`) or its evidence page (`evidence.<lang>.mdx`). */
+  page: 'article' | 'evidence';
   /** The file relative to the project, for messages. */
   file: string;
   text: string;
 }
 
-/** The article's MDX files by name (zh.mdx, en.mdx); throws naming the folder when it has none. `purpose` ends the message. */
+/**
+ * The article's MDX files by name: its pages (zh.mdx, en.mdx) and its evidence pages
+ * (evidence.zh.mdx, evidence.en.mdx) where it has them; throws naming the folder when it
+ * has no page. `purpose` ends the message.
+ */
 export async function readArticleMdx(root: string, slug: string, purpose: string): Promise<Map<string, ArticleMdx>> {
   const sources = new Map<string, ArticleMdx>();
-  for (const lang of LANGS) {
-    const file = `${ARTICLES_DIR}/${slug}/${lang}.mdx`;
-    if (existsSync(join(root, file))) sources.set(`${lang}.mdx`, { lang, file, text: await readFile(join(root, file), 'utf8') });
+  for (const page of ['article', 'evidence'] as const) {
+    for (const lang of LANGS) {
+      const name = page === 'article' ? `${lang}.mdx` : `evidence.${lang}.mdx`;
+      const file = `${ARTICLES_DIR}/${slug}/${name}`;
+      if (existsSync(join(root, file))) sources.set(name, { lang, page, file, text: await readFile(join(root, file), 'utf8') });
+    }
   }
-  if (sources.size === 0) throw new Error(`${ARTICLES_DIR}/${slug}: no zh.mdx or en.mdx ${purpose}`);
+  if (![...sources.values()].some((s) => s.page === 'article')) throw new Error(`${ARTICLES_DIR}/${slug}: no zh.mdx or en.mdx ${purpose}`);
   return sources;
 }
 
@@ -59,6 +78,8 @@ export async function createProjectCopy(root: string, variant: Variant, label: s
     await writeFile(join(dir, BENCH_CONFIG), benchConfig(variant));
     if (variant === 'plain') {
       await writeFile(join(dir, ARTICLE_BODY_PATH), PLAIN_ARTICLE_BODY);
+      await rename(join(dir, REGISTRY_PATH), join(dir, REGISTRY_KEPT_PATH));
+      await writeFile(join(dir, REGISTRY_PATH), PLAIN_REGISTRY);
       for (const route of RUN_RECORD_ROUTES) await rm(join(dir, route), { recursive: true, force: true });
     }
     await mkdir(join(dir, ARTICLES_DIR), { recursive: true });
@@ -130,12 +151,14 @@ export async function writeEvidenceCopies(root: string, dir: string, sourceSlug:
   }
 }
 
-/** `count` copies of the plain MDX (one text per language file name), nothing else. */
+/** `count` copies of the plain MDX (file name -> text: the article's pages and its evidence pages), nothing else. */
 export async function writePlainCopies(dir: string, sourceSlug: string, mdxByFile: ReadonlyMap<string, string>, count: number): Promise<void> {
   for (let i = 1; i <= count; i++) {
-    const target = join(dir, ARTICLES_DIR, copySlug(sourceSlug, i));
+    const slug = copySlug(sourceSlug, i);
+    const target = join(dir, ARTICLES_DIR, slug);
     await mkdir(target);
-    for (const [name, text] of mdxByFile) await writeFile(join(target, name), renumberSeries(text, join(target, name), i));
+    for (const [name, text] of mdxByFile)
+      await writeFile(join(target, name), isArticleMdx(name) ? renumberSeries(text, `${ARTICLES_DIR}/${slug}/${name}`, i) : text);
   }
 }
 

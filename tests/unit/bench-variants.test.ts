@@ -3,8 +3,22 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { benchConfig, BENCH_CONFIG, PLAIN_ARTICLE_BODY, type Variant } from '../../bench/site/variant-files.ts';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import ts from 'typescript';
+import {
+  ARTICLE_BODY_PATH,
+  benchConfig,
+  BENCH_CONFIG,
+  PLAIN_ARTICLE_BODY,
+  PLAIN_REGISTRY,
+  PLAIN_REGISTRY_ANSWERS,
+  REGISTRY_KEPT_PATH,
+  REGISTRY_PATH,
+  RUN_RECORD_ROUTES,
+  type Variant,
+} from '../../bench/site/variant-files.ts';
+import { astroCode, importedPath, importSites } from '../../scripts/lib/import-graph.ts';
 import { firstDifference, summarizeArticle } from '../../bench/fidelity.ts';
 import { createProgress, formatClock } from '../../bench/progress.ts';
 import { buildEnvironment } from '../../bench/site/astro-build.ts';
@@ -52,6 +66,58 @@ test('a project config without the evidence integration stops the bench build (i
 test('the plain ArticleBody renders the MDX and reads no evidence', () => {
   assert.match(PLAIN_ARTICLE_BODY, /<Content \/>/);
   assert.doesNotMatch(PLAIN_ARTICLE_BODY, /registry|articleEvidence|Astro\.locals/);
+});
+
+/** The modules a plain copy's pages load (relative imports, from every route it keeps), without those the plain copy replaces. */
+function plainCopyModules(root: string): Map<string, string> {
+  const routes = readdirSync(join(root, 'src/pages'), { recursive: true, encoding: 'utf8' })
+    .map((path) => `src/pages/${path}`)
+    .filter((path) => /\.(astro|ts)$/.test(path) && !RUN_RECORD_ROUTES.some((route) => path.startsWith(`${route}/`)));
+  const seen = new Map<string, string>();
+  const visit = (file: string): void => {
+    if (seen.has(file) || file === ARTICLE_BODY_PATH || file === REGISTRY_PATH) return;
+    const source = readFileSync(join(root, file), 'utf8');
+    seen.set(file, source);
+    for (const { specifier } of importSites(file, source)) {
+      const path = importedPath(file, specifier, (p) => existsSync(join(root, p)));
+      if (path && /\.(astro|ts)$/.test(path) && existsSync(join(root, path))) visit(path);
+    }
+  };
+  for (const route of routes) visit(route);
+  return seen;
+}
+
+/** The names a module imports from `target` (`*` for a namespace import). */
+function namesImported(file: string, source: string, target: string): string[] {
+  const code = file.endsWith('.astro') ? astroCode(source) : source;
+  const tree = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const names: string[] = [];
+  for (const statement of tree.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    if (importedPath(file, statement.moduleSpecifier.text, () => true) !== target) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
+    else if (bindings) for (const element of bindings.elements) if (!element.isTypeOnly) names.push((element.propertyName ?? element.name).text);
+  }
+  return names;
+}
+
+// The plain copy has MDX and no article.ts: a page that asks the registry for an article's
+// definition would stop its build (the growth floor did, once the header read the run's day).
+test("a plain copy's pages ask the registry only for what its stand-in answers without an article.ts", () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const modules = plainCopyModules(root);
+  assert.ok(modules.has('src/components/site/ArticlePage.astro') && !modules.has('src/components/site/RunRecordPage.astro'));
+  const asked = new Map<string, string[]>();
+  for (const [file, source] of modules) {
+    const names = namesImported(file, source, REGISTRY_PATH);
+    if (names.length) asked.set(file, names);
+  }
+  assert.ok(asked.size > 0, "some page reads an article's evidence");
+  for (const [file, names] of asked)
+    for (const name of names) assert.ok((PLAIN_REGISTRY_ANSWERS as readonly string[]).includes(name), `${file} asks the registry for ${name}`);
+  for (const name of PLAIN_REGISTRY_ANSWERS) assert.match(PLAIN_REGISTRY, new RegExp(`^export function ${name}\\(`, 'm'));
+  assert.match(PLAIN_REGISTRY, new RegExp(`^export \\* from '\\./${REGISTRY_KEPT_PATH.split('/').at(-1)!.replace('.', '\\.')}';$`, 'm'));
 });
 
 test('a build never reads snapshots from SHICE_SNAPSHOT_ROOT, and sends no telemetry', () => {
