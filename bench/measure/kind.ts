@@ -7,8 +7,7 @@
 // the capture's own processes (kind, kubectl, docker's CLI) beside the wall time:
 // the cluster's work runs under dockerd, not under the bench, and is not in it.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { loadArticle } from '../../src/authoring/load.ts';
@@ -18,12 +17,15 @@ import { readImagesRecord } from '../../src/capture/kind/image/build.ts';
 import { kindParts, type TimedLine } from '../../src/capture/kind/phases.ts';
 import { KIND_PATH_DIRS } from '../../src/capture/kind/prepare.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
-
-const { experiment } = await loadArticle(process.cwd(), '074-external-traffic-policy');
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';
+import { makeTempDir } from '../temp-dirs.ts';
+import { failureLine } from '../failure-line.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
+
+/** The article whose capture is timed (its default variant, iptables). */
+const KIND_ARTICLE = '074-external-traffic-policy';
 
 const f = (id: string, label: string, unit: 's' | 'x' = 's') => ({ id: `kind.${id}`, group: 'kind' as const, unit, label });
 const FIGURES = {
@@ -82,16 +84,30 @@ function timed(argv: string[], env: NodeJS.ProcessEnv, cwd: string, onLine: (lin
   });
 }
 
+const text = (run: Timed) => run.lines.map((l) => l.text).join('\n');
+
 export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
   if (ctx.args.skipKind) return kindNotMeasured('skipped (--skip-kind)');
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return kindNotMeasured('kind:prepare needs Linux and root here');
   const note = (line: string) => ctx.progress.note(`  kind │ ${line.replace(/\r|\x1b\[2K/g, '')}`);
   const s = (ms: number) => ms / 1000;
   try {
+    const { experiment } = await loadArticle(ctx.root, KIND_ARTICLE);
+    // Minutes of kind:prepare and kind create would be spent for nothing if the capture cannot even start.
+    const cli = await execa(process.execPath, [join(ctx.root, 'scripts/capture.ts'), '--help'], {
+      cwd: ctx.root,
+      all: true,
+      reject: false,
+      cancelSignal: ctx.cancelSignal,
+    });
+    if (cli.exitCode !== 0)
+      return kindNotMeasured(
+        `the capture does not start (npm run capture -- --help exited ${cli.exitCode ?? cli.signal}): ${failureLine(String(cli.all ?? ''))}`,
+      );
     const prepare = await ctx.progress.task('kind:prepare --build-images', () =>
       timed([process.execPath, join(ctx.root, 'scripts/kind-prepare.ts'), '--build-images'], process.env, ctx.root, note, ctx.cancelSignal),
     );
-    if (prepare.code !== 0) return kindNotMeasured(`kind:prepare exited ${prepare.code}: ${prepare.lines.at(-1)?.text ?? ''}`);
+    if (prepare.code !== 0) return kindNotMeasured(`kind:prepare exited ${prepare.code}: ${failureLine(text(prepare))}`);
     const engineAt = prepare.lines.find((l) => /Docker engine that answers|started shice's own dockerd/.test(l.text))?.atMs;
     const imagesAt = prepare.lines.find((l) => /^kind:prepare: ready in/.test(l.text))?.atMs;
     const engine = await findEngine();
@@ -104,12 +120,12 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
     const alone = await withTemporary(
       ctx,
       async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'shice-bench-kind-'));
+        const temp = await makeTempDir('kind');
         return {
-          dir,
+          dir: temp.dir,
           remove: async () => {
-            await execa('kind', ['delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', join(dir, 'kubeconfig')], { env, reject: false });
-            await rm(dir, { recursive: true, force: true });
+            await execa('kind', ['delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', join(temp.dir, 'kubeconfig')], { env, reject: false });
+            await temp.remove();
           },
         };
       },
@@ -133,14 +149,11 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
         return { create, del };
       },
     );
-    if (alone.create.code !== 0) return kindNotMeasured(`kind create cluster exited ${alone.create.code}: ${alone.create.lines.at(-1)?.text ?? ''}`);
+    if (alone.create.code !== 0) return kindNotMeasured(`kind create cluster exited ${alone.create.code}: ${failureLine(text(alone.create))}`);
 
     return await withTemporary(
       ctx,
-      async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'shice-bench-kind-capture-'));
-        return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-      },
+      () => makeTempDir('kind-capture'),
       async ({ dir }) => {
         const capture = await ctx.progress.task('kind capture: npm run capture -- 074-external-traffic-policy --variant iptables --out <temp>', () =>
           timed(
@@ -151,7 +164,7 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
             ctx.cancelSignal,
           ),
         );
-        if (capture.code !== 0) return kindNotMeasured(`the kind capture exited ${capture.code}: ${capture.lines.at(-1)?.text ?? ''}`);
+        if (capture.code !== 0) return kindNotMeasured(`the kind capture exited ${capture.code}: ${failureLine(text(capture))}`);
         const parts = kindParts(capture.lines, capture.wallMs);
         if (parts === null) return kindNotMeasured("the capture printed its progress without the kind driver's marks");
         const slugs = (await readdir(dir)).filter((name) => !name.startsWith('.'));

@@ -5,6 +5,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { buildCost, sampleMachine, type BuildCost } from './cpu.ts';
+import { failureLine } from '../failure-line.ts';
 
 export class BuildTimeout extends Error {
   override name = 'BuildTimeout';
@@ -60,12 +61,9 @@ export async function astroBuild(dir: string, options: BuildOptions): Promise<Bu
   if (result.timedOut) throw new BuildTimeout(`astro build in ${dir} took longer than ${Math.round(options.timeoutMs / 1000)} s and was stopped`);
   if (result.isCanceled) throw new Error(`astro build in ${dir} was interrupted`);
   if (result.exitCode !== 0) {
-    const tail = String(result.all ?? '')
-      .trim()
-      .split('\n')
-      .slice(-12)
-      .join('\n');
-    throw new Error(`astro build in ${dir} failed (exit ${result.exitCode ?? result.signal}):\n${tail}`);
+    const output = String(result.all ?? '');
+    const tail = output.trim().split('\n').slice(-12).join('\n');
+    throw new Error(`astro build in ${dir} failed (exit ${result.exitCode ?? result.signal}): ${failureLine(output)}\n${tail}`);
   }
   return { seconds, cost, htmlFiles: await countHtml(join(dir, 'dist')) };
 }

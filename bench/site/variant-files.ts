@@ -1,8 +1,9 @@
 // The few files that make a copy of the project one variant or the other.
 // Both variants build with the project's own astro.config.mjs, wrapped:
 // the evidence variant checks that the evidence integration is there (else
-// the bench would measure nothing), the plain variant takes it out, and its
-// ArticleBody renders the MDX without loading any evidence.
+// the bench would measure nothing), the plain variant takes it out, its
+// ArticleBody renders the MDX without loading any evidence, and the pages
+// around the body (header, feeds, Open Graph card) find no evidence to read.
 
 /** `probe`: the evidence components without the build checks, to see what each component renders. */
 export type Variant = 'evidence' | 'plain' | 'probe';
@@ -53,3 +54,38 @@ export const ARTICLE_BODY_PATH = 'src/components/evidence/ArticleBody.astro';
  * made of nothing but bound values, so plain MDX has no counterpart to it.
  */
 export const RUN_RECORD_ROUTES = ['src/pages/[slug]/run', 'src/pages/en/[slug]/run'];
+
+/** The module every page reads an article's evidence through (its definition, its runs). */
+export const REGISTRY_PATH = 'src/article/evidence/registry.ts';
+/** Where the plain copy keeps the project's own registry, which its stand-in re-exports. */
+export const REGISTRY_KEPT_PATH = 'src/article/evidence/registry.project.ts';
+
+/**
+ * Replaces src/article/evidence/registry.ts in the plain copy. The copy's articles are MDX
+ * alone, without article.ts or snapshots; besides ArticleBody, pages read an article's
+ * evidence for the header's measured day, the feeds' dates and the Open Graph card's values.
+ * Here every article is one not yet measured, as a draft's is: the header says so, the feeds
+ * date items by publication, and the card draws the values the plain MDX types in. Everything
+ * else is the project's registry, re-exported.
+ */
+/** What the stand-in answers itself; anything else a page asks the registry for needs an article.ts, which a plain copy has not. */
+export const PLAIN_REGISTRY_ANSWERS = ['articleEvidence'] as const;
+
+export const PLAIN_REGISTRY = `// Written by npm run bench (plain variant): the project's registry (registry.project.ts),
+// except that no article has evidence: the plain MDX carries its values typed in.
+import type { ArticleEvidence } from '../../evidence/article/types.ts';
+
+export * from './registry.project.ts';
+
+export function articleEvidence(slug: string): ArticleEvidence {
+  return { slug, unmeasured: true, facts: new Map(), skipped: [], claims: [] } as unknown as ArticleEvidence;
+}
+`;
+
+/**
+ * The routes that draw each article page's Open Graph card (a PNG, by resvg): taken out of every
+ * generated site unless asked for. A card costs the same in every variant, is neither Astro's work
+ * nor the evidence pipeline's, and at a few hundred milliseconds each would swamp every difference
+ * the other figures are about; the growth phase measures it on its own (growth.ogCard).
+ */
+export const OG_CARD_ROUTES = ['src/pages/[slug]/og.png.ts', 'src/pages/en/[slug]/og.png.ts'];

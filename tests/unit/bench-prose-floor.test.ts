@@ -54,16 +54,25 @@ test('fenced code and inline code are not read as components', () => {
   assert.equal(proseFloorMdx(source), source);
 });
 
-test("the floor reads the article's own MDX files; an article without any is one line naming its folder", async () => {
+test("the floor reads the article's own MDX files, its evidence pages too; an article without any is one line naming its folder", async () => {
   const root = mkdtempSync(join(tmpdir(), 'shice-floor-'));
   try {
     mkdirSync(join(root, 'content/articles/x'), { recursive: true });
     await assert.rejects(readArticleMdx(root, 'x', "to take the floor's prose from"), {
       message: "content/articles/x: no zh.mdx or en.mdx to take the floor's prose from",
     });
+    // An evidence page alone is no article.
+    writeFileSync(join(root, 'content/articles/x/evidence.en.mdx'), '---\nlang: en\n---\n\nEvidence.\n');
+    await assert.rejects(readArticleMdx(root, 'x', "to take the floor's prose from"), /no zh\.mdx or en\.mdx/);
     writeFileSync(join(root, 'content/articles/x/en.mdx'), '# Only English\n');
     const found = await readArticleMdx(root, 'x', "to take the floor's prose from");
-    assert.deepEqual([...found], [['en.mdx', { lang: 'en', file: 'content/articles/x/en.mdx', text: '# Only English\n' }]]);
+    assert.deepEqual(
+      [...found],
+      [
+        ['en.mdx', { lang: 'en', page: 'article', file: 'content/articles/x/en.mdx', text: '# Only English\n' }],
+        ['evidence.en.mdx', { lang: 'en', page: 'evidence', file: 'content/articles/x/evidence.en.mdx', text: '---\nlang: en\n---\n\nEvidence.\n' }],
+      ],
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

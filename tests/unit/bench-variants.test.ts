@@ -3,11 +3,27 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { benchConfig, BENCH_CONFIG, PLAIN_ARTICLE_BODY, type Variant } from '../../bench/site/variant-files.ts';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import ts from 'typescript';
+import {
+  ARTICLE_BODY_PATH,
+  benchConfig,
+  BENCH_CONFIG,
+  OG_CARD_ROUTES,
+  PLAIN_ARTICLE_BODY,
+  PLAIN_REGISTRY,
+  PLAIN_REGISTRY_ANSWERS,
+  REGISTRY_KEPT_PATH,
+  REGISTRY_PATH,
+  RUN_RECORD_ROUTES,
+  type Variant,
+} from '../../bench/site/variant-files.ts';
+import { astroCode, importedPath, importSites } from '../../scripts/lib/import-graph.ts';
 import { firstDifference, summarizeArticle } from '../../bench/fidelity.ts';
 import { createProgress, formatClock } from '../../bench/progress.ts';
 import { buildEnvironment } from '../../bench/site/astro-build.ts';
+import { failureLine } from '../../bench/failure-line.ts';
 
 /** Loads the generated wrapper over a stand-in astro.config.mjs, as Astro would. */
 async function loadConfig(variant: Variant, integrations: string[]): Promise<{ integrations: Array<{ name: string }>; site: string }> {
@@ -54,6 +70,63 @@ test('the plain ArticleBody renders the MDX and reads no evidence', () => {
   assert.doesNotMatch(PLAIN_ARTICLE_BODY, /registry|articleEvidence|Astro\.locals/);
 });
 
+/** The modules a plain copy's pages load (relative imports, from every route it keeps), without those the plain copy replaces. */
+function plainCopyModules(root: string): Map<string, string> {
+  const routes = readdirSync(join(root, 'src/pages'), { recursive: true, encoding: 'utf8' })
+    .map((path) => `src/pages/${path}`)
+    .filter((path) => /\.(astro|ts)$/.test(path) && !RUN_RECORD_ROUTES.some((route) => path.startsWith(`${route}/`)));
+  const seen = new Map<string, string>();
+  const visit = (file: string): void => {
+    if (seen.has(file) || file === ARTICLE_BODY_PATH || file === REGISTRY_PATH) return;
+    const source = readFileSync(join(root, file), 'utf8');
+    seen.set(file, source);
+    for (const { specifier } of importSites(file, source)) {
+      const path = importedPath(file, specifier, (p) => existsSync(join(root, p)));
+      if (path && /\.(astro|ts)$/.test(path) && existsSync(join(root, path))) visit(path);
+    }
+  };
+  for (const route of routes) visit(route);
+  return seen;
+}
+
+/** The names a module imports from `target` (`*` for a namespace import). */
+function namesImported(file: string, source: string, target: string): string[] {
+  const code = file.endsWith('.astro') ? astroCode(source) : source;
+  const tree = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const names: string[] = [];
+  for (const statement of tree.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    if (importedPath(file, statement.moduleSpecifier.text, () => true) !== target) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
+    else if (bindings) for (const element of bindings.elements) if (!element.isTypeOnly) names.push((element.propertyName ?? element.name).text);
+  }
+  return names;
+}
+
+// The plain copy has MDX and no article.ts: a page that asks the registry for an article's
+// definition would stop its build (the growth floor did, once the header read the run's day).
+test("a plain copy's pages ask the registry only for what its stand-in answers without an article.ts", () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const modules = plainCopyModules(root);
+  assert.ok(modules.has('src/components/site/ArticlePage.astro') && !modules.has('src/components/site/RunRecordPage.astro'));
+  const asked = new Map<string, string[]>();
+  for (const [file, source] of modules) {
+    const names = namesImported(file, source, REGISTRY_PATH);
+    if (names.length) asked.set(file, names);
+  }
+  assert.ok(asked.size > 0, "some page reads an article's evidence");
+  for (const [file, names] of asked)
+    for (const name of names) assert.ok((PLAIN_REGISTRY_ANSWERS as readonly string[]).includes(name), `${file} asks the registry for ${name}`);
+  for (const name of PLAIN_REGISTRY_ANSWERS) assert.match(PLAIN_REGISTRY, new RegExp(`^export function ${name}\\(`, 'm'));
+  assert.match(PLAIN_REGISTRY, new RegExp(`^export \\* from '\\./${REGISTRY_KEPT_PATH.split('/').at(-1)!.replace('.', '\\.')}';$`, 'm'));
+});
+
+test("the Open Graph card routes the generated sites leave out are the project's", () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  for (const route of OG_CARD_ROUTES) assert.match(readFileSync(join(root, route), 'utf8'), /ogImagePng/, route);
+});
+
 test('a build never reads snapshots from SHICE_SNAPSHOT_ROOT, and sends no telemetry', () => {
   const env = buildEnvironment({ PATH: '/usr/bin', SHICE_SNAPSHOT_ROOT: '/tmp/other-run' });
   assert.equal(env.SHICE_SNAPSHOT_ROOT, undefined);
@@ -96,6 +169,35 @@ test('progress: task start, end with its time, and a failure line', async () => 
     '[bench  0:17]   done in 17.3 s: build 1 of 4\n',
     '[bench  0:17] probe build …\n',
     '[bench  0:18]   failed after 1.0 s: probe build: astro build failed (exit 1):\n',
+    '[bench  0:18]     │ more\n',
   ]);
   assert.equal(formatClock(605_000), '10:05');
+});
+
+test('a failed build or capture is named by the error it logged, not by its last line', () => {
+  const output = [
+    '10:44:26   ├─ /en/x-b0002/run/index.html (+156ms) ',
+    '10:44:28 [ERROR] [build] Caught error rendering /en/x-b0001: Error: content/articles/x-b0001/en.mdx: <ArticleLink slug="y">: no article y in en',
+    '  Stack trace:',
+    '    at file:///tmp/x/dist/chunk.mjs:497:104',
+  ].join('\n');
+  assert.equal(failureLine(output), 'Caught error rendering /en/x-b0001: Error: content/articles/x-b0001/en.mdx: <ArticleLink slug="y">: no article y in en');
+  assert.equal(
+    failureLine('\x1b[31m[InvalidContentEntryDataError] articles → x/zh data does not match collection schema.\x1b[39m\n  series: Required\n'),
+    '[InvalidContentEntryDataError] articles → x/zh data does not match collection schema.',
+  );
+  assert.equal(failureLine('building\nKilled\n'), 'Killed');
+  assert.equal(failureLine(''), 'no output');
+  // A capture that crashed on an import: the error, not Node's version after the stack.
+  const crash = [
+    'file:///p/src/capture/kind/driver.ts:29',
+    "import { nodesWithoutLabel } from '../kubectl/topology.ts';",
+    '         ^^^^^^^^^^^^^^^^^',
+    "SyntaxError: The requested module '../kubectl/topology.ts' does not provide an export named 'nodesWithoutLabel'",
+    '    at #asyncInstantiate (node:internal/modules/esm/module_job:455:21)',
+    '',
+    'Node.js v24.21.0',
+  ].join('\n');
+  assert.equal(failureLine(crash), "SyntaxError: The requested module '../kubectl/topology.ts' does not provide an export named 'nodesWithoutLabel'");
+  assert.equal(failureLine('capture: 074: preflight failed\n\nNode.js v24.21.0\n'), 'capture: 074: preflight failed');
 });
