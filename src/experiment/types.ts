@@ -163,6 +163,12 @@ export interface Experiment {
    * environment alone.
    */
   environments?: EnvironmentName[];
+  /**
+   * The Kubernetes minors it is measured on (src/experiment/kubernetes.ts), the
+   * newest first: the headline. Each is a complete set of runs (every
+   * environment and variant) of its own; absent means the project's headline release alone.
+   */
+  kubernetes?: string[];
   /** Local images that may run in place of the manifests' where no registry answers. */
   imageSubstitutes?: ImageSubstitute[];
 }
