@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HEADLINE_RELEASE, type KubeRelease } from '../experiment/kubernetes.ts';
 import { MACHINE_CACHE } from './machine-cache.ts';
 
 /** The official names, as in the Kubernetes server release and etcd's release. */
@@ -15,28 +16,31 @@ export type KubeComponent = (typeof KUBE_COMPONENTS)[number];
 /** What the multi-call binary holds: the lab's components, and kubelet and kubeadm for the kind node image. */
 export const KUBE_BINARY_NAMES = [...KUBE_COMPONENTS, 'kubelet', 'kubeadm'] as const;
 
-/** The Kubernetes release the kube/ module builds; its go.mod requires the same. */
-export const KUBERNETES_VERSION = 'v1.37.2';
-
-/** The project root's kube/ Go module. */
+/** The project root's kube/ Go module: one main.go, and a module file per release (KubeRelease.modfile). */
 export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../kube', import.meta.url));
-/** Where `npm run lab:build` puts the binary and its links: the machine's cache, shared by every clone. */
-export const BUILT_KUBE_BIN_DIR = join(MACHINE_CACHE, 'kube', 'bin');
+/** Where `npm run lab:build` puts a release's binary and its links: the machine's cache, shared by every clone. */
+export const builtKubeBinDir = (release: KubeRelease): string => join(MACHINE_CACHE, 'kube', release.release, 'bin');
 /** The environment variable that points the lab at a folder of official binaries. */
 export const KUBE_BIN_ENV = 'SHICE_KUBE_BIN';
-export const BUILD_COMMAND = 'npm run lab:build';
 
-/** The files whose content decides the build: what go builds from, and how. */
-export const KUBE_MODULE_FILES = ['go.mod', 'go.sum', 'main.go'] as const;
+/** The command that builds a release: the headline's is the bare command. */
+export const buildCommand = (release: KubeRelease): string =>
+  release === HEADLINE_RELEASE ? 'npm run lab:build' : `npm run lab:build -- --k8s ${release.minor}`;
+
+/** go.sum's twin of a module file: go build -modfile=v1.34.mod reads v1.34.sum. */
+export const sumFileOf = (modfile: string): string => (modfile === 'go.mod' ? 'go.sum' : modfile.replace(/\.mod$/, '.sum'));
+
+/** The files whose content decides a release's build: what go builds from, and how. */
+export const moduleFilesOf = (release: KubeRelease): string[] => [release.modfile, sumFileOf(release.modfile), 'main.go'];
 
 /**
  * The stamp of a build: the module's files, the Go toolchain and the link-time
  * version. Equal stamps mean the binary on disk is what a build would make now.
  */
-export function buildStamp(files: Record<string, string>, goVersion: string): string {
+export function buildStamp(files: Record<string, string>, goVersion: string, release: KubeRelease): string {
   const hash = createHash('sha256');
   for (const name of Object.keys(files).sort()) hash.update(`${name}\0${files[name]}\0`);
-  hash.update(`go\0${goVersion}\0k8s\0${KUBERNETES_VERSION}`);
+  hash.update(`go\0${goVersion}\0k8s\0${release.release}`);
   return hash.digest('hex');
 }
 
@@ -61,13 +65,15 @@ export interface KubeBinChoice {
   dir: string;
   /** How the folder was chosen, for messages. */
   from: 'option' | 'environment' | 'built';
+  /** The release the run is to measure: the binaries there must report it. */
+  release: KubeRelease;
 }
 
-export function chooseKubeBinDir(option: string | null, env: NodeJS.ProcessEnv): KubeBinChoice {
-  if (option !== null) return { dir: option, from: 'option' };
+export function chooseKubeBinDir(option: string | null, env: NodeJS.ProcessEnv, release: KubeRelease): KubeBinChoice {
+  if (option !== null) return { dir: option, from: 'option', release };
   const fromEnv = env[KUBE_BIN_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') return { dir: fromEnv, from: 'environment' };
-  return { dir: BUILT_KUBE_BIN_DIR, from: 'built' };
+  if (fromEnv !== undefined && fromEnv !== '') return { dir: fromEnv, from: 'environment', release };
+  return { dir: builtKubeBinDir(release), from: 'built', release };
 }
 
 export function isExecutable(path: string): boolean {
@@ -89,13 +95,13 @@ export function kubeBinProblem(choice: KubeBinChoice, missing: KubeComponent[]):
   if (missing.length === 0) return null;
   const where =
     choice.from === 'built'
-      ? `${BUILT_KUBE_BIN_DIR} (built by ${BUILD_COMMAND})`
+      ? `${choice.dir} (built by ${buildCommand(choice.release)})`
       : choice.from === 'environment'
         ? `${choice.dir} (from ${KUBE_BIN_ENV})`
         : `${choice.dir} (from --kube-bin)`;
   const fix =
     choice.from === 'built'
-      ? `run ${BUILD_COMMAND} (needs Go), or point --kube-bin DIR at the official server binaries`
-      : `put the official binaries there, or drop the option and run ${BUILD_COMMAND}`;
+      ? `run ${buildCommand(choice.release)} (needs Go), or point --kube-bin DIR at the official ${choice.release.release} server binaries`
+      : `put the official ${choice.release.release} binaries there, or drop the option and run ${buildCommand(choice.release)}`;
   return `the lab driver needs ${missing.join(', ')} in ${where}: ${fix}`;
 }

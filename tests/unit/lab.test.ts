@@ -23,7 +23,16 @@ import { labDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { batchArgv, batchFailure, batchInput, ipArgv } from '../../src/capture/lab/ip-batch.ts';
-import { buildStamp, chooseKubeBinDir, kubeBinProblem, KUBE_BIN_ENV, missingComponents, versionLdflags } from '../../src/capture/kube-bin.ts';
+import {
+  buildStamp,
+  builtKubeBinDir,
+  chooseKubeBinDir,
+  kubeBinProblem,
+  KUBE_BIN_ENV,
+  missingComponents,
+  moduleFilesOf,
+  versionLdflags,
+} from '../../src/capture/kube-bin.ts';
 import {
   configMapFiles,
   containerArgv,
@@ -45,11 +54,12 @@ import { nginxMainConfig, nginxPaths } from '../../src/capture/lab/nginx.ts';
 import { clientIdentities, kindnetRbac, kubeconfig, pkiPlan } from '../../src/capture/lab/pki.ts';
 import { runTogether, settleAll } from '../../src/capture/lab/together.ts';
 import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
+import { HEADLINE_RELEASE, kubeRelease } from '../../src/experiment/kubernetes.ts';
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
 /** The lab's run of article 074 as the capture builds it, never brought up. */
 const labRun = (runId: string, flags: Record<string, string> = {}) =>
-  labDriver.create(experiment, { runId, articleDir: ARTICLE, root: '.', keep: false, flags });
+  labDriver.create(experiment, { runId, kubernetes: HEADLINE_RELEASE, articleDir: ARTICLE, root: '.', keep: false, flags });
 
 test("article 074's lab layout: kind's node names and addresses, interface names that fit in 15 characters", () => {
   const layout = buildLabLayout(experiment, 'unit-1');
@@ -179,29 +189,40 @@ test('the components listen inside the control-plane node only: etcd on its loop
 
 test('the Kubernetes binaries: a stamp that changes with what the build depends on, the release version linked in, one line for what is missing', () => {
   const files = { 'go.mod': 'module m', 'go.sum': 'x', 'main.go': 'package main' };
-  const stamp = buildStamp(files, 'go1.26.8');
-  assert.equal(buildStamp({ 'main.go': 'package main', 'go.sum': 'x', 'go.mod': 'module m' }, 'go1.26.8'), stamp, 'file order does not matter');
-  assert.notEqual(buildStamp({ ...files, 'go.sum': 'y' }, 'go1.26.8'), stamp);
-  assert.notEqual(buildStamp(files, 'go1.27.3'), stamp);
+  const headline = HEADLINE_RELEASE;
+  const older = kubeRelease('v1.34');
+  const stamp = buildStamp(files, 'go1.26.8', headline);
+  assert.equal(buildStamp({ 'main.go': 'package main', 'go.sum': 'x', 'go.mod': 'module m' }, 'go1.26.8', headline), stamp, 'file order does not matter');
+  assert.notEqual(buildStamp({ ...files, 'go.sum': 'y' }, 'go1.26.8', headline), stamp);
+  assert.notEqual(buildStamp(files, 'go1.27.3', headline), stamp);
+  assert.notEqual(buildStamp(files, 'go1.26.8', older), stamp, 'each release its own stamp');
+  assert.notEqual(builtKubeBinDir(older), builtKubeBinDir(headline), 'each release its own folder');
+  assert.deepEqual(moduleFilesOf(older), ['v1.34.mod', 'v1.34.sum', 'main.go']);
+  assert.deepEqual(moduleFilesOf(headline), ['go.mod', 'go.sum', 'main.go']);
   const flags = versionLdflags('v1.37.2', '2026-12-02T00:00:00Z');
   assert.match(flags, /-X k8s\.io\/component-base\/version\.gitVersion=v1\.37\.2/);
   assert.match(flags, /-X k8s\.io\/client-go\/pkg\/version\.gitMinor=37/);
   assert.match(flags, /-X k8s\.io\/component-base\/version\.gitCommit= /);
   assert.throws(() => versionLdflags('1.37', 'd'), /expected vMAJOR\.MINOR\.PATCH/);
-  assert.deepEqual(chooseKubeBinDir('/opt/k8s', { [KUBE_BIN_ENV]: '/env' }), { dir: '/opt/k8s', from: 'option' });
-  assert.deepEqual(chooseKubeBinDir(null, { [KUBE_BIN_ENV]: '/env' }), { dir: '/env', from: 'environment' });
-  assert.equal(chooseKubeBinDir(null, {}).from, 'built');
+  assert.deepEqual(chooseKubeBinDir('/opt/k8s', { [KUBE_BIN_ENV]: '/env' }, headline), { dir: '/opt/k8s', from: 'option', release: headline });
+  assert.deepEqual(chooseKubeBinDir(null, { [KUBE_BIN_ENV]: '/env' }, headline), { dir: '/env', from: 'environment', release: headline });
+  assert.equal(chooseKubeBinDir(null, {}, headline).from, 'built');
+  assert.equal(chooseKubeBinDir(null, {}, older).dir, builtKubeBinDir(older));
   const missing = missingComponents('/opt/k8s', (path) => !path.endsWith('/etcd') && !path.endsWith('/kube-proxy'));
   assert.deepEqual(missing, ['etcd', 'kube-proxy']);
   assert.equal(
-    kubeBinProblem({ dir: '/opt/k8s', from: 'option' }, missing),
-    'the lab driver needs etcd, kube-proxy in /opt/k8s (from --kube-bin): put the official binaries there, or drop the option and run npm run lab:build',
+    kubeBinProblem({ dir: '/opt/k8s', from: 'option', release: headline }, missing),
+    'the lab driver needs etcd, kube-proxy in /opt/k8s (from --kube-bin): put the official v1.37.2 binaries there, or drop the option and run npm run lab:build',
   );
   assert.match(
-    kubeBinProblem(chooseKubeBinDir(null, {}), ['kubectl']) ?? '',
+    kubeBinProblem(chooseKubeBinDir(null, {}, headline), ['kubectl']) ?? '',
     /^the lab driver needs kubectl in .*\(built by npm run lab:build\): run npm run lab:build \(needs Go\)/,
   );
-  assert.equal(kubeBinProblem({ dir: '/x', from: 'environment' }, []), null);
+  assert.match(
+    kubeBinProblem(chooseKubeBinDir(null, {}, older), ['kubectl']) ?? '',
+    /^the lab driver needs kubectl in .*\/v1\.34\.4\/bin \(built by npm run lab:build -- --k8s v1\.34\): run npm run lab:build -- --k8s v1\.34 \(needs Go\)/,
+  );
+  assert.equal(kubeBinProblem({ dir: '/x', from: 'environment', release: headline }, []), null);
 });
 
 test("the lab kubelet's Node: kubelet's labels, kubeadm's taint on the control-plane, NotReady until it has a network", () => {
