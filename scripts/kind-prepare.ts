@@ -5,13 +5,26 @@ import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../src/capture/provider/node-provider.ts';
 import { stopEngine } from '../src/capture/kind/engine/engine.ts';
 import { prepare } from '../src/capture/kind/prepare.ts';
+import { versionList } from '../src/capture/cli-args.ts';
+import { HEADLINE_RELEASE, KUBE_RELEASES, kubeRelease, type KubeRelease } from '../src/experiment/kubernetes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const args = process.argv.slice(2);
+const argv = process.argv.slice(2);
+// --k8s V[,V...] (or all): the releases whose node images to build; the headline's when absent.
+const k8sAt = argv.indexOf('--k8s');
+const args = k8sAt < 0 ? argv : [...argv.slice(0, k8sAt), ...argv.slice(k8sAt + 2)];
+const asked = k8sAt < 0 ? [] : [argv[k8sAt + 1] ?? ''];
 const known = ['--stop', '--build-images', '--help'];
 const unknown = args.filter((a) => !known.includes(a));
+let releases: KubeRelease[] = [];
+try {
+  releases = asked.includes('all') ? [...KUBE_RELEASES] : versionList(asked).map((m) => kubeRelease(m));
+} catch (error) {
+  process.stderr.write(`kind:prepare: ${(error as Error).message}\n`);
+  process.exit(2);
+}
 if (unknown.length > 0 || args.includes('--help')) {
-  const usage = 'usage: npm run kind:prepare [-- --build-images]   (or -- --stop)';
+  const usage = `usage: npm run kind:prepare [-- --build-images] [--k8s V[,V...]|all]   (or -- --stop); V: ${KUBE_RELEASES.map((r) => r.minor).join(', ')}`;
   if (unknown.length > 0) {
     process.stderr.write(`kind:prepare: unknown option ${unknown[0]}; ${usage}\n`);
     process.exit(2);
@@ -36,7 +49,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const started = performance.now();
 try {
   const done = await prepare(
-    { root, buildImages: args.includes('--build-images') },
+    { root, buildImages: args.includes('--build-images'), releases },
     { signal: controller.signal, log: (line) => process.stdout.write(`${line}\n`) },
   );
   const seconds = Math.round((performance.now() - started) / 1000);
@@ -44,7 +57,8 @@ try {
     `kind:prepare: ready in ${seconds} s: Docker ${done.engine.serverVersion} (${done.engine.own ? "shice's own engine, stop it with npm run kind:prepare -- --stop" : "the host's engine"})`,
   );
   if (done.engine.record?.adaptation) process.stdout.write('; runtime adapted for a host without CAP_SYS_RESOURCE');
-  process.stdout.write(done.images ? `; node image ${done.images.node.name}\n` : "; kind's official node image (a registry answers)\n");
+  const built = (releases.length ? releases : [HEADLINE_RELEASE]).map((r) => done.images?.nodes[r.release]?.name ?? `none for ${r.release}`);
+  process.stdout.write(done.images ? `; node image ${built.join(', ')}\n` : "; kind's official node image (a registry answers)\n");
 } catch (error) {
   if (interrupted) {
     process.stderr.write(`kind:prepare: interrupted (${interrupted}); build containers removed, finished images kept\n`);

@@ -15,7 +15,8 @@ import { renderKindConfig } from '../../src/capture/kind/config.ts';
 import { engineEnv, findEngine } from '../../src/capture/kind/engine/engine.ts';
 import { readImagesRecord } from '../../src/capture/kind/image/build.ts';
 import { kindParts, type TimedLine } from '../../src/capture/kind/phases.ts';
-import { KIND_PATH_DIRS } from '../../src/capture/kind/prepare.ts';
+import { kindPathDirs } from '../../src/capture/kind/prepare.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
@@ -112,8 +113,8 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
     const imagesAt = prepare.lines.find((l) => /^kind:prepare: ready in/.test(l.text))?.atMs;
     const engine = await findEngine();
     if (engine === null) return kindNotMeasured('kind:prepare finished, but no Docker engine answers');
-    const env = { ...engineEnv(engine, process.env), PATH: [...KIND_PATH_DIRS, process.env.PATH ?? ''].join(':') };
-    const node = readImagesRecord()?.node;
+    const env = { ...engineEnv(engine, process.env), PATH: [...kindPathDirs(HEADLINE_RELEASE), process.env.PATH ?? ''].join(':') };
+    const node = readImagesRecord()?.nodes[HEADLINE_RELEASE.release];
     if (!node) return kindNotMeasured('kind:prepare recorded no local node image');
     const cgroup = await execa('docker', ['info', '--format', '{{.CgroupVersion}}'], { env, reject: false });
 

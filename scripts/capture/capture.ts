@@ -9,7 +9,7 @@ import { formatSummary } from '../../src/capture/progress.ts';
 import { swapPaths } from '../../src/capture/snapshot-writer.ts';
 import { judgeRuns } from '../../src/capture/judge-run.ts';
 import { checkOutFolder, checkTarget, TargetError } from '../../src/capture/target.ts';
-import { targetOf, type ArticlePlan } from './articles.ts';
+import { otherRelease, targetOf, type ArticlePlan } from './articles.ts';
 import { fail, failingOn, say, type CaptureContext } from './edge.ts';
 import { keepAsideAndExit } from './kept-aside.ts';
 import { recoverKilledRuns, variantDrivers } from './providers.ts';
@@ -55,7 +55,7 @@ async function runnableVariants(args: CaptureArgs, plan: ArticlePlan, root: stri
   for (const { variant, experiment, driver } of variantDrivers(args, root, plan)) {
     try {
       await driver.provider.preflight();
-      runnable.push({ variant, experiment, target: targetOf(root, args, plan, variant) });
+      runnable.push({ variant, experiment, release: plan.release, otherRelease: otherRelease(plan), target: targetOf(root, args, plan, variant) });
     } catch (error) {
       if (error instanceof VariantUnsupported && !args.variants.length) {
         process.stderr.write(`capture: ${plan.slug} variant ${variant}: not captured, its snapshots stay as they are: ${error.message}\n`);

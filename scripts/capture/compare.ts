@@ -8,7 +8,7 @@ import { baselineOf, claimsReport, runSide, tryEvidence, whatChangedLines } from
 import { clip } from '../../src/capture/clip.ts';
 import { displayPath } from '../../src/evidence/errors.ts';
 import { terminalSafe } from '../../src/evidence/terminal-text.ts';
-import { inEnvironment, type ArticlePlan } from './articles.ts';
+import { inEnvironment, otherRelease, type ArticlePlan } from './articles.ts';
 import { fail } from './edge.ts';
 
 export async function compare(dir: string, plans: readonly ArticlePlan[], root: string): Promise<void> {
@@ -19,14 +19,15 @@ export async function compare(dir: string, plans: readonly ArticlePlan[], root: 
 }
 
 function compareVariant(dir: string, plan: ArticlePlan, variant: string | null, defs: ArticleDefinitions, root: string): void {
-  const label = `${plan.slug} (${[plan.environment, variant].filter(Boolean).join(', ')})`;
+  const label = `${plan.slug} (${[otherRelease(plan), plan.environment, variant].filter(Boolean).join(', ')})`;
   const committedDir = inEnvironment(plan, join(articleDir(root, plan.slug), 'snapshots'), variant);
   const committed = baselineOf(tryEvidence(plan.slug, committedDir, defs, variant), existsSync(committedDir), displayPath(committedDir), 'committed');
   const otherDir = runFolder(dir, plan, variant);
   const shown = relative(process.cwd(), otherDir) || '.';
   const other = tryEvidence(plan.slug, otherDir, defs, variant, true);
   if (!other.evidence) {
-    if (variant === plan.defaultVariant) fail(`--compare ${clip(dir)}: ${other.problem}`, 2);
+    // The headline's default run must be there; another version or variant may not have been captured.
+    if (variant === plan.defaultVariant && otherRelease(plan) === null) fail(`--compare ${clip(dir)}: ${other.problem}`, 2);
     process.stdout.write(`${label}: no run in ${shown}\n`);
     return;
   }
@@ -34,9 +35,9 @@ function compareVariant(dir: string, plan: ArticlePlan, variant: string | null, 
   process.stdout.write(`${terminalSafe([...whatChangedLines(committed, runSide(other.evidence)), claimsReport(other.evidence)].join('\n'))}\n`);
 }
 
-/** The variant's run under DIR/<slug>; the default variant's may be DIR itself. */
+/** The variant's run under DIR/<slug>; the headline's default variant's may be DIR itself. */
 function runFolder(dir: string, plan: ArticlePlan, variant: string | null): string {
   const nested = inEnvironment(plan, resolve(dir, plan.slug), variant);
-  const alone = variant === plan.defaultVariant ? resolve(dir) : null;
+  const alone = variant === plan.defaultVariant && otherRelease(plan) === null ? resolve(dir) : null;
   return existsSync(join(nested, 'run.yaml')) || alone === null ? nested : alone;
 }

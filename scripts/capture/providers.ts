@@ -5,6 +5,7 @@ import type { CaptureArgs } from '../../src/capture/cli-args.ts';
 import { articleDir } from '../../src/authoring/load.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
+import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
 import { recoverDeadRuns, type Recovery } from '../../src/capture/recover.ts';
 import type { ArticlePlan } from './articles.ts';
@@ -12,16 +13,16 @@ import { sayLine } from './edge.ts';
 
 type Driver = ReturnType<typeof createDriver>;
 
-/** A driver of its own for one run of an article: its run id, its lab or cluster. */
-export const driverFor = (args: CaptureArgs, root: string, slug: string, runId: string, experiment: Experiment): Driver =>
-  createDriver(args, experiment, { runId, articleDir: articleDir(root, slug), root });
+/** A driver of its own for one run of an article on one Kubernetes release: its run id, its lab or cluster. */
+export const driverFor = (args: CaptureArgs, root: string, slug: string, runId: string, experiment: Experiment, kubernetes: KubeRelease): Driver =>
+  createDriver(args, experiment, { runId, articleDir: articleDir(root, slug), root, kubernetes });
 
 /** Each variant of the plan with its experiment and a driver of its own (its own run id, lab, namespaces), to plan and preflight. */
 export function variantDrivers(args: CaptureArgs, root: string, plan: ArticlePlan): Array<{ variant: string | null; experiment: Experiment; driver: Driver }> {
   return plan.variants.map((variant) => {
     const runId = makeRunId(new Date());
     const experiment = experimentForVariant(plan.experiment, variant);
-    return { variant, experiment, driver: driverFor(args, root, plan.slug, runId, experiment) };
+    return { variant, experiment, driver: driverFor(args, root, plan.slug, runId, experiment, plan.release) };
   });
 }
 

@@ -4,8 +4,9 @@ import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import { claimsReport, runSide, tryEvidence, whatChangedLines, type Baseline } from '../../src/capture/what-changed.ts';
 import { say } from './edge.ts';
 
-/** A run's name in what the capture says: the slug, and its variant if it has one. */
-export const runLabel = (slug: string, variant: string | null): string => (variant === null ? slug : `${slug} variant ${variant}`);
+/** A run's name in what the capture says: the slug, its variant if it has one, and its Kubernetes release unless it is the headline's. */
+export const runLabel = (slug: string, variant: string | null, otherRelease: string | null = null): string =>
+  `${slug}${variant === null ? '' : ` variant ${variant}`}${otherRelease === null ? '' : ` on Kubernetes ${otherRelease}`}`;
 
 /** What stays as it was when `count` variants' runs are not swapped in. */
 export const untouched = (count: number): string => (count > 1 ? "every variant's snapshots were left as they were" : 'the snapshots were left as they were');

@@ -19,6 +19,7 @@ import type { Experiment } from '../../src/experiment/types.ts';
 import { fail, sayLine, type CaptureContext } from './edge.ts';
 import { driverFor } from './providers.ts';
 import { runLabel, untouched } from './report.ts';
+import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
 
 /** What one article's capture runs with. */
 export interface ArticleCapture {
@@ -30,10 +31,13 @@ export interface ArticleCapture {
   ctx: CaptureContext;
 }
 
-/** A variant that passed its preflight, and the folder its run replaces. */
+/** A variant that passed its preflight, the release it measures, and the folder its run replaces. */
 export interface PlannedRun {
   variant: string | null;
   experiment: Experiment;
+  release: KubeRelease;
+  /** The release's name in what the capture says, unless it is the experiment's headline. */
+  otherRelease: string | null;
   target: string;
 }
 
@@ -83,13 +87,13 @@ async function runVariant(capture: ArticleCapture, run: PlannedRun, under: { hel
   const { target, variant } = run;
   // The run id (and so the driver) is made when the variant starts: it sorts by the run's own time.
   const runId = makeRunId(new Date());
-  const driver = driverFor(args, ctx.root, slug, runId, run.experiment);
+  const driver = driverFor(args, ctx.root, slug, runId, run.experiment, run.release);
   await lockTarget(run, runId, slug, under);
   // Read before the run (and after any recovery): without --out the swap replaces these snapshots;
   // with --out they are the committed snapshots of the same environment and variant.
   const previous = readBaseline({ slug, target, articleDir: articleDir(ctx.root, slug), defs, variant }, displayPath);
   const reporter = createReporter(process.stderr);
-  const label = runLabel(slug, variant);
+  const label = runLabel(slug, variant, run.otherRelease);
   process.stderr.write(`capture ${label} (run ${runId}) with --driver ${driver.provider.name}\n`);
   const started = performance.now();
   try {
@@ -111,6 +115,7 @@ function captureInput(capture: ArticleCapture, run: PlannedRun, own: Pick<Captur
   return {
     mayReplace: () => judgeTarget(inspectTarget(run.target), slug).ok,
     experiment: run.experiment,
+    kubernetes: run.release,
     target: run.target,
     ...own,
     articleDir: articleDir(ctx.root, slug),

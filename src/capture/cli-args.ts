@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { clip } from './clip.ts';
 import { quoted } from '../evidence/terminal-text.ts';
+import { KUBE_MINORS, kubeRelease } from '../experiment/kubernetes.ts';
 import { DEFAULT_DRIVER, DRIVER_NAMES, DRIVERS, isDriverName, type DriverFlag, type DriverName } from '../experiment/drivers.ts';
 
 export type { DriverName };
@@ -21,6 +22,8 @@ export interface CaptureArgs {
   accept: string | null;
   /** The variants to capture (--variant a,b); every variant of the experiment when empty. */
   variants: string[];
+  /** The Kubernetes minors to capture (--k8s v1.35); every version the experiment declares when empty. */
+  versions: string[];
   help: boolean;
 }
 
@@ -75,6 +78,10 @@ ${DRIVER_USAGE}
                       every variant, each into its own snapshots folder (the default
                       variant's snapshots/, the others' snapshots.<variant>/); the
                       variants are swapped in together, only when every one has run
+  --k8s V[,V...]      capture only these Kubernetes versions of the ones the experiment
+                      declares (${KUBE_MINORS.join(', ')}); default: every declared version,
+                      the headline's into snapshots/, each other's into
+                      snapshots.<version>/ (snapshots.v1.34.lab.nftables/)
   --out DIR           write snapshots to DIR/<slug> (DIR/<slug>.<variant>) instead of
                       the article folder
   --keep              leave the cluster or lab up after the run
@@ -125,6 +132,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     compare: { type: 'string' },
     accept: { type: 'string' },
     variant: { type: 'string', multiple: true },
+    k8s: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const v = parsed.values as Record<string, string | boolean | string[] | undefined> & typeof parsed.values;
@@ -155,10 +163,11 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     compare: v.compare ?? null,
     accept: v.accept ?? null,
     variants: variantList(v.variant ?? []),
+    versions: versionList(v.k8s ?? []),
     help: v.help,
   };
   const driverFlagsGiven = Object.keys(driverFlags).length > 0;
-  if (args.compare && (args.dryRun || args.clean || args.keep || args.out || driverFlagsGiven || args.variants.length)) {
+  if (args.compare && (args.dryRun || args.clean || args.keep || args.out || driverFlagsGiven || args.variants.length || args.versions.length)) {
     throw new UsageError('--compare only compares two runs; it takes no capture options');
   }
   if (
@@ -171,6 +180,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
       args.out ||
       driverFlagsGiven ||
       args.variants.length ||
+      args.versions.length ||
       args.compare)
   ) {
     throw new UsageError(
@@ -189,6 +199,16 @@ export function variantList(given: readonly string[], flag = '--variant'): strin
     throw new UsageError(`${flag} expects names of lowercase letters and digits separated by commas, got ${quoted(clip(given.join(',')))}`);
   }
   return names;
+}
+
+/** `--k8s v1.35,v1.34 --k8s v1.36` as minors, each once; a version the project does not build is a UsageError. */
+export function versionList(given: readonly string[], flag = '--k8s'): string[] {
+  const names = [...new Set(given.flatMap((list) => list.split(',')).map((name) => name.trim()))];
+  try {
+    return [...new Set(names.map((name) => kubeRelease(name, flag).minor))];
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { DriverName } from '../experiment/drivers.ts';
 import type { Experiment } from '../experiment/types.ts';
 import type { CaptureArgs } from './cli-args.ts';
+import type { KubeRelease } from '../experiment/kubernetes.ts';
 import type { CaptureDriver, DriverRun } from './provider/driver-run.ts';
 import type { ProviderLeftovers } from './provider/node-provider.ts';
 import { kindDriver } from './kind/index.ts';
@@ -12,8 +13,12 @@ import { labDriver } from './lab/index.ts';
 
 export const CAPTURE_DRIVERS: Readonly<Record<DriverName, CaptureDriver>> = { kind: kindDriver, lab: labDriver };
 
-/** One run's driver for one experiment (a variant already chosen), as the command line asked. */
-export function createDriver(args: CaptureArgs, experiment: Experiment, run: { runId: string; articleDir: string; root: string }): DriverRun {
+/** One run's driver for one experiment (a variant already chosen) on one Kubernetes release, as the command line asked. */
+export function createDriver(
+  args: CaptureArgs,
+  experiment: Experiment,
+  run: { runId: string; articleDir: string; root: string; kubernetes: KubeRelease },
+): DriverRun {
   return CAPTURE_DRIVERS[args.driver].create(experiment, { ...run, keep: args.keep, flags: args.driverFlags });
 }
 

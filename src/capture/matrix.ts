@@ -1,10 +1,11 @@
-// The runs a CI matrix captures, one job each: article × variant in one
-// environment, listed from the experiments (never typed into a workflow), and
+// The runs a CI matrix captures, one job each: article × Kubernetes version ×
+// variant in one environment, listed from the experiments (never typed into a workflow), and
 // the arguments of `npm run capture:matrix` and `npm run capture:merge`. Pure.
 import { environmentsOf } from '../experiment/environments.ts';
 import type { EnvironmentName, Experiment } from '../experiment/types.ts';
 import { variantsOf } from '../experiment/variants.ts';
-import { parseCommandLine, selectSlugs, UsageError, variantList } from './cli-args.ts';
+import { headlineVersion, versionsOf } from '../experiment/kubernetes.ts';
+import { parseCommandLine, selectSlugs, UsageError, variantList, versionList } from './cli-args.ts';
 import { clip } from './clip.ts';
 import { quoted } from '../evidence/terminal-text.ts';
 
@@ -14,7 +15,11 @@ export interface MatrixRun {
   /** null: the article declares no variants (its one run). */
   variant: string | null;
   environment: EnvironmentName;
-  /** Unique in the matrix, and a valid artifact name: `<slug>-<environment>[-<variant>]`. */
+  /** The Kubernetes minor it measures (`--k8s`). */
+  kubernetes: string;
+  /** Whether that is the experiment's headline release (kind's official image serves it; another is built, kind:prepare --build-images). */
+  headline: boolean;
+  /** Unique in the matrix, and a valid artifact name: `<slug>-<environment>[-<version>][-<variant>]`, the headline's without its version. */
   artifact: string;
 }
 
@@ -25,7 +30,7 @@ export interface MatrixRun {
  */
 export function captureMatrix(
   articles: ReadonlyArray<{ slug: string; experiment: Experiment }>,
-  select: { slugs: readonly string[]; variants: readonly string[]; environment: EnvironmentName },
+  select: { slugs: readonly string[]; variants: readonly string[]; versions: readonly string[]; environment: EnvironmentName },
 ): MatrixRun[] {
   const slugs = selectSlugs(
     [...select.slugs],
@@ -41,30 +46,40 @@ export function captureMatrix(
         );
       continue;
     }
-    for (const variant of variantsOf(experiment)) {
-      if (select.variants.length && (variant === null || !select.variants.includes(variant))) continue;
-      runs.push({ slug, variant, environment: select.environment, artifact: [slug, select.environment, variant].filter(Boolean).join('-') });
+    for (const release of versionsOf(experiment)) {
+      if (select.versions.length && !select.versions.includes(release.minor)) continue;
+      const headline = release === headlineVersion(experiment);
+      for (const variant of variantsOf(experiment)) {
+        if (select.variants.length && (variant === null || !select.variants.includes(variant))) continue;
+        const artifact = [slug, select.environment, headline ? null : release.minor, variant].filter(Boolean).join('-');
+        runs.push({ slug, variant, environment: select.environment, kubernetes: release.minor, headline, artifact });
+      }
     }
   }
   const known = new Set(chosen.flatMap((a) => variantsOf(a.experiment).filter((v): v is string => v !== null)));
   const unknown = select.variants.filter((v) => !known.has(v));
   if (unknown.length)
     throw new UsageError(`--variant ${unknown.join(',')}: no article selected has such a variant; they have ${[...known].join(', ') || 'none'}`);
+  const declared = new Set(chosen.flatMap((a) => versionsOf(a.experiment).map((r) => r.minor)));
+  const undeclared = select.versions.filter((v) => !declared.has(v));
+  if (undeclared.length) throw new UsageError(`--k8s ${undeclared.join(',')}: no article selected is measured on it; they are on ${[...declared].join(', ')}`);
   if (!runs.length) throw new UsageError(`nothing to capture: no article selected is measured in ${select.environment}`);
   return runs;
 }
 
-export const MATRIX_USAGE = `Usage: npm run capture:matrix -- [slug...] [--variant V[,V...]] [--driver kind|lab]
+export const MATRIX_USAGE = `Usage: npm run capture:matrix -- [slug...] [--variant V[,V...]] [--k8s V[,V...]] [--driver kind|lab]
 
 Prints, as one line of JSON, the runs a CI matrix captures: {"include":[{"slug",
-"variant","environment","artifact"}...]}, one per article and variant (variant is
-null for an article that declares none), from each article's experiment (article.ts).
-Without a slug, every article; without --variant, every variant it declares.
---driver is the environment (default: kind).`;
+"variant","environment","kubernetes","headline","artifact"}...]}, one per article,
+Kubernetes version and variant (variant is null for an article that declares none),
+from each article's experiment (article.ts). Without a slug, every article; without
+--variant or --k8s, every variant and version it declares. --driver is the
+environment (default: kind).`;
 
 export interface MatrixArgs {
   slugs: string[];
   variants: string[];
+  versions: string[];
   environment: EnvironmentName;
   help: boolean;
 }
@@ -75,6 +90,7 @@ const names = (values: readonly string[]) => values.flatMap((v) => v.split(/[\s,
 export function parseMatrixArgs(argv: string[]): MatrixArgs {
   const parsed = parseCommandLine(argv, {
     variant: { type: 'string', multiple: true },
+    k8s: { type: 'string', multiple: true },
     driver: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   });
@@ -83,6 +99,7 @@ export function parseMatrixArgs(argv: string[]): MatrixArgs {
   return {
     slugs: names(parsed.positionals),
     variants: variantList(names(parsed.values.variant ?? [])),
+    versions: versionList(names(parsed.values.k8s ?? [])),
     environment: driver,
     help: parsed.values.help,
   };

@@ -1,6 +1,6 @@
 // Which run folders a merge takes, and into which of the checkout's snapshot
 // folders: each folder read as the run it says it is (its run.yaml's slug,
-// driver and kube-proxy mode), its name checked against that, conflicts and
+// driver, Kubernetes version and kube-proxy mode), its name checked against that, conflicts and
 // partial sets of an article's variants refused. Every refusal is one line
 // naming the folder. Pure: the folders' contents and the checkout's articles
 // come in as data (merge.ts reads them).
@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import type { EnvironmentName, Experiment } from '../experiment/types.ts';
 import { environmentFolder, environmentsOf, headlineEnvironment } from '../experiment/environments.ts';
 import { defaultVariant, variantFolder, variantsOf } from '../experiment/variants.ts';
+import { headlineVersion, minorOf, versionFolder, versionsOf, type KubeRelease } from '../experiment/kubernetes.ts';
 import { clip } from './clip.ts';
 import { judgeTarget, type TargetFacts } from './target.ts';
 
@@ -26,8 +27,8 @@ export interface FoundRun {
 export interface CheckoutArticle {
   slug: string;
   experiment: Experiment | null;
-  /** Per environment, the variants whose committed folder holds a run now. */
-  committed: Partial<Record<EnvironmentName, Array<string | null>>>;
+  /** Per version and environment (placeOf), the variants whose committed folder holds a run now. */
+  committed: Partial<Record<string, Array<string | null>>>;
   /** The run id of every committed run of the article, and the snapshot folder (`snapshots.lab` …) that holds it. */
   committedRunIds: ReadonlyMap<string, string>;
 }
@@ -42,19 +43,31 @@ export interface PlannedRun {
   folder: string;
 }
 
-/** The runs of one article's environment: swapped in together, their claims across variants judged together. */
+/** The runs of one article's environment on one version: swapped in together, their claims across variants judged together. */
 export interface PlannedGroup {
   slug: string;
+  release: KubeRelease;
   environment: EnvironmentName;
   runs: PlannedRun[];
 }
 
+/** A version and environment of an article, as one key: `v1.34 lab`. */
+export const placeOf = (release: KubeRelease, environment: EnvironmentName): string => `${release.minor} ${environment}`;
+
 export type MergePlan = { groups: PlannedGroup[] } | { problems: string[] };
 
-/** The name a run folder has (`<slug>[.<environment>][.<variant>]`, as --out writes it), given the folder of its headline run. */
-export function runFolderName(base: string, experiment: Experiment | null, environment: EnvironmentName, variant: string | null): string {
-  const headline = headlineEnvironment(experiment);
-  return basename(variantFolder(environmentFolder(base, environment, headline), variant, experiment ? defaultVariant(experiment) : null));
+/** The name a run folder has (`<slug>[.<version>][.<environment>][.<variant>]`, as --out writes it), given the folder of its headline run. */
+export function runFolderName(
+  base: string,
+  experiment: Experiment | null,
+  environment: EnvironmentName,
+  variant: string | null,
+  release: KubeRelease = headlineVersion(experiment),
+): string {
+  const inVersion = versionFolder(base, release, headlineVersion(experiment));
+  return basename(
+    variantFolder(environmentFolder(inVersion, environment, headlineEnvironment(experiment)), variant, experiment ? defaultVariant(experiment) : null),
+  );
 }
 
 const show = (value: unknown) => clip(typeof value === 'string' ? JSON.stringify(value) : String(value), 60);
@@ -70,7 +83,7 @@ const show = (value: unknown) => clip(typeof value === 'string' ? JSON.stringify
 export function planMerge(found: readonly FoundRun[], articles: readonly CheckoutArticle[], variants: readonly string[] = []): MergePlan {
   const problems: string[] = [];
   const bySlug = new Map(articles.map((a) => [a.slug, a]));
-  type Slot = PlannedRun & { slug: string; environment: EnvironmentName };
+  type Slot = PlannedRun & { slug: string; release: KubeRelease; environment: EnvironmentName };
   const slots = new Map<string, Slot>();
   const runIds = new Map<string, string>();
   // A run id names one capture: it may come again only into the folder that holds it (the same run merged twice).
@@ -84,7 +97,13 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
       );
       continue;
     }
-    const yaml = facts.runYaml as { slug?: unknown; driver?: unknown; runId?: unknown; cluster?: { kubeProxyMode?: unknown } } | null;
+    const yaml = facts.runYaml as {
+      slug?: unknown;
+      driver?: unknown;
+      runId?: unknown;
+      versions?: { kubernetes?: unknown };
+      cluster?: { kubeProxyMode?: unknown };
+    } | null;
     if (facts.entries.length === 0 || yaml === null || typeof yaml !== 'object') {
       problems.push(`${run.shown}: holds no readable run.yaml; expected a run folder written by --out`);
       continue;
@@ -111,6 +130,18 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
       continue;
     }
     const environment = yaml.driver as EnvironmentName;
+    const reported = yaml.versions?.kubernetes;
+    const release = versionsOf(article.experiment).find((r) => typeof reported === 'string' && r.minor === minorOf(reported));
+    if (!release) {
+      problems.push(
+        `${run.shown}/run.yaml: field "versions.kubernetes": expected a release of one of ${article.slug}'s Kubernetes versions (${versionsOf(
+          article.experiment,
+        )
+          .map((r) => r.minor)
+          .join(', ')}), got ${show(reported)}`,
+      );
+      continue;
+    }
     let variant: string | null = null;
     if (article.experiment?.variants) {
       const mode = yaml.cluster?.kubeProxyMode;
@@ -123,15 +154,16 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
       }
       variant = mode;
     }
-    const expected = runFolderName(article.slug, article.experiment, environment, variant);
+    const otherRelease = release === headlineVersion(article.experiment) ? null : release;
+    const expected = runFolderName(article.slug, article.experiment, environment, variant, release);
     if (run.name !== null && run.name !== expected) {
       problems.push(
-        `${run.shown}: its run.yaml is the run of ${describe(article.slug, environment, variant)}, which --out names ${expected}; expected that name`,
+        `${run.shown}: its run.yaml is the run of ${describe(article.slug, environment, variant, otherRelease)}, which --out names ${expected}; expected that name`,
       );
       continue;
     }
     const runId = yaml.runId as string;
-    const folder = runFolderName('snapshots', article.experiment, environment, variant);
+    const folder = runFolderName('snapshots', article.experiment, environment, variant, release);
     const committedAs = committedIds.get(runId);
     const sameId =
       runIds.get(runId) ??
@@ -143,11 +175,11 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
       continue;
     }
     runIds.set(runId, run.shown);
-    const key = `${article.slug}\n${environment}\n${variant}`;
+    const key = `${article.slug}\n${placeOf(release, environment)}\n${variant}`;
     const other = slots.get(key);
     if (other) {
       problems.push(
-        `${run.shown}: a second run of ${describe(article.slug, environment, variant)} (the first is ${other.shown}, run ${other.runId}); expected one run of each article, environment and variant`,
+        `${run.shown}: a second run of ${describe(article.slug, environment, variant, otherRelease)} (the first is ${other.shown}, run ${other.runId}); expected one run of each article, version, environment and variant`,
       );
       continue;
     }
@@ -155,6 +187,7 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
       dir: run.dir,
       shown: run.shown,
       slug: article.slug,
+      release,
       environment,
       variant,
       runId,
@@ -164,8 +197,8 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
 
   const groups = new Map<string, PlannedGroup>();
   for (const slot of slots.values()) {
-    const key = `${slot.slug}\n${slot.environment}`;
-    const group = groups.get(key) ?? { slug: slot.slug, environment: slot.environment, runs: [] };
+    const key = `${slot.slug}\n${placeOf(slot.release, slot.environment)}`;
+    const group = groups.get(key) ?? { slug: slot.slug, release: slot.release, environment: slot.environment, runs: [] };
     group.runs.push({ dir: slot.dir, shown: slot.shown, variant: slot.variant, runId: slot.runId, folder: slot.folder });
     groups.set(key, group);
   }
@@ -175,30 +208,33 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
     const declared = variantsOf(article.experiment) as string[];
     const expected = variants.length
       ? declared.filter((v) => variants.includes(v))
-      : declared.filter((v) => v === defaultVariant(article.experiment!) || (article.committed[group.environment] ?? []).includes(v));
+      : declared.filter((v) => v === defaultVariant(article.experiment!) || (article.committed[placeOf(group.release, group.environment)] ?? []).includes(v));
     const present = group.runs.map((r) => r.variant!);
     const missing = expected.filter((v) => !present.includes(v));
     const extra = variants.length ? present.filter((v) => !expected.includes(v)) : [];
     const where = group.runs.map((r) => r.shown).join(', ');
+    const place = group.release === headlineVersion(article.experiment) ? group.environment : `${group.environment}, Kubernetes ${group.release.minor}`;
     if (missing.length) {
       problems.push(
-        `${where}: ${group.slug} (${group.environment}) lacks ${missing.join(', ')}${variants.length ? ' (named with --variant)' : ', which has a committed run'}; expected every variant of one capture together, or --variant naming the ones given`,
+        `${where}: ${group.slug} (${place}) lacks ${missing.join(', ')}${variants.length ? ' (named with --variant)' : ', which has a committed run'}; expected every variant of one capture together, or --variant naming the ones given`,
       );
     }
-    if (extra.length) problems.push(`${where}: ${group.slug} (${group.environment}) holds ${extra.join(', ')}, which --variant does not name`);
+    if (extra.length) problems.push(`${where}: ${group.slug} (${place}) holds ${extra.join(', ')}, which --variant does not name`);
     group.runs.sort((a, b) => declared.indexOf(a.variant!) - declared.indexOf(b.variant!));
   }
   if (problems.length) return { problems };
   return {
-    groups: [...groups.values()].sort((a, b) => a.slug.localeCompare(b.slug) || environmentOrder(bySlug.get(a.slug)!, a, b)),
+    groups: [...groups.values()].sort((a, b) => a.slug.localeCompare(b.slug) || placeOrder(bySlug.get(a.slug)!, a, b)),
   };
 }
 
-function environmentOrder(article: CheckoutArticle, a: PlannedGroup, b: PlannedGroup): number {
-  const order = environmentsOf(article.experiment);
-  return order.indexOf(a.environment) - order.indexOf(b.environment);
+/** Versions in declared order (the headline first), then environments in declared order. */
+function placeOrder(article: CheckoutArticle, a: PlannedGroup, b: PlannedGroup): number {
+  const versions = versionsOf(article.experiment).map((r) => r.minor);
+  const environments = environmentsOf(article.experiment);
+  return versions.indexOf(a.release.minor) - versions.indexOf(b.release.minor) || environments.indexOf(a.environment) - environments.indexOf(b.environment);
 }
 
-function describe(slug: string, environment: EnvironmentName, variant: string | null): string {
-  return `${slug} (${[environment, variant].filter(Boolean).join(', ')})`;
+function describe(slug: string, environment: EnvironmentName, variant: string | null, otherRelease: KubeRelease | null = null): string {
+  return `${slug} (${[environment, variant, otherRelease && `Kubernetes ${otherRelease.minor}`].filter(Boolean).join(', ')})`;
 }

@@ -7,12 +7,13 @@ import { existsSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import type { ArticleDefinitions } from '../evidence/runs/from-disk.ts';
 import { environmentsOf } from '../experiment/environments.ts';
+import { headlineVersion, versionsOf } from '../experiment/kubernetes.ts';
 import { variantsOf } from '../experiment/variants.ts';
 import type { EnvironmentName } from '../experiment/types.ts';
 import { articleDir, listArticleSlugs, loadArticle } from '../authoring/load.ts';
 import { clip } from './clip.ts';
 import { judgeRuns } from './judge-run.ts';
-import { planMerge, runFolderName, type CheckoutArticle, type FoundRun } from './merge-plan.ts';
+import { placeOf, planMerge, runFolderName, type CheckoutArticle, type FoundRun } from './merge-plan.ts';
 import type { IncomingGroup } from './swap-in.ts';
 import { inspectTarget } from './target.ts';
 
@@ -63,7 +64,9 @@ export function findRuns(dirs: readonly string[]): { found: FoundRun[]; problems
     for (const entry of facts.entries) {
       const path = join(absolute, entry.name);
       if (entry.type !== 'dir') {
-        problems.push(`${shownOf(path)}: expected only run folders (<slug>[.<environment>][.<variant>]) in a folder given to the merge, found a ${entry.type}`);
+        problems.push(
+          `${shownOf(path)}: expected only run folders (<slug>[.<version>][.<environment>][.<variant>]) in a folder given to the merge, found a ${entry.type}`,
+        );
         continue;
       }
       found.push({ dir: path, shown: shownOf(path), name: entry.name, facts: inspectTarget(path) });
@@ -80,14 +83,16 @@ export async function checkoutArticles(root: string): Promise<Map<string, { arti
     const experiment = defs.experiment ?? null;
     const committed: CheckoutArticle['committed'] = {};
     const committedRunIds = new Map<string, string>();
-    for (const environment of environmentsOf(experiment)) {
-      committed[environment] = (experiment ? variantsOf(experiment) : [null]).filter((variant) => {
-        const folder = join(articleDir(root, slug), runFolderName('snapshots', experiment, environment, variant));
-        const facts = inspectTarget(folder);
-        const runYaml = (facts.kind === 'dir' ? facts.runYaml : null) as { runId?: unknown } | null;
-        if (typeof runYaml?.runId === 'string') committedRunIds.set(runYaml.runId, basename(folder));
-        return existsSync(join(folder, 'run.yaml'));
-      });
+    for (const release of versionsOf(experiment)) {
+      for (const environment of environmentsOf(experiment)) {
+        committed[placeOf(release, environment)] = (experiment ? variantsOf(experiment) : [null]).filter((variant) => {
+          const folder = join(articleDir(root, slug), runFolderName('snapshots', experiment, environment, variant, release));
+          const facts = inspectTarget(folder);
+          const runYaml = (facts.kind === 'dir' ? facts.runYaml : null) as { runId?: unknown } | null;
+          if (typeof runYaml?.runId === 'string') committedRunIds.set(runYaml.runId, basename(folder));
+          return existsSync(join(folder, 'run.yaml'));
+        });
+      }
     }
     articles.set(slug, { article: { slug, experiment, committed, committedRunIds }, defs });
   }
@@ -116,14 +121,15 @@ export async function prepareMerge(input: MergeInput): Promise<MergeReady | Merg
   for (const group of plan.groups) {
     const { defs, article } = articles.get(group.slug)!;
     const dir = articleDir(input.root, group.slug);
-    const folderOfOther = (variant: string) => join(dir, runFolderName('snapshots', article.experiment, group.environment, variant));
+    const folderOfOther = (variant: string) => join(dir, runFolderName('snapshots', article.experiment, group.environment, variant, group.release));
     const judged = judgeRuns(
       group.slug,
       defs,
       group.runs.map((r) => ({ variant: r.variant, dir: r.dir })),
       folderOfOther,
     );
-    const label = `${group.runs.map((r) => r.shown).join(', ')} (${group.slug}, ${group.environment})`;
+    const onOther = group.release === headlineVersion(article.experiment) ? '' : `, Kubernetes ${group.release.minor}`;
+    const label = `${group.runs.map((r) => r.shown).join(', ')} (${group.slug}, ${group.environment}${onOther})`;
     if (judged.verdict === 'facts') {
       facts.push(`${label}: facts cannot be derived, so this is no measurement: ${judged.problems.join(' | ')}`);
       continue;

@@ -12,9 +12,10 @@ export interface PlanOfRun {
 /** A comment stays one line, whatever a title holds. */
 const comment = (text: string) => `# ${text.replace(/\s*[\r\n]+\s*/g, ' ')}`;
 
-export function planLines(plan: PlanOfRun, run: { slug: string; variant: string | null; driver: string }): string[] {
+export function planLines(plan: PlanOfRun, run: { slug: string; variant: string | null; driver: string; otherRelease?: string | null }): string[] {
+  const release = run.otherRelease ? ` on Kubernetes ${run.otherRelease}` : '';
   return [
-    comment(`${run.slug}${run.variant === null ? '' : ` variant ${run.variant}`} with --driver ${run.driver}: setup`),
+    comment(`${run.slug}${run.variant === null ? '' : ` variant ${run.variant}`}${release} with --driver ${run.driver}: setup`),
     ...plan.setup.map(shellCommand),
     ...plan.steps.flatMap(({ step, node, argvs }) => [comment(`step ${step.id} (${node}): ${step.title}, then the health check`), ...argvs.map(shellCommand)]),
     comment('teardown'),

@@ -11,6 +11,7 @@ import { Cluster } from './kubernetes/cluster.ts';
 import { openStaging, type Staging } from './snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
 import { defaultVariant, experimentForVariant } from '../experiment/variants.ts';
+import { minorOf, type KubeRelease } from '../experiment/kubernetes.ts';
 
 export interface CaptureReporter {
   /** A setup or teardown phase ("creating namespaces ..."). */
@@ -25,6 +26,8 @@ export interface CaptureInput {
   driver: DriverRun;
   /** The article folder; the experiment's manifest paths are relative to it. */
   articleDir: string;
+  /** The Kubernetes release the run is to measure: a cluster that reports another minor is no measurement of it. */
+  kubernetes: KubeRelease;
   /** The snapshots folder to replace (content/articles/<slug>/snapshots, or --out). */
   target: string;
   runId: string;
@@ -83,6 +86,11 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
     throwIfAborted(signal);
     // After up(): the server, node image and in-node tool versions exist only then.
     const versions = await cluster.versions(ctx);
+    const reported = versions['kubernetes'] ?? '';
+    if (minorOf(reported) !== input.kubernetes.minor)
+      throw new DriverError(
+        `the API server reports Kubernetes ${reported || 'no version'}, the run was to measure ${input.kubernetes.release}: this run is no measurement of it`,
+      );
     const view = topologyView(topology);
     await cluster.checkHealthy(ctx, 'before the first step');
 

@@ -22,6 +22,7 @@ import { runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { treeDigest } from './support.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,7 +60,8 @@ async function leftoversOf(runId: string): Promise<string[]> {
 }
 
 /** The lab's run of `experiment` as the capture builds it. */
-const labRun = (experiment: Experiment, runId: string) => labDriver.create(experiment, { runId, articleDir: ARTICLE, root, keep: false, flags: {} });
+const labRun = (experiment: Experiment, runId: string) =>
+  labDriver.create(experiment, { runId, kubernetes: HEADLINE_RELEASE, articleDir: ARTICLE, root, keep: false, flags: {} });
 
 /** Runs the experiment `make` builds for the run's id on a fresh lab into a copy of the committed snapshots; returns what happened and when each step ended. */
 async function broken(make: (runId: string) => Experiment) {
@@ -86,6 +88,7 @@ async function broken(make: (runId: string) => Experiment) {
       experiment,
       driver,
       articleDir: ARTICLE,
+      kubernetes: HEADLINE_RELEASE,
       target,
       runId,
       signal: new AbortController().signal,
@@ -146,6 +149,7 @@ test('a step that declares its time limit a result is stored as timed out, and t
       experiment: waits,
       driver,
       articleDir: ARTICLE,
+      kubernetes: HEADLINE_RELEASE,
       target: join(out, 'snapshots'),
       runId,
       signal: new AbortController().signal,

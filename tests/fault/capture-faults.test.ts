@@ -34,6 +34,7 @@ import { runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
 import { treeDigest } from './support.ts';
 import { expectedComponents, runComponents } from '../lab/support.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const SLUG = '074-external-traffic-policy';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -444,13 +445,21 @@ test(
       ],
     };
     // The run's driver is built for the variant the capture runs: the default one.
-    const driver = labDriver.create(experimentForVariant(hostile, defaultVariant(hostile)), { runId, articleDir, root, keep: false, flags: {} });
+    const driver = labDriver.create(experimentForVariant(hostile, defaultVariant(hostile)), {
+      runId,
+      kubernetes: HEADLINE_RELEASE,
+      articleDir,
+      root,
+      keep: false,
+      flags: {},
+    });
     try {
       const started = performance.now();
       await runCapture({
         experiment: hostile,
         driver,
         articleDir,
+        kubernetes: HEADLINE_RELEASE,
         target: join(out, SLUG),
         runId,
         signal: new AbortController().signal,

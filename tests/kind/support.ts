@@ -13,7 +13,8 @@ import { engineEnv, findEngine, readMachineBaseline, stopEngine, type Engine } f
 import { FORWARDING_SYSCTLS, readSysctls, writeSysctl } from '../../src/capture/kind/engine/host-state.ts';
 import { prepare } from '../../src/capture/kind/prepare.ts';
 import { processStartTime } from '../../src/capture/process-identity.ts';
-import { KIND_PATH_DIRS } from '../../src/capture/kind/prepare.ts';
+import { kindPathDirs } from '../../src/capture/kind/prepare.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const onCI = process.env.CI === 'true';
@@ -48,8 +49,8 @@ export interface KindHost {
 
 /** The engine and images, as `npm run kind:prepare` leaves them (quick when they are up to date). */
 export async function prepareKind(log: (line: string) => void): Promise<KindHost> {
-  const done = await prepare({ root: ROOT, buildImages: true }, { signal: new AbortController().signal, log });
-  const path = [...KIND_PATH_DIRS, process.env.PATH ?? ''].join(':');
+  const done = await prepare({ root: ROOT, buildImages: true, releases: [HEADLINE_RELEASE] }, { signal: new AbortController().signal, log });
+  const path = [...kindPathDirs(HEADLINE_RELEASE), process.env.PATH ?? ''].join(':');
   return { engine: done.engine, startedEngine: done.startedEngine, env: { ...engineEnv(done.engine, process.env), PATH: path } };
 }
 

@@ -36,13 +36,15 @@ import {
   runComponents,
   untilRunning,
 } from './support.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
 const NODES = ['control-plane', 'worker', 'worker2'];
 /** Article 074's lab namespaces, after the run's prefix: the bridge and the nodes, and the pods' when they run. */
 const NODE_NAMESPACES = ['bridge', ...NODES.map((n) => `node.${n}`)];
 /** The lab's run of `experiment` as the capture builds it (--kube-bin left to SHICE_KUBE_BIN or the build). */
-const labRun = (runId: string, articleDir = ARTICLE) => labDriver.create(experiment, { runId, articleDir, root: '.', keep: false, flags: {} });
+const labRun = (runId: string, articleDir = ARTICLE) =>
+  labDriver.create(experiment, { runId, articleDir, root: '.', keep: false, flags: {}, kubernetes: HEADLINE_RELEASE });
 const labNamespacesAfterPrefix = async (runId: string) => (await labNamespaces(runId)).map((ns) => ns.slice(`${LAB_PREFIX}${runId}.`.length)).sort();
 
 function statusAndCount(stdout: string): [number, number] {

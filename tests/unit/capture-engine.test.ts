@@ -13,7 +13,8 @@ import { openStaging, swapPaths } from '../../src/capture/snapshot-writer.ts';
 import { settleSwap } from '../../src/capture/recover.ts';
 import { runSchema, stepSchema } from '../../src/evidence/schema.ts';
 import { scriptedProvider, type Script, type ScriptedProvider } from '../fixtures/capture/scripted-driver.ts';
-import { ARTICLE_DIR } from '../fixtures/fake-bin/harness.ts';
+import { ARTICLE_DIR, FAKE_KIND_RELEASE } from '../fixtures/fake-bin/harness.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 /** Article 074's default run: kube-proxy in iptables mode. */
 const experiment = experimentForVariant(article074, 'iptables');
@@ -21,6 +22,7 @@ const experiment = experimentForVariant(article074, 'iptables');
 const silent: CaptureReporter = { phase() {}, stepStarted() {}, stepFinished() {} };
 const base = {
   experiment,
+  kubernetes: FAKE_KIND_RELEASE,
   articleDir: ARTICLE_DIR,
   runId: 'test-run',
   reporter: silent,
@@ -122,6 +124,25 @@ test('a failing step leaves the old snapshots byte for byte, removes the staging
     await assert.rejects(runCapture({ ...base, driver: provider, target, signal: new AbortController().signal }), /scripted failure on worker2/);
     assert.deepEqual(await readAll(target), files);
     assert.deepEqual(await readdir(parent), ['snapshots']);
+    assert.equal(provider.calls.at(-1), 'down');
+  });
+});
+
+test('a cluster that reports another Kubernetes minor than the run was to measure is no measurement: no step runs, the old snapshots stay', async (t) => {
+  const parent = await tempDir(t);
+  const { target, files } = await oldSnapshots(parent);
+  await withProvider({}, async (provider) => {
+    // The scripted API answers v1.32.2 (kubectl-version.json); this run was to measure the headline.
+    const run = runCapture({ ...base, kubernetes: HEADLINE_RELEASE, driver: provider, target, signal: new AbortController().signal });
+    await assert.rejects(run, (error: Error) => {
+      assert.equal(
+        error.message,
+        `the API server reports Kubernetes v1.32.2, the run was to measure ${HEADLINE_RELEASE.release}: this run is no measurement of it`,
+      );
+      return true;
+    });
+    assert.deepEqual(await readAll(target), files);
+    assert.ok(!provider.calls.some((c) => c.includes('curl --silent --show-error --max-time 3 http://')), 'no step ran');
     assert.equal(provider.calls.at(-1), 'down');
   });
 });

@@ -12,7 +12,7 @@ import { reportMarkdown } from '../../src/capture/report-markdown.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const articles = await Promise.all((await listArticleSlugs(root)).map(async (slug) => ({ slug, experiment: (await loadArticle(root, slug)).experiment })));
-const all = { slugs: [], variants: [], environment: 'kind' as const };
+const all = { slugs: [], variants: [], versions: [], environment: 'kind' as const };
 
 test('every article × variant in kind, each with an artifact name of its own', () => {
   const runs = captureMatrix(articles, all);
@@ -60,13 +60,15 @@ test('articles and variants narrow the matrix; a name that selects nothing is on
 });
 
 test("a workflow's inputs: names separated by spaces or commas, an empty input is none", () => {
-  assert.deepEqual(parseMatrixArgs(['', '--variant', '']), { slugs: [], variants: [], environment: 'kind', help: false });
-  assert.deepEqual(parseMatrixArgs(['074-a 075-b', '--variant', 'iptables, nftables', '--driver', 'lab']), {
+  assert.deepEqual(parseMatrixArgs(['', '--variant', '']), { slugs: [], variants: [], versions: [], environment: 'kind', help: false });
+  assert.deepEqual(parseMatrixArgs(['074-a 075-b', '--variant', 'iptables, nftables', '--k8s', 'v1.36 v1.34', '--driver', 'lab']), {
     slugs: ['074-a', '075-b'],
     variants: ['iptables', 'nftables'],
+    versions: ['v1.36', 'v1.34'],
     environment: 'lab',
     help: false,
   });
+  assert.throws(() => parseMatrixArgs(['--k8s', 'v1.20']), /^UsageError: --k8s: expected one of v1\.37, v1\.36, v1\.35, v1\.34, got "v1\.20"$/);
   assert.throws(() => parseMatrixArgs(['--driver', 'docker']), /--driver must be kind or lab, got "docker"/);
 });
 
@@ -90,4 +92,24 @@ test("the report's fences outlast any backticks in a run's lines; titles are pla
   assert.match(md, /^## a \\\(kind, iptables\\\): run r-1$/m);
   assert.match(md, /^`````text\nclaims: all 9 hold\nx: "```" -> "````"\n`````$/m);
   assert.match(md, /^2 run\\\(s\\\) merged$/m);
+});
+
+test("every declared Kubernetes version is a job of its own; the headline's artifact keeps its name, another's carries its version", () => {
+  const declaring = articles.map((a) => ({ slug: a.slug, experiment: { ...a.experiment, kubernetes: ['v1.37', 'v1.34'] } }));
+  const runs = captureMatrix(declaring, { ...all, slugs: ['075-local-uneven-weights'] });
+  assert.deepEqual(
+    runs.map((r) => [r.artifact, r.kubernetes, r.headline]),
+    [
+      ['075-local-uneven-weights-kind', 'v1.37', true],
+      ['075-local-uneven-weights-kind-v1.34', 'v1.34', false],
+    ],
+  );
+  assert.deepEqual(
+    captureMatrix(declaring, { ...all, slugs: ['075-local-uneven-weights'], versions: ['v1.34'] }).map((r) => r.artifact),
+    ['075-local-uneven-weights-kind-v1.34'],
+  );
+  assert.throws(
+    () => captureMatrix(declaring, { ...all, versions: ['v1.35'] }),
+    /^UsageError: --k8s v1\.35: no article selected is measured on it; they are on v1\.37, v1\.34$/,
+  );
 });

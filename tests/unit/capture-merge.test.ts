@@ -57,7 +57,7 @@ test('the folder names --out gives each run are the ones the merge expects', () 
   assert.equal(runFolderName(S074, a074.experiment, 'kind', 'iptables'), S074);
   assert.equal(runFolderName(S074, a074.experiment, 'kind', 'nftables'), `${S074}.nftables`);
   assert.equal(runFolderName('snapshots', a074.experiment, 'lab', 'nftables'), 'snapshots.lab.nftables');
-  assert.deepEqual(a074.committed, { kind: ['iptables', 'nftables'], lab: ['iptables', 'nftables'] });
+  assert.deepEqual(a074.committed, { 'v1.37 kind': ['iptables', 'nftables'], 'v1.37 lab': ['iptables', 'nftables'] });
 });
 
 test("a matrix's artifacts make one group per article and environment, each run aimed at its snapshots folder", () => {

@@ -15,7 +15,7 @@ import { runCapture } from '../../src/capture/runner.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFactsWithSkips } from '../../src/evidence/facts.ts';
 import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
-import { ARTICLE_DIR, makeHarness } from '../fixtures/fake-bin/harness.ts';
+import { ARTICLE_DIR, makeHarness, FAKE_KIND_RELEASE } from '../fixtures/fake-bin/harness.ts';
 
 /** The facts of article 074's default run (iptables): the common ones and that variant's own. */
 const facts = [...article074.factDefs, ...article074.variantFactDefs!.iptables!];
@@ -34,6 +34,7 @@ test("contract: a kind capture writes the lab run's schema and step ids, and the
       experiment,
       driver: harness.driver(experiment),
       articleDir: ARTICLE_DIR,
+      kubernetes: FAKE_KIND_RELEASE,
       target,
       runId: '20261202T120000Z-c0ffee',
       signal: new AbortController().signal,

@@ -22,7 +22,7 @@ import { kindStatePaths } from '../../src/capture/kind/settings.ts';
 import { dockerContainerStates } from '../../src/capture/kind/commands.ts';
 import { parseNodeList } from '../../src/capture/kubectl/topology.ts';
 import { containersFor } from '../fixtures/fake-bin/fake-common.ts';
-import { ARTICLE_DIR, makeHarness, USER_KUBECONFIG_TEXT, type Harness, type RecordedCall } from '../fixtures/fake-bin/harness.ts';
+import { ARTICLE_DIR, makeHarness, USER_KUBECONFIG_TEXT, type Harness, type RecordedCall, FAKE_KIND_RELEASE } from '../fixtures/fake-bin/harness.ts';
 
 /** Article 074's default run: kube-proxy in iptables mode. */
 const experiment = experimentForVariant(article074, 'iptables');
@@ -616,6 +616,7 @@ async function captureInto(h: Harness, experimentToRun: Experiment, body: (run: 
       experiment: experimentToRun,
       driver: h.driver(experimentToRun),
       articleDir: ARTICLE_DIR,
+      kubernetes: FAKE_KIND_RELEASE,
       target,
       runId: '20261203T120000Z-c0ffee',
       signal: new AbortController().signal,

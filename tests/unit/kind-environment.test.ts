@@ -10,6 +10,7 @@ import { kindEnvironment, nodeCount, type KindRunReading } from '../../src/i18n/
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { checkChineseProse } from '../../src/article/check/zh-copy.ts';
 import { experiment074 } from '../support/articles.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const ARTICLE = 'content/articles/074-external-traffic-policy';
 const official: KindRunReading = { cniStandIn: false, localNodeImage: false, substitutions: [] };
@@ -29,6 +30,7 @@ test('the kind driver describes the mode and version of its run', () => {
   const kind = createKindRun(experimentForVariant(experiment074, 'nftables'), {
     runId: 'env-test-3',
     articleDir: ARTICLE,
+    kubernetes: HEADLINE_RELEASE,
     keep: false,
     reuse: false,
     loadImages: false,

@@ -17,6 +17,7 @@ import { checkChineseProse } from '../../src/article/check/zh-copy.ts';
 import { experiment074, experiment075 } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const ARTICLES = fileURLToPath(new URL('../../content/articles/', import.meta.url));
 const alpine = ['nginx:1.27-alpine'];
@@ -55,7 +56,14 @@ test('a lab run says where its binaries came from: --kube-bin, SHICE_KUBE_BIN, o
   try {
     delete process.env[KUBE_BIN_ENV];
     const create = (flags: Record<string, string>) =>
-      labDriver.create(experiment074, { runId: 'env-test-1', articleDir: join(ARTICLES, experiment074.slug), root: '.', keep: false, flags });
+      labDriver.create(experiment074, {
+        runId: 'env-test-1',
+        kubernetes: HEADLINE_RELEASE,
+        articleDir: join(ARTICLES, experiment074.slug),
+        root: '.',
+        keep: false,
+        flags,
+      });
     // Before up(), no pod ran: no image is claimed replaced.
     const built = create({}).describe(run('iptables', 'v1.37.2'));
     assert.match(built.summary.en, /, built from the official Go modules,/);

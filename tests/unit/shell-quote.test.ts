@@ -14,6 +14,7 @@ import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { experiment074 as article074, experiment075 as article075 } from '../support/articles.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const MARK = '\u0001end of command\u0001';
 
@@ -70,7 +71,14 @@ test('shellReads itself: an unquoted argv does not come back as it was (the chec
 /** The dry-run plan of one variant of an article, under the lab driver. */
 function labPlan(experiment: Experiment, variant: string | null, article: string) {
   const forVariant = variant === null ? experiment : experimentForVariant(experiment, variant);
-  const run = labDriver.create(forVariant, { runId: 'plan-1', articleDir: article, root: '.', keep: false, flags: { 'kube-bin': '/opt/k8s' } });
+  const run = labDriver.create(forVariant, {
+    runId: 'plan-1',
+    kubernetes: HEADLINE_RELEASE,
+    articleDir: article,
+    root: '.',
+    keep: false,
+    flags: { 'kube-bin': '/opt/k8s' },
+  });
   return new Cluster(run, forVariant, { articleDir: article }).plan(symbolicTopologyView);
 }
 

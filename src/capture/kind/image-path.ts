@@ -14,6 +14,8 @@ import { DriverError, PrerequisiteError, type ProviderContext } from '../provide
 import { mergeNodeDecisions, type NodeDecisions } from '../provider/stand-in.ts';
 import * as cmd from './commands.ts';
 import { readImagesRecord } from './image/build.ts';
+import { prepareCommand } from './prepare.ts';
+import { HEADLINE_RELEASE } from '../../experiment/kubernetes.ts';
 import { standInForKindnetd } from './kindnet-stand-in.ts';
 import { KIND_MARKS } from './phases.ts';
 import type { KindOptions, KindScope } from './settings.ts';
@@ -36,18 +38,28 @@ export class NodeImagePath {
     const { state, tools, options, experiment } = this.scope;
     state.chosen = true;
     const record = readImagesRecord();
+    const release = options.kubernetes;
+    const built = record?.nodes[release.release] ?? null;
     const present = async (image: string) => (await tools.run(cmd.dockerImageInspect(image), { what: `inspect image ${image}`, check: 'none' })).exitCode === 0;
+    const builtHere = async () => (built && (await present(built.name)) ? built : null);
+    // kind's default node image is the headline release's; another release's is first the one kind:prepare built for it.
+    const headline = release === HEADLINE_RELEASE;
+    const ownBuild = headline || options.image ? null : await builtHere();
     if (options.image) {
-      const local = record?.node.name === options.image ? record.node : null;
+      const local = Object.values(record?.nodes ?? {}).find((n) => n.name === options.image) ?? null;
       state.nodeImage = { name: options.image, source: 'option', local };
+    } else if (ownBuild) {
+      state.nodeImage = { name: ownBuild.name, source: 'local', local: ownBuild };
     } else if (await host.registryReachable()) {
-      state.nodeImage = { name: null, source: 'official', local: null };
-    } else if (record && (await present(record.node.name))) {
-      state.nodeImage = { name: record.node.name, source: 'local', local: record.node };
+      // A cluster that reports another minor than the run's is refused by the runner, never recorded as it.
+      state.nodeImage = { name: headline ? null : `kindest/node:${release.release}`, source: 'official', local: null };
     } else {
-      throw new PrerequisiteError(
-        'kind driver: no container registry answers and there is no local node image: run npm run kind:prepare (it builds one), or pass --image',
-      );
+      const local = headline ? await builtHere() : null;
+      if (!local)
+        throw new PrerequisiteError(
+          `kind driver: no container registry answers and there is no local node image of Kubernetes ${release.release}: run ${prepareCommand(release)} (it builds one), or pass --image`,
+        );
+      state.nodeImage = { name: local.name, source: 'local', local };
     }
     const cgroup = await tools.run(cmd.dockerCgroupVersion(), { what: "read docker's cgroup version", check: 'none' });
     const local = state.nodeImage.local !== null;
@@ -58,7 +70,7 @@ export class NodeImagePath {
       const built = record?.backends[sub.recipe];
       if (!built || !(await present(built.name))) {
         throw new PrerequisiteError(
-          `kind driver: article.ts experiment.imageSubstitutes: ${sub.image} is to run as kind:prepare's ${sub.recipe}, which is not built: run npm run kind:prepare`,
+          `kind driver: article.ts experiment.imageSubstitutes: ${sub.image} is to run as kind:prepare's ${sub.recipe}, which is not built: run ${prepareCommand(options.kubernetes)}`,
         );
       }
       const what = Object.entries(built.inputs)

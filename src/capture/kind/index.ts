@@ -21,6 +21,7 @@ export const kindDriver: CaptureDriver = {
       reuse: run.flags.reuse === true,
       ...(typeof image === 'string' && image ? { image } : {}),
       loadImages: run.flags['load-images'] === true,
+      kubernetes: run.kubernetes,
       stateDir: join(run.root, KIND_STATE_DIR),
       cwd: run.root,
       host: { root: run.root, registryReachable: () => registryReachable() },

@@ -2,6 +2,7 @@
 // the processes it still had running, then its cluster (only while the marker
 // still names that run and the containers are the ones it recorded), kind's
 // network and /lib/modules where its create made them, and the kernel settings.
+import { HEADLINE_RELEASE } from '../../experiment/kubernetes.ts';
 import { basename } from 'node:path';
 import { firstLine, stopProcessesWithEnv } from '../process.ts';
 import { DriverError, type ProviderLeftovers } from '../provider/node-provider.ts';
@@ -73,6 +74,8 @@ export const kindLeftovers: ProviderLeftovers = {
     const place = kindPlace({
       runId: record.runId,
       articleDir: record.root,
+      // kind delete needs kind and docker only; the release picks kubectl's folder, which it does not run.
+      kubernetes: HEADLINE_RELEASE,
       keep: false,
       reuse: false,
       loadImages: false,

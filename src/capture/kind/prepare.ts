@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import { DriverError, type ProviderContext } from '../provider/node-provider.ts';
 import { judged, runOrThrow } from '../checked-run.ts';
 import { runProcess } from '../process.ts';
-import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../kube-bin.ts';
+import { builtKubeBinDir } from '../kube-bin.ts';
+import { HEADLINE_RELEASE, type KubeRelease } from '../../experiment/kubernetes.ts';
 import { engineEnv, findEngine, startEngine, type Engine } from './engine/engine.ts';
 import { runtimeAdaptation } from './engine/engine.ts';
 import { goInstall, ImageBuilder, KIND_TOOLS_DIR, type ImagesRecord } from './image/build.ts';
@@ -18,6 +19,8 @@ export interface PrepareOptions {
   root: string;
   /** Build the local images even where a registry answers. */
   buildImages: boolean;
+  /** The Kubernetes releases to prepare node images of (the headline's when empty). */
+  releases: readonly KubeRelease[];
   env?: NodeJS.ProcessEnv;
 }
 
@@ -26,6 +29,7 @@ export interface Prepared {
   /** The engine was started by this call (so whoever called it may stop it). */
   startedEngine: boolean;
   registry: boolean;
+  /** What the last build recorded (every prepared release's node image), or null where the official images are used. */
   images: ImagesRecord | null;
   tools: { kind: string; crictl: string };
 }
@@ -33,8 +37,12 @@ export interface Prepared {
 /** kubelet, kubeadm and the control plane from their module: 18.5 min of a loaded 2-core machine when cold. */
 const KUBE_BUILD_MS = 120 * 60_000;
 
-/** The folders the kind driver puts first on PATH: kind and crictl from kind:prepare, kubectl from kube/. */
-export const KIND_PATH_DIRS: readonly string[] = [KIND_TOOLS_DIR, BUILT_KUBE_BIN_DIR];
+/** The folders the kind driver puts first on PATH: kind and crictl from kind:prepare, kubectl of the run's release from kube/. */
+export const kindPathDirs = (release: KubeRelease): string[] => [KIND_TOOLS_DIR, builtKubeBinDir(release)];
+
+/** The command that prepares a release's node image: the headline's is the bare command. */
+export const prepareCommand = (release: KubeRelease): string =>
+  release === HEADLINE_RELEASE ? 'npm run kind:prepare' : `npm run kind:prepare -- --k8s ${release.minor}`;
 
 export async function prepare(options: PrepareOptions, ctx: ProviderContext): Promise<Prepared> {
   const env = options.env ?? process.env;
@@ -42,7 +50,9 @@ export async function prepare(options: PrepareOptions, ctx: ProviderContext): Pr
 
   // kubelet, kubeadm and the control plane: the same multi-call binary the lab runs.
   // Its progress as it prints it: a cold build takes a quarter of an hour or more.
-  const build = await runProcess([process.execPath, join(root, 'scripts/build-kube.ts'), '--quiet-if-current'], {
+  const releases = options.releases.length ? options.releases : [HEADLINE_RELEASE];
+  const asked = ['--k8s', releases.map((r) => r.minor).join(',')];
+  const build = await runProcess([process.execPath, join(root, 'scripts/build-kube.ts'), '--quiet-if-current', ...asked], {
     cwd: root,
     env,
     timeoutMs: KUBE_BUILD_MS,
@@ -83,10 +93,13 @@ export async function prepare(options: PrepareOptions, ctx: ProviderContext): Pr
     ctx.log("kind:prepare: a registry answers: the kind driver will use kind's official node image (--build-images builds the local ones anyway)");
   } else {
     const modCache = (await runOrThrow(['go', 'env', 'GOMODCACHE'], { env, timeoutMs: 60_000 }, 'find the Go module cache', ctx)).stdout.trim();
-    images = await new ImageBuilder(buildCtx).buildAll(
-      join(modCache, `${KIND_MODULE}@${KIND_VERSION}`),
-      join(modCache, `k8s.io/kubernetes@${KUBERNETES_VERSION}`),
-    );
+    for (const release of releases) {
+      ctx.log(`kind:prepare: the node image of Kubernetes ${release.release}`);
+      images = await new ImageBuilder({ ...buildCtx, release }).buildAll(
+        join(modCache, `${KIND_MODULE}@${KIND_VERSION}`),
+        join(modCache, `k8s.io/kubernetes@${release.release}`),
+      );
+    }
   }
   return { engine, startedEngine, registry, images, tools: { kind, crictl } };
 }

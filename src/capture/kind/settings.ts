@@ -10,7 +10,8 @@ import { checkNodeNaming, KIND_DEFAULT_SETUP, type NodeSetup } from './config.ts
 import { ownEngineRecord, type EngineRecord } from './engine/engine.ts';
 import type { LocalImage } from './image/build.ts';
 import { markerPath } from './ownership.ts';
-import { KIND_PATH_DIRS } from './prepare.ts';
+import { kindPathDirs } from './prepare.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
 import type { Substitution } from './substitutes.ts';
 import { KindTools } from './tools.ts';
 
@@ -53,6 +54,8 @@ export interface KindOptions {
   reuse: boolean;
   image?: string;
   loadImages: boolean;
+  /** The Kubernetes release the run measures: its node image, and kubectl from its build. */
+  kubernetes: KubeRelease;
   /** A folder the capture owns (e.g. <repo>/.shice/kind): kubeconfig, kind config, ownership marker. */
   stateDir: string;
   /**
@@ -112,7 +115,7 @@ export function kindPlace(options: KindOptions): KindPlace {
   if (options.host) {
     // shice's own engine (when kind:prepare started one) and kind:prepare's tools, ahead of the user's.
     engine = ownEngineRecord();
-    const path = [...KIND_PATH_DIRS, env.PATH ?? ''].filter(Boolean).join(':');
+    const path = [...kindPathDirs(options.kubernetes), env.PATH ?? ''].filter(Boolean).join(':');
     env = { ...env, PATH: path, ...(engine ? { DOCKER_HOST: `unix://${engine.socket}` } : {}) };
   }
   return { options, timeouts, stateDir, kubeconfig, tools: new KindTools(env, cwd, timeouts.quickMs), engine };

@@ -10,6 +10,7 @@ export const labDriver: CaptureDriver = {
       runId: run.runId,
       articleDir: run.articleDir,
       keep: run.keep,
+      kubernetes: run.kubernetes,
       // --kube-bin, the one flag only the lab takes (experiment/drivers.ts); SHICE_KUBE_BIN when absent.
       kubeBin: typeof run.flags['kube-bin'] === 'string' ? run.flags['kube-bin'] : null,
     }),

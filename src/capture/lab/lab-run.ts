@@ -8,6 +8,7 @@ import { delimiter } from 'node:path';
 import type { Experiment } from '../../experiment/types.ts';
 import { labEnvironment } from '../../i18n/lab-environment.ts';
 import { chooseKubeBinDir, type KubeBinChoice } from '../kube-bin.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
 import type { DriverRun } from '../provider/driver-run.ts';
 import { DriverError } from '../provider/node-provider.ts';
@@ -27,6 +28,8 @@ export interface LabRunSettings {
   articleDir: string;
   /** Leave the lab up after down() and say how to remove it. */
   keep: boolean;
+  /** The release the run measures: the project's build of it unless --kube-bin or $SHICE_KUBE_BIN names a folder. */
+  kubernetes: KubeRelease;
   /** The folder of Kubernetes binaries (--kube-bin), or null for $SHICE_KUBE_BIN or the project's build. */
   kubeBin: string | null;
   /** The nodes' network; 172.18.0.0/16 (docker's usual pick for kind) unless a test wants other addresses. */
@@ -76,7 +79,7 @@ function kubeletReports(layout: LabLayout, folder: string) {
 export function createLabRun(experiment: Experiment, settings: LabRunSettings): DriverRun {
   const book = new LabRunBook(settings.runId);
   const layout = layoutOf(experiment, settings);
-  const kubeBin = chooseKubeBinDir(settings.kubeBin, process.env);
+  const kubeBin = chooseKubeBinDir(settings.kubeBin, process.env, settings.kubernetes);
   const access = clusterAccess(layout, book.folder, kubeBin);
   const proxyMode = experiment.cluster.kubeProxyMode;
   const bootstrap = new LabBootstrap({ layout, folder: book.folder, binDir: kubeBin.dir, access, daemons: book.daemons, proxyMode });

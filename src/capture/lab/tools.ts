@@ -3,6 +3,7 @@ import { release } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { runJudged } from '../checked-run.ts';
 import { DriverError, PrerequisiteError } from '../provider/node-provider.ts';
+import { HEADLINE_RELEASE, type KubeRelease } from '../../experiment/kubernetes.ts';
 import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from '../kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
 import { firstLine } from '../process.ts';
@@ -103,9 +104,9 @@ export function preflightLab(): void {
  * Why the lab cannot run on this machine (its tools, or the Kubernetes binaries
  * in the folder the lab would use), or null: what tests and the bench ask.
  */
-export function labUnavailable(env: NodeJS.ProcessEnv = process.env): string | null {
+export function labUnavailable(env: NodeJS.ProcessEnv = process.env, release: KubeRelease = HEADLINE_RELEASE): string | null {
   const host = thisHost();
-  const bin = chooseKubeBinDir(null, env);
+  const bin = chooseKubeBinDir(null, env, release);
   return missingPrerequisite(host, (program) => findProgram(program, host.pathVariable)) ?? kubeBinProblem(bin, missingComponents(bin.dir));
 }
 

@@ -3,6 +3,7 @@
 // components) gives the platform: how kubectl reaches the API, the run's
 // description, and what a stand-in decided.
 import type { Experiment } from '../../experiment/types.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
 import type { StandInDecision } from '../../evidence/schema.ts';
 import type { RunEnvironment, RunIdentity } from '../../i18n/run-environment.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
@@ -33,6 +34,8 @@ export interface RunSettings {
   root: string;
   /** --keep: leave the nodes up after the run. */
   keep: boolean;
+  /** The Kubernetes release the run measures: the nodes run its binaries (the lab's build, kind's node image). */
+  kubernetes: KubeRelease;
   /** The values of the flags only this driver takes (experiment/drivers.ts), by name; absent when not given. */
   flags: Readonly<Record<string, string | boolean | undefined>>;
 }

@@ -4,7 +4,6 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { arch } from 'node:os';
 import { join } from 'node:path';
-import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../../kube-bin.ts';
 import { DriverError } from '../../provider/node-provider.ts';
 import { MINUTE, RECIPE, type BuildKit } from './build-kit.ts';
 import type { LocalImage } from './local-images.ts';
@@ -65,13 +64,13 @@ export async function buildComponents(
   host: { codename: string },
   expected: r.ExpectedImages,
 ): Promise<LocalImage & { names: string[] }> {
-  const tag = `shice/kube-components:${KUBERNETES_VERSION}-${r.stamp({ recipe: RECIPE, minbase, packages: r.COMPONENT_PACKAGES.join(' '), kube: kit.kubeStamp() })}`;
+  const tag = `shice/kube-components:${kit.ctx.release.release}-${r.stamp({ recipe: RECIPE, minbase, packages: r.COMPONENT_PACKAGES.join(' '), kube: kit.kubeStamp() })}`;
   const names = [expected.apiserver, expected.controllerManager, expected.scheduler, expected.proxy, expected.etcd];
   if (!(await kit.present(tag))) {
     const stage = kit.freshStage('components');
     const bin = join(stage, 'usr/local/bin');
     mkdirSync(bin, { recursive: true });
-    copyFileSync(join(BUILT_KUBE_BIN_DIR, 'kube'), join(bin, 'kube'));
+    copyFileSync(join(kit.kubeBin, 'kube'), join(bin, 'kube'));
     chmodSync(join(bin, 'kube'), 0o755);
     for (const name of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy', 'etcd']) symlinkSync('kube', join(bin, name));
     kit.log(`building ${tag} (kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy, etcd)`);
@@ -91,9 +90,9 @@ export async function buildPause(kit: BuildKit, kubernetesModuleDir: string, nam
   const tag = `shice/pause:${version}-${r.stamp({ recipe: RECIPE, source: readFileSync(source, 'utf8') })}`;
   if (!(await kit.present(tag))) {
     const dir = kit.freshStage('pause');
-    kit.log(`compiling pause ${version} from ${KUBERNETES_VERSION}'s build/pause`);
+    kit.log(`compiling pause ${version} from ${kit.ctx.release.release}'s build/pause`);
     await kit.run(
-      ['gcc', '-Os', '-Wall', '-Werror', '-static', `-DVERSION=v${version}-${KUBERNETES_VERSION}`, '-o', join(dir, 'pause'), source],
+      ['gcc', '-Os', '-Wall', '-Werror', '-static', `-DVERSION=v${version}-${kit.ctx.release.release}`, '-o', join(dir, 'pause'), source],
       'compile pause (gcc, static)',
       2 * MINUTE,
     );
@@ -103,7 +102,7 @@ export async function buildPause(kit: BuildKit, kubernetesModuleDir: string, nam
     await kit.run(['docker', 'import', archive, stage1], 'import pause');
     await kit.configure(stage1, tag, {
       entrypoint: ['/pause'],
-      labels: { [r.INPUTS_LABEL]: JSON.stringify({ pause: version, source: `k8s.io/kubernetes@${KUBERNETES_VERSION}/build/pause` }) },
+      labels: { [r.INPUTS_LABEL]: JSON.stringify({ pause: version, source: `k8s.io/kubernetes@${kit.ctx.release.release}/build/pause` }) },
     });
     await kit.run(['docker', 'rmi', stage1], `untag ${stage1}`);
     rmSync(archive, { force: true });

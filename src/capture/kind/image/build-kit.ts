@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runJudged, runOrThrow } from '../../checked-run.ts';
-import { BUILT_KUBE_BIN_DIR } from '../../kube-bin.ts';
+import { builtKubeBinDir, buildCommand } from '../../kube-bin.ts';
+import type { KubeRelease } from '../../../experiment/kubernetes.ts';
 import { MACHINE_CACHE } from '../../machine-cache.ts';
 import type { ToolRun } from '../../process.ts';
 import { DriverError, type ProviderContext } from '../../provider/node-provider.ts';
@@ -43,6 +44,8 @@ export interface BuildContext extends ProviderContext {
   /** docker reaches the engine with this environment (DOCKER_HOST of shice's own daemon). */
   env: NodeJS.ProcessEnv;
   adaptation: RuntimeAdaptation | null;
+  /** The Kubernetes release whose node image is built: its binaries come from lab:build's folder for it. */
+  release: KubeRelease;
 }
 
 /** An image as the build container commits it: its tag, the packages to install, files to copy over it, steps to run. */
@@ -197,10 +200,16 @@ export class BuildKit {
     return dir;
   }
 
-  /** The stamp of kube/'s build (kubelet, kubeadm and the control plane). */
+  /** The folder of the release's kube/ build (kubelet, kubeadm, kubectl and the control plane). */
+  get kubeBin(): string {
+    return builtKubeBinDir(this.ctx.release);
+  }
+
+  /** The stamp of the release's kube/ build. */
   kubeStamp(): string {
-    const file = join(BUILT_KUBE_BIN_DIR, '.stamp');
-    if (!existsSync(file)) throw new DriverError(`${file} is missing: run npm run lab:build first (it builds kubelet, kubeadm and the control plane)`);
+    const file = join(this.kubeBin, '.stamp');
+    if (!existsSync(file))
+      throw new DriverError(`${file} is missing: run ${buildCommand(this.ctx.release)} first (it builds kubelet, kubeadm and the control plane)`);
     return readFileSync(file, 'utf8').trim();
   }
 

@@ -1,5 +1,5 @@
 // Builds, without any registry, the images a kind cluster needs on this machine:
-// kind's node image for Kubernetes v1.37.2 (kind's own base files and units,
+// kind's node image for one Kubernetes release (kind's own base files and units,
 // Debian's packages, kubelet and kubeadm from kube/, containerd, runc, the CNI
 // plugins, and the control-plane images preloaded), and the backend images that
 // experiments run in place of images they cannot pull. Every image is tagged
@@ -13,12 +13,11 @@
 // (minimal Debian, the control plane, pause), node-image.ts, backend-image.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../../kube-bin.ts';
 import { writeJsonAtomically } from '../engine/engine.ts';
 import { buildComponents, buildMinbase, buildPause, hostApt } from './base-images.ts';
 import { buildNginxBackend } from './backend-image.ts';
 import { BuildKit, MINUTE, type BuildContext } from './build-kit.ts';
-import { IMAGES_RECORD, type ImagesRecord } from './local-images.ts';
+import { IMAGES_RECORD, readImagesRecord, type ImagesRecord } from './local-images.ts';
 import { buildNodeBase, buildPreloaded } from './node-image.ts';
 import * as r from './recipe.ts';
 
@@ -39,12 +38,12 @@ export class ImageBuilder {
     const host = hostApt();
     const minbase = await buildMinbase(kit, host);
     const kubeadm = await kit.run(
-      [join(BUILT_KUBE_BIN_DIR, 'kubeadm'), 'config', 'images', 'list', '--kubernetes-version', KUBERNETES_VERSION],
+      [join(kit.kubeBin, 'kubeadm'), 'config', 'images', 'list', '--kubernetes-version', kit.ctx.release.release],
       'ask kubeadm which images it expects',
       MINUTE,
     );
     const expected = r.parseKubeadmImages(kubeadm.stdout);
-    const etcd = r.parseEtcdVersion((await kit.run([join(BUILT_KUBE_BIN_DIR, 'etcd'), '--version'], 'read the built etcd version', MINUTE)).stdout);
+    const etcd = r.parseEtcdVersion((await kit.run([join(kit.kubeBin, 'etcd'), '--version'], 'read the built etcd version', MINUTE)).stdout);
     r.checkEtcdTag(expected.etcd, etcd);
 
     const kindFiles = join(kindModuleDir, 'images/base/files');
@@ -60,21 +59,21 @@ export class ImageBuilder {
     });
     const backend = await buildNginxBackend(kit, minbase, host);
     await this.pruneSuperseded([minbase, components.name, pause.name, nodeBase, node.name, backend.name]);
-    const record: ImagesRecord = { builtAt: new Date().toISOString(), kind: r.KIND_VERSION, node, backends: { 'debian-nginx-light': backend } };
+    // Every other release's node image stays as an earlier prepare recorded it.
+    const release = kit.ctx.release.release;
+    const nodes = { ...(readImagesRecord()?.nodes ?? {}), [release]: node };
+    const record: ImagesRecord = { builtAt: new Date().toISOString(), kind: r.KIND_VERSION, nodes, backends: { 'debian-nginx-light': backend } };
     writeJsonAtomically(IMAGES_RECORD, record);
     return record;
   }
 
-  /** Earlier builds of shice's own images (other stamps) are removed: each weighs hundreds of MB. */
+  /** Earlier builds of shice's own images (other stamps of this release, or of no release) are removed: each weighs hundreds of MB. */
   private async pruneSuperseded(current: string[]): Promise<void> {
     const listed = await this.kit.run(
       ['docker', 'image', 'ls', '--filter', 'reference=shice/*', '--format', '{{.Repository}}:{{.Tag}}'],
       "list shice's images",
     );
-    const old = listed.stdout
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !current.includes(l));
+    const old = r.supersededImages(listed.stdout.split('\n'), current, this.kit.ctx.release.release);
     if (old.length === 0) return;
     this.kit.log(`removing ${old.length} superseded image(s): ${old.join(', ')}`);
     await this.kit.judged(['docker', 'image', 'rm', ...old], 'remove superseded images', 5 * MINUTE);

@@ -13,7 +13,10 @@ const MINUTE = 60_000;
 const GO_INSTALL_MS = 30 * MINUTE;
 
 /** Builds a Go command from the module proxy into dir, unless the stamp says it is there already. */
-export async function goInstall(spec: { module: string; version: string; binary: string; dir: string; ldflags?: string }, ctx: BuildContext): Promise<string> {
+export async function goInstall(
+  spec: { module: string; version: string; binary: string; dir: string; ldflags?: string },
+  ctx: Omit<BuildContext, 'release'>,
+): Promise<string> {
   const target = join(spec.dir, spec.binary);
   const stampFile = `${target}.stamp`;
   const go = (await runOrThrow(['go', 'env', 'GOVERSION'], { env: ctx.env, timeoutMs: MINUTE }, 'read the Go version', ctx)).stdout.trim();

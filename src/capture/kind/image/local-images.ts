@@ -25,16 +25,20 @@ export interface LocalImage {
 export interface ImagesRecord {
   builtAt: string;
   kind: string;
-  node: LocalImage;
+  /** The node image of each release prepared, by release ("v1.34.4"). */
+  nodes: Record<string, LocalImage>;
   backends: Partial<Record<BackendRecipe, LocalImage>>;
 }
 
 export function readImagesRecord(): ImagesRecord | null {
   const file = IMAGES_RECORD;
   if (!existsSync(file)) return null;
+  let record: Partial<ImagesRecord>;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as ImagesRecord;
+    record = JSON.parse(readFileSync(file, 'utf8')) as Partial<ImagesRecord>;
   } catch (error) {
     throw new DriverError(`${file}: not a record of kind:prepare's images (${(error as Error).message}); run npm run kind:prepare again`);
   }
+  // A record from before node images were kept per release names one node image: none is known by release.
+  return { builtAt: record.builtAt ?? '', kind: record.kind ?? '', nodes: record.nodes ?? {}, backends: record.backends ?? {} };
 }

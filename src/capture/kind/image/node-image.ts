@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../../kube-bin.ts';
 import { DriverError } from '../../provider/node-provider.ts';
 import { folderHash, MINUTE, RECIPE, type BuildKit } from './build-kit.ts';
 import { KIND_TOOLS_DIR, type LocalImage } from './local-images.ts';
@@ -27,7 +26,7 @@ const wants = (unitDir: string, target: string, ...names: string[]): string[] =>
 ];
 
 /** Lays out kind's base files, units and the node binaries in `stage`, as the image's root. */
-function stageNodeFiles(stage: string, files: string, crictl: string, adapted: boolean): void {
+function stageNodeFiles(stage: string, files: string, crictl: string, adapted: boolean, kube: { bin: string; release: string }): void {
   const put = (path: string, text: string | Buffer, mode = 0o644): void => {
     mkdirSync(dirname(join(stage, path)), { recursive: true });
     writeFileSync(join(stage, path), text);
@@ -37,7 +36,7 @@ function stageNodeFiles(stage: string, files: string, crictl: string, adapted: b
   for (const name of readdirSync(join(files, 'usr/local/bin'))) put(`usr/local/bin/${name}`, readFileSync(join(files, 'usr/local/bin', name)), 0o755);
   put('kind/README.txt', kindFile('kind/README.txt'));
   for (const name of readdirSync(join(files, 'kind/bin'))) put(`kind/bin/${name}`, kindFile(`kind/bin/${name}`), 0o755);
-  put('kind/version', KUBERNETES_VERSION);
+  put('kind/version', kube.release);
   put('LICENSES/README.txt', kindFile('LICENSES/README.txt'));
   put('etc/crictl.yaml', kindFile('etc/crictl.yaml'));
   put('etc/default/kubelet', kindFile('etc/default/kubelet'));
@@ -54,7 +53,7 @@ function stageNodeFiles(stage: string, files: string, crictl: string, adapted: b
   // images/base/Dockerfile appends ReadKMsg=no to journald.conf; a drop-in says the same.
   put('etc/systemd/journald.conf.d/10-kind.conf', '[Journal]\nReadKMsg=no\n');
   mkdirSync(join(stage, 'etc/kubernetes/manifests'), { recursive: true });
-  put('usr/bin/kube', readFileSync(join(BUILT_KUBE_BIN_DIR, 'kube')), 0o755);
+  put('usr/bin/kube', readFileSync(join(kube.bin, 'kube')), 0o755);
   for (const name of ['kubelet', 'kubeadm', 'kubectl']) symlinkSync('kube', join(stage, 'usr/bin', name));
   put('usr/local/bin/crictl', readFileSync(crictl), 0o755);
   // Debian's containerd, runc and CNI plugins where kind's unit files and containerd's config look for them.
@@ -71,7 +70,7 @@ export async function buildNodeBase(kit: BuildKit, minbase: string, host: { code
   const packages = [...r.kindBasePackages(readFileSync(join(kindModuleDir, 'images/base/Dockerfile'), 'utf8')), ...r.NODE_RUNTIME_PACKAGES];
   const crictl = join(KIND_TOOLS_DIR, 'crictl');
   const adapted = kit.ctx.adaptation !== null;
-  const tag = `shice/kind-node-base:${KUBERNETES_VERSION}-${r.stamp({
+  const tag = `shice/kind-node-base:${kit.ctx.release.release}-${r.stamp({
     recipe: RECIPE,
     minbase,
     packages: packages.join(' '),
@@ -85,8 +84,8 @@ export async function buildNodeBase(kit: BuildKit, minbase: string, host: { code
     return tag;
   }
   const stage = kit.freshStage('node');
-  stageNodeFiles(stage, files, crictl, adapted);
-  kit.log(`building ${tag} from kind ${r.KIND_VERSION}'s base files, Debian ${host.codename} and Kubernetes ${KUBERNETES_VERSION}`);
+  stageNodeFiles(stage, files, crictl, adapted, { bin: kit.kubeBin, release: kit.ctx.release.release });
+  kit.log(`building ${tag} from kind ${r.KIND_VERSION}'s base files, Debian ${host.codename} and Kubernetes ${kit.ctx.release.release}`);
   await kit.inContainer({
     from: minbase,
     tag,
@@ -112,7 +111,7 @@ export async function buildNodeBase(kit: BuildKit, minbase: string, host: { code
       return {
         debian: host.codename,
         kind: `${r.KIND_VERSION} (images/base files and units)`,
-        kubernetes: `${KUBERNETES_VERSION} (kubelet, kubeadm, kubectl from kube/)`,
+        kubernetes: `${kit.ctx.release.release} (kubelet, kubeadm, kubectl from kube/)`,
         crictl: (await exec(['crictl', '--version'])).trim(),
         'runtime-adaptation': adapted ? 'containerd restricts oom_score_adj; containerd.service sets no OOMScoreAdjust or Limit*' : 'none',
       };
@@ -143,7 +142,7 @@ export async function buildPreloaded(
   images: (LocalImage & { names: string[] })[],
   inputs: Record<string, string>,
 ): Promise<LocalImage> {
-  const tag = `shice/kind-node:${KUBERNETES_VERSION}-${r.stamp({ recipe: RECIPE, nodeBase, images: images.map((i) => `${i.id} ${i.names.join(',')}`).join(';') })}`;
+  const tag = `shice/kind-node:${kit.ctx.release.release}-${r.stamp({ recipe: RECIPE, nodeBase, images: images.map((i) => `${i.id} ${i.names.join(',')}`).join(';') })}`;
   if (await kit.present(tag)) {
     kit.log(`node image up to date (${tag})`);
     return kit.localImage(tag);

@@ -1,5 +1,5 @@
 // What goes into the images `npm run kind:prepare` builds where no registry can
-// be reached: kind's node image for Kubernetes v1.37.2, the images kubeadm
+// be reached: kind's node image for each Kubernetes release, the images kubeadm
 // expects to find preloaded in it, and the backend image an experiment's pods
 // run instead of one it cannot pull. Pure: file texts and package lists are
 // handed in, names, texts and stamps come out. The I/O is in build.ts and the
@@ -272,3 +272,21 @@ export function stamp(parts: Record<string, string>): string {
 
 /** Docker tags allow [A-Za-z0-9_.-]: a Debian version such as 1.22.1-9+deb12u3 becomes 1.22.1-9_deb12u3. */
 export const tagSafe = (version: string): string => version.replace(/[^A-Za-z0-9_.-]/g, '_');
+
+/** `shice/<name>:v1.34.4-<stamp>`: the release an image was built for; null for one built for every release (minimal Debian, backends). */
+const releaseOfTag = (tag: string): string | null => /^shice\/[^:]+:(v\d+\.\d+\.\d+)-/.exec(tag)?.[1] ?? null;
+
+/**
+ * shice's images a build for `release` makes superseded: every listed one not
+ * among `current`, except those built for another release (that release's
+ * node image is still in use until its own prepare replaces it).
+ */
+export function supersededImages(listed: readonly string[], current: readonly string[], release: string): string[] {
+  return listed
+    .map((l) => l.trim())
+    .filter((tag) => tag !== '' && !current.includes(tag))
+    .filter((tag) => {
+      const of = releaseOfTag(tag);
+      return of === null || of === release;
+    });
+}
