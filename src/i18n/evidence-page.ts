@@ -22,7 +22,9 @@ const zh = {
   reachLinkText: '证据页',
   listLast: '和',
   /** A run on another Kubernetes version: {name} as runName names it. */
-  runOnVersion: 'Kubernetes {version} 上的{name}',
+  runOnVersion: '{name}（Kubernetes {version}）',
+  /** Between the last two versions of a list: spaced, as Latin beside Chinese is. */
+  versionsLast: ' 和 ',
   /** Measured on several versions: {versions} is the list of them, each bound to its own run. */
   reachVersionsAll: '每条论断在 Kubernetes {versions} 上的每次运行里都成立（不适用的除外）。',
   reachVersionsRest: '其余论断在 Kubernetes {versions} 上的每次运行里都成立（不适用的除外）。',
@@ -44,6 +46,7 @@ const en: typeof zh = {
   reachLinkText: 'evidence page',
   listLast: ' and ',
   runOnVersion: '{name} on Kubernetes {version}',
+  versionsLast: ' and ',
   reachVersionsAll: 'Every claim held on Kubernetes {versions}, in every run of each, wherever it applies.',
   reachVersionsRest: 'The other claims held on Kubernetes {versions}, in every run of each, wherever they apply.',
   reachVersionsNotMeasured: 'Not yet measured on Kubernetes {versions}.',
