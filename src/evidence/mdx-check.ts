@@ -44,12 +44,13 @@ export function findFactReferences(source: string, scan: MdxScan = scanMdx(sourc
     if (tag.closing) continue;
     const { line, column } = scan.position(tag.start);
     // variant="x" binds run x of an experiment with variants (`x:<id>`), environment="e" the run in
-    // environment e (`e:<id>`), both `e/x:<id>`: as bindableIds names them (src/evidence/runs/variants.ts).
+    // environment e (`e:<id>`), both `e/x:<id>`, and version="v1.34" any of them on that version
+    // (`v1.34/e/x:<id>`): as bindableIds names them (qualifyRun, src/evidence/runs/variants.ts).
     const named = (name: string) => {
       const a = attribute(tag, name);
       return a?.kind === 'string' && a.value ? a.value : undefined;
     };
-    const run = [named('environment'), named('variant')].filter(Boolean).join('/');
+    const run = [named('version'), named('environment'), named('variant')].filter(Boolean).join('/');
     const qualified = (id: string) => (run ? `${run}:${id}` : id);
     if (tag.name === 'Fact') {
       const id = attribute(tag, 'id');

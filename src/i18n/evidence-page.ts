@@ -21,6 +21,15 @@ const zh = {
   reachLink: '每条论断在每次运行里的结果、各次运行的环境和记录，见{link}。',
   reachLinkText: '证据页',
   listLast: '和',
+  /** A run on another Kubernetes version: {name} as runName names it. */
+  runOnVersion: '{name}（Kubernetes {version}）',
+  /** Between the last two versions of a list: spaced, as Latin beside Chinese is. */
+  versionsLast: ' 和 ',
+  /** Measured on several versions: {versions} is the list of them, each bound to its own run. */
+  reachVersionsAll: '每条论断在 Kubernetes {versions} 上的每次运行里都成立（不适用的除外）。',
+  reachVersionsRest: '其余论断在 Kubernetes {versions} 上的每次运行里都成立（不适用的除外）。',
+  /** Versions declared and not measured. */
+  reachVersionsNotMeasured: 'Kubernetes {versions} 上还没有实测。',
 };
 
 const en: typeof zh = {
@@ -36,6 +45,11 @@ const en: typeof zh = {
   reachLink: 'Each claim in each run, and each run’s environment and record, are on the {link}.',
   reachLinkText: 'evidence page',
   listLast: ' and ',
+  runOnVersion: '{name} on Kubernetes {version}',
+  versionsLast: ' and ',
+  reachVersionsAll: 'Every claim held on Kubernetes {versions}, in every run of each, wherever it applies.',
+  reachVersionsRest: 'The other claims held on Kubernetes {versions}, in every run of each, wherever they apply.',
+  reachVersionsNotMeasured: 'Not yet measured on Kubernetes {versions}.',
 };
 
 export type EvidencePageStrings = typeof zh;

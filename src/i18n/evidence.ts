@@ -92,17 +92,23 @@ const zh = {
     environment: '那次运行（{environment}）',
     variant: 'kube-proxy {variant} 模式的那次运行',
     both: '那次运行（{environment}，kube-proxy {variant} 模式）',
+    version: '那次运行（Kubernetes {version}）',
   },
   runInline: {
     environment: '那次运行（{environment}）',
     variant: 'kube-proxy {variant} 模式的那次运行',
     both: '那次运行（{environment}，kube-proxy {variant} 模式）',
+    version: '那次运行（Kubernetes {version}）',
   },
   recordOf: {
     environment: '运行记录（{environment}）',
     variant: '运行记录（kube-proxy {variant} 模式）',
     both: '运行记录（{environment}，kube-proxy {variant} 模式）',
+    version: '运行记录（Kubernetes {version}）',
   },
+  /** An environment (or none: {environment} empty) on another Kubernetes version, where runLabel names an environment. */
+  onVersion: '{environment} 在 Kubernetes {version} 上',
+  versionAlone: 'Kubernetes {version}',
   matrixCaption: '每条论断在各环境、各模式下是否成立（✓ 成立，✗ 不成立，– 不适用）：每一格取自那次运行的快照，点开是运行记录里判定它的那一步输出',
   matrixClaim: '论断',
   matrixHolds: '成立',
@@ -121,6 +127,10 @@ const zh = {
   headlineFrom: '文中的数字来自这个环境里的运行：{environment}。',
   otherEnvironments: '同一实验在别的环境里的运行：',
   environmentsNotMeasured: '没有实测的环境：',
+  /** A version's own table of the claim matrix: its caption. */
+  matrixVersionCaption: 'Kubernetes {version}',
+  environmentsNotMeasuredOn: 'Kubernetes {version} 上没有实测的环境：',
+  versionsNotMeasured: '声明了但还没有实测的 Kubernetes 版本：',
   acrossEnvironmentsLink: '各环境的结果对照',
 };
 
@@ -207,17 +217,22 @@ const en: typeof zh = {
     environment: 'The run in {environment}',
     variant: 'The run with kube-proxy in {variant} mode',
     both: 'The run in {environment} with kube-proxy in {variant} mode',
+    version: 'The run on Kubernetes {version}',
   },
   runInline: {
     environment: 'the run in {environment}',
     variant: 'the run with kube-proxy in {variant} mode',
     both: 'the run in {environment} with kube-proxy in {variant} mode',
+    version: 'the run on Kubernetes {version}',
   },
   recordOf: {
     environment: 'Run record ({environment})',
     variant: 'Run record (kube-proxy in {variant} mode)',
     both: 'Run record ({environment}, kube-proxy in {variant} mode)',
+    version: 'Run record (Kubernetes {version})',
   },
+  onVersion: '{environment} on Kubernetes {version}',
+  versionAlone: 'Kubernetes {version}',
   matrixCaption:
     'Whether each claim held in each environment and mode (✓ holds, ✗ broken, – not applicable): every cell from that run’s snapshots, linking to the step output in its record that decides it',
   matrixClaim: 'Claim',
@@ -235,6 +250,9 @@ const en: typeof zh = {
   headlineFrom: 'The numbers in the text come from the run in {environment}.',
   otherEnvironments: 'The same experiment, measured elsewhere: ',
   environmentsNotMeasured: 'Environments not measured: ',
+  matrixVersionCaption: 'Kubernetes {version}',
+  environmentsNotMeasuredOn: 'Environments not measured on Kubernetes {version}: ',
+  versionsNotMeasured: 'Kubernetes versions declared and not yet measured: ',
   acrossEnvironmentsLink: 'the results across environments',
 };
 
@@ -245,9 +263,13 @@ export function evidenceStrings(lang: Lang): EvidenceStrings {
 }
 
 /** A run named by what differs from the article's own: `template` is runIn or recordOf; undefined parts are the article's own. */
-export function runLabel(t: EvidenceStrings, template: EvidenceStrings['runIn'], run: { environment?: string; variant?: string }): string {
-  const environment =
+export function runLabel(t: EvidenceStrings, template: EvidenceStrings['runIn'], run: { version?: string; environment?: string; variant?: string }): string {
+  const named =
     run.environment === undefined ? undefined : (t.environmentNames[run.environment as keyof EvidenceStrings['environmentNames']] ?? run.environment);
+  // Another version: its own words alone, or said with the environment it is named beside.
+  if (run.version !== undefined && named === undefined && run.variant === undefined) return template.version.replace('{version}', run.version);
+  const environment =
+    run.version === undefined ? named : (named === undefined ? t.versionAlone : t.onVersion.replace('{environment}', named)).replace('{version}', run.version);
   const chosen = environment !== undefined && run.variant !== undefined ? template.both : environment !== undefined ? template.environment : template.variant;
   return chosen.replace('{environment}', environment ?? '').replace('{variant}', run.variant ?? '');
 }

@@ -12,6 +12,8 @@ export function rootFilePath(file: string): string {
 
 /** Folder names that are article slugs: lowercase words joined by single dashes. */
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** A Kubernetes minor as a run record's path names it (src/experiment/kubernetes.ts). */
+const VERSION = /^v\d+\.\d+$/;
 
 export function isLang(value: string): value is Lang {
   return (LANGS as readonly string[]).includes(value);
@@ -55,9 +57,10 @@ export function evidencePath(lang: Lang, slug: string): string {
  * the article is built from, `/<slug>/run/<variant>/` for another variant's run,
  * `/<slug>/run/<environment>/[<variant>/]` for a run in another environment.
  */
-export function runRecordPath(lang: Lang, slug: string, run: { environment?: string; variant?: string } = {}): string {
-  const parts = [run.environment, run.variant].filter((p) => p !== undefined);
-  for (const part of parts) {
+export function runRecordPath(lang: Lang, slug: string, run: { version?: string; environment?: string; variant?: string } = {}): string {
+  if (run.version !== undefined && !VERSION.test(run.version)) throw new Error(`runRecordPath: "${run.version}" is not a Kubernetes minor (v1.34)`);
+  const parts = [run.version, run.environment, run.variant].filter((p) => p !== undefined);
+  for (const part of parts.slice(run.version === undefined ? 0 : 1)) {
     if (!SLUG.test(part)) throw new Error(`runRecordPath: "${part}" is not lowercase letters and digits joined by single dashes`);
   }
   return `${articlePath(lang, slug)}run/${parts.map((p) => `${p}/`).join('')}`;

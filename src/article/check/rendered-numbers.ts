@@ -55,11 +55,16 @@ export function unboundRenderedNumbers(file: string, html: string, boundValue: B
   }
   for (const [element, text] of factText) {
     const id = element.attributes.get('data-fact')!;
+    const version = element.attributes.get('data-version');
     const environment = element.attributes.get('data-environment');
     const variant = element.attributes.get('data-variant');
-    const value = boundValue(id, { ...(environment === undefined ? {} : { environment }), ...(variant === undefined ? {} : { variant }) });
+    const value = boundValue(id, {
+      ...(version === undefined ? {} : { version }),
+      ...(environment === undefined ? {} : { environment }),
+      ...(variant === undefined ? {} : { variant }),
+    });
     if (value === text) continue;
-    const fact = `data-fact="${id}"${environment === undefined ? '' : ` data-environment="${environment}"`}${variant === undefined ? '' : ` data-variant="${variant}"`}`;
+    const fact = `data-fact="${id}"${version === undefined ? '' : ` data-version="${version}"`}${environment === undefined ? '' : ` data-environment="${environment}"`}${variant === undefined ? '' : ` data-variant="${variant}"`}`;
     problems.push(
       value === undefined
         ? `${file}: the rendered page shows "${text}" in an element with ${fact}, but the run has no such fact (bind values with <Fact id="..."/>, never by writing data-fact)`

@@ -34,19 +34,26 @@ export interface ArticleContext {
  * headline environment, an environment's default variant); undefined for the
  * article's own run.
  */
-export function ownRunOmitted(evidence: ArticleEvidence, ref: RunRef): RunRef | undefined {
+export function ownRunOmitted(article: ArticleEvidence, ref: RunRef): RunRef | undefined {
+  const versions = article.versionRuns;
+  const version = ref.version === undefined || ref.version === versions?.headline ? undefined : ref.version;
+  const evidence = version === undefined ? article : (versions?.runs.get(version) ?? article);
   const environments = evidence.environmentRuns;
   const environment = ref.environment === undefined || ref.environment === environments?.headline ? undefined : ref.environment;
   const inEnvironment = environment === undefined ? evidence : environments?.runs.get(environment as never);
   const variant = ref.variant === undefined || ref.variant === inEnvironment?.variantRuns?.defaultVariant ? undefined : ref.variant;
-  if (environment === undefined && variant === undefined) return undefined;
-  return { ...(environment === undefined ? {} : { environment }), ...(variant === undefined ? {} : { variant }) };
+  if (version === undefined && environment === undefined && variant === undefined) return undefined;
+  return {
+    ...(version === undefined ? {} : { version }),
+    ...(environment === undefined ? {} : { environment }),
+    ...(variant === undefined ? {} : { variant }),
+  };
 }
 
 /** A run's key in ids of a page's places: `nftables`, `lab`, `lab-nftables`; undefined for the article's own run. */
 export function runKey(ref: RunRef | undefined): string | undefined {
   if (!ref) return undefined;
-  return [ref.environment, ref.variant].filter(Boolean).join('-') || undefined;
+  return [ref.version, ref.environment, ref.variant].filter(Boolean).join('-') || undefined;
 }
 
 /** The link to a step's row in its run's record, from wherever the step is shown. */
@@ -86,7 +93,7 @@ function runOf(
   ref: RunRef,
   component: string,
 ): { evidence: ArticleEvidence; binding: RunBinding | undefined } {
-  if (ref.environment === undefined && ref.variant === undefined) return { evidence: article.evidence, binding: undefined };
+  if (ref.version === undefined && ref.environment === undefined && ref.variant === undefined) return { evidence: article.evidence, binding: undefined };
   const evidence = evidenceOfRun(article.evidence, ref, `${article.file}: <${component}>`);
   return { evidence, binding: { ...ref, run: evidence.snapshots.run.runId } };
 }

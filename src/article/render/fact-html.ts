@@ -22,6 +22,7 @@ export function escapeHtml(text: string): string {
  * both, and always that run's `data-run`.
  */
 export interface RunBinding {
+  version?: string;
   environment?: string;
   variant?: string;
   run: string;
@@ -34,6 +35,7 @@ export type FactAttribute = readonly [name: string, value: string | true];
 function runAttributeList(binding: RunBinding | undefined): FactAttribute[] {
   if (!binding) return [];
   const list: FactAttribute[] = [];
+  if (binding.version !== undefined) list.push(['data-version', binding.version]);
   if (binding.environment !== undefined) list.push(['data-environment', binding.environment]);
   if (binding.variant !== undefined) list.push(['data-variant', binding.variant]);
   list.push(['data-run', binding.run]);

@@ -35,8 +35,10 @@ function passageText(source: string, start: number, end: number, value: (id: str
     text += source.slice(at, open);
     if (tag.name === 'Fact' && !tag.closing) {
       const run: RunRef = {};
+      const version = attribute(tag, 'version');
       const environment = attribute(tag, 'environment');
       const variant = attribute(tag, 'variant');
+      if (version !== undefined) run.version = version;
       if (environment !== undefined) run.environment = environment;
       if (variant !== undefined) run.variant = variant;
       text += `\u0000${value(attribute(tag, 'id') ?? '', run)}\u0001`;

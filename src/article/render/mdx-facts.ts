@@ -39,14 +39,14 @@ function literal(node: JsxElement, name: string): string | undefined {
 }
 
 /** The attributes a <Fact> is bound by. */
-const READ = ['id', 'environment', 'variant'];
+const READ = ['id', 'version', 'environment', 'variant'];
 
 /** Why a <Fact> cannot be bound as the MDX compiles: an attribute it is bound by written as an expression ({...}), or a spread. */
 function expressionProblem(node: JsxElement): string | undefined {
   const expression = node.attributes.find((a) => a.type !== 'mdxJsxAttribute' || (READ.includes(a.name!) && a.value !== null && typeof a.value === 'object'));
   if (!expression) return undefined;
   const written = expression.type === 'mdxJsxAttribute' ? `${expression.name}={...}` : '{...}';
-  return `<Fact ${written}>: expected literal attributes (id="..." environment="..." variant="..."); the value is bound when the MDX compiles`;
+  return `<Fact ${written}>: expected literal attributes (id="..." version="..." environment="..." variant="..."); the value is bound when the MDX compiles`;
 }
 
 /**
@@ -67,9 +67,14 @@ export function factBinding(): HastPluginEntry {
       // Read once per file, and only for a file that binds a value.
       evidence ??= mdxEvidence(mdx.root, mdx.slug);
       const scope: FactScope = { evidence: await evidence, lang: lang as Lang, file: at };
+      const version = literal(node, 'version');
       const environment = literal(node, 'environment');
       const variant = literal(node, 'variant');
-      const ref: RunRef = { ...(environment === undefined ? {} : { environment }), ...(variant === undefined ? {} : { variant }) };
+      const ref: RunRef = {
+        ...(version === undefined ? {} : { version }),
+        ...(environment === undefined ? {} : { environment }),
+        ...(variant === undefined ? {} : { variant }),
+      };
       const { fact, binding, declared } = boundFact(scope, literal(node, 'id'), ref);
       return factElement(fact, binding, declared);
     };

@@ -282,7 +282,7 @@ function htmlPieces(pieces: readonly Piece[], binding: RunBinding | undefined, l
 export function packetPathHtml(def: PacketPathDef, facts: ReadonlyMap<string, Fact>, lang: Lang, options: PacketPathOptions = {}): string {
   const file = options.file ?? 'article.ts';
   const { binding } = options;
-  const run = [binding?.environment, binding?.variant].filter(Boolean).join(', ');
+  const run = [binding?.version, binding?.environment, binding?.variant].filter(Boolean).join(', ');
   const problems = packetPathProblems(def, (id) => facts.has(id), file, run ? `the run it binds (${run})` : "the article's own run");
   if (problems.length) throw new EvidenceError(problems);
   const words = PACKET_PATH_WORDS[lang];
@@ -417,7 +417,7 @@ export function packetPathHtml(def: PacketPathDef, facts: ReadonlyMap<string, Fa
       ? `<ol class="visually-hidden packet-path-steps">${legItems(def.legs[0]!)}</ol>`
       : `<ol class="visually-hidden packet-path-steps">${def.legs.map((leg) => `<li>${escapeHtml(leg.label?.[lang] ?? '')}<ol>${legItems(leg)}</ol></li>`).join('')}</ol>`;
 
-  const key = [binding?.environment, binding?.variant].filter(Boolean).join('-');
+  const key = [binding?.version, binding?.environment, binding?.variant].filter(Boolean).join('-');
   const titleId = `packet-path-${def.id}${key ? `-${key}` : ''}`;
   return (
     `<figure class="packet-path" data-packet-path="${escapeHtml(def.id)}" aria-labelledby="${escapeHtml(titleId)}">` +

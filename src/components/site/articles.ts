@@ -48,7 +48,7 @@ export async function runRecordPaths(lang: Lang): Promise<{ params: { slug: stri
     if (evidence.unmeasured) return [];
     return measuredRuns(evidence).map(({ ref }) => {
       const run = Object.keys(ref).length ? ref : undefined;
-      const param = [ref.environment, ref.variant].filter(Boolean).join('/') || undefined;
+      const param = [ref.version, ref.environment, ref.variant].filter(Boolean).join('/') || undefined;
       return { params: { slug: edition.slug, run: param }, props: { edition, run } };
     });
   });

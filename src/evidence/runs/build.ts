@@ -12,6 +12,7 @@ import { EvidenceError } from '../errors.ts';
 import { DECLARED_STEP } from '../facts.ts';
 import type { ArticleEvidence } from './types.ts';
 import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
+import { minorOf, type KubeRelease } from '../../experiment/kubernetes.ts';
 import { declaredObjects, notYetMeasuredError, unmeasuredFacts, unmeasuredSnapshots } from './unmeasured.ts';
 
 /**
@@ -35,6 +36,8 @@ export function buildArticleEvidence(input: {
   draft?: boolean;
   /** The environment this folder holds (environments.ts): its run must say it ran there (run.yaml's `driver`). */
   environment?: EnvironmentName;
+  /** The Kubernetes release this folder holds (versions.ts): its run must have run a release of that minor (run.yaml's `versions.kubernetes`). */
+  version?: KubeRelease;
   /** In a draft never captured: the nodes, pods and Services it declares get their run facts as placeholders. */
   experiment?: Experiment | null;
   /** A capture judging its run: a fact not found breaks the claims that read it instead of failing (facts.ts, `collect`). */
@@ -51,6 +54,10 @@ export function buildArticleEvidence(input: {
     throw new EvidenceError(
       `${snapshots.files.run}: field "driver": expected "${input.environment}" (the environment this folder holds), got "${snapshots.run.driver}"`,
     );
+  if (!unmeasured && input.version !== undefined) {
+    const problem = versionMismatch(snapshots.run.versions, input.version, snapshots.files.run);
+    if (problem) throw new EvidenceError(problem);
+  }
   const defs = withRunFacts(input.factDefs, snapshots.run, input.linesFile);
   const { facts, skipped, unfound } = unmeasured
     ? (() => {
@@ -84,4 +91,16 @@ export function buildArticleEvidence(input: {
     ...(input.environment === undefined ? {} : { environment: input.environment }),
     ...(unmeasured ? { unmeasured } : {}),
   };
+}
+
+/**
+ * Why a run may not stand for `release`: run.yaml's `versions.kubernetes` (the
+ * API server's own answer) is not a release of its minor. Null when it is. Pure.
+ */
+export function versionMismatch(versions: Readonly<Record<string, string>>, release: KubeRelease, file: string): string | null {
+  const found = versions['kubernetes'];
+  const field = `${file}: field "versions.kubernetes"`;
+  const expected = `expected a ${release.minor} release (the Kubernetes version this folder holds, e.g. ${release.release})`;
+  if (found === undefined) return `${field}: missing; ${expected}`;
+  return minorOf(found) === release.minor ? null : `${field}: ${expected}, got ${JSON.stringify(found)}`;
 }

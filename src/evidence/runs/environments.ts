@@ -46,31 +46,41 @@ export function buildArticleEnvironments(input: ArticleRunsInput): ArticleEviden
   return { ...runs.get(headline)!, environmentRuns };
 }
 
-/** One run an article is measured in: its environment, its variant, its run id and its evidence. */
+/** One run an article is measured in: its version, its environment, its variant, its run id and its evidence. */
 export interface MeasuredRun {
+  /** The Kubernetes minor, when the experiment declares several versions; undefined otherwise. */
+  version: string | undefined;
   environment: EnvironmentName | undefined;
   variant: string | undefined;
   runId: string;
   evidence: ArticleEvidence;
-  /** How a component binds it (undefined parts are the article's own environment or variant). */
+  /** How a component binds it (undefined parts are the article's own version, environment or variant). */
   ref: RunRef;
 }
 
 /**
- * Every run the article was measured in, the headline environment's first, each
- * environment's default variant before its others. `ref` leaves out what is the
- * article's own (the headline environment, an environment's default variant).
+ * Every run the article was measured in, the headline version's first, in each
+ * version the headline environment's first, each environment's default variant
+ * before its others. `ref` leaves out what is the article's own (the headline
+ * version, a version's headline environment, an environment's default variant).
  */
 export function measuredRuns(evidence: ArticleEvidence): MeasuredRun[] {
+  const versions = evidence.versionRuns;
+  if (!versions) return runsOfVersion(evidence, undefined, {});
+  return versions.measured.flatMap((version) => runsOfVersion(versions.runs.get(version)!, version, version === versions.headline ? {} : { version }));
+}
+
+/** The runs of one version's evidence (its environments' and their variants'), each `ref` starting from `versionRef`. */
+function runsOfVersion(evidence: ArticleEvidence, version: string | undefined, versionRef: RunRef): MeasuredRun[] {
   const environments = evidence.environmentRuns;
   const ofEnvironment = (run: ArticleEvidence, environment: EnvironmentName | undefined, isHeadline: boolean): MeasuredRun[] => {
     const variants = run.variantRuns;
-    const envRef = isHeadline || environment === undefined ? {} : { environment };
-    if (!variants) return [{ environment, variant: undefined, runId: run.snapshots.run.runId, evidence: run, ref: envRef }];
+    const envRef = isHeadline || environment === undefined ? versionRef : { ...versionRef, environment };
+    if (!variants) return [{ version, environment, variant: undefined, runId: run.snapshots.run.runId, evidence: run, ref: envRef }];
     return variants.measured.map((variant) => {
       const own = variants.runs.get(variant)!;
       const ref = variant === variants.defaultVariant ? envRef : { ...envRef, variant };
-      return { environment, variant, runId: own.snapshots.run.runId, evidence: own, ref };
+      return { version, environment, variant, runId: own.snapshots.run.runId, evidence: own, ref };
     });
   };
   if (!environments) return ofEnvironment(evidence, evidence.environment, true);
@@ -86,13 +96,20 @@ export interface ClaimCell {
 export interface ClaimMatrix {
   columns: MeasuredRun[];
   rows: Array<{ id: string; statement: Record<Lang, string>; cells: ClaimCell[]; brokenIn: MeasuredRun[] }>;
-  /** Environments declared and not measured: the page names them. */
+  /** Environments declared and not measured (in the headline version): the page names them. */
   notMeasured: EnvironmentName[];
+  /** With several versions declared: which were measured and which not, and each older measured version's environments not measured. */
+  versions?: {
+    headline: string;
+    measured: string[];
+    notMeasured: string[];
+    environmentsNotMeasured: Array<{ version: string; environments: EnvironmentName[] }>;
+  };
 }
 
 /**
  * Every claim of one run (the article's `claims`) read in every run: a row per
- * claim in declared order, a column per measured run. A claim limited to some
+ * claim in declared order, a column per measured run (of every measured version). A claim limited to some
  * variants is "not-applicable" in the others' runs, never counted as holding.
  */
 export function claimMatrix(evidence: ArticleEvidence): ClaimMatrix {
@@ -111,5 +128,23 @@ export function claimMatrix(evidence: ArticleEvidence): ClaimMatrix {
     const cells = columns.map((run): ClaimCell => ({ run, status: run.evidence.claims.find((c) => c.id === id)?.status ?? 'not-applicable' }));
     return { id, statement: statements.get(id)!, cells, brokenIn: cells.filter((c) => c.status === 'broken').map((c) => c.run) };
   });
-  return { columns, rows, notMeasured: evidence.environmentRuns?.notMeasured ?? [] };
+  const versions = evidence.versionRuns;
+  return {
+    columns,
+    rows,
+    notMeasured: evidence.environmentRuns?.notMeasured ?? [],
+    ...(versions
+      ? {
+          versions: {
+            headline: versions.headline,
+            measured: versions.measured,
+            notMeasured: versions.notMeasured,
+            environmentsNotMeasured: versions.measured
+              .filter((v) => v !== versions.headline)
+              .map((version) => ({ version, environments: versions.runs.get(version)!.environmentRuns?.notMeasured ?? [] }))
+              .filter((v) => v.environments.length > 0),
+          },
+        }
+      : {}),
+  };
 }

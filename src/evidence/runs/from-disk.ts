@@ -6,7 +6,7 @@ import type { ClaimDef } from '../claims.ts';
 import { buildArticleEvidence } from './build.ts';
 import type { ArticleEvidence } from './types.ts';
 import { buildArticleRuns, linesOfVariant } from './variants.ts';
-import { buildArticleEnvironments } from './environments.ts';
+import { buildArticleVersions } from './versions.ts';
 import type { Experiment } from '../../experiment/types.ts';
 
 export interface ArticleDefinitions {
@@ -36,9 +36,9 @@ export function evidenceFromDisk(
   const common = { slug, snapshotsDir, lines: defs.lines, linesFile: file, claimsFile: file };
   const experiment = defs.experiment ?? null;
   // As the pages derive it (src/article/evidence/registry.ts), so that the build's check and the pages see one evidence:
-  // every environment's runs; or, with `folderOf` (a capture judging its staged runs), one environment's variants.
+  // every version's and environment's runs; or, with `folderOf` (a capture judging its staged runs), one environment's variants.
   if (options.variants) {
-    return (options.folderOf ? buildArticleRuns : buildArticleEnvironments)({
+    return (options.folderOf ? buildArticleRuns : buildArticleVersions)({
       ...common,
       experiment,
       factDefs: defs.factDefs,

@@ -23,6 +23,10 @@ export interface ArticleEvidence {
   variant?: string;
   /** Which environment this run was measured in, when the experiment declares environments. */
   environment?: EnvironmentName;
+  /** Which Kubernetes minor this version's evidence was measured on ("v1.34"), when the experiment declares several. */
+  version?: string;
+  /** The article's evidence only: every Kubernetes version it is measured on, each with its environments (versions.ts). */
+  versionRuns?: VersionRuns;
   /** The article's evidence only: the runs of every other environment it is measured in (environments.ts). */
   environmentRuns?: EnvironmentRuns;
   /** The article's evidence only: every variant's run and the comparisons across them (variants.ts). */
@@ -59,4 +63,17 @@ export interface EnvironmentRuns {
   notMeasured: EnvironmentName[];
   /** Each measured environment's evidence (its default run, carrying its variants' runs), the headline's included. */
   runs: Map<EnvironmentName, ArticleEvidence>;
+}
+
+export interface VersionRuns {
+  /** The minor the article's unqualified bindings read: the first declared (the newest). */
+  headline: string;
+  /** Every declared minor, the headline first ("v1.37", "v1.36", ...). */
+  declared: string[];
+  /** The minors with snapshots, in declared order. */
+  measured: string[];
+  /** Declared minors without snapshots: the page says they were not measured. */
+  notMeasured: string[];
+  /** Each measured minor's evidence (its headline environment's, carrying its environments and variants), the headline's included. */
+  runs: Map<string, ArticleEvidence>;
 }

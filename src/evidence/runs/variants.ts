@@ -5,6 +5,7 @@
 // reading the snapshots folders (through buildArticleEvidence).
 import { existsSync } from 'node:fs';
 import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
 import { defaultVariant, qualify, variantFolder, variantsOf } from '../../experiment/variants.ts';
 import type { Fact, FactDef } from '../facts.ts';
 import type { Lang, LineTemplates } from '../template.ts';
@@ -36,6 +37,8 @@ export interface ArticleRunsInput {
   draft?: boolean;
   /** The environment these runs were measured in: each run.yaml must say so (field "driver"). */
   environment?: EnvironmentName;
+  /** The Kubernetes release these runs were measured on: each run.yaml must name a release of its minor (field "versions.kubernetes"). */
+  version?: KubeRelease;
 }
 
 /**
@@ -55,7 +58,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
       ...(input.comparisonDefs ?? []).map((c) => `${claimsFile}: comparison "${c.id}": the experiment declares no variants to compare`),
     ];
     if (problems.length) throw new EvidenceError(problems);
-    const { slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, environment } = input;
+    const { slug, snapshotsDir, factDefs, lines, linesFile, claimDefs, environment, version } = input;
     return buildArticleEvidence({
       slug,
       snapshotsDir,
@@ -66,6 +69,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
       claimsFile,
       draft: input.draft ?? false,
       environment,
+      ...(version === undefined ? {} : { version }),
       experiment,
     });
   }
@@ -95,6 +99,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
       claimDefs: (input.claimDefs ?? []).filter((c) => c.variants === undefined || c.variants.includes(variant)),
       claimsFile,
       environment: input.environment,
+      ...(input.version === undefined ? {} : { version: input.version }),
     });
     const mode = evidence.snapshots.run.cluster.kubeProxyMode;
     if (mode !== variant)
@@ -141,8 +146,13 @@ export function linesOfVariant(lines: LineTemplates, experiment: Experiment, var
   return Object.fromEntries(Object.entries(lines).filter(([step]) => !elsewhere.has(step)));
 }
 
-/** Which run a component binds: an environment's (the headline when none) and a variant's (that environment's default when none). */
+/**
+ * Which run a component binds: a Kubernetes version's (the headline when none),
+ * an environment's (that version's headline when none) and a variant's (that
+ * environment's default when none).
+ */
 export interface RunRef {
+  version?: string;
   environment?: string;
   variant?: string;
 }
@@ -153,8 +163,21 @@ export interface RunRef {
  * unmeasured environment or variant is an error naming the file and what exists.
  */
 export function evidenceOfRun(evidence: ArticleEvidence, ref: RunRef, where: string): ArticleEvidence {
-  const inEnvironment = evidenceOfEnvironment(evidence, ref.environment, where);
+  const inVersion = evidenceOfVersion(evidence, ref.version, where);
+  const inEnvironment = evidenceOfEnvironment(inVersion, ref.environment, where);
   return evidenceOfVariant(inEnvironment, ref.variant, where);
+}
+
+function evidenceOfVersion(evidence: ArticleEvidence, version: string | undefined, where: string): ArticleEvidence {
+  if (version === undefined) return evidence;
+  const versions = evidence.versionRuns;
+  if (!versions)
+    throw new Error(`${where}: version="${version}": the experiment of ${evidence.slug} declares no versions (article.ts, field "experiment.kubernetes")`);
+  const run = versions.runs.get(version);
+  if (run) return run;
+  if (versions.notMeasured.includes(version))
+    throw new Error(`${where}: version="${version}": not measured on it (no snapshots); measured: ${versions.measured.join(', ')}`);
+  throw new Error(`${where}: version="${version}": no such version; the experiment is measured on ${versions.declared.join(', ')}`);
 }
 
 function evidenceOfEnvironment(evidence: ArticleEvidence, environment: string | undefined, where: string): ArticleEvidence {
@@ -181,10 +204,11 @@ function evidenceOfVariant(evidence: ArticleEvidence, variant: string | undefine
 
 /**
  * How a binding to `ref` qualifies an id (`<variant>:<id>`, `<environment>:<id>`,
- * `<environment>/<variant>:<id>`): what the MDX check and bindableIds agree on.
+ * `<environment>/<variant>:<id>`, and any of them after `<version>/`, as
+ * `v1.34:<id>`, `v1.34/lab/nftables:<id>`): what the MDX check and bindableIds agree on.
  */
 export function qualifyRun(ref: RunRef, id: string): string {
-  const key = [ref.environment, ref.variant].filter(Boolean).join('/');
+  const key = [ref.version, ref.environment, ref.variant].filter(Boolean).join('/');
   return key ? `${key}:${id}` : id;
 }
 
@@ -193,24 +217,41 @@ const bindable = new WeakMap<ArticleEvidence, { factIds: string[]; stepIds: stri
 
 /**
  * Every fact id, step id and claim id the article's MDX may bind: the headline
- * run's, `<variant>:<id>` of every measured variant, and the same of every
- * other measured environment qualified by it (qualifyRun).
+ * run's, `<variant>:<id>` of every measured variant, the same of every other
+ * measured environment qualified by it, and all of that of every other measured
+ * version qualified by it (qualifyRun).
  */
 export function bindableIds(evidence: ArticleEvidence): { factIds: readonly string[]; stepIds: readonly string[]; claims: readonly ClaimResult[] } {
   let ids = bindable.get(evidence);
   if (!ids) {
-    ids = collectBindableIds(evidence);
-    for (const [environment, run] of evidence.environmentRuns?.runs ?? []) {
-      if (environment === evidence.environmentRuns!.headline) continue;
-      const own = collectBindableIds(run);
+    ids = bindableIdsOfVersion(evidence);
+    for (const [version, run] of evidence.versionRuns?.runs ?? []) {
+      if (version === evidence.versionRuns!.headline) continue;
+      const own = bindableIdsOfVersion(run);
       const qualified = (id: string) => {
-        const [variant, rest] = splitQualified(id);
-        return rest === undefined ? qualifyRun({ environment }, id) : qualifyRun({ environment, variant }, rest);
+        const [key, rest] = splitQualified(id);
+        return rest === undefined ? qualifyRun({ version }, id) : `${version}/${key}:${rest}`;
       };
       ids.factIds.push(...own.factIds.map(qualified));
       ids.stepIds.push(...own.stepIds.map(qualified));
     }
     bindable.set(evidence, ids);
+  }
+  return ids;
+}
+
+/** One version's bindable ids: its headline environment's, and every other environment's qualified by it. */
+function bindableIdsOfVersion(evidence: ArticleEvidence): { factIds: string[]; stepIds: string[]; claims: ClaimResult[] } {
+  const ids = collectBindableIds(evidence);
+  for (const [environment, run] of evidence.environmentRuns?.runs ?? []) {
+    if (environment === evidence.environmentRuns!.headline) continue;
+    const own = collectBindableIds(run);
+    const qualified = (id: string) => {
+      const [variant, rest] = splitQualified(id);
+      return rest === undefined ? qualifyRun({ environment }, id) : qualifyRun({ environment, variant }, rest);
+    };
+    ids.factIds.push(...own.factIds.map(qualified));
+    ids.stepIds.push(...own.stepIds.map(qualified));
   }
   return ids;
 }
@@ -246,6 +287,20 @@ export function brokenClaims(evidence: ArticleEvidence): string[] {
  * prefixed with the environment): a claim may hold on kind and break in the lab.
  */
 export function brokenClaimsByEnvironment(evidence: ArticleEvidence): { headline: string[]; elsewhere: string[] } {
+  const versions = evidence.versionRuns;
+  const own = brokenClaimsOfVersion(evidence);
+  if (!versions) return own;
+  // An older version's broken claim is a finding too, each block prefixed with the version.
+  const older = [...versions.runs]
+    .filter(([version]) => version !== versions.headline)
+    .flatMap(([version, run]) => {
+      const { headline, elsewhere } = brokenClaimsOfVersion(run);
+      return [...headline, ...elsewhere].map((block) => `${version}: ${block}`);
+    });
+  return { headline: own.headline, elsewhere: [...own.elsewhere, ...older] };
+}
+
+function brokenClaimsOfVersion(evidence: ArticleEvidence): { headline: string[]; elsewhere: string[] } {
   const environments = evidence.environmentRuns;
   if (!environments) return { headline: brokenClaims(evidence), elsewhere: [] };
   const elsewhere = [...environments.runs]
@@ -293,6 +348,12 @@ export function comparisonTable(rows: readonly ComparisonRow[], runs: VariantRun
 
 /** How many claim evaluations the build makes: every run's claims and those across runs. */
 export function evaluatedClaimCount(evidence: ArticleEvidence): number {
+  const versions = evidence.versionRuns;
+  if (versions) return [...versions.runs.values()].reduce((n, run) => n + evaluatedClaimCountOfVersion(run), 0);
+  return evaluatedClaimCountOfVersion(evidence);
+}
+
+function evaluatedClaimCountOfVersion(evidence: ArticleEvidence): number {
   const environments = evidence.environmentRuns;
   if (environments) return [...environments.runs.values()].reduce((n, run) => n + evaluatedClaimCountOfEnvironment(run), 0);
   return evaluatedClaimCountOfEnvironment(evidence);
