@@ -129,6 +129,15 @@ test('a config-only Dockerfile, the pause version, stamps and tags', () => {
   assert.equal(r.tagSafe('1.22.1-9+deb12u11'), '1.22.1-9_deb12u11');
 });
 
+test("the names containerd lists the preloaded images by: Docker's normalisation, so that the build can check the backend is there", () => {
+  // As the control plane's names, and as a capture's pod read the preloaded backend (pod.backend.image in a run of 074).
+  assert.equal(r.containerdImageName('registry.k8s.io/kube-apiserver:v1.37.2'), 'registry.k8s.io/kube-apiserver:v1.37.2');
+  assert.equal(r.containerdImageName('shice/nginx-light:bookworm-276f85219e0e'), 'docker.io/shice/nginx-light:bookworm-276f85219e0e');
+  assert.equal(r.containerdImageName('nginx:1.27-alpine'), 'docker.io/library/nginx:1.27-alpine');
+  assert.equal(r.containerdImageName('localhost/x:1'), 'localhost/x:1');
+  assert.equal(r.containerdImageName('registry:5000/x:1'), 'registry:5000/x:1');
+});
+
 test("the backend's nginx.conf takes its server blocks from conf.d, where the experiment's ConfigMap is mounted", () => {
   const conf = r.backendNginxConf();
   assert.match(conf, /^ {4}include \/etc\/nginx\/conf\.d\/\*\.conf;$/m);

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import {
   isDockerFailure,
   parseContainerList,
+  parseCrictlImageId,
   parseDockerVersion,
   parseIptablesVersion,
   parseKindClusters,
@@ -30,6 +31,21 @@ test("kind version: the semver from kind's one-line answer", async () => {
     () => parseKindVersion('Kubernetes IN Docker\n'),
     (e: Error) => e instanceof ToolOutputError && /kind version: expected "kind vX\.Y\.Z/.test(e.message),
   );
+});
+
+test("crictl inspecti: the id a node's containerd holds the image by, which is docker's image id", async () => {
+  // The backend preloaded in the node image, as docker image inspect gave its id on the machine that built it.
+  assert.equal(
+    parseCrictlImageId(await fixture('exec/crictl-inspecti-nginx-light.stdout')),
+    'sha256:2ccc6005b38fe41e92b7a14ba9530363f061897d12971cd7e78c87decbed1f4a',
+  );
+  // An image the node does not hold: exit 1, nothing on stdout, crictl's word on stderr.
+  assert.match(await fixture('exec/crictl-inspecti-absent.stderr'), /no such image \\"shice\/nginx-light:absent\\" present/);
+  assert.throws(
+    () => parseCrictlImageId(''),
+    (e: Error) => e instanceof ToolOutputError && /crictl inspecti --output json: expected JSON/.test(e.message),
+  );
+  assert.throws(() => parseCrictlImageId('{"status":{"id":"nginx"}}'), /field status\.id: expected sha256:<64 hex digits>, got "nginx"/);
 });
 
 test('kind get clusters: names one per line; the "none" notice is not a name', () => {

@@ -65,6 +65,17 @@ export const dockerPull = (image: string): string[] => ['docker', 'pull', image]
 export const dockerExec = (container: string, command: string[]): string[] => ['docker', 'exec', container, ...command];
 /** docker exec with the child's stdin open, for a file's content (`tee FILE`). */
 export const dockerExecWithInput = (container: string, command: string[]): string[] => ['docker', 'exec', '--interactive', container, ...command];
+/** The image as the node's containerd holds it (CRI's ImageStatus), by the name a Pod gives: exit 1 when it has none. */
+export const crictlInspectImage = (container: string, image: string): string[] => [
+  'docker',
+  'exec',
+  container,
+  'crictl',
+  'inspecti',
+  '--output',
+  'json',
+  image,
+];
 export const dockerContainerImageId = (container: string): string[] => ['docker', 'container', 'inspect', '--format', '{{.Image}}', container];
 /**
  * Each node container's name, whether it runs, when it (re)started, and its addresses on docker's

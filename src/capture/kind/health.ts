@@ -40,20 +40,25 @@ export class NodeHealth {
 
   /** The node containers as up() left them (not stopped, not restarted), and kubelet answering on each. */
   async problems(ctx: ProviderContext): Promise<string[]> {
-    const changes = await this.changes(ctx);
-    if (changes.length > 0) return changes;
     const { experiment, tools } = this.scope;
-    const kubelets = await Promise.all(
-      experiment.cluster.nodes.map(async (node) => {
-        const container = containerOf(this.scope, node.name);
-        const probe = cmd.dockerExec(container, ['curl', '--silent', '--max-time', '2', KUBELET_HEALTHZ]);
-        const run = await tools.run(probe, { what: `ask kubelet on ${node.name}`, check: 'none', ctx });
-        return run.exitCode === 0 && run.stdout.trim() === 'ok'
-          ? null
-          : `kubelet on ${node.name} (node container ${container}) did not answer ${KUBELET_HEALTHZ} with ok (${run.timedOut ? 'no answer' : `exit ${run.exitCode}`})`;
-      }),
-    );
-    const silent = kubelets.filter((p): p is string => p !== null);
+    // docker's word on the containers and kubelet's on each node, asked at once; docker's comes first.
+    const [changesSaid, kubeletsSaid] = await Promise.allSettled([
+      this.changes(ctx),
+      Promise.all(
+        experiment.cluster.nodes.map(async (node) => {
+          const container = containerOf(this.scope, node.name);
+          const probe = cmd.dockerExec(container, ['curl', '--silent', '--max-time', '2', KUBELET_HEALTHZ]);
+          const run = await tools.run(probe, { what: `ask kubelet on ${node.name}`, check: 'none', ctx });
+          return run.exitCode === 0 && run.stdout.trim() === 'ok'
+            ? null
+            : `kubelet on ${node.name} (node container ${container}) did not answer ${KUBELET_HEALTHZ} with ok (${run.timedOut ? 'no answer' : `exit ${run.exitCode}`})`;
+        }),
+      ),
+    ]);
+    if (changesSaid.status === 'rejected') throw changesSaid.reason;
+    if (changesSaid.value.length > 0) return changesSaid.value;
+    if (kubeletsSaid.status === 'rejected') throw kubeletsSaid.reason;
+    const silent = kubeletsSaid.value.filter((p): p is string => p !== null);
     if (silent.length === 0) return [];
     // A node container dying as it is probed: docker's own word on it says more than the probe.
     const after = await this.changes(ctx);

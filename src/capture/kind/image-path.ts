@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { StandInDecision } from '../../evidence/schema.ts';
 import { parseNodeList, type KubeNode } from '../kubectl/topology.ts';
-import { seconds, sleep } from '../process.ts';
+import { firstLine, seconds, sleep } from '../process.ts';
 import { DriverError, PrerequisiteError, type ProviderContext } from '../provider/node-provider.ts';
 import { mergeNodeDecisions, type NodeDecisions } from '../provider/stand-in.ts';
 import * as cmd from './commands.ts';
@@ -19,6 +19,7 @@ import { HEADLINE_RELEASE } from '../../experiment/kubernetes.ts';
 import { standInForKindnetd } from './kindnet-stand-in.ts';
 import { KIND_MARKS } from './phases.ts';
 import type { KindOptions, KindScope } from './settings.ts';
+import { parseCrictlImageId } from './tool-output.ts';
 import { substituteImages, type Substitution } from './substitutes.ts';
 
 export class NodeImagePath {
@@ -80,25 +81,36 @@ export class NodeImagePath {
       state.substitutions.push({
         image: sub.image,
         ranInstead: built.name,
+        id: built.id,
         what: `Debian ${built.inputs.debian ?? ''} ${what}`.replace(/\s+/g, ' ').trim(),
         note: sub.note,
       });
     }
   }
 
-  /** The argvs of the loads up() runs after the create, for the plan. */
+  /**
+   * The argvs of what up() runs after the create for the images, for the plan: a substitute
+   * the node image was built with is looked for in every node's containerd (a `kind load`
+   * follows only where one lacks it), any other is loaded.
+   */
   planLoads(images: string[]): string[][] {
     const { target, state, options } = this.scope;
-    const loads = state.substitutions.map((sub) => cmd.kindLoadImage(target, sub.ranInstead));
+    const loads = state.substitutions.flatMap((sub) =>
+      this.preloaded(sub) ? this.nodeContainers().map((node) => cmd.crictlInspectImage(node, sub.ranInstead)) : [cmd.kindLoadImage(target, sub.ranInstead)],
+    );
     if (options.loadImages) for (const image of images) loads.push(cmd.dockerImageInspect(image), cmd.kindLoadImage(target, image));
     return loads;
   }
 
-  /** Once the cluster exists: the stand-in, the substitutes, --load-images. */
+  /** Once the cluster exists: the stand-in and the substitutes (each on its own nodes' files and images, so side by side), then --load-images. */
   async prepareNodes(images: string[], ctx: ProviderContext): Promise<void> {
     const { state, options } = this.scope;
-    if (state.setup.cniStandIn) await this.standInForKindnetd(ctx);
-    if (state.substitutions.length > 0) await this.substitute(state.substitutions, ctx);
+    const [standIn, substitutes] = await Promise.allSettled([
+      state.setup.cniStandIn ? this.standInForKindnetd(ctx) : Promise.resolve(),
+      state.substitutions.length > 0 ? this.substitute(state.substitutions, ctx) : Promise.resolve(),
+    ]);
+    if (standIn.status === 'rejected') throw standIn.reason;
+    if (substitutes.status === 'rejected') throw substitutes.reason;
     if (options.loadImages) await this.loadImages(images, ctx);
   }
 
@@ -143,13 +155,61 @@ export class NodeImagePath {
     );
   }
 
-  /** Loads each declared substitute into the nodes and writes the manifests' copies that name it. */
+  /** The node containers of the experiment's nodes. */
+  private nodeContainers(): string[] {
+    const { target, experiment } = this.scope;
+    return experiment.cluster.nodes.map((n) => cmd.nodeContainer(target.cluster, n.name));
+  }
+
+  /** Whether kind:prepare built the chosen node image with the substitute preloaded (its inputs say so); up() checks the nodes all the same. */
+  private preloaded(sub: Substitution): boolean {
+    const preloaded = this.scope.state.nodeImage.local?.inputs.preloaded;
+    return preloaded !== undefined && preloaded.split(' ').includes(sub.ranInstead);
+  }
+
+  /** The nodes whose containerd does not hold `sub` by its name with its id, each with what it holds instead. */
+  private async nodesLacking(sub: Substitution, ctx: ProviderContext): Promise<string[]> {
+    const { tools, timeouts } = this.scope;
+    const lacking = await Promise.all(
+      this.nodeContainers().map(async (node) => {
+        const run = await tools.run(cmd.crictlInspectImage(node, sub.ranInstead), {
+          what: `look for ${sub.ranInstead} in ${node}'s containerd`,
+          check: 'none',
+          timeoutMs: timeouts.execMs,
+          ctx,
+        });
+        if (run.exitCode !== 0) return `${node} (${firstLine(run.stderr) || `crictl inspecti exit ${run.exitCode}`})`;
+        const id = parseCrictlImageId(run.stdout);
+        return id === sub.id ? null : `${node} (holds ${id}, not ${sub.id})`;
+      }),
+    );
+    return lacking.filter((n): n is string => n !== null);
+  }
+
+  /**
+   * Each declared substitute in every node's containerd, checked by its id there: found where
+   * kind:prepare preloaded it in the node image, else loaded (`kind load`) and checked again;
+   * then the manifests' copies that name it.
+   */
   private async substitute(substitutions: Substitution[], ctx: ProviderContext): Promise<void> {
     const { target, tools, timeouts, stateDir, experiment, options } = this.scope;
     const map = new Map(substitutions.map((s) => [s.image, s.ranInstead]));
     for (const sub of substitutions) {
+      if (this.preloaded(sub)) {
+        ctx.log(`looking for ${sub.ranInstead} (${sub.id}), to run in place of ${sub.image}, in the containerd of every node of "${target.cluster}"`);
+        const lacking = await this.nodesLacking(sub, ctx);
+        if (lacking.length === 0) {
+          sub.delivered = `preloaded in the node image (found in every node's containerd as ${sub.id})`;
+          continue;
+        }
+        ctx.log(`${sub.ranInstead} is not in the containerd of ${lacking.join(', ')}`);
+      }
       ctx.log(`loading ${sub.ranInstead} into the nodes of "${target.cluster}", to run in place of ${sub.image} (no registry answers)`);
       await tools.run(cmd.kindLoadImage(target, sub.ranInstead), { what: `load ${sub.ranInstead} into the nodes`, timeoutMs: timeouts.loadMs, ctx });
+      const lacking = await this.nodesLacking(sub, ctx);
+      if (lacking.length > 0)
+        throw new DriverError(`kind load docker-image ${sub.ranInstead} finished, but it is not in the containerd of ${lacking.join(', ')}`);
+      sub.delivered = `loaded into every node with kind load docker-image (found in every node's containerd as ${sub.id})`;
     }
     const dir = join(stateDir, `${target.cluster}.manifests`);
     await mkdir(dir, { recursive: true });

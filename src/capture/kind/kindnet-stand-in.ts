@@ -104,17 +104,23 @@ export function kindnetDecisions(node: StandInNode, all: StandInNode[], mtu: num
   ];
 }
 
-/** What kindnetd would have done on each node, done once the nodes have their podCIDRs; what was written, per node. */
+/**
+ * What kindnetd would have done on each node, done once the nodes have their podCIDRs; what was
+ * written, per node. Each node's part is its own (kindnetd runs on every node at once), so the
+ * nodes are done side by side, each in kindnetd's order; a failure is the first node's in order.
+ */
 export async function standInForKindnetd(nodes: StandInNode[], run: NodeCommand): Promise<NodeDecisions[]> {
-  const written: NodeDecisions[] = [];
-  for (const node of nodes) {
+  const onNode = async (node: StandInNode): Promise<NodeDecisions> => {
     const mtu = parseMtu(await run(node.container, ['cat', '/sys/class/net/eth0/mtu'], `read eth0's MTU on ${node.container}`), node.container);
     await run(node.container, ['mkdir', '-p', '/etc/cni/net.d'], `create /etc/cni/net.d on ${node.container}`);
     await run(node.container, ['tee', KINDNET_CONFLIST], `write ${KINDNET_CONFLIST} on ${node.container}`, kindnetConflist(node.podCIDR, mtu));
     for (const route of kindnetRoutes(node, nodes)) {
       await run(node.container, route, `route ${route[3]} via ${route[5]} on ${node.container}`);
     }
-    written.push({ node: node.container, decisions: kindnetDecisions(node, nodes, mtu) });
-  }
-  return written;
+    return { node: node.container, decisions: kindnetDecisions(node, nodes, mtu) };
+  };
+  const settled = await Promise.allSettled(nodes.map(onNode));
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<NodeDecisions>).value);
 }

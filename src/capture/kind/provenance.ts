@@ -94,6 +94,8 @@ export async function kindFacts(scope: KindScope, ctx: ProviderContext): Promise
     : "the host's Docker daemon";
   versions['runtime-adaptation'] = engine?.adaptation?.summary ?? 'none';
   if (state.substitutions.length > 0)
-    versions['image-substitutes'] = state.substitutions.map((sub) => `${sub.image} -> ${sub.ranInstead} (${sub.what})`).join('; ');
+    versions['image-substitutes'] = state.substitutions
+      .map((sub) => `${sub.image} -> ${sub.ranInstead} (${sub.what})${sub.delivered ? `, ${sub.delivered}` : ''}`)
+      .join('; ');
   return versions;
 }

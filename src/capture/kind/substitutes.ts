@@ -11,6 +11,10 @@ export interface Substitution {
   image: string;
   /** The local image that ran instead. */
   ranInstead: string;
+  /** Its image id (docker's, which is also the id the nodes' containerd holds it by). */
+  id: string;
+  /** How it came into the nodes' containerd, once up() has checked it there (preloaded in the node image, or kind load). */
+  delivered?: string;
   /** What the local image is, from what went into it (e.g. Debian's nginx-light 1.22.1-9+deb12u3). */
   what: string;
   note: Localized;

@@ -14,6 +14,14 @@ export function parseKindVersion(stdout: string): string {
   return match[1]!;
 }
 
+/** `crictl inspecti --output json IMAGE`: the image's id (its config's digest, the same as docker's image id). */
+export function parseCrictlImageId(stdout: string): string {
+  const source = 'crictl inspecti --output json';
+  const id = stringAt(parseJson(stdout, source), ['status', 'id'], source);
+  if (!/^sha256:[0-9a-f]{64}$/.test(id)) throw new ToolOutputError(`${source}: field status.id: expected sha256:<64 hex digits>, got ${JSON.stringify(id)}`);
+  return id;
+}
+
 /** `kind get clusters`: one name per line; "No kind clusters found." goes to stderr. */
 export function parseKindClusters(stdout: string): string[] {
   return stdout

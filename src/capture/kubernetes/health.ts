@@ -10,7 +10,7 @@ import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, probeOf, type KubeIo } from 
 
 const frozen = (exitCode: number | null) => (exitCode === 28 ? ': no answer within 2 s, frozen?' : '');
 
-/** What broke since the reading: the provider's word first, then kube-proxy's and the control plane's probes, then the Pods. */
+/** What broke since the reading: the provider's word first, then kube-proxy's and the control plane's probes, then the Pods (the first two asked at once). */
 export async function clusterProblems(
   io: KubeIo,
   experiment: Experiment,
@@ -18,9 +18,17 @@ export async function clusterProblems(
   deleted: ReadonlySet<string>,
   ctx: ProviderContext,
 ): Promise<string[]> {
-  const fromProvider = await io.provider.problems(ctx);
+  // The provider and the components asked at once (each bounded), and read in that order, as if
+  // asked one after the other: a probe on a node that stopped fails, and the provider's word on it
+  // comes first. The pods are read once both found nothing.
+  const [providerSaid, componentsSaid] = await Promise.allSettled([io.provider.problems(ctx), componentProblems(io, experiment, ctx)]);
+  if (providerSaid.status === 'rejected') throw providerSaid.reason;
+  const fromProvider = providerSaid.value;
   let problems = [...fromProvider];
-  if (problems.length === 0) problems.push(...(await componentProblems(io, experiment, ctx)));
+  if (problems.length === 0) {
+    if (componentsSaid.status === 'rejected') throw componentsSaid.reason;
+    problems.push(...componentsSaid.value);
+  }
   if (problems.length === 0) {
     const pods = await io.kubectl(k.kubectlGetPods(io.access.target), io.timeouts.quickMs, 'read the pods (health check)', ctx, false);
     if (pods.exitCode !== 0)

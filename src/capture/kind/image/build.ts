@@ -1,10 +1,10 @@
 // Builds, without any registry, the images a kind cluster needs on this machine:
 // kind's node image for one Kubernetes release (kind's own base files and units,
 // Debian's packages, kubelet and kubeadm from kube/, containerd, runc, the CNI
-// plugins, and the control-plane images preloaded), and the backend images that
-// experiments run in place of images they cannot pull. Every image is tagged
-// with a stamp of its inputs, the code that builds it included (build-kit.ts
-// RECIPE): an unchanged input skips the work.
+// plugins, and the control-plane images and the backend images preloaded),
+// the backend images being those experiments run in place of images they
+// cannot pull. Every image is tagged with a stamp of its inputs, the code that
+// builds it included (build-kit.ts RECIPE): an unchanged input skips the work.
 //
 // The way it works follows kind's own `kind build node-image`
 // (pkg/build/nodeimage): a build container that sleeps, `docker exec` and
@@ -51,13 +51,14 @@ export class ImageBuilder {
     const components = await buildComponents(kit, minbase, host, expected);
     const pause = await buildPause(kit, kubernetesModuleDir, [expected.pause, r.sandboxImage(kindContainerd)]);
     const nodeBase = await buildNodeBase(kit, minbase, host, kindModuleDir);
-    const node = await buildPreloaded(kit, nodeBase, [components, pause], {
+    // Preloaded with the control plane, so that a capture finds its substitute in every node instead of loading it each run.
+    const backend = await buildNginxBackend(kit, minbase, host);
+    const node = await buildPreloaded(kit, nodeBase, [components, pause, { ...backend, names: [backend.name] }], {
       ...(await kit.inputsOf(nodeBase)),
       etcd,
       pause: pause.version,
       coredns: `left out: kubeadm's CoreDNS addon is skipped (${expected.coredns} is not built here)`,
     });
-    const backend = await buildNginxBackend(kit, minbase, host);
     await this.pruneSuperseded([minbase, components.name, pause.name, nodeBase, node.name, backend.name]);
     // Every other release's node image stays as an earlier prepare recorded it.
     const release = kit.ctx.release.release;

@@ -173,7 +173,7 @@ export async function buildPreloaded(
     );
     await exec(['rm', '/preload.tar'], 'remove the archive');
     const listed = (await exec(['ctr', '--namespace=k8s.io', 'images', 'list', '--quiet'], 'list the preloaded images')).stdout.split('\n');
-    const absent = names.filter((n) => !listed.includes(n));
+    const absent = names.filter((n) => !listed.includes(r.containerdImageName(n)));
     if (absent.length > 0) throw new DriverError(`preloading: containerd does not list ${absent.join(', ')} after the import`);
     const containerd = (await exec(['containerd', '--version'], "read containerd's version")).stdout.trim();
     const runc = (await exec(['runc', '--version'], "read runc's version")).stdout.split('\n')[0]!.trim();

@@ -260,6 +260,17 @@ export function configDockerfile(
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The name containerd lists an image by once imported from `docker save`: Docker's
+ * normalisation (a name without a registry is Docker Hub's, a one-part name is in `library/`).
+ */
+export function containerdImageName(name: string): string {
+  const slash = name.indexOf('/');
+  const first = slash < 0 ? '' : name.slice(0, slash);
+  if (slash >= 0 && (first.includes('.') || first.includes(':') || first === 'localhost')) return name;
+  return slash < 0 ? `docker.io/library/${name}` : `docker.io/${name}`;
+}
+
 /** The label under which a local image lists what went into it. */
 export const INPUTS_LABEL = 'org.shice.inputs';
 
