@@ -10,6 +10,7 @@ import { parseBenchArgs, UsageError, USAGE, type BenchArgs } from '../bench/cli-
 import { exitCodeFor, formatFigures, GROUPS, summarize, type Figure, type Group } from '../bench/figures.ts';
 import { compareResults, formatComparison } from '../bench/compare.ts';
 import { createProgress } from '../bench/progress.ts';
+import { removeTempDirsSync } from '../bench/temp-dirs.ts';
 import { parseResults, resultFileName, RESULTS_SCHEMA_VERSION, type BenchResults } from '../bench/results.ts';
 import type { BenchContext } from '../bench/measure/context.ts';
 import { measureBinding } from '../bench/measure/binding.ts';
@@ -49,6 +50,8 @@ async function bench(args: BenchArgs): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // However the process ends (an error thrown past bench(), a second interrupt's process.exit), its temporary folders go too.
+  process.on('exit', () => removeTempDirsSync());
 
   const startedAt = new Date();
   progress.note(`measuring ${args.groups.join(', ')} (node ${process.version}, ${cpus().length} CPUs); figures at the end`);
@@ -60,6 +63,8 @@ async function bench(args: BenchArgs): Promise<number> {
     }
   } finally {
     for (const cleanup of ctx.cleanups) await cleanup();
+    // A phase removes what it made; anything it left (a bug) goes now, and is named.
+    for (const dir of removeTempDirsSync()) progress.note(`removed a temporary folder left behind: ${dir}`);
   }
   if (controller.signal.aborted) {
     process.stderr.write('bench: interrupted; no result file written\n');

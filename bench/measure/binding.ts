@@ -17,7 +17,7 @@ import { ratio } from '../stats.ts';
 import { astroBuild } from '../site/astro-build.ts';
 import { copySlug } from '../site/copies.ts';
 import { plainSources } from '../site/plain-source.ts';
-import { createProjectCopy, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
+import { generateSite, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
 import { BENCH_CONFIG } from '../site/variant-files.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
@@ -71,12 +71,13 @@ export async function measureBinding(ctx: BenchContext): Promise<Figure[]> {
   try {
     const sources = await ctx.progress.task(`probe build of ${slug}: what each of its components renders`, () => plainSources(ctx.root, slug, build));
     const createSite = (site: Site) =>
-      ctx.progress.task(`generating the ${site} site (${n} articles)`, async () => {
-        const project = await createProjectCopy(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`);
-        if (site === 'evidence') await writeEvidenceCopies(ctx.root, project.dir, slug, n);
-        else await writePlainCopies(project.dir, slug, site === 'plain' ? sources.highlighted : sources.unhighlighted, n);
-        return project;
-      });
+      ctx.progress.task(`generating the ${site} site (${n} articles)`, () =>
+        generateSite(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`, (dir) =>
+          site === 'evidence'
+            ? writeEvidenceCopies(ctx.root, dir, slug, n)
+            : writePlainCopies(dir, slug, site === 'plain' ? sources.highlighted : sources.unhighlighted, n),
+        ),
+      );
     return await withTemporary(
       ctx,
       () => createSite('plain'),

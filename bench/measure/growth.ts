@@ -16,7 +16,7 @@ import { growthShape, interleavedOrder, leastSquares, type LineFit, type Point }
 import { proseFloorMdx } from '../plain/prose-floor.ts';
 import { astroBuild, BuildTimeout, type BuildResult } from '../site/astro-build.ts';
 import { describeBuild, wasBusy } from '../site/cpu.ts';
-import { createProjectCopy, readArticleMdx, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
+import { generateSite, readArticleMdx, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
 import { BENCH_CONFIG } from '../site/variant-files.ts';
 import { errorMessage, type BenchContext } from './context.ts';
 
@@ -73,12 +73,10 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
         try {
           run.project = await ctx.progress.task(
             `generating ${site === 'evidence' ? 'an evidence site' : 'its floor (the same prose, Astro alone)'} of ${n} article(s)`,
-            async () => {
-              const project = await createProjectCopy(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`);
-              if (site === 'evidence') await writeEvidenceCopies(ctx.root, project.dir, slug, n);
-              else await writePlainCopies(project.dir, slug, floorMdx!, n);
-              return project;
-            },
+            () =>
+              generateSite(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`, (dir) =>
+                site === 'evidence' ? writeEvidenceCopies(ctx.root, dir, slug, n) : writePlainCopies(dir, slug, floorMdx!, n),
+              ),
           );
         } catch (error) {
           run.failure = errorMessage(error);

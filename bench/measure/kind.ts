@@ -7,8 +7,7 @@
 // the capture's own processes (kind, kubectl, docker's CLI) beside the wall time:
 // the cluster's work runs under dockerd, not under the bench, and is not in it.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { loadArticle } from '../../src/authoring/load.ts';
@@ -23,6 +22,7 @@ const { experiment } = await loadArticle(process.cwd(), '074-external-traffic-po
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';
+import { makeTempDir } from '../temp-dirs.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 const f = (id: string, label: string, unit: 's' | 'x' = 's') => ({ id: `kind.${id}`, group: 'kind' as const, unit, label });
@@ -104,12 +104,12 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
     const alone = await withTemporary(
       ctx,
       async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'shice-bench-kind-'));
+        const temp = await makeTempDir('kind');
         return {
-          dir,
+          dir: temp.dir,
           remove: async () => {
-            await execa('kind', ['delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', join(dir, 'kubeconfig')], { env, reject: false });
-            await rm(dir, { recursive: true, force: true });
+            await execa('kind', ['delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', join(temp.dir, 'kubeconfig')], { env, reject: false });
+            await temp.remove();
           },
         };
       },
@@ -137,10 +137,7 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
 
     return await withTemporary(
       ctx,
-      async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'shice-bench-kind-capture-'));
-        return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-      },
+      () => makeTempDir('kind-capture'),
       async ({ dir }) => {
         const capture = await ctx.progress.task('kind capture: npm run capture -- 074-external-traffic-policy --variant iptables --out <temp>', () =>
           timed(

@@ -2,8 +2,7 @@
 // --out <temp>` as a user runs it, set against its floor (the waits the
 // steps cannot avoid), with the steps, setup and teardown apart. The
 // snapshots go to a temporary folder: the article's own stay as they are.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { loadSnapshots } from '../../src/evidence/load.ts';
@@ -11,6 +10,7 @@ import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { readPhases } from '../../src/capture/lab/phases.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { labTimings, type TimedStep } from '../lab-timing.ts';
+import { makeTempDir } from '../temp-dirs.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 /** A whole lab capture with real Kubernetes, on these 2-core machines (kind create cluster alone takes a minute or more). */
@@ -51,10 +51,7 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
   try {
     return await withTemporary(
       ctx,
-      async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'shice-bench-lab-'));
-        return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-      },
+      () => makeTempDir('lab'),
       async ({ dir }) => {
         const argv = [join(ctx.root, 'scripts/capture.ts'), '--driver', 'lab', '--out', dir];
         const startMs = Date.now();

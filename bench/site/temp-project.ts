@@ -2,11 +2,11 @@
 // folder: never the real content/ folder. node_modules is a real folder of
 // symlinks to the project's packages, so the caches Astro and Vite write
 // (node_modules/.astro, node_modules/.vite) stay inside the copy.
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LANGS, type Lang } from '../../src/site.config.ts';
+import { makeTempDir } from '../temp-dirs.ts';
 import { copyRunFolder, copySlug, pointArticleLinksAt, renameExperimentSlug, renumberSeries } from './copies.ts';
 import {
   ARTICLE_BODY_PATH,
@@ -70,8 +70,7 @@ export async function readArticleMdx(root: string, slug: string, purpose: string
 
 /** A copy of the project, without articles, set up as `variant`. */
 export async function createProjectCopy(root: string, variant: Variant, label: string): Promise<TempProject> {
-  const dir = await mkdtemp(join(tmpdir(), `shice-bench-${variant}-${label}-`));
-  const remove = () => rm(dir, { recursive: true, force: true });
+  const { dir, remove } = await makeTempDir(`${variant}-${label}`);
   try {
     await linkNodeModules(root, dir);
     for (const file of PROJECT_FILES) await cp(join(root, file), join(dir, file), { recursive: true });
@@ -88,6 +87,18 @@ export async function createProjectCopy(root: string, variant: Variant, label: s
     throw error;
   }
   return { dir, variant, remove };
+}
+
+/** A copy of the project as `variant`, filled by `fill` (its articles); removed again when filling it fails. */
+export async function generateSite(root: string, variant: Variant, label: string, fill: (dir: string) => Promise<void>): Promise<TempProject> {
+  const project = await createProjectCopy(root, variant, label);
+  try {
+    await fill(project.dir);
+  } catch (error) {
+    await project.remove();
+    throw error;
+  }
+  return project;
 }
 
 /** The article's page in one language, as the `articles` collection names it (src/content.config.ts); its evidence page is `evidence.<lang>.mdx`. */
