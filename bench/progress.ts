@@ -30,7 +30,10 @@ export function createProgress(out: { write(chunk: string): unknown }, options: 
         line(`  done in ${((now() - t0) / 1000).toFixed(1)} s: ${label}`);
         return result;
       } catch (error) {
-        line(`  failed after ${((now() - t0) / 1000).toFixed(1)} s: ${label}: ${(error as Error).message.split('\n')[0]}`);
+        const [first, ...rest] = (error instanceof Error ? error.message : String(error)).split('\n');
+        line(`  failed after ${((now() - t0) / 1000).toFixed(1)} s: ${label}: ${first}`);
+        // The rest (a failed build's last lines) under it, so the failure can be read here.
+        for (const more of rest) if (more.trim()) line(`    │ ${more}`);
         throw error;
       } finally {
         clearInterval(timer);

@@ -21,7 +21,7 @@ import {
 import { astroCode, importedPath, importSites } from '../../scripts/lib/import-graph.ts';
 import { firstDifference, summarizeArticle } from '../../bench/fidelity.ts';
 import { createProgress, formatClock } from '../../bench/progress.ts';
-import { buildEnvironment } from '../../bench/site/astro-build.ts';
+import { buildEnvironment, buildFailureLine } from '../../bench/site/astro-build.ts';
 
 /** Loads the generated wrapper over a stand-in astro.config.mjs, as Astro would. */
 async function loadConfig(variant: Variant, integrations: string[]): Promise<{ integrations: Array<{ name: string }>; site: string }> {
@@ -162,6 +162,26 @@ test('progress: task start, end with its time, and a failure line', async () => 
     '[bench  0:17]   done in 17.3 s: build 1 of 4\n',
     '[bench  0:17] probe build …\n',
     '[bench  0:18]   failed after 1.0 s: probe build: astro build failed (exit 1):\n',
+    '[bench  0:18]     │ more\n',
   ]);
   assert.equal(formatClock(605_000), '10:05');
+});
+
+test("a failed build is named by the error Astro logged, not by the build's last line", () => {
+  const output = [
+    '10:44:26   ├─ /en/x-b0002/run/index.html (+156ms) ',
+    '10:44:28 [ERROR] [build] Caught error rendering /en/x-b0001: Error: content/articles/x-b0001/en.mdx: <ArticleLink slug="y">: no article y in en',
+    '  Stack trace:',
+    '    at file:///tmp/x/dist/chunk.mjs:497:104',
+  ].join('\n');
+  assert.equal(
+    buildFailureLine(output),
+    'Caught error rendering /en/x-b0001: Error: content/articles/x-b0001/en.mdx: <ArticleLink slug="y">: no article y in en',
+  );
+  assert.equal(
+    buildFailureLine('\x1b[31m[InvalidContentEntryDataError] articles → x/zh data does not match collection schema.\x1b[39m\n  series: Required\n'),
+    '[InvalidContentEntryDataError] articles → x/zh data does not match collection schema.',
+  );
+  assert.equal(buildFailureLine('building\nKilled\n'), 'Killed');
+  assert.equal(buildFailureLine(''), 'no output');
 });
