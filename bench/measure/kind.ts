@@ -17,13 +17,14 @@ import { readImagesRecord } from '../../src/capture/kind/image/build.ts';
 import { kindParts, type TimedLine } from '../../src/capture/kind/phases.ts';
 import { KIND_PATH_DIRS } from '../../src/capture/kind/prepare.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
-
-const { experiment } = await loadArticle(process.cwd(), '074-external-traffic-policy');
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';
 import { makeTempDir } from '../temp-dirs.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
+
+/** The article whose capture is timed (its default variant, iptables). */
+const KIND_ARTICLE = '074-external-traffic-policy';
 
 const f = (id: string, label: string, unit: 's' | 'x' = 's') => ({ id: `kind.${id}`, group: 'kind' as const, unit, label });
 const FIGURES = {
@@ -88,6 +89,7 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
   const note = (line: string) => ctx.progress.note(`  kind │ ${line.replace(/\r|\x1b\[2K/g, '')}`);
   const s = (ms: number) => ms / 1000;
   try {
+    const { experiment } = await loadArticle(ctx.root, KIND_ARTICLE);
     const prepare = await ctx.progress.task('kind:prepare --build-images', () =>
       timed([process.execPath, join(ctx.root, 'scripts/kind-prepare.ts'), '--build-images'], process.env, ctx.root, note, ctx.cancelSignal),
     );
