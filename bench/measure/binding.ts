@@ -14,7 +14,8 @@ import { articlePath, evidencePath } from '../../src/i18n/urls.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { firstDifference, summarizeArticle, type ArticleSummary } from '../fidelity.ts';
 import { ratio } from '../stats.ts';
-import { astroBuild } from '../site/astro-build.ts';
+import { astroBuild, type BuildResult } from '../site/astro-build.ts';
+import { wasBusy } from '../site/cpu.ts';
 import { copySlug } from '../site/copies.ts';
 import { plainSources } from '../site/plain-source.ts';
 import { generateSite, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
@@ -23,6 +24,7 @@ import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 export const BINDING_TARGET = 1.15;
 type Site = 'plain' | 'evidence' | 'unhighlighted';
+const SITES: readonly Site[] = ['plain', 'evidence', 'unhighlighted'];
 const ORDER: Site[] = ['plain', 'evidence', 'unhighlighted', 'unhighlighted', 'evidence', 'plain'];
 
 /** The copy's pages in every language (its article pages, and its evidence pages where it has them), by `<lang> page`. */
@@ -54,19 +56,86 @@ function fidelityProblem(site: string, plain: Map<string, ArticleSummary>, evide
   return null;
 }
 
+function bindingBases(n: number) {
+  return {
+    ratio: {
+      id: 'binding.ratio',
+      group: 'binding' as const,
+      unit: 'x' as const,
+      label: `binding overhead: evidence / plain build, ${n} articles`,
+      target: { op: '<=' as const, value: BINDING_TARGET },
+    },
+    perPage: { id: 'binding.perPage', group: 'binding' as const, unit: 'ms/page' as const, label: 'binding overhead per article page' },
+    bare: { id: 'binding.ratioUnhighlighted', group: 'binding' as const, unit: 'x' as const, label: 'evidence / plain build without highlighting' },
+  };
+}
+
+/** A site's fastest build over wall time, and its least CPU time (null unless every build's is known). */
+function fastest(builds: readonly BuildResult[]): { wall: number; cpu: number | null } {
+  const cpus = builds.map((b) => b.cost.cpuSeconds);
+  return { wall: Math.min(...builds.map((b) => b.seconds)), cpu: cpus.every((c) => c !== null) ? Math.min(...(cpus as number[])) : null };
+}
+
+/**
+ * The binding figures from every build of the three sites and whether each plain site shows
+ * the evidence site's text (null: it does). Over wall time, with the same ratio over CPU time
+ * beside it: a machine busy with other work lengthens wall times, not CPU times. Pure.
+ */
+export function bindingFigures(
+  n: number,
+  builds: Readonly<Record<Site, readonly BuildResult[]>>,
+  problems: Readonly<Record<'plain' | 'unhighlighted', string | null>>,
+): Figure[] {
+  const bases = bindingBases(n);
+  const pages = n * LANGS.length;
+  const e = fastest(builds.evidence);
+  const p = fastest(builds.plain);
+  const u = fastest(builds.unhighlighted);
+  const busy = Object.values(builds)
+    .flat()
+    .filter((b) => wasBusy(b.cost)).length;
+  const details = {
+    articles: n,
+    articlePages: pages,
+    order: ORDER,
+    seconds: Object.fromEntries(SITES.map((site) => [site, builds[site].map((b) => b.seconds)])),
+    cpuSeconds: Object.fromEntries(SITES.map((site) => [site, builds[site].map((b) => b.cost.cpuSeconds)])),
+    load: Object.fromEntries(SITES.map((site) => [site, builds[site].map((b) => [b.cost.loadBefore, b.cost.loadAfter])])),
+  };
+  const overCpu = (a: { cpu: number | null }, b: { cpu: number | null }, names: string) =>
+    a.cpu === null || b.cpu === null
+      ? '; CPU time unknown here'
+      : `; over CPU time ${ratio(a.cpu, b.cpu).toFixed(2)}x (${names} ${a.cpu.toFixed(1)} / ${b.cpu.toFixed(1)} s CPU)`;
+  const busyNote = busy ? `; ${busy} build(s) ran with the load above the cores: read the CPU ratio` : '';
+  const figures: Figure[] = [];
+  if (problems.plain) {
+    const reason = `${problems.plain}; a ratio of different pages would mean nothing`;
+    figures.push(notMeasured(bases.ratio, reason, details), notMeasured(bases.perPage, reason));
+  } else {
+    figures.push(
+      measured(bases.ratio, ratio(e.wall, p.wall), {
+        note: `evidence ${e.wall.toFixed(1)} s / plain ${p.wall.toFixed(1)} s wall, faster of ${builds.evidence.length} cold builds each${overCpu(e, p, 'evidence / plain')}${busyNote}; same text on its article and evidence pages`,
+        details,
+      }),
+      measured(bases.perPage, ((e.wall - p.wall) * 1000) / pages, {
+        note: `(evidence - plain) / ${pages} article pages, wall${e.cpu === null || p.cpu === null ? '' : `; CPU ${(((e.cpu - p.cpu) * 1000) / pages).toFixed(1)} ms/page`}`,
+      }),
+    );
+  }
+  figures.push(
+    problems.unhighlighted
+      ? notMeasured(bases.bare, problems.unhighlighted, details)
+      : measured(bases.bare, ratio(e.wall, u.wall), {
+          note: `plain with code as static <pre>: ${u.wall.toFixed(1)} s wall${overCpu(e, u, 'evidence / unhighlighted')}; the evidence site still highlights`,
+        }),
+  );
+  return figures;
+}
+
 export async function measureBinding(ctx: BenchContext): Promise<Figure[]> {
   const n = ctx.args.bindingArticles;
   const slug = ctx.args.article;
   const pages = n * LANGS.length;
-  const ratioFigure = {
-    id: 'binding.ratio',
-    group: 'binding' as const,
-    unit: 'x' as const,
-    label: `binding overhead: evidence / plain build, ${n} articles`,
-    target: { op: '<=' as const, value: BINDING_TARGET },
-  };
-  const perPageFigure = { id: 'binding.perPage', group: 'binding' as const, unit: 'ms/page' as const, label: 'binding overhead per article page' };
-  const bareFigure = { id: 'binding.ratioUnhighlighted', group: 'binding' as const, unit: 'x' as const, label: 'evidence / plain build without highlighting' };
   const build = { timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal };
   try {
     const sources = await ctx.progress.task(`probe build of ${slug}: what each of its components renders`, () => plainSources(ctx.root, slug, build));
@@ -91,46 +160,25 @@ export async function measureBinding(ctx: BenchContext): Promise<Figure[]> {
               () => createSite('unhighlighted'),
               async (unhighlighted) => {
                 const projects: Record<Site, TempProject> = { plain, evidence, unhighlighted };
-                const seconds: Record<Site, number[]> = { plain: [], evidence: [], unhighlighted: [] };
+                const builds: Record<Site, BuildResult[]> = { plain: [], evidence: [], unhighlighted: [] };
                 const summaries: Partial<Record<Site, Map<string, ArticleSummary>>> = {};
                 for (const [i, site] of ORDER.entries()) {
-                  const result = await ctx.progress.task(`build ${i + 1} of ${ORDER.length}: ${site} site, ${n} articles (${pages} article pages)`, () =>
-                    astroBuild(projects[site].dir, { config: BENCH_CONFIG, ...build }),
+                  builds[site].push(
+                    await ctx.progress.task(`build ${i + 1} of ${ORDER.length}: ${site} site, ${n} articles (${pages} article pages)`, () =>
+                      astroBuild(projects[site].dir, { config: BENCH_CONFIG, ...build }),
+                    ),
                   );
-                  seconds[site].push(result.seconds);
                   summaries[site] ??= await articlePages(projects[site].dir, copySlug(slug, 1));
                 }
-                const details = { articles: n, articlePages: pages, order: ORDER, seconds };
-                const fastest = (site: Site) => Math.min(...seconds[site]);
-                const e = fastest('evidence');
-                const p = fastest('plain');
-                const u = fastest('unhighlighted');
-                const figures: Figure[] = [];
-                const plainProblem = fidelityProblem('plain', summaries.plain!, summaries.evidence!);
-                if (plainProblem) {
-                  const reason = `${plainProblem}; a ratio of different pages would mean nothing`;
-                  figures.push(notMeasured(ratioFigure, reason, details), notMeasured(perPageFigure, reason));
-                } else {
-                  figures.push(
-                    measured(ratioFigure, ratio(e, p), {
-                      note: `evidence ${e.toFixed(1)} s / plain ${p.toFixed(1)} s, faster of ${seconds.evidence.length} cold builds each; same text on its article and evidence pages`,
-                      details,
-                    }),
-                    measured(perPageFigure, ((e - p) * 1000) / pages, { note: `(evidence - plain) / ${pages} article pages` }),
-                  );
-                }
-                const bareProblem = fidelityProblem('unhighlighted', summaries.unhighlighted!, summaries.evidence!);
-                figures.push(
-                  bareProblem
-                    ? notMeasured(bareFigure, bareProblem, details)
-                    : measured(bareFigure, ratio(e, u), { note: `plain with code as static <pre>: ${u.toFixed(1)} s; the evidence site still highlights` }),
-                );
-                return figures;
+                return bindingFigures(n, builds, {
+                  plain: fidelityProblem('plain', summaries.plain!, summaries.evidence!),
+                  unhighlighted: fidelityProblem('unhighlighted', summaries.unhighlighted!, summaries.evidence!),
+                });
               },
             ),
         ),
     );
   } catch (error) {
-    return [ratioFigure, perPageFigure, bareFigure].map((base) => notMeasured(base, errorMessage(error)));
+    return Object.values(bindingBases(n)).map((base) => notMeasured(base, errorMessage(error)));
   }
 }

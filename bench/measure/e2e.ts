@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { parsePlaywrightSummary } from '../playwright-summary.ts';
+import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';
 import { errorMessage, type BenchContext } from './context.ts';
 import { ensureRealDist } from './real-dist.ts';
 
@@ -29,6 +30,7 @@ export async function measureE2e(ctx: BenchContext): Promise<Figure[]> {
     await ensureRealDist(ctx);
     const cli = join(ctx.root, 'node_modules/@playwright/test/cli.js');
     const port = await freePort();
+    const before = sampleMachine();
     const started = performance.now();
     const run = await ctx.progress.task(`browser check: playwright test on port ${port}`, () =>
       execa(process.execPath, [cli, 'test'], {
@@ -41,9 +43,11 @@ export async function measureE2e(ctx: BenchContext): Promise<Figure[]> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    // The suite's processes (Playwright, the preview server, Chromium), as they are reaped.
+    const cost = buildCost(before, sampleMachine());
     const summary = parsePlaywrightSummary(String(run.all ?? ''));
     const counts = summary ? `${summary.passed} passed, ${summary.failed} failed, ${summary.flaky} flaky, ${summary.skipped} skipped` : 'no summary printed';
-    const details = { seconds, exitCode: run.exitCode ?? null, summary, port };
+    const details = { seconds, cpuSeconds: cost.cpuSeconds, load: [cost.loadBefore, cost.loadAfter], exitCode: run.exitCode ?? null, summary, port };
     if (run.timedOut) return [notMeasured(base, `stopped after ${e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds)} s`, details)];
     if (run.exitCode !== 0) {
       const tail = String(run.all ?? '')
@@ -59,7 +63,7 @@ export async function measureE2e(ctx: BenchContext): Promise<Figure[]> {
         ),
       ];
     }
-    return [measured(base, seconds, { note: `${counts}; preview server start included`, details })];
+    return [measured(base, seconds, { note: `${describeBuild(seconds, cost)} (the suite's processes); ${counts}; preview server start included`, details })];
   } catch (error) {
     return [notMeasured(base, errorMessage(error))];
   }

@@ -11,6 +11,7 @@ import { readPhases } from '../../src/capture/lab/phases.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { labTimings, type TimedStep } from '../lab-timing.ts';
 import { makeTempDir } from '../temp-dirs.ts';
+import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 /** A whole lab capture with real Kubernetes, on these 2-core machines (kind create cluster alone takes a minute or more). */
@@ -55,6 +56,7 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
       async ({ dir }) => {
         const argv = [join(ctx.root, 'scripts/capture.ts'), '--driver', 'lab', '--out', dir];
         const startMs = Date.now();
+        const before = sampleMachine();
         const run = await ctx.progress.task('lab capture: npm run capture -- --driver lab --out <temp>', async () => {
           const child = execa(process.execPath, argv, {
             cwd: ctx.root,
@@ -70,6 +72,8 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
           return await child;
         });
         const endMs = Date.now();
+        // The capture and what it started and reaped (etcd, the API server, the kubelets, nginx), as CPU time.
+        const cost = buildCost(before, sampleMachine());
         if (run.timedOut) return labNotMeasured(`the capture took longer than ${ctx.args.buildTimeoutSeconds} s and was stopped`);
         if (run.exitCode !== 0) {
           const last =
@@ -94,11 +98,11 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
         return [
           // One run per snapshot folder: an article with variants (kube-proxy modes) captures one run each.
           measured(FIGURES.perRun, s(t.wallMs) / slugs.length, {
-            note: `process start to exit over ${slugs.length} run(s); the phases below are the first run's`,
+            note: `process start to exit over ${slugs.length} run(s)${cost.cpuSeconds === null ? '' : `; CPU ${(cost.cpuSeconds / slugs.length).toFixed(1)} s per run`}; the phases below are the first run's`,
           }),
           measured(FIGURES.wall, s(t.wallMs), {
-            note: `${slugs.length} run(s) (${slugs.join(', ')}), ${steps.length} steps; process start to exit`,
-            details: { runs: slugs, ...t, phases },
+            note: `${describeBuild(s(t.wallMs), cost)} (the capture's processes); ${slugs.length} run(s) (${slugs.join(', ')}), ${steps.length} steps; process start to exit`,
+            details: { runs: slugs, ...t, phases, cpuSeconds: cost.cpuSeconds, load: [cost.loadBefore, cost.loadAfter] },
           }),
           part(FIGURES.network, phases.network),
           part(FIGURES.controlPlane, phases.controlPlane),
