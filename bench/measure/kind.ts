@@ -21,6 +21,7 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';
 import { makeTempDir } from '../temp-dirs.ts';
+import { failureLine } from '../failure-line.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 /** The article whose capture is timed (its default variant, iptables). */
@@ -83,6 +84,8 @@ function timed(argv: string[], env: NodeJS.ProcessEnv, cwd: string, onLine: (lin
   });
 }
 
+const text = (run: Timed) => run.lines.map((l) => l.text).join('\n');
+
 export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
   if (ctx.args.skipKind) return kindNotMeasured('skipped (--skip-kind)');
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return kindNotMeasured('kind:prepare needs Linux and root here');
@@ -93,7 +96,7 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
     const prepare = await ctx.progress.task('kind:prepare --build-images', () =>
       timed([process.execPath, join(ctx.root, 'scripts/kind-prepare.ts'), '--build-images'], process.env, ctx.root, note, ctx.cancelSignal),
     );
-    if (prepare.code !== 0) return kindNotMeasured(`kind:prepare exited ${prepare.code}: ${prepare.lines.at(-1)?.text ?? ''}`);
+    if (prepare.code !== 0) return kindNotMeasured(`kind:prepare exited ${prepare.code}: ${failureLine(text(prepare))}`);
     const engineAt = prepare.lines.find((l) => /Docker engine that answers|started shice's own dockerd/.test(l.text))?.atMs;
     const imagesAt = prepare.lines.find((l) => /^kind:prepare: ready in/.test(l.text))?.atMs;
     const engine = await findEngine();
@@ -135,7 +138,7 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
         return { create, del };
       },
     );
-    if (alone.create.code !== 0) return kindNotMeasured(`kind create cluster exited ${alone.create.code}: ${alone.create.lines.at(-1)?.text ?? ''}`);
+    if (alone.create.code !== 0) return kindNotMeasured(`kind create cluster exited ${alone.create.code}: ${failureLine(text(alone.create))}`);
 
     return await withTemporary(
       ctx,
@@ -150,7 +153,7 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
             ctx.cancelSignal,
           ),
         );
-        if (capture.code !== 0) return kindNotMeasured(`the kind capture exited ${capture.code}: ${capture.lines.at(-1)?.text ?? ''}`);
+        if (capture.code !== 0) return kindNotMeasured(`the kind capture exited ${capture.code}: ${failureLine(text(capture))}`);
         const parts = kindParts(capture.lines, capture.wallMs);
         if (parts === null) return kindNotMeasured("the capture printed its progress without the kind driver's marks");
         const slugs = (await readdir(dir)).filter((name) => !name.startsWith('.'));

@@ -11,6 +11,7 @@ import { readPhases } from '../../src/capture/lab/phases.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { labTimings, type TimedStep } from '../lab-timing.ts';
 import { makeTempDir } from '../temp-dirs.ts';
+import { failureLine } from '../failure-line.ts';
 import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
@@ -75,14 +76,7 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
         // The capture and what it started and reaped (etcd, the API server, the kubelets, nginx), as CPU time.
         const cost = buildCost(before, sampleMachine());
         if (run.timedOut) return labNotMeasured(`the capture took longer than ${ctx.args.buildTimeoutSeconds} s and was stopped`);
-        if (run.exitCode !== 0) {
-          const last =
-            String(run.all ?? '')
-              .trim()
-              .split('\n')
-              .at(-1) ?? '';
-          return labNotMeasured(`the capture exited ${run.exitCode ?? run.signal}: ${last}`);
-        }
+        if (run.exitCode !== 0) return labNotMeasured(`the capture exited ${run.exitCode ?? run.signal}: ${failureLine(String(run.all ?? ''))}`);
 
         const steps: TimedStep[] = [];
         const slugs = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);

@@ -5,6 +5,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { buildCost, sampleMachine, type BuildCost } from './cpu.ts';
+import { failureLine } from '../failure-line.ts';
 
 export class BuildTimeout extends Error {
   override name = 'BuildTimeout';
@@ -41,22 +42,6 @@ export function buildEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...rest, ASTRO_TELEMETRY_DISABLED: '1' };
 }
 
-/**
- * The line of a failed build's output that says why: the first error Astro logged, without its
- * time and tags ("[ERROR] [build] Caught error rendering /x: Error: ..."), else the first line
- * naming an error, else the last line. A figure's `not measured` reason is one line: this one. Pure.
- */
-export function buildFailureLine(output: string): string {
-  const lines = output
-    .replace(/\x1b\[[0-9;]*m/g, '')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const logged = lines.find((l) => l.includes('[ERROR]'));
-  if (logged) return logged.slice(logged.indexOf('[ERROR]') + '[ERROR]'.length).replace(/^(\s*\[[\w-]+\])*\s*/, '');
-  return lines.find((l) => /^\[?\w*Error\b/.test(l)) ?? lines.at(-1) ?? 'no output';
-}
-
 export async function astroBuild(dir: string, options: BuildOptions): Promise<BuildResult> {
   if (!options.keepCaches) for (const cache of CACHES) await rm(join(dir, cache), { recursive: true, force: true });
   const args = [join(dir, 'node_modules/astro/bin/astro.mjs'), 'build', ...(options.config ? ['--config', options.config] : [])];
@@ -78,7 +63,7 @@ export async function astroBuild(dir: string, options: BuildOptions): Promise<Bu
   if (result.exitCode !== 0) {
     const output = String(result.all ?? '');
     const tail = output.trim().split('\n').slice(-12).join('\n');
-    throw new Error(`astro build in ${dir} failed (exit ${result.exitCode ?? result.signal}): ${buildFailureLine(output)}\n${tail}`);
+    throw new Error(`astro build in ${dir} failed (exit ${result.exitCode ?? result.signal}): ${failureLine(output)}\n${tail}`);
   }
   return { seconds, cost, htmlFiles: await countHtml(join(dir, 'dist')) };
 }

@@ -21,7 +21,8 @@ import {
 import { astroCode, importedPath, importSites } from '../../scripts/lib/import-graph.ts';
 import { firstDifference, summarizeArticle } from '../../bench/fidelity.ts';
 import { createProgress, formatClock } from '../../bench/progress.ts';
-import { buildEnvironment, buildFailureLine } from '../../bench/site/astro-build.ts';
+import { buildEnvironment } from '../../bench/site/astro-build.ts';
+import { failureLine } from '../../bench/failure-line.ts';
 
 /** Loads the generated wrapper over a stand-in astro.config.mjs, as Astro would. */
 async function loadConfig(variant: Variant, integrations: string[]): Promise<{ integrations: Array<{ name: string }>; site: string }> {
@@ -167,21 +168,30 @@ test('progress: task start, end with its time, and a failure line', async () => 
   assert.equal(formatClock(605_000), '10:05');
 });
 
-test("a failed build is named by the error Astro logged, not by the build's last line", () => {
+test('a failed build or capture is named by the error it logged, not by its last line', () => {
   const output = [
     '10:44:26   ├─ /en/x-b0002/run/index.html (+156ms) ',
     '10:44:28 [ERROR] [build] Caught error rendering /en/x-b0001: Error: content/articles/x-b0001/en.mdx: <ArticleLink slug="y">: no article y in en',
     '  Stack trace:',
     '    at file:///tmp/x/dist/chunk.mjs:497:104',
   ].join('\n');
+  assert.equal(failureLine(output), 'Caught error rendering /en/x-b0001: Error: content/articles/x-b0001/en.mdx: <ArticleLink slug="y">: no article y in en');
   assert.equal(
-    buildFailureLine(output),
-    'Caught error rendering /en/x-b0001: Error: content/articles/x-b0001/en.mdx: <ArticleLink slug="y">: no article y in en',
-  );
-  assert.equal(
-    buildFailureLine('\x1b[31m[InvalidContentEntryDataError] articles → x/zh data does not match collection schema.\x1b[39m\n  series: Required\n'),
+    failureLine('\x1b[31m[InvalidContentEntryDataError] articles → x/zh data does not match collection schema.\x1b[39m\n  series: Required\n'),
     '[InvalidContentEntryDataError] articles → x/zh data does not match collection schema.',
   );
-  assert.equal(buildFailureLine('building\nKilled\n'), 'Killed');
-  assert.equal(buildFailureLine(''), 'no output');
+  assert.equal(failureLine('building\nKilled\n'), 'Killed');
+  assert.equal(failureLine(''), 'no output');
+  // A capture that crashed on an import: the error, not Node's version after the stack.
+  const crash = [
+    'file:///p/src/capture/kind/driver.ts:29',
+    "import { nodesWithoutLabel } from '../kubectl/topology.ts';",
+    '         ^^^^^^^^^^^^^^^^^',
+    "SyntaxError: The requested module '../kubectl/topology.ts' does not provide an export named 'nodesWithoutLabel'",
+    '    at #asyncInstantiate (node:internal/modules/esm/module_job:455:21)',
+    '',
+    'Node.js v24.21.0',
+  ].join('\n');
+  assert.equal(failureLine(crash), "SyntaxError: The requested module '../kubectl/topology.ts' does not provide an export named 'nodesWithoutLabel'");
+  assert.equal(failureLine('capture: 074: preflight failed\n\nNode.js v24.21.0\n'), 'capture: 074: preflight failed');
 });
