@@ -93,6 +93,17 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
   const s = (ms: number) => ms / 1000;
   try {
     const { experiment } = await loadArticle(ctx.root, KIND_ARTICLE);
+    // Minutes of kind:prepare and kind create would be spent for nothing if the capture cannot even start.
+    const cli = await execa(process.execPath, [join(ctx.root, 'scripts/capture.ts'), '--help'], {
+      cwd: ctx.root,
+      all: true,
+      reject: false,
+      cancelSignal: ctx.cancelSignal,
+    });
+    if (cli.exitCode !== 0)
+      return kindNotMeasured(
+        `the capture does not start (npm run capture -- --help exited ${cli.exitCode ?? cli.signal}): ${failureLine(String(cli.all ?? ''))}`,
+      );
     const prepare = await ctx.progress.task('kind:prepare --build-images', () =>
       timed([process.execPath, join(ctx.root, 'scripts/kind-prepare.ts'), '--build-images'], process.env, ctx.root, note, ctx.cancelSignal),
     );
