@@ -18,7 +18,7 @@ import { astroBuild, BuildTimeout, type BuildResult } from '../site/astro-build.
 import { describeBuild, wasBusy } from '../site/cpu.ts';
 import { generateSite, readArticleMdx, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
 import { BENCH_CONFIG } from '../site/variant-files.ts';
-import { errorMessage, type BenchContext } from './context.ts';
+import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 export const MARGINAL_TARGET_MS = 12;
 /**
@@ -114,10 +114,99 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
     ctx.cleanups.delete(removeAll);
     await removeAll();
   }
-  return growthFigures(
-    ctx.args.sizes.map((n) => sites.evidence.get(n)!),
-    ctx.args.sizes.map((n) => sites.floor.get(n)!),
+  return [
+    ...growthFigures(
+      ctx.args.sizes.map((n) => sites.evidence.get(n)!),
+      ctx.args.sizes.map((n) => sites.floor.get(n)!),
+    ),
+    ogCardFigure(OG_ARTICLES, await ogCardBuilds(ctx, slug)),
+  ];
+}
+
+/** Copies in the sites that measure the Open Graph cards: 40 cards, a build of well under a minute without them. */
+export const OG_ARTICLES = 20;
+type OgSite = 'with' | 'without';
+/** Mirrored, so that load from elsewhere falls on both alike. */
+const OG_ORDER: OgSite[] = ['with', 'without', 'without', 'with'];
+
+export interface OgCardBuilds {
+  with: BuildResult[];
+  without: BuildResult[];
+  failure: string | null;
+}
+
+/** The evidence site of OG_ARTICLES copies built with its Open Graph cards and without them, each twice, cold. */
+async function ogCardBuilds(ctx: BenchContext, slug: string): Promise<OgCardBuilds> {
+  const builds: OgCardBuilds = { with: [], without: [], failure: null };
+  const create = (site: OgSite) =>
+    ctx.progress.task(`generating an evidence site of ${OG_ARTICLES} articles ${site} its Open Graph cards`, () =>
+      generateSite(ctx.root, 'evidence', `og-${site}-${OG_ARTICLES}`, (dir) => writeEvidenceCopies(ctx.root, dir, slug, OG_ARTICLES), {
+        ogCards: site === 'with',
+      }),
+    );
+  try {
+    await withTemporary(
+      ctx,
+      () => create('with'),
+      (withCards) =>
+        withTemporary(
+          ctx,
+          () => create('without'),
+          async (withoutCards) => {
+            for (const [i, site] of OG_ORDER.entries()) {
+              const dir = (site === 'with' ? withCards : withoutCards).dir;
+              builds[site].push(
+                await ctx.progress.task(`Open Graph cards: build ${i + 1} of ${OG_ORDER.length}, evidence site ${site} them, ${OG_ARTICLES} articles`, () =>
+                  astroBuild(dir, { config: BENCH_CONFIG, timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal }),
+                ),
+              );
+            }
+          },
+        ),
+    );
+  } catch (error) {
+    builds.failure =
+      error instanceof BuildTimeout ? `too slow on this machine: stopped after ${ctx.args.buildTimeoutSeconds} s (--build-timeout)` : errorMessage(error);
+  }
+  return builds;
+}
+
+/**
+ * What drawing the Open Graph cards adds to the build, per article page (each has one card):
+ * the faster build with them less the faster without, over wall time, and the same over CPU
+ * time in the note. The growth sites leave the cards out (OG_CARD_ROUTES); this is their cost. Pure.
+ */
+export function ogCardFigure(n: number, builds: OgCardBuilds): Figure {
+  const pages = n * LANGS.length;
+  const base = { id: 'growth.ogCard', group: 'growth' as const, unit: 'ms/page' as const, label: 'Open Graph card of one more article page' };
+  if (builds.failure || !builds.with.length || !builds.without.length) return notMeasured(base, builds.failure ?? 'no build finished');
+  const perPage = (a: number, b: number) => ((a - b) * 1000) / pages;
+  const least = (list: BuildResult[], of: (b: BuildResult) => number | null) => {
+    const values = list.map(of);
+    return values.every((v) => v !== null) ? Math.min(...(values as number[])) : null;
+  };
+  const wall = perPage(
+    least(builds.with, (b) => b.seconds)!,
+    least(builds.without, (b) => b.seconds)!,
   );
+  const cpuWith = least(builds.with, (b) => b.cost.cpuSeconds);
+  const cpuWithout = least(builds.without, (b) => b.cost.cpuSeconds);
+  const cpu = cpuWith === null || cpuWithout === null ? null : perPage(cpuWith, cpuWithout);
+  const busy = [...builds.with, ...builds.without].filter((b) => wasBusy(b.cost)).length;
+  const list = (site: OgSite) => builds[site].map((b) => describeBuild(b.seconds, b.cost)).join('; ');
+  return measured(base, wall, {
+    note: `(faster build with the cards - without) / ${pages} article pages, wall${cpu === null ? '' : `; CPU ${cpu.toFixed(1)} ms/page`}${busy ? `; ${busy} build(s) ran with the load above the cores` : ''}; with: ${list('with')}; without: ${list('without')}; not in the growth sites above`,
+    details: {
+      articles: n,
+      articlePages: pages,
+      order: OG_ORDER,
+      withSeconds: builds.with.map((b) => b.seconds),
+      withoutSeconds: builds.without.map((b) => b.seconds),
+      withCpuSeconds: builds.with.map((b) => b.cost.cpuSeconds),
+      withoutCpuSeconds: builds.without.map((b) => b.cost.cpuSeconds),
+      cpuPerPageMs: cpu,
+    },
+  });
 }
 
 type GrowthRun = Pick<SizeRun, 'n' | 'builds' | 'failure'>;
@@ -189,7 +278,7 @@ export function growthFigures(runs: readonly GrowthRun[], floorRuns: readonly Gr
     const noCpu = cpu.length === 0 ? '; CPU time unknown here (it is read from /proc, Linux only)' : '';
     figures.push(
       measured(marginal, ms(wallFit), {
-        note: `least-squares slope of wall time, r² ${wallFit.r2.toFixed(3)}, intercept ${wallFit.intercept.toFixed(1)} s${partial}${busyNote}${noCpu}`,
+        note: `least-squares slope of wall time, r² ${wallFit.r2.toFixed(3)}, intercept ${wallFit.intercept.toFixed(1)} s${partial}${busyNote}${noCpu}; without the Open Graph cards (growth.ogCard)`,
         details: { points: wall, slopeSecondsPerPage: wallFit.slope, interceptSeconds: wallFit.intercept, r2: wallFit.r2 },
       }),
     );

@@ -11,6 +11,7 @@ import { copyRunFolder, copySlug, pointArticleLinksAt, renameExperimentSlug, ren
 import {
   ARTICLE_BODY_PATH,
   BENCH_CONFIG,
+  OG_CARD_ROUTES,
   PLAIN_ARTICLE_BODY,
   PLAIN_REGISTRY,
   REGISTRY_KEPT_PATH,
@@ -68,13 +69,19 @@ export async function readArticleMdx(root: string, slug: string, purpose: string
   return sources;
 }
 
+export interface CopyOptions {
+  /** Keep the routes that draw the Open Graph cards (OG_CARD_ROUTES); without, the pages still name their cards. */
+  ogCards?: boolean;
+}
+
 /** A copy of the project, without articles, set up as `variant`. */
-export async function createProjectCopy(root: string, variant: Variant, label: string): Promise<TempProject> {
+export async function createProjectCopy(root: string, variant: Variant, label: string, options: CopyOptions = {}): Promise<TempProject> {
   const { dir, remove } = await makeTempDir(`${variant}-${label}`);
   try {
     await linkNodeModules(root, dir);
     for (const file of PROJECT_FILES) await cp(join(root, file), join(dir, file), { recursive: true });
     await writeFile(join(dir, BENCH_CONFIG), benchConfig(variant));
+    if (!options.ogCards) for (const route of OG_CARD_ROUTES) await rm(join(dir, route), { force: true });
     if (variant === 'plain') {
       await writeFile(join(dir, ARTICLE_BODY_PATH), PLAIN_ARTICLE_BODY);
       await rename(join(dir, REGISTRY_PATH), join(dir, REGISTRY_KEPT_PATH));
@@ -90,8 +97,14 @@ export async function createProjectCopy(root: string, variant: Variant, label: s
 }
 
 /** A copy of the project as `variant`, filled by `fill` (its articles); removed again when filling it fails. */
-export async function generateSite(root: string, variant: Variant, label: string, fill: (dir: string) => Promise<void>): Promise<TempProject> {
-  const project = await createProjectCopy(root, variant, label);
+export async function generateSite(
+  root: string,
+  variant: Variant,
+  label: string,
+  fill: (dir: string) => Promise<void>,
+  options: CopyOptions = {},
+): Promise<TempProject> {
+  const project = await createProjectCopy(root, variant, label, options);
   try {
     await fill(project.dir);
   } catch (error) {

@@ -81,3 +81,11 @@ export function articleEvidence(slug: string): ArticleEvidence {
   return { slug, unmeasured: true, facts: new Map(), skipped: [], claims: [] } as unknown as ArticleEvidence;
 }
 `;
+
+/**
+ * The routes that draw each article page's Open Graph card (a PNG, by resvg): taken out of every
+ * generated site unless asked for. A card costs the same in every variant, is neither Astro's work
+ * nor the evidence pipeline's, and at a few hundred milliseconds each would swamp every difference
+ * the other figures are about; the growth phase measures it on its own (growth.ogCard).
+ */
+export const OG_CARD_ROUTES = ['src/pages/[slug]/og.png.ts', 'src/pages/en/[slug]/og.png.ts'];

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { buildCost, childCpuSeconds, describeBuild, wasBusy } from '../../bench/site/cpu.ts';
 import { interleavedOrder } from '../../bench/stats.ts';
-import { growthFigures, MARGINAL_TARGET_MS, OVER_FLOOR_TARGET } from '../../bench/measure/growth.ts';
+import { growthFigures, MARGINAL_TARGET_MS, ogCardFigure, OVER_FLOOR_TARGET } from '../../bench/measure/growth.ts';
 import type { BuildResult } from '../../bench/site/astro-build.ts';
 
 // /proc/<pid>/stat of a node process, as Linux 6.18 wrote it (cutime 1234, cstime 56).
@@ -107,4 +107,14 @@ test('a floor that could not be built is not measured, and says why; the evidenc
   assert.equal(byId.get('growth.floor')!.status, 'not measured');
   assert.match(byId.get('growth.overFloor')!.reason!, /got 0 \(content\/articles\/x: no zh\.mdx/);
   assert.equal(byId.get('growth.marginal')!.status, 'measured');
+});
+
+test("the Open Graph cards' cost: the faster build with them less the faster without, per article page, CPU beside", () => {
+  const figure = ogCardFigure(20, { with: [build(30, 32), build(29, 31)], without: [build(6, 7), build(5, 7.5)], failure: null });
+  assert.equal(figure.id, 'growth.ogCard');
+  assert.equal(figure.unit, 'ms/page');
+  assert.equal(figure.value, ((29 - 5) * 1000) / 40);
+  assert.match(figure.note!, /^\(faster build with the cards - without\) \/ 40 article pages, wall; CPU 600\.0 ms\/page; with: 30\.0 s wall, 32\.0 s CPU/);
+  assert.deepEqual(ogCardFigure(20, { with: [], without: [], failure: 'too slow on this machine' }).reason, 'too slow on this machine');
+  assert.match(ogCardFigure(1, { with: [build(2, null)], without: [build(1, 1)], failure: null }).note!, /^\(faster build with the cards - without\) \/ 2 article pages, wall; with: 2\.0 s wall, CPU unknown/);
 });

@@ -10,6 +10,7 @@ import {
   ARTICLE_BODY_PATH,
   benchConfig,
   BENCH_CONFIG,
+  OG_CARD_ROUTES,
   PLAIN_ARTICLE_BODY,
   PLAIN_REGISTRY,
   PLAIN_REGISTRY_ANSWERS,
@@ -119,6 +120,11 @@ test("a plain copy's pages ask the registry only for what its stand-in answers w
     for (const name of names) assert.ok((PLAIN_REGISTRY_ANSWERS as readonly string[]).includes(name), `${file} asks the registry for ${name}`);
   for (const name of PLAIN_REGISTRY_ANSWERS) assert.match(PLAIN_REGISTRY, new RegExp(`^export function ${name}\\(`, 'm'));
   assert.match(PLAIN_REGISTRY, new RegExp(`^export \\* from '\\./${REGISTRY_KEPT_PATH.split('/').at(-1)!.replace('.', '\\.')}';$`, 'm'));
+});
+
+test("the Open Graph card routes the generated sites leave out are the project's", () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  for (const route of OG_CARD_ROUTES) assert.match(readFileSync(join(root, route), 'utf8'), /ogImagePng/, route);
 });
 
 test('a build never reads snapshots from SHICE_SNAPSHOT_ROOT, and sends no telemetry', () => {
