@@ -1,7 +1,8 @@
 // Rendered HTML written back as static MDX that renders to the same markup:
 // elements as JSX, text as text, highlighted code blocks as fenced code (so
 // the plain build highlights them again, as the evidence build does), bound
-// values (span[data-fact]) as their bare value. Pure.
+// values (span[data-fact]) as their bare value, and any other bound element
+// (an SVG <tspan>) without the binding's attributes. Pure.
 import { attribute, textContent, VOID_ELEMENTS, type HtmlElement, type HtmlNode } from './html-tree.ts';
 import { codeFence, mdxAttribute, mdxText } from './mdx-text.ts';
 
@@ -61,12 +62,29 @@ export interface HtmlToMdx {
   staticCode?: boolean;
 }
 
+/**
+ * The binding contract's attributes on a bound value's element (src/article/render/fact-html.ts,
+ * and packet-path.ts's <tspan> inside SVG). A value typed into a page by hand has none.
+ */
+export const BINDING_ATTRIBUTES = new Set([
+  'data-fact',
+  'data-step',
+  'data-raw',
+  'data-declared',
+  'data-unmeasured',
+  'data-environment',
+  'data-variant',
+  'data-run',
+]);
+
 const isFact = (node: HtmlNode) => node.type === 'element' && node.name === 'span' && attribute(node, 'data-fact') !== undefined;
 const isRaw = (node: HtmlNode) => node.type === 'element' && (node.name === 'script' || node.name === 'style');
 
+/** A bound value kept as an element (one not a span, e.g. an SVG <tspan>, whose element the drawing needs) keeps it without the binding. */
 function openTag(element: HtmlElement, selfClose = false): string {
+  const bound = attribute(element, 'data-fact') !== undefined;
   const attrs = element.attributes
-    .filter((a) => !a.name.startsWith(BENCH_ATTRIBUTE_PREFIX))
+    .filter((a) => !a.name.startsWith(BENCH_ATTRIBUTE_PREFIX) && !(bound && BINDING_ATTRIBUTES.has(a.name)))
     .map((a) => (a.value === null ? ` ${a.name}` : ` ${mdxAttribute(a.name, a.value)}`))
     .join('');
   return `<${element.name}${attrs}${selfClose ? ' />' : '>'}`;

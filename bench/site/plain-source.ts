@@ -4,10 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { articlePath, evidencePath } from '../../src/i18n/urls.ts';
-import { pointArticleLinksAt } from './copies.ts';
+import { copySlug, pointArticleLinksAt } from './copies.ts';
 import { plainMdx, probeMdx } from '../plain/plain-mdx.ts';
 import { astroBuild } from './astro-build.ts';
-import { createProjectCopy, readArticleMdx, writeArticleWithMdx } from './temp-project.ts';
+import { createProjectCopy, readArticleMdx, writeProbeCopy } from './temp-project.ts';
 import { BENCH_CONFIG } from './variant-files.ts';
 
 export interface PlainSources {
@@ -18,21 +18,22 @@ export interface PlainSources {
 }
 
 export async function plainSources(root: string, slug: string, options: { timeoutMs: number; cancelSignal?: AbortSignal }): Promise<PlainSources> {
-  // The probe site holds this article alone: its links to others point at itself, as in every copy (copies.ts).
+  // The probe renders copy 1, the page the sites are compared on (its run ids in the badge); its links point at itself, as in every copy (copies.ts).
+  const copy = copySlug(slug, 1);
   const sources = new Map(
     [...(await readArticleMdx(root, slug, 'to write a plain variant of'))].map(([name, mdx]) => [
       name,
       {
         ...mdx,
-        text: pointArticleLinksAt(mdx.text, mdx.file, slug),
-        html: `dist${(mdx.page === 'article' ? articlePath : evidencePath)(mdx.lang, slug)}index.html`,
+        text: pointArticleLinksAt(mdx.text, mdx.file, copy),
+        html: `dist${(mdx.page === 'article' ? articlePath : evidencePath)(mdx.lang, copy)}index.html`,
       },
     ]),
   );
 
   const probe = await createProjectCopy(root, 'probe', slug);
   try {
-    await writeArticleWithMdx(root, probe.dir, slug, new Map([...sources].map(([name, s]) => [name, probeMdx(s.file, s.text)])));
+    await writeProbeCopy(root, probe.dir, slug, new Map([...sources].map(([name, s]) => [name, probeMdx(s.file, s.text)])));
     await astroBuild(probe.dir, { config: BENCH_CONFIG, ...options });
     const plain: PlainSources = { highlighted: new Map(), unhighlighted: new Map() };
     for (const [name, s] of sources) {

@@ -120,13 +120,12 @@ export const isArticleMdx = (name: string): boolean => LANGS.some((lang) => name
 export const isSnapshotFolder = (name: string): boolean => /^snapshots(\.[a-z0-9-]+)*$/.test(name);
 
 /**
- * The article folder under a new slug: everything but dot-folders (a capture's staging). As copy
- * `index` (null: the article itself, nothing changed), its MDX links to other articles point at
- * the copy (pointArticleLinksAt), the article pages (not the evidence pages, whose frontmatter has
- * no series) get series number `index`, and every run its own id. Returns the folder and the run
- * ids it holds.
+ * Copy `index` of the article folder, under `slug`: everything but dot-folders (a capture's
+ * staging); its MDX links to other articles point at the copy (pointArticleLinksAt), the article
+ * pages (not the evidence pages, whose frontmatter has no series) get series number `index`, and
+ * every run its own id. Returns the folder and the run ids it holds.
  */
-async function copyArticle(root: string, dir: string, sourceSlug: string, slug: string, index: number | null): Promise<{ to: string; runIds: string[] }> {
+async function copyArticle(root: string, dir: string, sourceSlug: string, slug: string, index: number): Promise<{ to: string; runIds: string[] }> {
   const from = join(root, ARTICLES_DIR, sourceSlug);
   const to = join(dir, ARTICLES_DIR, slug);
   await cp(from, to, {
@@ -138,7 +137,6 @@ async function copyArticle(root: string, dir: string, sourceSlug: string, slug: 
         .some((p) => p.startsWith('.')),
   });
   const runIds: string[] = [];
-  if (index === null) return { to, runIds };
   const shown = (...parts: string[]) => [ARTICLES_DIR, slug, ...parts].join('/');
   const entries = await readdir(to, { withFileTypes: true });
   for (const entry of entries) {
@@ -186,8 +184,12 @@ export async function writePlainCopies(dir: string, sourceSlug: string, mdxByFil
   }
 }
 
-/** The article under its own slug, its MDX files replaced (the probe's marked MDX). */
-export async function writeArticleWithMdx(root: string, dir: string, slug: string, mdxByFile: ReadonlyMap<string, string>): Promise<void> {
-  const { to } = await copyArticle(root, dir, slug, slug, null);
+/**
+ * Copy 1 of the article, as the evidence sites have it (its slug, its runs' ids), with its MDX
+ * files replaced (the probe's marked MDX): what the probe renders is then what the compared page
+ * of every site shows, down to the run id in its badge.
+ */
+export async function writeProbeCopy(root: string, dir: string, sourceSlug: string, mdxByFile: ReadonlyMap<string, string>): Promise<void> {
+  const { to } = await copyArticle(root, dir, sourceSlug, copySlug(sourceSlug, 1), 1);
   for (const [name, text] of mdxByFile) await writeFile(join(to, name), text);
 }

@@ -176,6 +176,18 @@ test('html-to-mdx: blocks on their own lines, inline runs as text, code as fence
   assert.equal(flowMdx(parseHtml('\n  text at block level  \n'), none), '{"text at block level"}');
 });
 
+// A packet path draws its values as <tspan>s inside SVG, bound like a <Fact>: the plain page keeps
+// the drawing and loses the binding, as a hand-drawn one would have it.
+test('html-to-mdx: a bound element that is not a value span keeps its element and drops the binding', () => {
+  const none = { slot: () => undefined };
+  const svg = parseHtml(
+    '<text class="pp-addr"><tspan class="pp-key">src </tspan><tspan class="pp-value" data-fact="node.control-plane.ip" data-step="run" data-raw="x" data-declared="m.yaml" data-unmeasured data-variant="nftables" data-run="r1">172.18.0.3</tspan></text>',
+  );
+  assert.equal(inlineMdx(svg, none), '<text class="pp-addr"><tspan class="pp-key">{"src "}</tspan><tspan class="pp-value">172.18.0.3</tspan></text>');
+  // data-run elsewhere (no data-fact) is not the binding of a value.
+  assert.equal(inlineMdx(parseHtml('<div data-run="r1">x</div>'), none), '<div data-run="r1">x</div>');
+});
+
 test('mdxText: plain when MDX would show it as is, a string otherwise', () => {
   assert.equal(mdxText('172.18.0.3'), '172.18.0.3');
   assert.equal(mdxText('控制面节点 kx-main-control-plane'), '控制面节点 kx-main-control-plane');
