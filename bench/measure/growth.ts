@@ -65,6 +65,7 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
     }
     for (const n of ctx.args.sizes) {
       for (const site of ['evidence', 'floor'] as const) {
+        if (ctx.cancelSignal.aborted) break;
         const run = sites[site].get(n)!;
         if (site === 'floor' && floorMdx === null) {
           run.failure = floorFailure;
@@ -95,6 +96,7 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
           ],
     );
     for (const [i, [site, n]] of order.entries()) {
+      if (ctx.cancelSignal.aborted) break;
       const run = sites[site].get(n)!;
       if (!run.project || run.failure) continue;
       const pages = n * LANGS.length;
@@ -119,7 +121,8 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
       ctx.args.sizes.map((n) => sites.evidence.get(n)!),
       ctx.args.sizes.map((n) => sites.floor.get(n)!),
     ),
-    ogCardFigure(OG_ARTICLES, await ogCardBuilds(ctx, slug)),
+    // Interrupted: no more builds (the run writes no result anyway).
+    ogCardFigure(OG_ARTICLES, ctx.cancelSignal.aborted ? { with: [], without: [], failure: 'interrupted' } : await ogCardBuilds(ctx, slug)),
   ];
 }
 
@@ -154,6 +157,7 @@ async function ogCardBuilds(ctx: BenchContext, slug: string): Promise<OgCardBuil
           () => create('without'),
           async (withoutCards) => {
             for (const [i, site] of OG_ORDER.entries()) {
+              if (ctx.cancelSignal.aborted) throw new Error('interrupted');
               const dir = (site === 'with' ? withCards : withoutCards).dir;
               builds[site].push(
                 await ctx.progress.task(`Open Graph cards: build ${i + 1} of ${OG_ORDER.length}, evidence site ${site} them, ${OG_ARTICLES} articles`, () =>
@@ -330,7 +334,7 @@ function floorFigures(wallFit: LineFit | null, cpuFit: LineFit | null, floorRuns
   const floorCpu = cpu.length >= 2 ? leastSquares(cpu) : null;
   const figures = [
     measured(floor, ms(floorWall), {
-      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; pages of the article's prose and markdown without its components, no run records`,
+      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; the article's and its evidence pages' prose and markdown without their components, no run records`,
       details: { points: wall, cpuPoints: cpu, slopeSecondsPerPage: floorWall.slope, cpuSlopeSecondsPerPage: floorCpu?.slope ?? null, r2: floorWall.r2 },
     }),
   ];
