@@ -116,5 +116,8 @@ test("the Open Graph cards' cost: the faster build with them less the faster wit
   assert.equal(figure.value, ((29 - 5) * 1000) / 40);
   assert.match(figure.note!, /^\(faster build with the cards - without\) \/ 40 article pages, wall; CPU 600\.0 ms\/page; with: 30\.0 s wall, 32\.0 s CPU/);
   assert.deepEqual(ogCardFigure(20, { with: [], without: [], failure: 'too slow on this machine' }).reason, 'too slow on this machine');
-  assert.match(ogCardFigure(1, { with: [build(2, null)], without: [build(1, 1)], failure: null }).note!, /^\(faster build with the cards - without\) \/ 2 article pages, wall; with: 2\.0 s wall, CPU unknown/);
+  assert.match(
+    ogCardFigure(1, { with: [build(2, null)], without: [build(1, 1)], failure: null }).note!,
+    /^\(faster build with the cards - without\) \/ 2 article pages, wall; with: 2\.0 s wall, CPU unknown/,
+  );
 });
