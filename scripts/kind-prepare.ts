@@ -2,7 +2,7 @@
 // runnable here (see src/capture/kind/prepare.ts); `--stop` stops the Docker
 // engine kind:prepare started, and only that one.
 import { fileURLToPath } from 'node:url';
-import { PrerequisiteError } from '../src/capture/driver.ts';
+import { PrerequisiteError } from '../src/capture/provider/node-provider.ts';
 import { stopEngine } from '../src/capture/kind/engine/engine.ts';
 import { prepare } from '../src/capture/kind/prepare.ts';
 

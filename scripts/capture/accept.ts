@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { articleDir, listArticleSlugs, loadArticle } from '../../src/authoring/load.ts';
-import type { ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import { defaultVariant, variantFolder } from '../../src/experiment/variants.ts';
 import { checkTarget, TargetError } from '../../src/capture/target.ts';
 import { judgeRuns } from '../../src/capture/judge-run.ts';

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { articleDir, loadArticle } from '../../src/authoring/load.ts';
-import type { ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import { baselineOf, claimsReport, runSide, tryEvidence, whatChangedLines } from '../../src/capture/what-changed.ts';
 import { clip } from '../../src/capture/clip.ts';
 import { displayPath } from '../../src/evidence/errors.ts';

@@ -1,6 +1,6 @@
 // What a capture and --accept say about runs: how a run is named, and how the
 // claims stand in a run just swapped in and what changed from the run before.
-import type { ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import { claimsReport, runSide, tryEvidence, whatChangedLines, type Baseline } from '../../src/capture/what-changed.ts';
 import { say } from './edge.ts';
 

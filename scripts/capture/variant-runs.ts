@@ -12,7 +12,7 @@ import { currentOwner, forgetRecord, type Owner } from '../../src/capture/run-re
 import { holdTarget, SwapError } from '../../src/capture/swap-in.ts';
 import { inspectTarget, judgeTarget } from '../../src/capture/target.ts';
 import { readBaseline, type Baseline } from '../../src/capture/what-changed.ts';
-import type { ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import type { RunSnapshot } from '../../src/evidence/schema.ts';
 import { displayPath } from '../../src/evidence/errors.ts';
 import type { Experiment } from '../../src/experiment/types.ts';

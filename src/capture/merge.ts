@@ -5,7 +5,7 @@
 // swapped in (swap-in.ts).
 import { existsSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import type { ArticleDefinitions } from '../evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../evidence/runs/from-disk.ts';
 import { environmentsOf } from '../experiment/environments.ts';
 import { variantsOf } from '../experiment/variants.ts';
 import type { EnvironmentName } from '../experiment/types.ts';

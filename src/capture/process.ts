@@ -52,6 +52,8 @@ export interface ProcessOptions {
   input?: string | Uint8Array;
   /** How many bytes of each stream to keep (the rest is counted and hashed); everything by default. */
   keepBytes?: number;
+  /** Also pass the child's output on to this process's stdout and stderr as it arrives (a long build's progress). */
+  echo?: boolean;
   /** Between SIGTERM and SIGKILL of the group. */
   graceMs?: number;
 }
@@ -218,8 +220,14 @@ export function runProcess(argv: string[], options: ProcessOptions): Promise<Pro
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      if (options.echo) process.stdout.write(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      if (options.echo) process.stderr.write(chunk);
+    });
     if (options.input !== undefined && child.stdin) {
       // A child that does not read its input must not crash the capture with EPIPE.
       child.stdin.on('error', () => {});
@@ -347,7 +355,15 @@ export interface Daemon {
   logFile: string;
   /** Resolves with the exit code (null after a signal) once the process has gone. */
   exited: Promise<number | null>;
+  /** The same moment, with the signal that ended it, when one did (a runtime reports a container's end so). */
+  ended: Promise<DaemonExit>;
   hasExited: () => boolean;
+}
+
+/** How a long-running process ended: its exit code, or the signal that ended it. */
+export interface DaemonExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 /**
@@ -375,13 +391,14 @@ export async function startDaemon(label: string, argv: string[], logFile: string
   }
   child.unref();
   let done = false;
-  const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => {
+  const ended = new Promise<DaemonExit>((resolve) => {
+    child.once('exit', (code, signal) => {
       done = true;
-      resolve(code);
+      resolve({ code, signal });
     });
   });
-  return { label, argv, pid: child.pid, logFile, exited, hasExited: () => done };
+  const exited = ended.then((exit) => exit.code);
+  return { label, argv, pid: child.pid, logFile, exited, ended, hasExited: () => done };
 }
 
 export function readLogTail(file: string, lines = 5): string {

@@ -7,7 +7,7 @@
 // capture:merge, once.
 import { constants as fsConstants, copyFileSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import type { ArticleDefinitions } from '../evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../evidence/runs/from-disk.ts';
 import { displayPath } from '../evidence/errors.ts';
 import { loadSnapshots } from '../evidence/load.ts';
 import { clip } from './clip.ts';

@@ -44,7 +44,7 @@ export function findFactReferences(source: string, scan: MdxScan = scanMdx(sourc
     if (tag.closing) continue;
     const { line, column } = scan.position(tag.start);
     // variant="x" binds run x of an experiment with variants (`x:<id>`), environment="e" the run in
-    // environment e (`e:<id>`), both `e/x:<id>`: as bindableIds names them (src/evidence/article/variants.ts).
+    // environment e (`e:<id>`), both `e/x:<id>`: as bindableIds names them (src/evidence/runs/variants.ts).
     const named = (name: string) => {
       const a = attribute(tag, name);
       return a?.kind === 'string' && a.value ? a.value : undefined;

@@ -17,7 +17,7 @@ import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { listNamespaces } from '../../src/capture/lab/leftovers.ts';
-import { LabDriver } from '../../src/capture/lab/index.ts';
+import { labDriver } from '../../src/capture/lab/index.ts';
 import { runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
@@ -58,6 +58,9 @@ async function leftoversOf(runId: string): Promise<string[]> {
   ];
 }
 
+/** The lab's run of `experiment` as the capture builds it. */
+const labRun = (experiment: Experiment, runId: string) => labDriver.create(experiment, { runId, articleDir: ARTICLE, root, keep: false, flags: {} });
+
 /** Runs the experiment `make` builds for the run's id on a fresh lab into a copy of the committed snapshots; returns what happened and when each step ended. */
 async function broken(make: (runId: string) => Experiment) {
   const out = mkdtempSync(join(tmpdir(), 'shice-fault-broken-'));
@@ -65,7 +68,8 @@ async function broken(make: (runId: string) => Experiment) {
   cpSync(COMMITTED, target, { recursive: true });
   const before = treeDigest(target);
   const runId = makeRunId(new Date());
-  const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
+  const experiment = make(runId);
+  const driver = labRun(experiment, runId);
   const stepEnded = new Map<string, number>();
   let failedAt = 0;
   const reporter: CaptureReporter = {
@@ -79,7 +83,7 @@ async function broken(make: (runId: string) => Experiment) {
   let error: Error | null = null;
   try {
     await runCapture({
-      experiment: make(runId),
+      experiment,
       driver,
       articleDir: ARTICLE,
       target,
@@ -135,7 +139,7 @@ test('a step that declares its time limit a result is stored as timed out, and t
   const waits = { ...base, steps: [step('waits-out', 'worker', ['sleep', 'infinity'], { timeoutMs: 800, onTimeout: 'record' }), firstStep] };
   const out = mkdtempSync(join(tmpdir(), 'shice-fault-broken-'));
   const runId = makeRunId(new Date());
-  const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
+  const driver = labRun(waits, runId);
   try {
     const silent: CaptureReporter = { phase() {}, stepStarted() {}, stepFinished() {} };
     await runCapture({
@@ -155,7 +159,7 @@ test('a step that declares its time limit a result is stored as timed out, and t
     assert.ok(stored.durationMs >= 800 && stored.durationMs < 5000, `${stored.durationMs} ms`);
     assert.deepEqual(await leftoversOf(runId), []);
   } finally {
-    await driver.down({ log: () => {} });
+    await driver.provider.down({ log: () => {} });
     rmSync(out, { recursive: true, force: true });
   }
 });

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { experiment074 as experiment } from '../support/articles.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
+import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { readableStep, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
@@ -25,7 +25,8 @@ import { outputBlocks, streamNoteText } from '../../src/article/render/raw-outpu
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { listNamespaces, namespaceProcesses } from '../../src/capture/lab/leftovers.ts';
-import { LabDriver } from '../../src/capture/lab/index.ts';
+import { labDriver } from '../../src/capture/lab/index.ts';
+import { defaultVariant, experimentForVariant } from '../../src/experiment/variants.ts';
 import { processGroup, processStartTime, stillRunning } from '../../src/capture/process-identity.ts';
 import { waitUntil } from '../../src/capture/process.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
@@ -428,7 +429,6 @@ test(
     const out = mkdtempSync(join(tmpdir(), 'shice-fault-bytes-'));
     const runId = makeRunId(new Date());
     const articleDir = join(root, 'content/articles', SLUG);
-    const driver = new LabDriver({ runId, articleDir, keep: false });
     const silent: CaptureReporter = { phase() {}, stepStarted() {}, stepFinished() {} };
     const hostile = {
       ...experiment,
@@ -443,6 +443,8 @@ test(
         { kind: 'exec' as const, id: 'huge-output', node: 'worker', title: '3 MiB of output', command: () => ['sh', '-c', 'yes 实测 | head -c 3145728'] },
       ],
     };
+    // The run's driver is built for the variant the capture runs: the default one.
+    const driver = labDriver.create(experimentForVariant(hostile, defaultVariant(hostile)), { runId, articleDir, root, keep: false, flags: {} });
     try {
       const started = performance.now();
       await runCapture({
@@ -482,7 +484,7 @@ test(
       process.stdout.write(`# hostile-output capture: ${(ms / 1000).toFixed(2)} s, huge-output.yaml ${fileSize} bytes\n`);
       assert.deepEqual(await leftovers({ runId, processes: [] }, out), []);
     } finally {
-      await driver.down({ log: () => {} });
+      await driver.provider.down({ log: () => {} });
       rmSync(out, { recursive: true, force: true });
     }
   },

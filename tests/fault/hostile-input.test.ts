@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
+import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import { findUnboundValues } from '../../src/evidence/mdx-check.ts';

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { execa } from 'execa';
-import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
+import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { readMachineBaseline, readHostNetwork } from '../../src/capture/kind/engine/engine.ts';
 import { FORWARDING_SYSCTLS, routeChanges, sysctlChanges } from '../../src/capture/kind/engine/host-state.ts';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, type TestContext } from 'node:test';
 import { execa } from 'execa';
-import { RUN_MARK } from '../../src/capture/kind/driver.ts';
+import { RUN_MARK } from '../../src/capture/kind/settings.ts';
 import { processesWithEnv } from '../../src/capture/process-identity.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
 import { readSysctls, restoreSysctls } from '../../src/capture/kind/engine/host-state.ts';

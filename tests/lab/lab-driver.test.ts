@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { experiment074 as experiment } from '../support/articles.ts';
 import type { Experiment, Topology } from '../../src/experiment/types.ts';
-import { DriverError } from '../../src/capture/driver.ts';
+import { DriverError } from '../../src/capture/provider/node-provider.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
-import { LabDriver } from '../../src/capture/lab/index.ts';
+import { labDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { recoverDeadRuns } from '../../src/capture/recover.ts';
 import { PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
@@ -41,6 +41,8 @@ const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traff
 const NODES = ['control-plane', 'worker', 'worker2'];
 /** Article 074's lab namespaces, after the run's prefix: the bridge and the nodes, and the pods' when they run. */
 const NODE_NAMESPACES = ['bridge', ...NODES.map((n) => `node.${n}`)];
+/** The lab's run of `experiment` as the capture builds it (--kube-bin left to SHICE_KUBE_BIN or the build). */
+const labRun = (runId: string, articleDir = ARTICLE) => labDriver.create(experiment, { runId, articleDir, root: '.', keep: false, flags: {} });
 const labNamespacesAfterPrefix = async (runId: string) => (await labNamespaces(runId)).map((ns) => ns.slice(`${LAB_PREFIX}${runId}.`.length)).sort();
 
 function statusAndCount(stdout: string): [number, number] {
@@ -55,8 +57,9 @@ kernelTest(
     const runId = newRunId('e074');
     const logs: string[] = [];
     const ctx = { signal: new AbortController().signal, log: (line: string) => logs.push(line) };
-    const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
-    const cluster = new Cluster(driver, experiment, { articleDir: ARTICLE });
+    const run = labRun(runId);
+    const driver = run.provider;
+    const cluster = new Cluster(run, experiment, { articleDir: ARTICLE });
     const timings: string[] = [];
     // The root namespace's whole listening set before the run: during it and after it, nothing may be added.
     const listenersBefore = await rootListeners();
@@ -217,11 +220,12 @@ function refusedArticle(): { dir: string; experiment: Experiment } {
 kernelTest('down() after up() failed midway (the API server refused a manifest) removes everything up() had made', async () => {
   const runId = newRunId('fail');
   const { dir, experiment: refused } = refusedArticle();
-  const driver = new LabDriver({ runId, articleDir: dir, keep: false });
+  const run = labRun(runId, dir);
+  const driver = run.provider;
   const ctx = { signal: new AbortController().signal, log: () => {} };
   try {
     // The cluster applies the manifests once the provider's nodes and API server are up.
-    await assert.rejects(new Cluster(driver, refused, { articleDir: dir }).up(ctx), (error: unknown) => {
+    await assert.rejects(new Cluster(run, refused, { articleDir: dir }).up(ctx), (error: unknown) => {
       assert.ok(error instanceof DriverError, String(error));
       assert.match(
         error.message,
@@ -250,9 +254,10 @@ kernelTest('an abort during up() stops it; down() then removes everything', asyn
       if (line.startsWith('applying ')) controller.abort(new Error('interrupted by the test'));
     },
   };
-  const driver = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
+  const run = labRun(runId);
+  const driver = run.provider;
   try {
-    await assert.rejects(new Cluster(driver, experiment, { articleDir: ARTICLE }).up(ctx), /interrupted/);
+    await assert.rejects(new Cluster(run, experiment, { articleDir: ARTICLE }).up(ctx), /interrupted/);
     assert.deepEqual(await labNamespacesAfterPrefix(runId), NODE_NAMESPACES, 'aborted while applying: the nodes were up, no pod yet');
   } finally {
     await driver.down({ log: () => {} });
@@ -265,12 +270,12 @@ kernelTest(
   async () => {
     const runId = newRunId('keep');
     const script = `
-    import { LabDriver } from ${JSON.stringify(new URL('../../src/capture/lab/index.ts', import.meta.url).href)};
-    import { Cluster } from ${JSON.stringify(new URL('../../src/capture/cluster/cluster.ts', import.meta.url).href)};
+    import { labDriver } from ${JSON.stringify(new URL('../../src/capture/lab/index.ts', import.meta.url).href)};
+    import { Cluster } from ${JSON.stringify(new URL('../../src/capture/kubernetes/cluster.ts', import.meta.url).href)};
     import { experiment074 as experiment } from ${JSON.stringify(new URL('../support/articles.ts', import.meta.url).href)};
-    const driver = new LabDriver({ runId: ${JSON.stringify(runId)}, articleDir: ${JSON.stringify(ARTICLE)}, keep: true });
-    const topology = await new Cluster(driver, experiment, { articleDir: ${JSON.stringify(ARTICLE)} }).up({ signal: new AbortController().signal, log: () => {} });
-    await driver.down({ log: (line) => console.log(line) });
+    const run = labDriver.create(experiment, { runId: ${JSON.stringify(runId)}, articleDir: ${JSON.stringify(ARTICLE)}, root: '.', keep: true, flags: {} });
+    const topology = await new Cluster(run, experiment, { articleDir: ${JSON.stringify(ARTICLE)} }).up({ signal: new AbortController().signal, log: () => {} });
+    await run.provider.down({ log: (line) => console.log(line) });
     console.log(JSON.stringify(topology));
   `;
     try {
@@ -495,9 +500,9 @@ kernelTest('up() refuses a run whose namespaces or folder exist already, and dow
   const taken = `${LAB_PREFIX}${runId}.bridge`;
   try {
     await execa('ip', ['netns', 'add', taken]);
-    const first = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
+    const first = labRun(runId).provider;
     await assert.rejects(
-      first.up(experiment, ctx),
+      first.up(ctx),
       new RegExp(
         `^DriverError: lab run ${runId} already has namespaces \\(${taken.replaceAll('.', '\\.')}\\): remove them with npm run capture -- --driver lab --clean$`,
       ),
@@ -508,8 +513,8 @@ kernelTest('up() refuses a run whose namespaces or folder exist already, and dow
 
     mkdirSync(runFolder(runId));
     writeFileSync(join(runFolder(runId), 'marker'), 'not the lab’s');
-    const second = new LabDriver({ runId, articleDir: ARTICLE, keep: false });
-    await assert.rejects(second.up(experiment, ctx), /^DriverError: lab run folder .*EEXIST.*--driver lab --clean$/);
+    const second = labRun(runId).provider;
+    await assert.rejects(second.up(ctx), /^DriverError: lab run folder .*EEXIST.*--driver lab --clean$/);
     await second.down(ctx);
     assert.ok(existsSync(join(runFolder(runId), 'marker')), 'a folder up() did not make stays');
   } finally {

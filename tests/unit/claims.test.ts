@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { copyCommittedRuns } from '../support/snapshot-root.ts';
 import { fileURLToPath } from 'node:url';
 import { load, dump } from 'js-yaml';
-import { buildArticleEvidence } from '../../src/evidence/article/build.ts';
+import { buildArticleEvidence } from '../../src/evidence/runs/build.ts';
 import { checkArticles } from '../../src/article/check/integration.ts';
 import { checkClaimDefs, evaluateClaims, formatBrokenClaims, type ClaimDef } from '../../src/evidence/claims.ts';
-import { linesOfVariant } from '../../src/evidence/article/variants.ts';
+import { linesOfVariant } from '../../src/evidence/runs/variants.ts';
 import { article074, article075 } from '../support/articles.ts';
 
 /** The measured lines of article 074's default run (iptables). */

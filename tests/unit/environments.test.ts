@@ -1,5 +1,5 @@
 // Environments as a dimension of an experiment (src/experiment/environments.ts,
-// src/evidence/article/environments.ts): declarations checked, a driver's runs
+// src/evidence/runs/environments.ts): declarations checked, a driver's runs
 // placed in its environment's folders, every environment's runs built from
 // real snapshots, a folder holding another environment's run refused, and the
 // claim matrix read over every run, a claim broken in one environment shown there.
@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { article074 as definition074, experiment074 as article074 } from '../support/articles.ts';
 import { environmentFolder, environmentOfDriver, environmentProblems, environmentsOf, headlineEnvironment } from '../../src/experiment/environments.ts';
-import { buildArticleEnvironments, claimMatrix, measuredRuns } from '../../src/evidence/article/environments.ts';
-import { bindableIds, brokenClaimsByEnvironment, evidenceOfRun } from '../../src/evidence/article/variants.ts';
+import { buildArticleEnvironments, claimMatrix, measuredRuns } from '../../src/evidence/runs/environments.ts';
+import { bindableIds, brokenClaimsByEnvironment, evidenceOfRun } from '../../src/evidence/runs/variants.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
 

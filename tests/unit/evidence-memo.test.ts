@@ -18,7 +18,7 @@ import {
   type MemoTarget,
 } from '../../src/article/evidence/evidence-memo.ts';
 import { checkArticles } from '../../src/article/check/integration.ts';
-import type { ArticleEvidence } from '../../src/evidence/article/types.ts';
+import type { ArticleEvidence } from '../../src/evidence/runs/types.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLUG = '074-external-traffic-policy';

@@ -4,7 +4,7 @@ import { checkLineTemplates, parseTemplate, renderLine, assertLineTemplates, typ
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { withRunFacts } from '../../src/evidence/run-facts.ts';
-import { linesOfVariant } from '../../src/evidence/article/variants.ts';
+import { linesOfVariant } from '../../src/evidence/runs/variants.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { SNAPSHOT_SAMPLE_DIR } from '../fixtures/samples/read-sample.ts';
 import { article074 } from '../support/articles.ts';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeTokens, codeTokensHtml, escapeHtml, factHtml, valueForm } from '../../src/article/render/fact-html.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
-import { evidenceFromDisk } from '../../src/evidence/article/from-disk.ts';
-import { measuredRuns } from '../../src/evidence/article/environments.ts';
+import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
+import { measuredRuns } from '../../src/evidence/runs/environments.ts';
 import type { Fact } from '../../src/evidence/facts.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -32,7 +32,7 @@ test("contract: a kind capture writes the lab run's schema and step ids, and the
     const target = join(out, experiment.slug);
     await runCapture({
       experiment,
-      driver: harness.driver(),
+      driver: harness.driver(experiment),
       articleDir: ARTICLE_DIR,
       target,
       runId: '20261202T120000Z-c0ffee',
@@ -78,7 +78,7 @@ test('contract: with the state folder inside the project, the kubeconfig reaches
   const harness = await makeHarness();
   try {
     const root = join(harness.stateDir, '..', '..');
-    const plan = harness.cluster(harness.driver({ cwd: root }), experiment).plan(symbolicTopologyView);
+    const plan = harness.cluster(harness.driver(experiment, { cwd: root }), experiment).plan(symbolicTopologyView);
     const [del] = plan.steps.find((s) => s.step.kind === 'delete-pod')!.argvs;
     assert.deepEqual(del!.slice(0, 3), ['kubectl', '--kubeconfig', join('.shice', 'kind', 'kubeconfig')]);
     const kubectl = [...plan.setup, ...plan.steps.flatMap((s) => s.argvs)].filter((argv) => argv[0] === 'kubectl');

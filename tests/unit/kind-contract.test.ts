@@ -15,10 +15,12 @@ import { experiment074 as article074 } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import type { DeletePodStep, Experiment } from '../../src/experiment/types.ts';
 import { symbolicTopologyView, topologyView } from '../../src/capture/topology-view.ts';
-import { DriverError, PrerequisiteError, type DriverContext } from '../../src/capture/driver.ts';
+import { DriverError, PrerequisiteError, type ProviderContext } from '../../src/capture/provider/node-provider.ts';
 import { runCapture } from '../../src/capture/runner.ts';
 import { nodeSchema, podSchema, serviceSchema, stepSchema, type StepSnapshot } from '../../src/evidence/schema.ts';
-import { kindStatePaths } from '../../src/capture/kind/driver.ts';
+import { kindStatePaths } from '../../src/capture/kind/settings.ts';
+import { dockerContainerStates } from '../../src/capture/kind/commands.ts';
+import { parseNodeList } from '../../src/capture/kubectl/topology.ts';
 import { containersFor } from '../fixtures/fake-bin/fake-common.ts';
 import { ARTICLE_DIR, makeHarness, USER_KUBECONFIG_TEXT, type Harness, type RecordedCall } from '../fixtures/fake-bin/harness.ts';
 
@@ -29,7 +31,7 @@ const deleteStep = experiment.steps.find((s): s is DeletePodStep => s.kind === '
 const FIXTURES = new URL('../fixtures/kind/', import.meta.url);
 const fixture = (name: string) => readFile(new URL(name, FIXTURES), 'utf8');
 
-function context(signal = new AbortController().signal): DriverContext & { lines: string[] } {
+function context(signal = new AbortController().signal): ProviderContext & { lines: string[] } {
   const lines: string[] = [];
   return { signal, log: (line) => lines.push(line), lines };
 }
@@ -74,6 +76,9 @@ function expectedPlan(h: Harness) {
       kubectl('get', 'nodes', '-o', 'json'),
       kubectl('get', 'pods', '--all-namespaces', '-o', 'json'),
       kubectl('get', 'services', '--all-namespaces', '-o', 'json'),
+      // kube-proxy's sync, awaited on the EndpointSlices and kube-proxy's own metrics on every node.
+      kubectl('get', 'endpointslices', '--all-namespaces', '-o', 'json'),
+      ...NODES.map((n) => onNode(n, ...probe('http://127.0.0.1:10249/metrics'))),
       onNode('control-plane', ...probe('http://<s-lb.endpointNode.ip>:<s-lb.healthCheckNodePort>/')),
       ...versions,
     ],
@@ -92,8 +97,8 @@ function expectedPlan(h: Harness) {
 test('contract: the dry-run plan lists every setup, step and teardown argv in order, the pod waits and health checks included', async () => {
   await withHarness({}, async (h) => {
     const expected = expectedPlan(h);
-    const driver = h.driver();
-    assert.deepEqual(driver.plan(experiment), expected.provider, "the provider's own part");
+    const driver = h.driver(experiment);
+    assert.deepEqual(driver.provider.plan(), expected.provider, "the provider's own part");
     const plan = h.cluster(driver, experiment).plan(symbolicTopologyView);
     assert.deepEqual(plan.setup, expected.setup);
     assert.deepEqual(plan.teardown, expected.teardown);
@@ -111,7 +116,7 @@ test('contract: the dry-run plan lists every setup, step and teardown argv in or
     ]);
     assert.deepEqual(await h.calls(), [], 'a plan runs nothing');
 
-    const kept = h.driver({ keep: true, reuse: true, loadImages: true, image: 'kindest/node:v1.31.6' }).plan(experiment);
+    const kept = h.driver(experiment, { keep: true, reuse: true, loadImages: true, image: 'kindest/node:v1.31.6' }).provider.plan();
     assert.equal(
       kept.setup.some((a) => a[1] === 'create'),
       false,
@@ -122,27 +127,62 @@ test('contract: the dry-run plan lists every setup, step and teardown argv in or
       ['docker', 'image', 'inspect', '--format', '{{.Id}}', 'nginx:1.27-alpine'],
       ['kind', 'load', 'docker-image', 'nginx:1.27-alpine', '--name', 'kx-main'],
     ]);
-    const withImage = h.driver({ image: 'kindest/node:v1.31.6' }).plan(experiment);
+    const withImage = h.driver(experiment, { image: 'kindest/node:v1.31.6' }).provider.plan();
     assert.deepEqual(withImage.setup[1]!.slice(-2), ['--image', 'kindest/node:v1.31.6']);
   });
 });
 
-test('contract: nodeArgv needs the cluster name from plan() or up(), and a node the experiment has', async () => {
+test('contract: a run is built for an experiment whose nodes kind can name, and nodeArgv takes only a node the experiment has', async () => {
   await withHarness({}, async (h) => {
-    const driver = h.driver();
-    assert.throws(() => driver.nodeArgv('worker2', ['true']), DriverError);
-    driver.plan(experiment);
-    assert.deepEqual(driver.nodeArgv('worker2', ['iptables-save', '-t', 'filter']), ['docker', 'exec', 'kx-main-worker2', 'iptables-save', '-t', 'filter']);
-    assert.throws(() => driver.nodeArgv('worker3', ['true']), /no node "worker3" in cluster "kx-main"/);
+    // kind names its node containers by role and order: an experiment naming them otherwise would put steps on the wrong node.
+    const misnamed = {
+      ...experiment,
+      cluster: { ...experiment.cluster, nodes: experiment.cluster.nodes.map((n) => (n.name === 'worker2' ? { ...n, name: 'w2' } : n)) },
+    };
+    assert.throws(
+      () => h.driver(misnamed),
+      (error: Error) => error instanceof DriverError && /nodes\[2\]\.name: kind names this worker "worker2", the experiment says "w2"/.test(error.message),
+    );
+    const driver = h.driver(experiment);
+    assert.deepEqual(driver.provider.nodeArgv('worker2', ['iptables-save', '-t', 'filter']), [
+      'docker',
+      'exec',
+      'kx-main-worker2',
+      'iptables-save',
+      '-t',
+      'filter',
+    ]);
+    assert.throws(() => driver.provider.nodeArgv('worker3', ['true']), /no node "worker3" in cluster "kx-main"/);
+    assert.deepEqual(await h.calls(), [], 'building a run runs nothing');
+  });
+});
+
+test("contract: up() says what each node is: the experiment's name and role, its address as docker reports it, the owner label its kind config sets", async () => {
+  await withHarness({}, async (h) => {
+    const driver = h.driver(experiment);
+    const ctx = context();
+    const nodes = await driver.provider.up(ctx);
+    const owner = { 'shice/created-by': 'shice' };
+    // The fake docker gives each node container the InternalIP the fixture's API reports for that node.
+    assert.deepEqual(nodes, [
+      { name: 'control-plane', role: 'control-plane', address: '172.19.0.4', labels: owner },
+      { name: 'worker', role: 'worker', address: '172.19.0.2', labels: owner },
+      { name: 'worker2', role: 'worker', address: '172.19.0.3', labels: owner },
+    ]);
+    // The container runtime is the run's fact from the API's nodes: the control plane's kubelet's word.
+    assert.deepEqual(driver.apiFacts!(parseNodeList(await fixture('nodes.json'))), { 'container-runtime': 'containerd://2.0.2' });
+    assert.deepEqual(driver.apiFacts!([]), {}, 'nothing the API did not report');
+    await driver.provider.down(ctx);
+    assert.deepEqual((await h.fakeState()).clusters, {});
   });
 });
 
 test('contract: a full run reads every value from the tools, runs the steps and deletes only its own cluster', async () => {
   await withHarness({}, async (h) => {
-    const driver = h.driver();
+    const driver = h.driver(experiment);
     const cluster = h.cluster(driver, experiment);
     const ctx = context();
-    await driver.preflight();
+    await driver.provider.preflight();
     const expected = expectedPlan(h);
     const before = (await h.calls()).length;
 
@@ -198,7 +238,8 @@ test('contract: a full run reads every value from the tools, runs the steps and 
 
     // What up() ran is what the plan says, in the same order, up to the versions (docker ps is the
     // ownership bookkeeping, the containers' state what problems() compares; a poll repeats until it holds).
-    const bookkeeping = (argv: string[]) => argv[1] === 'ps' || argv.includes('{{.Name}} {{.State.Running}} {{.State.StartedAt}}');
+    const states = dockerContainerStates([]);
+    const bookkeeping = (argv: string[]) => argv[1] === 'ps' || JSON.stringify(argv.slice(0, states.length)) === JSON.stringify(states);
     const upCalls = (await h.calls()).slice(before).filter((c) => !(c.tool === 'docker' && bookkeeping(c.argv)));
     const collapsed = upCalls.filter((c, i) => i === 0 || JSON.stringify(c.argv) !== JSON.stringify(upCalls[i - 1]!.argv));
     const realized = (argv: string[]) => argv.map((a) => a.replace('<s-lb.endpointNode.ip>', '172.19.0.2').replace('<s-lb.healthCheckNodePort>', '30666'));
@@ -269,7 +310,14 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     assert.deepEqual(
       sorted(healthCalls),
       sorted([
-        ['docker', 'container', 'inspect', '--format', '{{.Name}} {{.State.Running}} {{.State.StartedAt}}', ...NODES.map((n) => `kx-main-${n}`)],
+        [
+          'docker',
+          'container',
+          'inspect',
+          '--format',
+          '{{.Name}} {{.State.Running}} {{.State.StartedAt}}{{range .NetworkSettings.Networks}} {{.IPAddress}}{{end}}',
+          ...NODES.map((n) => `kx-main-${n}`),
+        ],
         ...NODES.map((n) => onNode(n, ...probe('http://127.0.0.1:10248/healthz'))),
         ...expected.health,
       ]),
@@ -358,7 +406,7 @@ test('contract: a full run reads every value from the tools, runs the steps and 
 
     // With the node containers gone (as if deleted under the driver), a step's failure is that, not a result.
     await assert.rejects(
-      driver.exec('worker2', ['iptables-save', '-t', 'filter'], { timeoutMs: 10_000 }, ctx),
+      driver.provider.exec('worker2', ['iptables-save', '-t', 'filter'], { timeoutMs: 10_000 }, ctx),
       /^DriverError: kind cluster "kx-main" was deleted by something other than this capture \(node container kx-main-control-plane is gone, .*\) during the step \(iptables-save on worker2 exited 1: Error response from daemon: No such container: kx-main-worker2\)$/,
     );
   });
@@ -368,7 +416,7 @@ test('contract: a kind cluster of the same name that the capture did not create 
   for (const reuse of [false, true]) {
     await withHarness({ scenario: 'foreign-cluster' }, async (h) => {
       const before = { containers: containersFor('kx-main', 'someone-else') };
-      const cluster = h.cluster(h.driver({ reuse }), experiment);
+      const cluster = h.cluster(h.driver(experiment, { reuse }), experiment);
       const ctx = context();
       await assert.rejects(cluster.up(ctx), (error: Error) => {
         assert.ok(error instanceof PrerequisiteError, 'refused as a target is: exit 2');
@@ -400,7 +448,7 @@ test('contract: a stale marker from an earlier capture does not make a foreign c
       createdAt: '2026-11-30T10:00:00.000Z',
       containers: [{ id: 'a'.repeat(64), name: 'kx-main-control-plane' }],
     });
-    const cluster = h.cluster(h.driver({ reuse: true }), experiment);
+    const cluster = h.cluster(h.driver(experiment, { reuse: true }), experiment);
     await assert.rejects(cluster.up(context()), /not created by this capture/);
     await cluster.down({ log: () => {} });
     assert.equal((await h.calls()).some(isDelete), false);
@@ -409,7 +457,7 @@ test('contract: a stale marker from an earlier capture does not make a foreign c
 
 test('contract: a failing setup step aborts up() and down() deletes what it created', async () => {
   await withHarness({ scenario: 'fail-apply' }, async (h) => {
-    const cluster = h.cluster(h.driver(), experiment);
+    const cluster = h.cluster(h.driver(experiment), experiment);
     const ctx = context();
     await assert.rejects(cluster.up(ctx), (error: Error) => {
       assert.ok(error instanceof DriverError);
@@ -429,7 +477,7 @@ test('contract: a failing setup step aborts up() and down() deletes what it crea
 
 test('contract: a delete-pod step that never settles fails the run, and the cluster is still deleted', async () => {
   await withHarness({ scenario: 'never-settles' }, async (h) => {
-    const cluster = h.cluster(h.driver(), experiment, { settlePollMs: 10, settleTimeoutMs: 1500 });
+    const cluster = h.cluster(h.driver(experiment), experiment, { settlePollMs: 10, settleTimeoutMs: 1500 });
     const ctx = context();
     const topology = await cluster.up(ctx);
     await assert.rejects(
@@ -444,7 +492,7 @@ test('contract: a delete-pod step that never settles fails the run, and the clus
 
 test('contract: an abort during kind create stops at once, and down() deletes the half-made cluster', async () => {
   await withHarness({ scenario: 'slow-create' }, async (h) => {
-    const cluster = h.cluster(h.driver(), experiment);
+    const cluster = h.cluster(h.driver(experiment), experiment);
     const controller = new AbortController();
     const ctx = context(controller.signal);
     const up = cluster.up(ctx);
@@ -471,14 +519,14 @@ test('contract: an abort during kind create stops at once, and down() deletes th
 
 test('contract: --keep leaves the cluster; --reuse runs on it without creating; without --reuse it is recreated', async () => {
   await withHarness({}, async (h) => {
-    const first = h.cluster(h.driver({ keep: true }), experiment);
+    const first = h.cluster(h.driver(experiment, { keep: true }), experiment);
     await first.up(context());
     await first.down({ log: () => {} });
     assert.equal((await h.calls()).some(isDelete), false, '--keep');
     const created = (await h.fakeState()).clusters['kx-main']!.containers;
 
     const mark = (await h.calls()).length;
-    const reused = h.cluster(h.driver({ reuse: true, runId: 'test-run-2' }), experiment);
+    const reused = h.cluster(h.driver(experiment, { reuse: true, runId: 'test-run-2' }), experiment);
     const topology = await reused.up(context());
     const reuseCalls = (await h.calls()).slice(mark);
     assert.equal(reuseCalls.some(isCreate), false, '--reuse creates nothing');
@@ -487,7 +535,7 @@ test('contract: --keep leaves the cluster; --reuse runs on it without creating; 
     assert.deepEqual((await h.fakeState()).clusters['kx-main']!.containers, created);
 
     const mark2 = (await h.calls()).length;
-    const fresh = h.cluster(h.driver({ runId: 'test-run-3' }), experiment);
+    const fresh = h.cluster(h.driver(experiment, { runId: 'test-run-3' }), experiment);
     await fresh.up(context());
     const freshCalls = (await h.calls()).slice(mark2);
     const deleteAt = freshCalls.findIndex(isDelete);
@@ -502,7 +550,7 @@ test('contract: --keep leaves the cluster; --reuse runs on it without creating; 
 
 test('contract: --load-images pulls an absent image, then loads it into the nodes before applying', async () => {
   await withHarness({ scenario: 'image-absent' }, async (h) => {
-    const cluster = h.cluster(h.driver({ loadImages: true }), experiment);
+    const cluster = h.cluster(h.driver(experiment, { loadImages: true }), experiment);
     await cluster.up(context());
     const argvs = (await h.calls()).map((c) => c.argv.join(' '));
     const at = (prefix: string) => argvs.findIndex((a) => a.startsWith(prefix));
@@ -516,7 +564,7 @@ test('contract: --load-images pulls an absent image, then loads it into the node
 
 test('contract: preflight names what is missing in one line and points at --driver lab', async () => {
   await withHarness({ scenario: 'no-daemon' }, async (h) => {
-    await assert.rejects(h.driver().preflight(), (error: Error) => {
+    await assert.rejects(h.driver(experiment).provider.preflight(), (error: Error) => {
       assert.ok(error instanceof PrerequisiteError);
       assert.match(
         error.message,
@@ -528,7 +576,7 @@ test('contract: preflight names what is missing in one line and points at --driv
     });
   });
   await withHarness({ tools: ['docker', 'kubectl'] }, async (h) => {
-    await assert.rejects(h.driver().preflight(), (error: Error) => {
+    await assert.rejects(h.driver(experiment).provider.preflight(), (error: Error) => {
       assert.ok(error instanceof PrerequisiteError);
       assert.match(error.message, /kind is not installed .*https:\/\/kind\.sigs\.k8s\.io/);
       assert.doesNotMatch(error.message, /docker is not|daemon|kubectl is not/);
@@ -536,24 +584,24 @@ test('contract: preflight names what is missing in one line and points at --driv
     });
   });
   await withHarness({ tools: [] }, async (h) => {
-    await assert.rejects(h.driver().preflight(), /docker is not installed.*kind is not installed.*kubectl is not installed.*--driver lab/);
+    await assert.rejects(h.driver(experiment).provider.preflight(), /docker is not installed.*kind is not installed.*kubectl is not installed.*--driver lab/);
   });
   await withHarness({}, async (h) => {
-    await h.driver().preflight();
+    await h.driver(experiment).provider.preflight();
     assert.deepEqual((await h.calls()).map((c) => c.argv[0]).sort(), ['docker', 'kind', 'kubectl']);
   });
 });
 
 test('contract: versions() before up() is refused and asks nothing; preflight asks kubectl for its client only', async () => {
   await withHarness({}, async (h) => {
-    const driver = h.driver();
+    const driver = h.driver(experiment);
     await assert.rejects(h.cluster(driver, experiment).versions(context()), (error: Error) => {
       assert.ok(error instanceof DriverError);
       assert.match(error.message, /the cluster has not been read yet: up\(\) has not finished/);
       return true;
     });
     assert.deepEqual(await h.calls(), [], 'no tool was asked');
-    await driver.preflight();
+    await driver.provider.preflight();
     const kubectlCalls = (await h.calls()).filter((c) => c.tool === 'kubectl');
     assert.ok(kubectlCalls.length > 0 && kubectlCalls.every((c) => c.argv.includes('--client')), 'no server is asked before up()');
   });
@@ -566,7 +614,7 @@ async function captureInto(h: Harness, experimentToRun: Experiment, body: (run: 
     const target = join(out, experimentToRun.slug);
     const run = runCapture({
       experiment: experimentToRun,
-      driver: h.driver(),
+      driver: h.driver(experimentToRun),
       articleDir: ARTICLE_DIR,
       target,
       runId: '20261203T120000Z-c0ffee',

@@ -149,3 +149,11 @@ test("the engine's mounts to undo on stop: those at or below its folder, deepest
     '/srv/shice/.shice/docker/run/netns/default',
   ]);
 });
+
+test("the images' stamps take in the code of every image builder, and not the tools' go install (whose binaries have stamps of their own)", async () => {
+  const { RECIPE, RECIPE_FILES } = await import('../../src/capture/kind/image/build-kit.ts');
+  for (const file of ['build.ts', 'build-kit.ts', 'base-images.ts', 'node-image.ts', 'backend-image.ts', 'local-images.ts', 'recipe.ts'])
+    assert.ok(RECIPE_FILES.includes(file), file);
+  assert.equal(RECIPE_FILES.includes('go-install.ts'), false);
+  assert.match(RECIPE, /^[0-9a-f]{64}$/);
+});

@@ -18,7 +18,7 @@ import { KINDNET_CONFLIST, kindnetConflist, kindnetRoutes, parseMtu, standInForK
 import { mergeNodeDecisions } from '../../src/capture/provider/stand-in.ts';
 import { substituteImages } from '../../src/capture/kind/substitutes.ts';
 import { containerChanges, nodeProblems, parseContainerStates } from '../../src/capture/kind/tool-output.ts';
-import { processSummary } from '../../src/capture/kind/driver.ts';
+import { processSummary } from '../../src/capture/kind/leftovers.ts';
 
 const nodes = [
   { container: 'kx-main-control-plane', internalIP: '172.18.0.4', podCIDR: '10.244.0.0/24' },
@@ -159,6 +159,23 @@ test("node containers' state, as real docker printed it: a stopped, restarted or
     ['node container shice-sample-a restarted (at 2026-12-03T09:00:00Z)', 'node container shice-sample-b is gone'],
   );
   assert.throws(() => parseContainerStates('Error: something\n'), /docker container inspect: expected "<name> <running> <startedAt>"/);
+  // With each container's addresses on its networks (the format the driver asks for): a stopped one has none.
+  assert.deepEqual(
+    parseContainerStates(await fixture('docker-container-states-addresses.stdout')).map((s) => [s.name, s.running, s.address]),
+    [
+      ['shice-sample-a', true, '172.18.0.2'],
+      ['shice-sample-b', false, null],
+    ],
+  );
+  assert.deepEqual(
+    parseContainerStates(await fixture('docker-container-states-addresses-missing.stdout')).map((s) => [s.name, s.address]),
+    [['shice-sample-a', '172.18.0.2']],
+  );
+  assert.deepEqual(
+    states.map((s) => s.address),
+    [null, null],
+    'docker asked without the addresses says none',
+  );
   // Docker no longer knowing a node is said as what it is: the cluster, or nodes of it, deleted from outside.
   assert.deepEqual(nodeProblems('shice', running, states), ['node container shice-sample-b stopped']);
   assert.deepEqual(nodeProblems('shice', running, partial), [

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ApiAnswer, KubeApi, WatchEvent } from '../../src/capture/lab/kubelet/api.ts';
 import type { Clock } from '../../src/capture/lab/kubelet/clock.ts';
-import { readNodeDecisions, standInDecisions } from '../../src/capture/lab/kubelet/decisions.ts';
+import { imagesReplaced, readImagesReplaced, readNodeDecisions, standInDecisions } from '../../src/capture/lab/kubelet/decisions.ts';
 import { mergeNodeDecisions } from '../../src/capture/provider/stand-in.ts';
 import { Kindnet, mtuOfAddress, nodeRoute } from '../../src/capture/lab/kubelet/kindnet.ts';
 import { memTotalKiB, nodeResources } from '../../src/capture/lab/kubelet/machine.ts';
@@ -160,7 +160,7 @@ function fakeRuntimeIO() {
           ? ''
           : JSON.stringify(prev);
     },
-    spawn: (argv) => {
+    spawn: async (argv) => {
       calls.push(argv);
       return { pid: 4242, exited: new Promise<Exit>((resolve) => (exit = resolve)) };
     },
@@ -189,7 +189,7 @@ test("the runtime: a sandbox through kindnet's CNI chain, the container's files 
     ['/usr/lib/cni/ptp', 'ADD', 'eth0', 'ptp'],
     ['/usr/lib/cni/portmap', 'ADD', 'eth0', 'portmap'],
   ]);
-  runtime.startContainer(ref, sandbox, 'backend', [{ containerPath: '/etc/nginx/conf.d/default.conf', content: 'server {}' }]);
+  await runtime.startContainer(ref, sandbox, 'backend', [{ containerPath: '/etc/nginx/conf.d/default.conf', content: 'server {}' }]);
   assert.equal(files.get('/run/lab/pods/default.backend/rootfs/etc/nginx/conf.d/default.conf'), 'server {}');
   assert.deepEqual(calls[4]!.slice(0, 11), [
     'ip',
@@ -234,12 +234,12 @@ test("the runtime's stop: the nginx image's stop signal, the pod's grace period,
   let graceOver: (() => void) | null = null;
   io.sleep = () => new Promise<void>((r) => (graceOver = r));
   const runtime = new LabRuntime({ io, runFolder: '/run/lab', netnsPrefix: 'lab.', cniBin: '/cni' });
-  const quits = runtime.startContainer({ uid: 'u', namespace: 'd', name: 'p' }, { netns: 'n', ip: '10.0.0.2' }, 'p', []);
+  const quits = await runtime.startContainer({ uid: 'u', namespace: 'd', name: 'p' }, { netns: 'n', ip: '10.0.0.2' }, 'p', []);
   const stopping = runtime.stopContainer(quits, 30);
   io.exitWith({ code: 0, signal: null });
   assert.deepEqual(await stopping, { signal: 'SIGQUIT', killed: false, exit: { code: 0, signal: null } });
   assert.deepEqual(kills, [[4242, 'SIGQUIT']]);
-  const hangs = runtime.startContainer({ uid: 'u', namespace: 'd', name: 'p' }, { netns: 'n', ip: '10.0.0.2' }, 'p', []);
+  const hangs = await runtime.startContainer({ uid: 'u', namespace: 'd', name: 'p' }, { netns: 'n', ip: '10.0.0.2' }, 'p', []);
   const killing = runtime.stopContainer(hangs, 30);
   await settle();
   graceOver!();
@@ -373,9 +373,10 @@ test('the node agent: registers, runs a pod as the API gave it, Ready after its 
   assert.deepEqual(probes, ['10.244.1.3:80/ 1000'], 'one period after the start, with the spec timeout');
   assert.equal(statuses()[1]!.conditions.find((c) => c.type === 'Ready')?.status, 'True');
   assert.deepEqual(
-    agent.podsSeen.map((p) => [p.pod, p.hostname, p.probe?.periodSeconds]),
-    [['default/backend', 'backend', 1]],
+    agent.podsSeen.map((p) => [p.pod, p.hostname, p.probe?.periodSeconds, p.image]),
+    [['default/backend', 'backend', 1, 'nginx:1.27-alpine']],
   );
+  assert.deepEqual(imagesReplaced(agent.podsSeen), ['nginx:1.27-alpine'], "the image the pod named, which Debian's nginx ran in place of");
   // kubectl delete: the API sets deletionTimestamp and the grace period.
   const deleting = { ...pod, metadata: { ...meta, deletionTimestamp: '2026-12-03T11:37:00Z', deletionGracePeriodSeconds: 30 } };
   const stopped = agent.onPodEvent({ type: 'MODIFIED', object: deleting });
@@ -476,6 +477,18 @@ test('what the stand-in decided: read values say what from, decisions say so, no
     const file = join(dir, 'decisions.json');
     writeFileSync(file, JSON.stringify({ node: 'a', decisions: none }));
     assert.deepEqual(readNodeDecisions(file), { node: 'a', decisions: none });
+    assert.throws(() => readImagesReplaced(file), new RegExp(`^Error: ${file}: field imagesReplaced: expected a list of image names$`));
+    writeFileSync(file, JSON.stringify({ node: 'a', decisions: none, imagesReplaced: ['nginx:1.27-alpine'] }));
+    assert.deepEqual(readImagesReplaced(file), ['nginx:1.27-alpine']);
+    assert.deepEqual(
+      imagesReplaced([
+        { pod: 'default/a', hostname: 'a', probe: null, image: 'nginx:1.27-alpine' },
+        { pod: 'default/b', hostname: 'b', probe: null, image: 'nginx:1.25' },
+        { pod: 'default/c', hostname: 'c', probe: null, image: 'nginx:1.27-alpine' },
+      ]),
+      ['nginx:1.27-alpine', 'nginx:1.25'],
+      'each image once, in the order the pods came',
+    );
     writeFileSync(file, JSON.stringify({ node: 'a', decisions: [{ ...none[0]!, source: 'measured' }] }));
     assert.throws(() => readNodeDecisions(file), new RegExp(`^Error: ${file}: field decisions\\[0\\]\\.source: expected "stand-in" or "read"$`));
     writeFileSync(file, '{');

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { experiment074 as experiment } from '../support/articles.ts';
-import { DriverError } from '../../src/capture/driver.ts';
+import { DriverError } from '../../src/capture/provider/node-provider.ts';
 import { hostAddress } from '../../src/capture/lab/allocate.ts';
 import {
   ADMIN_KUBECONFIG,
@@ -19,7 +19,7 @@ import {
   schedulerArgv,
   type ControlPlaneInput,
 } from '../../src/capture/lab/components.ts';
-import { LabDriver } from '../../src/capture/lab/index.ts';
+import { labDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { batchArgv, batchFailure, batchInput, ipArgv } from '../../src/capture/lab/ip-batch.ts';
@@ -47,6 +47,9 @@ import { runTogether, settleAll } from '../../src/capture/lab/together.ts';
 import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
+/** The lab's run of article 074 as the capture builds it, never brought up. */
+const labRun = (runId: string, flags: Record<string, string> = {}) =>
+  labDriver.create(experiment, { runId, articleDir: ARTICLE, root: '.', keep: false, flags });
 
 test("article 074's lab layout: kind's node names and addresses, interface names that fit in 15 characters", () => {
   const layout = buildLabLayout(experiment, 'unit-1');
@@ -433,10 +436,11 @@ test('prerequisites: one line naming what is missing and the Debian package', ()
 });
 
 test('plan(): the whole bring-up and teardown as argvs for a dry run, without touching anything', () => {
-  const driver = new LabDriver({ runId: 'plan-1', articleDir: ARTICLE, keep: false, kubeBin: '/opt/k8s' });
-  const own = driver.plan(experiment);
+  const run = labRun('plan-1', { 'kube-bin': '/opt/k8s' });
+  const driver = run.provider;
+  const own = driver.plan();
   // The cluster's plan: the lab's own bring-up, then the cluster's API calls, the steps and the lab's teardown.
-  const { setup, steps, teardown } = new Cluster(driver, experiment, { articleDir: ARTICLE }).plan(symbolicTopologyView);
+  const { setup, steps, teardown } = new Cluster(run, experiment, { articleDir: ARTICLE }).plan(symbolicTopologyView);
   assert.deepEqual(setup.slice(0, own.setup.length), own.setup);
   assert.deepEqual(teardown, own.teardown);
   const lines = setup.map((argv) => argv.join(' '));
@@ -502,5 +506,5 @@ test('names: a namespace belongs to a run only through the lab prefix and the do
   assert.equal(runIdOfNamespace('shice-sample-br'), null);
   assert.equal(runIdOfNamespace('cni-1234.x'), null);
   assert.equal(runFolder('r1', '/tmp'), '/tmp/shice-lab-r1');
-  assert.throws(() => new LabDriver({ runId: 'bad id', articleDir: ARTICLE, keep: false }), /lab run id: expected letters, digits and dashes, got "bad id"/);
+  assert.throws(() => labRun('bad id'), /lab run id: expected letters, digits and dashes, got "bad id"/);
 });

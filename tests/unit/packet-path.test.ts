@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Fact } from '../../src/evidence/facts.ts';
-import type { ArticleEvidence } from '../../src/evidence/article/types.ts';
+import type { ArticleEvidence } from '../../src/evidence/runs/types.ts';
 import { LANGS } from '../../src/evidence/template.ts';
 import { htmlTextRuns, type HtmlElement } from '../../src/article/check/html-text.ts';
 import { unboundRenderedNumbers } from '../../src/article/check/rendered-numbers.ts';

@@ -25,6 +25,16 @@ test('a command runs with its exit code and its bytes as they came', async () =>
   assert.equal(run.canceled, false);
 });
 
+test('echo passes the output on to this process as it arrives, and keeps it all the same', async () => {
+  const runner = JSON.stringify(new URL('../../src/capture/process.ts', import.meta.url).href);
+  const script = `import { runProcess, text } from ${runner};
+const r = await runProcess(['sh', '-c', 'printf out; printf err >&2'], { timeoutMs: 5000, echo: true });
+process.stdout.write('|kept:' + text(r.stdout) + text(r.stderr));`;
+  const run = await runProcess([process.execPath, '--input-type=module', '-e', script], { timeoutMs: 30_000 });
+  assert.equal(text(run.stdout), 'out|kept:outerr');
+  assert.equal(text(run.stderr), 'err');
+});
+
 test('a missing program is reported as missing, not thrown', async () => {
   const run = await runProcess(['shice-no-such-program'], { timeoutMs: 5000 });
   assert.equal(run.missing, true);

@@ -3,16 +3,9 @@
 // of article 074 once said "kube-proxy in iptables mode".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { LabDriver } from '../../src/capture/lab/lab-driver.ts';
-import { KindDriver } from '../../src/capture/kind/driver.ts';
 import { runIdentity } from '../../src/capture/runner.ts';
 import { experiment074 as experiment } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
-import { checkChineseProse } from '../../src/article/check/zh-copy.ts';
-
-const ARTICLE = 'content/articles/074-external-traffic-policy';
 
 test("the identity a description names is what the tools reported, the experiment's mode only when kube-proxy was not asked", () => {
   const nft = experimentForVariant(experiment, 'nftables');
@@ -22,60 +15,4 @@ test("the identity a description names is what the tools reported, the experimen
   assert.deepEqual(runIdentity(nft, {}), { kubeProxyMode: 'nftables', kubernetesVersion: null });
 });
 
-test('the lab describes the mode and version of its run, in both languages', () => {
-  const lab = new LabDriver({ runId: 'env-test-1', articleDir: ARTICLE, keep: false, kubeBin: null });
-  const nft = lab.environment({ kubeProxyMode: 'nftables', kubernetesVersion: 'v1.37.2' });
-  assert.match(nft.summary.en, /^Real Kubernetes v1\.37\.2 on one Linux kernel: .* kube-proxy in nftables mode, built from the official Go modules,/);
-  assert.match(nft.summary.zh, /^在一个 Linux 内核上运行真实的 Kubernetes v1\.37\.2：.*和 nftables 模式的 kube-proxy 都由官方 Go 模块构建，/);
-  assert.doesNotMatch(`${nft.summary.en} ${nft.summary.zh}`, /iptables/);
-  const unknown = lab.environment({ kubeProxyMode: 'iptables', kubernetesVersion: null });
-  assert.match(unknown.summary.en, /^Real Kubernetes on one Linux kernel/);
-  // Binaries the author named are not claimed to be built from the Go modules.
-  const given = new LabDriver({ runId: 'env-test-2', articleDir: ARTICLE, keep: false, kubeBin: '/opt/kubernetes/bin' });
-  assert.match(
-    given.environment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2' }).summary.en,
-    /from the binaries the capture was pointed at \(--kube-bin\)/,
-  );
-});
-
-test('the kind driver describes the mode and version of its run', () => {
-  const kind = new KindDriver({
-    runId: 'env-test-3',
-    articleDir: ARTICLE,
-    keep: false,
-    reuse: false,
-    loadImages: false,
-    stateDir: join(tmpdir(), 'shice-env-test'),
-  });
-  const env = kind.environment({ kubeProxyMode: 'nftables', kubernetesVersion: 'v1.37.0' });
-  assert.equal(
-    env.summary.en,
-    'A real three-node kind cluster (Kubernetes v1.37.0, nodes as Docker containers on one host), kube-proxy in nftables mode, kindnet as the CNI.',
-  );
-  assert.equal(
-    env.summary.zh,
-    '一个真实的三节点 kind 集群（Kubernetes v1.37.0，节点是同一台主机上的 Docker 容器），kube-proxy 为 nftables 模式，CNI 是 kindnet。',
-  );
-});
-
-test('every Chinese description a driver can write passes the Chinese copy check', () => {
-  const lab = new LabDriver({ runId: 'env-test-4', articleDir: ARTICLE, keep: false, kubeBin: null });
-  const given = new LabDriver({ runId: 'env-test-5', articleDir: ARTICLE, keep: false, kubeBin: '/opt/kubernetes/bin' });
-  const kind = new KindDriver({
-    runId: 'env-test-6',
-    articleDir: ARTICLE,
-    keep: false,
-    reuse: false,
-    loadImages: false,
-    stateDir: join(tmpdir(), 'shice-env-test'),
-  });
-  for (const driver of [lab, given, kind]) {
-    for (const run of [
-      { kubeProxyMode: 'nftables', kubernetesVersion: 'v1.37.2' },
-      { kubeProxyMode: 'iptables', kubernetesVersion: null },
-    ]) {
-      const env = driver.environment(run);
-      for (const text of [env.summary.zh, env.standsFor.zh, ...env.limits.map((l) => l.zh)]) assert.deepEqual(checkChineseProse(text), [], text);
-    }
-  }
-});
+// The drivers' descriptions: tests/unit/lab-environment.test.ts, tests/unit/kind-environment.test.ts.

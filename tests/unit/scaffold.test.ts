@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { scaffoldFiles, slugProblem } from '../../src/authoring/scaffold.ts';
-import { buildArticleEvidence } from '../../src/evidence/article/build.ts';
+import { buildArticleEvidence } from '../../src/evidence/runs/build.ts';
 import { checkArticleSources } from '../../src/article/check/check-article.ts';
 import { checkChineseMdx } from '../../src/article/check/zh-copy.ts';
-import { NOT_YET_MEASURED, PLACEHOLDER } from '../../src/evidence/article/unmeasured.ts';
+import { NOT_YET_MEASURED, PLACEHOLDER } from '../../src/evidence/runs/unmeasured.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { shellCommand, shellWord } from '../../src/evidence/shell-quote.ts';
 import { planLines } from '../../src/capture/plan-text.ts';
-import { LabDriver } from '../../src/capture/lab/index.ts';
+import { labDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
@@ -69,9 +69,9 @@ test('shellReads itself: an unquoted argv does not come back as it was (the chec
 
 /** The dry-run plan of one variant of an article, under the lab driver. */
 function labPlan(experiment: Experiment, variant: string | null, article: string) {
-  const driver = new LabDriver({ runId: 'plan-1', articleDir: article, keep: false, kubeBin: '/opt/k8s' });
   const forVariant = variant === null ? experiment : experimentForVariant(experiment, variant);
-  return new Cluster(driver, forVariant, { articleDir: article }).plan(symbolicTopologyView);
+  const run = labDriver.create(forVariant, { runId: 'plan-1', articleDir: article, root: '.', keep: false, flags: { 'kube-bin': '/opt/k8s' } });
+  return new Cluster(run, forVariant, { articleDir: article }).plan(symbolicTopologyView);
 }
 
 test("--dry-run's lines: every command of the real plans (074 iptables and nftables, 075) reads back in sh as its argv, in order", () => {

@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ArticleDefinitions } from '../../src/evidence/article/from-disk.ts';
+import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
 import {
   baselineOf,

@@ -7,8 +7,8 @@ import type { AstroConfig, AstroIntegration } from 'astro';
 import { EvidenceError } from '../../evidence/errors.ts';
 import { terminalSafe } from '../../evidence/terminal-text.ts';
 import { isDraft } from '../evidence/draft.ts';
-import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/article/variants.ts';
-import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
+import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/runs/variants.ts';
+import { evidenceFromDisk } from '../../evidence/runs/from-disk.ts';
 import { ARTICLES, ArticleFolderError, articleFolders, loadArticle } from '../../authoring/load.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
 import { checkChineseMdx } from './zh-copy.ts';
@@ -17,7 +17,7 @@ import { setDevProblems } from './dev-problems.ts';
 import { refusal } from './bounds.ts';
 import { placeholderWarning } from '../../site-address.ts';
 import { packetPathProblems, type PacketPathDef } from '../render/packet-path.ts';
-import type { ArticleEvidence } from '../../evidence/article/types.ts';
+import type { ArticleEvidence } from '../../evidence/runs/types.ts';
 import { SITE_ADDRESS } from '../../site.config.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */

@@ -13,8 +13,8 @@
 // as in a build (mdx-evidence.ts), the files checked as above each time.
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, basename, isAbsolute, resolve } from 'node:path';
-import type { ArticleEvidence } from '../../evidence/article/types.ts';
-import { snapshotsDir } from '../../evidence/article/build.ts';
+import type { ArticleEvidence } from '../../evidence/runs/types.ts';
+import { snapshotsDir } from '../../evidence/runs/build.ts';
 import { ARTICLES } from '../../authoring/load.ts';
 import { isDraft } from './draft.ts';
 

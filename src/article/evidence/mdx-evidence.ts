@@ -5,8 +5,8 @@
 // evidence is derived again as the check derives it, and remembered for the
 // article's other MDX files.
 import { createHash } from 'node:crypto';
-import type { ArticleEvidence } from '../../evidence/article/types.ts';
-import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
+import type { ArticleEvidence } from '../../evidence/runs/types.ts';
+import { evidenceFromDisk } from '../../evidence/runs/from-disk.ts';
 import { loadArticle } from '../../authoring/load.ts';
 import { articleTarget, evidenceMemo, memoKey } from './evidence-memo.ts';
 

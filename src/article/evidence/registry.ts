@@ -2,9 +2,9 @@
 // checked by src/authoring/load.ts's `articleFrom`), and its evidence: snapshots
 // read once per article and kept for the whole build (a page binds many facts;
 // the files are read and validated once).
-import type { ArticleEvidence } from '../../evidence/article/types.ts';
-import type { ComparisonRow } from '../../evidence/article/variants.ts';
-import { evidenceFromDisk } from '../../evidence/article/from-disk.ts';
+import type { ArticleEvidence } from '../../evidence/runs/types.ts';
+import type { ComparisonRow } from '../../evidence/runs/variants.ts';
+import { evidenceFromDisk } from '../../evidence/runs/from-disk.ts';
 import { articleFrom, definitionFile, type Article } from '../../authoring/load.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from '../../authoring/parts.ts';
 import { articleTarget, evidenceMemo } from './evidence-memo.ts';

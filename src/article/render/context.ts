@@ -1,11 +1,11 @@
 // The article a page is rendering, as its MDX components see it. ArticleBody
 // puts it in Astro.locals before rendering the MDX; <Fact> and <Measured> read it.
 // The MDX's own <Fact>s are bound as it compiles (mdx-facts.ts), by boundFact too.
-import type { ArticleEvidence } from '../../evidence/article/types.ts';
+import type { ArticleEvidence } from '../../evidence/runs/types.ts';
 import type { Fact } from '../../evidence/facts.ts';
 import type { Lang } from '../../evidence/template.ts';
 import type { DeclaredLabels, RunBinding } from './fact-html.ts';
-import { evidenceOfRun, type RunRef } from '../../evidence/article/variants.ts';
+import { evidenceOfRun, type RunRef } from '../../evidence/runs/variants.ts';
 
 export type { RunRef };
 import { runStepId } from './anchors.ts';

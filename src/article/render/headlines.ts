@@ -3,7 +3,7 @@
 // followed by its `<p class="headline-label">`. The values are the facts the
 // build derived, read through `value`; nothing here is typed in. Pure.
 import { parseTag, scanMdx, type MdxScan, type MdxTag } from '../../evidence/mdx-scan.ts';
-import type { RunRef } from '../../evidence/article/variants.ts';
+import type { RunRef } from '../../evidence/runs/variants.ts';
 
 export interface Headline {
   /** What the value line shows: each <Fact> replaced by its value. */

@@ -66,13 +66,16 @@ export const dockerExec = (container: string, command: string[]): string[] => ['
 /** docker exec with the child's stdin open, for a file's content (`tee FILE`). */
 export const dockerExecWithInput = (container: string, command: string[]): string[] => ['docker', 'exec', '--interactive', container, ...command];
 export const dockerContainerImageId = (container: string): string[] => ['docker', 'container', 'inspect', '--format', '{{.Image}}', container];
-/** Each node container's name, whether it runs, and when it (re)started: a node that stopped or restarted during the steps shows here. */
+/**
+ * Each node container's name, whether it runs, when it (re)started, and its addresses on docker's
+ * networks (kind's, for a node): a node that stopped or restarted during the steps shows here.
+ */
 export const dockerContainerStates = (containers: string[]): string[] => [
   'docker',
   'container',
   'inspect',
   '--format',
-  '{{.Name}} {{.State.Running}} {{.State.StartedAt}}',
+  '{{.Name}} {{.State.Running}} {{.State.StartedAt}}{{range .NetworkSettings.Networks}} {{.IPAddress}}{{end}}',
   ...containers,
 ];
 export const dockerCgroupVersion = (): string[] => ['docker', 'info', '--format', '{{.CgroupVersion}}'];

@@ -8,7 +8,7 @@
 // runc, the CNI plugins and the kernel then do the rest, for real. Not stood in
 // for: kindnetd's masquerade agent (pod traffic to addresses outside the pod
 // subnet), which no path of the experiments takes.
-import { DriverError } from '../driver.ts';
+import { DriverError } from '../provider/node-provider.ts';
 import type { Decision, NodeDecisions } from '../provider/stand-in.ts';
 
 export const KINDNET_CONFLIST = '/etc/cni/net.d/10-kindnet.conflist';

@@ -2,10 +2,10 @@
 // that has none of it. A Docker engine (one that answers, or shice's own), kind
 // and crictl built from their Go modules, the Kubernetes binaries (kube/), and,
 // where no registry answers, the node and backend images built locally.
-import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { DriverError, type DriverContext } from '../driver.ts';
-import { runOrThrow } from '../checked-run.ts';
+import { DriverError, type ProviderContext } from '../provider/node-provider.ts';
+import { judged, runOrThrow } from '../checked-run.ts';
+import { runProcess } from '../process.ts';
 import { BUILT_KUBE_BIN_DIR, KUBERNETES_VERSION } from '../kube-bin.ts';
 import { engineEnv, findEngine, startEngine, type Engine } from './engine/engine.ts';
 import { runtimeAdaptation } from './engine/engine.ts';
@@ -30,16 +30,27 @@ export interface Prepared {
   tools: { kind: string; crictl: string };
 }
 
+/** kubelet, kubeadm and the control plane from their module: 18.5 min of a loaded 2-core machine when cold. */
+const KUBE_BUILD_MS = 120 * 60_000;
+
 /** The folders the kind driver puts first on PATH: kind and crictl from kind:prepare, kubectl from kube/. */
 export const KIND_PATH_DIRS: readonly string[] = [KIND_TOOLS_DIR, BUILT_KUBE_BIN_DIR];
 
-export async function prepare(options: PrepareOptions, ctx: DriverContext): Promise<Prepared> {
+export async function prepare(options: PrepareOptions, ctx: ProviderContext): Promise<Prepared> {
   const env = options.env ?? process.env;
   const root = resolve(options.root);
 
   // kubelet, kubeadm and the control plane: the same multi-call binary the lab runs.
-  const build = spawnSync(process.execPath, [join(root, 'scripts/build-kube.ts'), '--quiet-if-current'], { cwd: root, stdio: 'inherit', env });
-  if (build.status !== 0) throw new DriverError(`npm run lab:build failed (exit ${build.status ?? build.signal}): kubelet and kubeadm come from it`);
+  // Its progress as it prints it: a cold build takes a quarter of an hour or more.
+  const build = await runProcess([process.execPath, join(root, 'scripts/build-kube.ts'), '--quiet-if-current'], {
+    cwd: root,
+    env,
+    timeoutMs: KUBE_BUILD_MS,
+    signal: ctx.signal,
+    echo: true,
+  });
+  judged(build, 'build the Kubernetes binaries (npm run lab:build)', KUBE_BUILD_MS, false);
+  if (build.exitCode !== 0) throw new DriverError(`npm run lab:build failed (exit ${build.signal ?? build.exitCode}): kubelet and kubeadm come from it`);
 
   let engine = await findEngine(env);
   let startedEngine = false;

@@ -3,7 +3,7 @@
 // The substitution is declared in the experiment (article.ts), applied to copies of the
 // manifests the capture writes for itself, and recorded with both names.
 import { dump, loadAll } from 'js-yaml';
-import type { Localized } from '../driver.ts';
+import type { Localized } from '../../i18n/run-environment.ts';
 
 /** One substitution as the run made it. */
 export interface Substitution {

@@ -92,11 +92,13 @@ export function parseRuncVersion(stdout: string): string {
   return m[1]!;
 }
 
-/** One node container's state as `docker container inspect --format '{{.Name}} {{.State.Running}} {{.State.StartedAt}}'` prints it. */
+/** One node container's state as commands.ts dockerContainerStates asks `docker container inspect` for it. */
 export interface ContainerState {
   name: string;
   running: boolean;
   startedAt: string;
+  /** Its IPv4 address on its (first) docker network; null when it has none (stopped) or docker did not say. */
+  address: string | null;
 }
 
 export function parseContainerStates(stdout: string): ContainerState[] {
@@ -104,9 +106,15 @@ export function parseContainerStates(stdout: string): ContainerState[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const m = /^\/?(\S+) (true|false) (\S+)$/.exec(line.trim());
-      if (!m) throw new ToolOutputError(`docker container inspect: expected "<name> <running> <startedAt>", got ${JSON.stringify(line.slice(0, 80))}`);
-      return { name: m[1]!, running: m[2] === 'true', startedAt: m[3]! };
+      // A network the container is not attached to (a stopped one) prints an empty address.
+      const m = /^\/?(\S+) (true|false) (\S+)((?: \S*)*)$/.exec(line.trim());
+      if (!m) {
+        throw new ToolOutputError(
+          `docker container inspect: expected "<name> <running> <startedAt>" and its addresses, got ${JSON.stringify(line.slice(0, 80))}`,
+        );
+      }
+      const address = m[4]!.split(' ').find((a) => /^[0-9a-f.:]+$/i.test(a)) ?? null;
+      return { name: m[1]!, running: m[2] === 'true', startedAt: m[3]!, address };
     });
 }
 

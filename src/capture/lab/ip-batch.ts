@@ -4,8 +4,11 @@
 // nested `ip -batch FILE` for that namespace's own ip commands. Starting a
 // process from Node costs this capture 10-20 ms of its event loop; ip forks
 // the same work in about a millisecond each.
-import { DriverError } from '../driver.ts';
-import { runCommand } from './processes.ts';
+import { runJudged } from '../checked-run.ts';
+import { DriverError } from '../provider/node-provider.ts';
+
+/** One batch's bound: a few hundred ip commands take milliseconds; namespaces' deletion waits on the kernel. */
+const BATCH_TIMEOUT_MS = 60_000;
 
 /** ip commands run by one ip process, in order. */
 export interface IpBatch {
@@ -86,7 +89,7 @@ export function batchFailure(batch: IpBatch, stderr: string, nested: ReadonlyMap
 export async function runIpBatch(batch: IpBatch, options: { signal: AbortSignal; nested?: ReadonlyMap<string, IpBatch> }): Promise<string> {
   options.signal.throwIfAborted();
   const argv = batchArgv(batch);
-  const result = await runCommand(argv, { input: batchInput(batch), signal: options.signal });
+  const result = await runJudged(argv, { input: batchInput(batch), timeoutMs: BATCH_TIMEOUT_MS }, `run ${argv.join(' ')}`, { signal: options.signal });
   if (result.exitCode === 0) return result.stdout;
   const failed = batchFailure(batch, result.stderr, options.nested);
   if (failed === null) throw new DriverError(`${argv.join(' ')} exited ${result.exitCode}: ${result.stderr.trim()}`);

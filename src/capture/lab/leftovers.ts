@@ -4,7 +4,7 @@
 // look of a name; a run whose owner is alive is never touched (recover.ts).
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir as osTmpdir } from 'node:os';
-import { DriverError, type ProviderLeftovers } from '../driver.ts';
+import { DriverError, type ProviderLeftovers } from '../provider/node-provider.ts';
 import { runIpBatch } from './ip-batch.ts';
 import { runIdOfNamespace, runNamespacePrefix } from './names.ts';
 import { stopProcess } from '../process.ts';

@@ -47,6 +47,14 @@ export function runFolder(runId: string, base: string = tmpdir()): string {
 }
 
 /**
+ * A lab kubelet's files in its node's state folder: `registered` once its Node exists, `ready` once
+ * it has a podCIDR and reported Ready, `decisions.json` what it decided (kubelet/decisions.ts).
+ */
+export function nodeStateFile(folder: string, node: string, file: 'registered' | 'ready' | 'decisions.json'): string {
+  return join(folder, 'nodes', node, file);
+}
+
+/**
  * Node's compile cache for the health-check servers, kept between runs in the
  * project's gitignored state folder: a server whose TypeScript was stripped
  * once starts in about half the CPU time. It holds no state of any run.

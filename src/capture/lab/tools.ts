@@ -1,10 +1,10 @@
 // What the lab needs from the machine, and the versions its tools report.
 import { release } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { DriverError, PrerequisiteError } from '../driver.ts';
+import { runJudged } from '../checked-run.ts';
+import { DriverError, PrerequisiteError } from '../provider/node-provider.ts';
 import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from '../kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
-import { runCommand } from './processes.ts';
 import { firstLine } from '../process.ts';
 import type { IpvsFacts } from '../host.ts';
 
@@ -109,6 +109,9 @@ export function labUnavailable(env: NodeJS.ProcessEnv = process.env): string | n
   return missingPrerequisite(host, (program) => findProgram(program, host.pathVariable)) ?? kubeBinProblem(bin, missingComponents(bin.dir));
 }
 
+/** A tool asked for its version answers at once; the Kubernetes binaries take a moment to start on two cores. */
+const VERSION_TIMEOUT_MS = 60_000;
+
 const VERSION_COMMANDS: Record<string, string[]> = {
   openssl: ['openssl', 'version'],
   iptables: ['iptables', '--version'],
@@ -137,7 +140,7 @@ export async function labVersions(binDir: string): Promise<Record<string, string
   };
   const entries = await Promise.all(
     Object.entries(commands).map(async ([tool, argv]) => {
-      const result = await runCommand(argv);
+      const result = await runJudged(argv, { timeoutMs: VERSION_TIMEOUT_MS }, `ask ${tool} for its version`);
       const line = firstLine(result.stdout) || firstLine(result.stderr);
       if (result.exitCode !== 0 || line === '') {
         throw new DriverError(`${argv.join(' ')} exited ${result.exitCode} without a version: ${firstLine(result.stderr)}`);

@@ -13,7 +13,7 @@ export interface DriverRun {
   provider: NodeProvider;
   /** How kubectl reaches the API server the nodes' bootstrap started. */
   access: ClusterAccess;
-  /** The run's description of itself, in both languages; never a mode or version it did not report. */
+  /** The run's description of itself, in both languages; never a mode or version it did not report. Asked while the run is up, before down(). */
   describe(run: RunIdentity): RunEnvironment;
   /**
    * What the stand-in decided or read while the run was up (the lab kubelet's node fields,

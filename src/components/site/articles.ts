@@ -4,8 +4,8 @@ import { getCollection, type CollectionEntry } from 'astro:content';
 import type { Lang } from '../../site.config.ts';
 import { buildEditions, seriesNeighbours, type Edition, type Neighbours } from '../../i18n/editions.ts';
 import { articleEvidence } from '../../article/evidence/registry.ts';
-import { measuredRuns } from '../../evidence/article/environments.ts';
-import type { RunRef } from '../../evidence/article/variants.ts';
+import { measuredRuns } from '../../evidence/runs/environments.ts';
+import type { RunRef } from '../../evidence/runs/variants.ts';
 
 export type ArticleEntry = CollectionEntry<'articles'>;
 export type ArticleEdition = Edition<ArticleEntry>;

@@ -9,7 +9,7 @@ import { lastUpdated } from '../../i18n/dates.ts';
 import { fill, ui } from '../../i18n/ui.ts';
 import { articlePath, homePath } from '../../i18n/urls.ts';
 import { articleEvidence } from '../../article/evidence/registry.ts';
-import { measuredRuns } from '../../evidence/article/environments.ts';
+import { measuredRuns } from '../../evidence/runs/environments.ts';
 import { loadEditions } from './articles.ts';
 
 /** The days the article's runs were measured, every environment and variant (none for a draft). */

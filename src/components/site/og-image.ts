@@ -7,7 +7,7 @@ import { ui } from '../../i18n/ui.ts';
 import { articlePath } from '../../i18n/urls.ts';
 import { titlePhrases } from '../../i18n/phrases.ts';
 import { articleEvidence } from '../../article/evidence/registry.ts';
-import { evidenceOfRun } from '../../evidence/article/variants.ts';
+import { evidenceOfRun } from '../../evidence/runs/variants.ts';
 import { headlinesOf } from '../../article/render/headlines.ts';
 import { cardAlt, cardSvg, type CardText } from '../../og/card.ts';
 import { cardPng } from '../../og/render.ts';

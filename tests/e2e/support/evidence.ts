@@ -11,7 +11,7 @@ import { withRunFacts } from '../../../src/evidence/run-facts.ts';
 import { renderLine, type Lang } from '../../../src/evidence/template.ts';
 import { choosePlurals } from '../../../src/article/render/plural.ts';
 import { article074, experiment074 } from '../../support/articles.ts';
-import { linesOfVariant } from '../../../src/evidence/article/variants.ts';
+import { linesOfVariant } from '../../../src/evidence/runs/variants.ts';
 import { environmentFolder, environmentsOf } from '../../../src/experiment/environments.ts';
 import type { EnvironmentName } from '../../../src/experiment/types.ts';
 

@@ -6,13 +6,12 @@
 // daemon, its images outlive a clone, and it writes no iptables rules into the
 // host's root namespace. Only that daemon is ever stopped, and stopping it
 // removes what it added to the host and restores what it changed there.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PrerequisiteError } from '../../driver.ts';
+import { PrerequisiteError } from '../../provider/node-provider.ts';
 import { processStartTime, stillRunning } from '../../process-identity.ts';
-import { runTool, sleep } from '../../process.ts';
+import { DaemonError, runTool, sleep, startDaemon, type Daemon } from '../../process.ts';
 import { parseDockerVersion } from '../tool-output.ts';
 import { MACHINE_CACHE } from '../../machine-cache.ts';
 import { changeText, readSysctls, restoreSysctls, routeChanges, routeLines, type HostNetwork, type Sysctls } from './host-state.ts';
@@ -249,17 +248,19 @@ export async function startEngine(log: (line: string) => void, env: NodeJS.Proce
   const network = await readHostNetwork(env);
   if (readMachineBaseline(paths) === null) writeJsonAtomically(paths.baseline, { recordedAt: new Date().toISOString(), ...network });
   const before = { docker0: linkExists('docker0'), sysctls: network.sysctls, routes: network.routes };
-  const argv = dockerdArgv(paths, adaptation);
-  const out = openSync(paths.log, 'a');
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', out, out], env });
-  closeSync(out);
-  const pid = child.pid;
-  if (pid === undefined) throw new PrerequisiteError(`dockerd did not start: see ${paths.log}`);
+  let daemon: Daemon;
+  try {
+    // Detached, its output appended to the log: it outlives this process, as a daemon does.
+    daemon = await startDaemon('dockerd', dockerdArgv(paths, adaptation), paths.log, { env });
+  } catch (error) {
+    if (error instanceof DaemonError) throw new PrerequisiteError(`dockerd did not start: see ${paths.log}`);
+    throw error;
+  }
+  const { pid } = daemon;
   let exited: string | null = null;
-  child.on('exit', (code, signal) => {
+  void daemon.ended.then(({ code, signal }) => {
     exited = signal ?? `exit ${code}`;
   });
-  child.unref();
   const record: EngineRecord = { pid, startTime: processStartTime(pid), socket: paths.socket, startedAt: new Date().toISOString(), adaptation, before };
   writeJsonAtomically(paths.record, record);
   log(`kind:prepare: started shice's own dockerd (pid ${pid}, data root ${paths.dataRoot}, log ${paths.log})`);

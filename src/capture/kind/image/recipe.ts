@@ -2,7 +2,8 @@
 // be reached: kind's node image for Kubernetes v1.37.2, the images kubeadm
 // expects to find preloaded in it, and the backend image an experiment's pods
 // run instead of one it cannot pull. Pure: file texts and package lists are
-// handed in, names, texts and stamps come out. The I/O is in build.ts.
+// handed in, names, texts and stamps come out. The I/O is in build.ts and the
+// builders beside it.
 import { createHash } from 'node:crypto';
 
 /** kind, built from its Go module at the newest version the module proxy served (2026-12-03). */

@@ -167,6 +167,26 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
   return decisions;
 }
 
+/** The images the node's pods named, each once, in the order met: the lab ran Debian's nginx in their place. */
+export function imagesReplaced(pods: readonly PodObservation[]): string[] {
+  return [...new Set(pods.map((pod) => pod.image))];
+}
+
+/** What a node's decisions.json says the lab kubelet wrote: its decisions, and the images it ran Debian's nginx in place of. */
+export interface NodeReport extends NodeDecisions {
+  imagesReplaced: string[];
+}
+
+/** The images a node's decisions.json names as replaced; a file without that list is one line naming the file and the field. */
+export function readImagesReplaced(file: string): string[] {
+  const report = readNodeDecisions(file) as Partial<NodeReport>;
+  const images = report.imagesReplaced;
+  if (!Array.isArray(images) || images.some((image) => typeof image !== 'string')) {
+    throw new Error(`${file}: field imagesReplaced: expected a list of image names`);
+  }
+  return images;
+}
+
 /** Reads a node's decisions.json; a malformed one is one line naming the file and the field. */
 export function readNodeDecisions(file: string): NodeDecisions {
   let parsed: unknown;

@@ -8,21 +8,26 @@
 //   node src/capture/lab/kubelet/main.ts --node NAME --ip IP --role ROLE
 //     --kubeconfig FILE --kindnet-kubeconfig FILE --state DIR --run-folder DIR --netns-prefix PREFIX
 //     --cni-bin DIR --ready FILE [--join-after FILE]
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { arch, release } from 'node:os';
-import { dirname, join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runJudged, runOrThrow } from '../../checked-run.ts';
+import { startDaemon } from '../../process.ts';
+import { DriverError } from '../../provider/node-provider.ts';
 import { ApiClient, keepWatching, readKubeconfig } from './api.ts';
 import { systemClock } from './clock.ts';
-import { standInDecisions } from './decisions.ts';
+import { imagesReplaced, standInDecisions } from './decisions.ts';
 import { Kindnet } from './kindnet.ts';
 import { nodeResources, readMachineCapacity } from './machine.ts';
 import { NodeAgent } from './node-agent.ts';
-import { LabRuntime, type Exit, type RuntimeIO, type WhatRan } from './runtime.ts';
+import { LabRuntime, type RuntimeIO, type WhatRan } from './runtime.ts';
 
-const run = promisify(execFile);
+/** A command of the node (ip, dpkg-query, nginx -v): local and quick, bounded all the same. */
+const COMMAND_TIMEOUT_MS = 30_000;
+/** One CNI plugin call: ptp and host-local set up a veth, an address and routes. */
+const CNI_TIMEOUT_MS = 60_000;
 const { values: args } = parseArgs({
   options: {
     node: { type: 'string' },
@@ -60,22 +65,21 @@ const api = new ApiClient(readKubeconfig(args.kubeconfig as string));
 /** kindnetd's own identity: it lists every node, which a node may not. */
 const kindnetApi = new ApiClient(readKubeconfig(args['kindnet-kubeconfig'] as string));
 
+/** A CNI plugin's answer: its result on stdout, or its error (the CNI spec's error JSON is on stdout too). */
+async function runCniPlugin(path: string, env: Record<string, string>, stdin: string): Promise<string> {
+  const what = `run the CNI plugin ${basename(path)} (${env.CNI_COMMAND})`;
+  const run = await runJudged([path], { env: { ...process.env, ...env }, input: stdin, timeoutMs: CNI_TIMEOUT_MS }, what);
+  if (run.exitCode !== 0) throw new DriverError(`CNI ${path} ${env.CNI_COMMAND}: ${run.stdout.trim() || run.stderr.trim() || `exit ${run.exitCode}`}`);
+  return run.stdout;
+}
+
 const runtimeIO: RuntimeIO = {
-  run: (argv) => run(argv[0] as string, argv.slice(1)),
-  cniPlugin: (path, env, stdin) =>
-    new Promise((resolve, reject) => {
-      const child = execFile(path, [], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`CNI ${path} ${env.CNI_COMMAND}: ${stdout.trim() || stderr.trim() || error.message}`));
-        else resolve(stdout);
-      });
-      child.stdin?.end(stdin);
-    }),
-  spawn: (argv, logFile) => {
+  run: (argv) => runOrThrow(argv, { timeoutMs: COMMAND_TIMEOUT_MS }, `run ${argv[0]}`),
+  cniPlugin: runCniPlugin,
+  spawn: async (argv, logFile) => {
     mkdirSync(dirname(logFile), { recursive: true });
-    const fd = openSync(logFile, 'a');
-    const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', fd, fd] });
-    const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    return { pid: child.pid ?? null, exited };
+    const container = await startDaemon(`container of ${basename(dirname(logFile))}`, argv, logFile);
+    return { pid: container.pid, exited: container.ended };
   },
   kill: (pid, signal) => process.kill(pid, signal),
   writeFile,
@@ -107,7 +111,8 @@ const runtime = new LabRuntime({
 let whatRan: WhatRan | null = null;
 const writeDecisions = () => {
   const decisions = standInDecisions({ capacity, mtu: kindnet.mtu, whatRan, pods: agent.podsSeen, stops: agent.stops });
-  writeFile(join(STATE, 'decisions.json'), `${JSON.stringify({ node: NODE, decisions }, null, 2)}\n`);
+  const report = { node: NODE, decisions, imagesReplaced: imagesReplaced(agent.podsSeen) };
+  writeFile(join(STATE, 'decisions.json'), `${JSON.stringify(report, null, 2)}\n`);
 };
 const agent: NodeAgent = new NodeAgent({
   node: {

@@ -33,6 +33,7 @@ export interface PodObservation {
   pod: string;
   hostname: string;
   probe: ReadinessProbe | null;
+  /** The image the pod's spec names: what the lab ran in its place is the runtime's whatRan. */
   image: string;
 }
 
@@ -281,13 +282,14 @@ export class NodeAgent {
     const configMaps = new Map<string, Json>();
     for (const name of configMapNames(object))
       configMaps.set(name, await this.api.must('GET', `/api/v1/namespaces/${enc(ref.namespace)}/configmaps/${enc(name)}`));
-    const process = this.runtime.startContainer(ref, pod.sandbox, hostname, configMapFiles(object, container, configMaps));
+    const process = await this.runtime.startContainer(ref, pod.sandbox, hostname, configMapFiles(object, container, configMaps));
     pod.process = process;
     const containerStartedAt = this.clock.now();
     pod.running = { running: { startedAt: containerStartedAt.toISOString() } };
     void process.exited.then((exit) => this.onContainerExit(pod, exit));
+    const declaredImage = pod.image;
     pod.image = whatRanImage(await this.runtime.whatRan());
-    this.podsSeen.push({ pod: key, hostname, probe, image: pod.image });
+    this.podsSeen.push({ pod: key, hostname, probe, image: declaredImage });
     this.io.decided();
     this.io.log(`pod ${key}: nginx pid ${process.pid}`);
     await this.patchStatus(pod, { phase: 'Running', podIP: pod.sandbox.ip, ready: false, state: pod.running });

@@ -26,12 +26,12 @@ export interface ContainerProcess {
 }
 
 export interface RuntimeIO {
-  /** Runs a command to its end; rejects when it fails. */
+  /** Runs a command to its end, under a time limit; rejects when it fails. */
   run(argv: string[]): Promise<{ stdout: string; stderr: string }>;
-  /** Runs one CNI plugin with `stdin` and the CNI_* variables; resolves with its stdout. */
+  /** Runs one CNI plugin with `stdin` and the CNI_* variables, under a time limit; resolves with its stdout. */
   cniPlugin(path: string, env: Record<string, string>, stdin: string): Promise<string>;
-  /** Starts a long-running process, its output appended to `logFile`. */
-  spawn(argv: string[], logFile: string): ContainerProcess;
+  /** Starts a long-running process, its output appended to `logFile`; rejects when it cannot start. */
+  spawn(argv: string[], logFile: string): Promise<ContainerProcess>;
   kill(pid: number, signal: string): void;
   /** Writes a file, making its folder first. */
   writeFile(path: string, content: string): void;
@@ -158,7 +158,7 @@ export class LabRuntime {
   }
 
   /** The container's files (the ConfigMap files at their mount paths, nginx's main config) and its process. */
-  startContainer(pod: PodRef, sandbox: Sandbox, hostname: string, files: ContainerFile[]): ContainerProcess {
+  startContainer(pod: PodRef, sandbox: Sandbox, hostname: string, files: ContainerFile[]): Promise<ContainerProcess> {
     const paths = nginxPaths(this.runFolder, pod);
     for (const file of files) this.io.writeFile(join(paths.rootfs, file.containerPath), file.content);
     this.io.writeFile(paths.config, nginxMainConfig(paths));

@@ -1,0 +1,166 @@
+// The node image a run uses, and what follows from it where no registry answers:
+// --image when given; kind's official image where a registry answers; else the
+// one kind:prepare built, whose lack of kindnetd and CoreDNS the cluster config
+// accounts for. With the local image, the kindnetd stand-in writes kindnetd's
+// part once the nodes have their podCIDRs, and the experiment's declared image
+// substitutes are loaded and named in copies of the manifests. --load-images
+// loads the manifests' images from the local docker.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { StandInDecision } from '../../evidence/schema.ts';
+import { parseNodeList, type KubeNode } from '../kubectl/topology.ts';
+import { seconds, sleep } from '../process.ts';
+import { DriverError, PrerequisiteError, type ProviderContext } from '../provider/node-provider.ts';
+import { mergeNodeDecisions, type NodeDecisions } from '../provider/stand-in.ts';
+import * as cmd from './commands.ts';
+import { readImagesRecord } from './image/build.ts';
+import { standInForKindnetd } from './kindnet-stand-in.ts';
+import { KIND_MARKS } from './phases.ts';
+import type { KindOptions, KindScope } from './settings.ts';
+import { substituteImages, type Substitution } from './substitutes.ts';
+
+export class NodeImagePath {
+  /** What the kindnetd stand-in wrote on each node (none when kindnetd ran). */
+  private standInWritten: NodeDecisions[] = [];
+  /** Manifest -> the copy with substituted images that kubectl applies. */
+  private readonly manifestCopies = new Map<string, string>();
+
+  private readonly scope: KindScope;
+
+  constructor(scope: KindScope) {
+    this.scope = scope;
+  }
+
+  /** Chooses the node image (and what follows from it) into the run's state. */
+  async choose(host: NonNullable<KindOptions['host']>): Promise<void> {
+    const { state, tools, options, experiment } = this.scope;
+    state.chosen = true;
+    const record = readImagesRecord();
+    const present = async (image: string) => (await tools.run(cmd.dockerImageInspect(image), { what: `inspect image ${image}`, check: 'none' })).exitCode === 0;
+    if (options.image) {
+      const local = record?.node.name === options.image ? record.node : null;
+      state.nodeImage = { name: options.image, source: 'option', local };
+    } else if (await host.registryReachable()) {
+      state.nodeImage = { name: null, source: 'official', local: null };
+    } else if (record && (await present(record.node.name))) {
+      state.nodeImage = { name: record.node.name, source: 'local', local: record.node };
+    } else {
+      throw new PrerequisiteError(
+        'kind driver: no container registry answers and there is no local node image: run npm run kind:prepare (it builds one), or pass --image',
+      );
+    }
+    const cgroup = await tools.run(cmd.dockerCgroupVersion(), { what: "read docker's cgroup version", check: 'none' });
+    const local = state.nodeImage.local !== null;
+    state.setup = { cniStandIn: local, withoutCoreDNS: local, cgroupV1: cgroup.exitCode === 0 && cgroup.stdout.trim() === '1' };
+    state.substitutions = [];
+    if (!local || !experiment.imageSubstitutes) return;
+    for (const sub of experiment.imageSubstitutes) {
+      const built = record?.backends[sub.recipe];
+      if (!built || !(await present(built.name))) {
+        throw new PrerequisiteError(
+          `kind driver: article.ts experiment.imageSubstitutes: ${sub.image} is to run as kind:prepare's ${sub.recipe}, which is not built: run npm run kind:prepare`,
+        );
+      }
+      const what = Object.entries(built.inputs)
+        .filter(([k]) => k !== 'debian')
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      state.substitutions.push({
+        image: sub.image,
+        ranInstead: built.name,
+        what: `Debian ${built.inputs.debian ?? ''} ${what}`.replace(/\s+/g, ' ').trim(),
+        note: sub.note,
+      });
+    }
+  }
+
+  /** The argvs of the loads up() runs after the create, for the plan. */
+  planLoads(images: string[]): string[][] {
+    const { target, state, options } = this.scope;
+    const loads = state.substitutions.map((sub) => cmd.kindLoadImage(target, sub.ranInstead));
+    if (options.loadImages) for (const image of images) loads.push(cmd.dockerImageInspect(image), cmd.kindLoadImage(target, image));
+    return loads;
+  }
+
+  /** Once the cluster exists: the stand-in, the substitutes, --load-images. */
+  async prepareNodes(images: string[], ctx: ProviderContext): Promise<void> {
+    const { state, options } = this.scope;
+    if (state.setup.cniStandIn) await this.standInForKindnetd(ctx);
+    if (state.substitutions.length > 0) await this.substitute(state.substitutions, ctx);
+    if (options.loadImages) await this.loadImages(images, ctx);
+  }
+
+  /** The file `kubectl apply` reads for a manifest: its copy with substituted images, else the article's own. */
+  manifestFile(manifest: string): string {
+    return this.manifestCopies.get(manifest) ?? resolve(this.scope.options.articleDir, manifest);
+  }
+
+  /** What the kindnetd stand-in wrote and read on each node, merged: run.yaml's environment.standIn (none when kindnetd ran). */
+  standInDecisions(): StandInDecision[] {
+    return mergeNodeDecisions(this.standInWritten);
+  }
+
+  /** Once every node has its podCIDR, what kindnetd would write and program on each (kindnet-stand-in.ts). */
+  private async standInForKindnetd(ctx: ProviderContext): Promise<void> {
+    const { target, tools, timeouts, experiment } = this.scope;
+    ctx.log(`${KIND_MARKS.standIn}, then writing kindnetd's part on each (the stand-in)`);
+    const deadline = performance.now() + timeouts.podCidrsMs;
+    let nodes: KubeNode[] = [];
+    for (;;) {
+      const listed = await tools.run(cmd.kubectlGetNodes(target), { what: 'read the nodes', check: 'exit', ctx });
+      try {
+        if (listed.exitCode === 0) nodes = parseNodeList(listed.stdout);
+      } catch {
+        nodes = []; // a node without its podCIDR yet
+      }
+      if (nodes.length === experiment.cluster.nodes.length) break;
+      if (performance.now() > deadline)
+        throw new DriverError(`the nodes of "${target.cluster}" were not all given a podCIDR within ${seconds(timeouts.podCidrsMs)}`);
+      try {
+        await sleep(timeouts.pollMs, ctx.signal);
+      } catch {
+        throw new DriverError("interrupted while waiting for the nodes' podCIDRs");
+      }
+    }
+    this.standInWritten = await standInForKindnetd(
+      nodes.map((n) => ({ container: n.k8sName, internalIP: n.internalIP, podCIDR: n.podCIDR })),
+      async (container, argv, what, input) => {
+        const exec = input === undefined ? cmd.dockerExec(container, argv) : cmd.dockerExecWithInput(container, argv);
+        return (await tools.run(exec, { what, timeoutMs: timeouts.execMs, ctx, ...(input === undefined ? {} : { input }) })).stdout;
+      },
+    );
+  }
+
+  /** Loads each declared substitute into the nodes and writes the manifests' copies that name it. */
+  private async substitute(substitutions: Substitution[], ctx: ProviderContext): Promise<void> {
+    const { target, tools, timeouts, stateDir, experiment, options } = this.scope;
+    const map = new Map(substitutions.map((s) => [s.image, s.ranInstead]));
+    for (const sub of substitutions) {
+      ctx.log(`loading ${sub.ranInstead} into the nodes of "${target.cluster}", to run in place of ${sub.image} (no registry answers)`);
+      await tools.run(cmd.kindLoadImage(target, sub.ranInstead), { what: `load ${sub.ranInstead} into the nodes`, timeoutMs: timeouts.loadMs, ctx });
+    }
+    const dir = join(stateDir, `${target.cluster}.manifests`);
+    await mkdir(dir, { recursive: true });
+    for (const manifest of experiment.manifests) {
+      const text = await readFile(resolve(options.articleDir, manifest), 'utf8');
+      const copy = substituteImages(text, map, manifest);
+      if (copy.replaced === 0) continue;
+      const file = join(dir, manifest.replace(/[\\/]/g, '_'));
+      await writeFile(file, copy.text);
+      this.manifestCopies.set(manifest, file);
+    }
+  }
+
+  private async loadImages(images: string[], ctx: ProviderContext): Promise<void> {
+    const { target, tools, timeouts } = this.scope;
+    for (const image of images) {
+      const present = await tools.run(cmd.dockerImageInspect(image), { what: `inspect image ${image}`, check: 'exit', ctx });
+      if (present.exitCode !== 0) {
+        ctx.log(`pulling ${image} into the local docker`);
+        await tools.run(cmd.dockerPull(image), { what: `pull ${image}`, timeoutMs: timeouts.loadMs, ctx });
+      }
+      ctx.log(`loading ${image} into the nodes of "${target.cluster}"`);
+      await tools.run(cmd.kindLoadImage(target, image), { what: `load ${image} into the nodes`, timeoutMs: timeouts.loadMs, ctx });
+    }
+  }
+}
