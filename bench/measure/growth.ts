@@ -31,7 +31,7 @@ export const GROWTH_BUILDS = 2;
 
 type Site = 'evidence' | 'floor';
 
-interface SizeRun {
+export interface SizeRun {
   n: number;
   project: TempProject | null;
   builds: BuildResult[];
@@ -44,11 +44,23 @@ async function floorSources(root: string, slug: string): Promise<Map<string, str
   return new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.text)]));
 }
 
-export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
-  const slug = ctx.args.article;
+export interface GrowthSeries {
+  /** Per size, in the order asked: the evidence site's builds, or why it has none. */
+  evidence: SizeRun[];
+  /** Per size: its floor's. */
+  floor: SizeRun[];
+}
+
+/**
+ * The growth series without its figures: an evidence site and its floor for each of `sizes`,
+ * generated in temporary copies of the project, each built `rounds` times, cold, interleaved
+ * (measureGrowth: GROWTH_BUILDS). A site that could not be generated or built has its reason
+ * in `failure`; the copies are removed before it returns, however it ends.
+ */
+export async function growthSeries(ctx: BenchContext, slug: string, sizes: readonly number[], rounds = GROWTH_BUILDS): Promise<GrowthSeries> {
   const sites: Record<Site, Map<number, SizeRun>> = {
-    evidence: new Map(ctx.args.sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
-    floor: new Map(ctx.args.sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
+    evidence: new Map(sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
+    floor: new Map(sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
   };
   const all = () => [...sites.evidence.values(), ...sites.floor.values()];
   const removeAll = async () => {
@@ -63,7 +75,7 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
     } catch (error) {
       floorFailure = errorMessage(error);
     }
-    for (const n of ctx.args.sizes) {
+    for (const n of sizes) {
       for (const site of ['evidence', 'floor'] as const) {
         if (ctx.cancelSignal.aborted) break;
         const run = sites[site].get(n)!;
@@ -84,7 +96,7 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
         }
       }
     }
-    const order = interleavedOrder(ctx.args.sizes, GROWTH_BUILDS).flatMap((n, i): Array<[Site, number]> =>
+    const order = interleavedOrder(sizes, rounds).flatMap((n, i): Array<[Site, number]> =>
       i % 2 === 0
         ? [
             ['evidence', n],
@@ -116,11 +128,14 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
     ctx.cleanups.delete(removeAll);
     await removeAll();
   }
+  return { evidence: sizes.map((n) => sites.evidence.get(n)!), floor: sizes.map((n) => sites.floor.get(n)!) };
+}
+
+export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
+  const slug = ctx.args.article;
+  const series = await growthSeries(ctx, slug, ctx.args.sizes);
   return [
-    ...growthFigures(
-      ctx.args.sizes.map((n) => sites.evidence.get(n)!),
-      ctx.args.sizes.map((n) => sites.floor.get(n)!),
-    ),
+    ...growthFigures(series.evidence, series.floor),
     // Interrupted: no more builds (the run writes no result anyway).
     ogCardFigure(OG_ARTICLES, ctx.cancelSignal.aborted ? { with: [], without: [], failure: 'interrupted' } : await ogCardBuilds(ctx, slug)),
   ];
