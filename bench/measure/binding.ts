@@ -163,6 +163,7 @@ export async function measureBinding(ctx: BenchContext): Promise<Figure[]> {
                 const builds: Record<Site, BuildResult[]> = { plain: [], evidence: [], unhighlighted: [] };
                 const summaries: Partial<Record<Site, Map<string, ArticleSummary>>> = {};
                 for (const [i, site] of ORDER.entries()) {
+                  if (ctx.cancelSignal.aborted) throw new Error('interrupted');
                   builds[site].push(
                     await ctx.progress.task(`build ${i + 1} of ${ORDER.length}: ${site} site, ${n} articles (${pages} article pages)`, () =>
                       astroBuild(projects[site].dir, { config: BENCH_CONFIG, ...build }),

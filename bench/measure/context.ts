@@ -29,6 +29,12 @@ export async function withTemporary<T extends { remove(): Promise<void> }, R>(
   }
 }
 
+/** The first line of what went wrong, for a figure's one-line reason: never empty (an error without a message is named by its kind). */
 export function errorMessage(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  const text = error instanceof Error ? error.message : String(error);
+  const first = text
+    .split('\n')
+    .find((line) => line.trim() !== '')
+    ?.trim();
+  return first ?? (error instanceof Error ? `${error.name} without a message` : 'an empty error');
 }

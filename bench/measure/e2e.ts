@@ -21,6 +21,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** SIGTERM to what is left of a process group (its leader is gone); none left is fine. */
+function stopGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
 /** The suite runs for minutes on a 2-core machine (one worker): its own, longer limit. */
 const e2eTimeoutSeconds = (buildTimeoutSeconds: number) => Math.max(600, buildTimeoutSeconds * 2);
 
@@ -32,16 +41,23 @@ export async function measureE2e(ctx: BenchContext): Promise<Figure[]> {
     const port = await freePort();
     const before = sampleMachine();
     const started = performance.now();
-    const run = await ctx.progress.task(`browser check: playwright test on port ${port}`, () =>
-      execa(process.execPath, [cli, 'test'], {
+    const run = await ctx.progress.task(`browser check: playwright test on port ${port}`, async () => {
+      // A process group of its own: stopped (interrupt, timeout), Playwright leaves its preview server and browsers running.
+      const child = execa(process.execPath, [cli, 'test'], {
         cwd: ctx.root,
         env: { ...process.env, SHICE_E2E_PORT: String(port) },
         cancelSignal: ctx.cancelSignal,
         timeout: e2eTimeoutSeconds(ctx.args.buildTimeoutSeconds) * 1000,
+        detached: true,
+        // As Ctrl-C would stop it: Playwright then stops its preview server (its own process group) itself.
+        killSignal: 'SIGINT',
         all: true,
         reject: false,
-      }),
-    );
+      });
+      const result = await child;
+      if ((result.isCanceled || result.timedOut) && child.pid !== undefined) stopGroup(child.pid);
+      return result;
+    });
     const seconds = (performance.now() - started) / 1000;
     // The suite's processes (Playwright, the preview server, Chromium), as they are reaped.
     const cost = buildCost(before, sampleMachine());

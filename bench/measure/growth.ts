@@ -31,7 +31,7 @@ export const GROWTH_BUILDS = 2;
 
 type Site = 'evidence' | 'floor';
 
-interface SizeRun {
+export interface SizeRun {
   n: number;
   project: TempProject | null;
   builds: BuildResult[];
@@ -44,11 +44,23 @@ async function floorSources(root: string, slug: string): Promise<Map<string, str
   return new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.text)]));
 }
 
-export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
-  const slug = ctx.args.article;
+export interface GrowthSeries {
+  /** Per size, in the order asked: the evidence site's builds, or why it has none. */
+  evidence: SizeRun[];
+  /** Per size: its floor's. */
+  floor: SizeRun[];
+}
+
+/**
+ * The growth series without its figures: an evidence site and its floor for each of `sizes`,
+ * generated in temporary copies of the project, each built `rounds` times, cold, interleaved
+ * (measureGrowth: GROWTH_BUILDS). A site that could not be generated or built has its reason
+ * in `failure`; the copies are removed before it returns, however it ends.
+ */
+export async function growthSeries(ctx: BenchContext, slug: string, sizes: readonly number[], rounds = GROWTH_BUILDS): Promise<GrowthSeries> {
   const sites: Record<Site, Map<number, SizeRun>> = {
-    evidence: new Map(ctx.args.sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
-    floor: new Map(ctx.args.sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
+    evidence: new Map(sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
+    floor: new Map(sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
   };
   const all = () => [...sites.evidence.values(), ...sites.floor.values()];
   const removeAll = async () => {
@@ -63,8 +75,9 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
     } catch (error) {
       floorFailure = errorMessage(error);
     }
-    for (const n of ctx.args.sizes) {
+    for (const n of sizes) {
       for (const site of ['evidence', 'floor'] as const) {
+        if (ctx.cancelSignal.aborted) break;
         const run = sites[site].get(n)!;
         if (site === 'floor' && floorMdx === null) {
           run.failure = floorFailure;
@@ -83,7 +96,7 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
         }
       }
     }
-    const order = interleavedOrder(ctx.args.sizes, GROWTH_BUILDS).flatMap((n, i): Array<[Site, number]> =>
+    const order = interleavedOrder(sizes, rounds).flatMap((n, i): Array<[Site, number]> =>
       i % 2 === 0
         ? [
             ['evidence', n],
@@ -95,6 +108,7 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
           ],
     );
     for (const [i, [site, n]] of order.entries()) {
+      if (ctx.cancelSignal.aborted) break;
       const run = sites[site].get(n)!;
       if (!run.project || run.failure) continue;
       const pages = n * LANGS.length;
@@ -114,12 +128,16 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
     ctx.cleanups.delete(removeAll);
     await removeAll();
   }
+  return { evidence: sizes.map((n) => sites.evidence.get(n)!), floor: sizes.map((n) => sites.floor.get(n)!) };
+}
+
+export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
+  const slug = ctx.args.article;
+  const series = await growthSeries(ctx, slug, ctx.args.sizes);
   return [
-    ...growthFigures(
-      ctx.args.sizes.map((n) => sites.evidence.get(n)!),
-      ctx.args.sizes.map((n) => sites.floor.get(n)!),
-    ),
-    ogCardFigure(OG_ARTICLES, await ogCardBuilds(ctx, slug)),
+    ...growthFigures(series.evidence, series.floor),
+    // Interrupted: no more builds (the run writes no result anyway).
+    ogCardFigure(OG_ARTICLES, ctx.cancelSignal.aborted ? { with: [], without: [], failure: 'interrupted' } : await ogCardBuilds(ctx, slug)),
   ];
 }
 
@@ -154,6 +172,7 @@ async function ogCardBuilds(ctx: BenchContext, slug: string): Promise<OgCardBuil
           () => create('without'),
           async (withoutCards) => {
             for (const [i, site] of OG_ORDER.entries()) {
+              if (ctx.cancelSignal.aborted) throw new Error('interrupted');
               const dir = (site === 'with' ? withCards : withoutCards).dir;
               builds[site].push(
                 await ctx.progress.task(`Open Graph cards: build ${i + 1} of ${OG_ORDER.length}, evidence site ${site} them, ${OG_ARTICLES} articles`, () =>
@@ -330,7 +349,7 @@ function floorFigures(wallFit: LineFit | null, cpuFit: LineFit | null, floorRuns
   const floorCpu = cpu.length >= 2 ? leastSquares(cpu) : null;
   const figures = [
     measured(floor, ms(floorWall), {
-      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; pages of the article's prose and markdown without its components, no run records`,
+      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; the article's and its evidence pages' prose and markdown without their components, no run records`,
       details: { points: wall, cpuPoints: cpu, slopeSecondsPerPage: floorWall.slope, cpuSlopeSecondsPerPage: floorCpu?.slope ?? null, r2: floorWall.r2 },
     }),
   ];

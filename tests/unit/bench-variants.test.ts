@@ -24,6 +24,7 @@ import { firstDifference, summarizeArticle } from '../../bench/fidelity.ts';
 import { createProgress, formatClock } from '../../bench/progress.ts';
 import { buildEnvironment } from '../../bench/site/astro-build.ts';
 import { failureLine } from '../../bench/failure-line.ts';
+import { errorMessage } from '../../bench/measure/context.ts';
 
 /** Loads the generated wrapper over a stand-in astro.config.mjs, as Astro would. */
 async function loadConfig(variant: Variant, integrations: string[]): Promise<{ integrations: Array<{ name: string }>; site: string }> {
@@ -200,4 +201,35 @@ test('a failed build or capture is named by the error it logged, not by its last
   ].join('\n');
   assert.equal(failureLine(crash), "SyntaxError: The requested module '../kubectl/topology.ts' does not provide an export named 'nodesWithoutLabel'");
   assert.equal(failureLine('capture: 074: preflight failed\n\nNode.js v24.21.0\n'), 'capture: 074: preflight failed');
+});
+
+test('a build Vite stopped is named by the reason under its "Build failed" line, with the file it names', () => {
+  // An astro build of a copy whose zh.mdx ends in a broken tag, as Astro 7 printed it (2026-12-05).
+  const output = [
+    '13:14:30 [build] Building static entrypoints...',
+    '13:14:31 [ERROR] [vite] ✗ Build failed in 988ms',
+    '182:1: Unexpected character after `<`, expected a valid JSX tag (note: to create a link in MDX, use `[text](url)`) (mdx-jsx:unexpected-character)',
+    '  Location:',
+    '    /tmp/shice-bench-evidence-x/content/articles/x-b0001/zh.mdx:182:1',
+    '  Stack trace:',
+    '    at TransformPluginContextImpl.handler (file:///p/node_modules/@astrojs/mdx/dist/vite-plugin-mdx.js:64:17)',
+  ].join('\n');
+  assert.equal(
+    failureLine(output),
+    'Build failed in 988ms: 182:1: Unexpected character after `<`, expected a valid JSX tag (note: to create a link in MDX, use `[text](url)`) (mdx-jsx:unexpected-character) (/tmp/shice-bench-evidence-x/content/articles/x-b0001/zh.mdx:182:1)',
+  );
+  // An [ERROR] line with nothing after its tags: the line under it.
+  assert.equal(failureLine('12:00:00 [ERROR] [build]\n  Cannot find module x\n  Stack trace:\n    at y\n'), 'Cannot find module x');
+  // Nothing under it either: what it said, never an empty line.
+  assert.equal(failureLine('12:00:00 [ERROR] [vite] ✗ Build failed in 2.1s\n'), '✗ Build failed in 2.1s');
+  assert.notEqual(failureLine('12:00:00 [ERROR] [build]\n  Stack trace:\n    at y\n'), '');
+});
+
+test("a figure's reason is the error's first line with words in it, never an empty one", () => {
+  assert.equal(errorMessage(new Error('astro build in /t failed (exit 1): Error: x\ntail')), 'astro build in /t failed (exit 1): Error: x');
+  assert.equal(errorMessage(new Error('\n  the reason\nmore')), 'the reason');
+  assert.equal(errorMessage(new Error('')), 'Error without a message');
+  assert.equal(errorMessage(new TypeError('\n')), 'TypeError without a message');
+  assert.equal(errorMessage(''), 'an empty error');
+  assert.equal(errorMessage('plain'), 'plain');
 });
