@@ -26,6 +26,8 @@ const experiment: Experiment = {
   imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
   // Measured on a real kind cluster (the headline: the system the article is about) and in the namespace lab.
   environments: ['kind', 'lab'],
+  // Measured on four minors; the newest is the headline, the others are checked from their committed runs.
+  kubernetes: ['v1.37', 'v1.36', 'v1.35', 'v1.34'],
   manifests: ['manifests/backend.yaml', 'manifests/services.yaml'],
   client: 'control-plane',
   steps: [
