@@ -7,6 +7,9 @@ import { expect, test } from '@playwright/test';
 import { articlePathOf, runDayOf, runRecordPathsOf, writtenArticles } from './support/articles.ts';
 import { committedSnapshots, deriveRuns, HEADLINE_074, SLUG, type DerivedEvidence, type Runs074, type Variant074 } from './support/evidence.ts';
 import { article074 } from '../support/articles.ts';
+import { headlineVersion } from '../../src/experiment/kubernetes.ts';
+
+const HEADLINE_VERSION = headlineVersion(article074.experiment).minor;
 
 const written = writtenArticles();
 
@@ -257,7 +260,8 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
     const path = `${articlePathOf(lang, SLUG)}evidence/`;
     test(`${path}: each cell says ✓ or ✗, is named by claim, run and outcome, and links to the deciding step’s output`, async ({ page }) => {
       await page.goto(path);
-      const cells = await page.locator('.claim-matrix td.claim-cell').evaluateAll((tds) =>
+      // The headline version's table; every other version's is checked against its own runs below.
+      const cells = await page.locator(`.claim-matrix td.claim-cell[data-version="${HEADLINE_VERSION}"]`).evaluateAll((tds) =>
         tds.map((td) => ({
           claim: td.closest('tr')!.getAttribute('data-claim')!,
           statement: td.closest('tr')!.querySelector('th')!.textContent!,
@@ -306,7 +310,7 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
     test(`${path} at 375 px: a claim is its statement and one line of marks under the runs’ headings`, async ({ page }) => {
       await page.setViewportSize({ width: 375, height: 800 });
       await page.goto(path);
-      const rows = await page.locator('.claim-matrix tbody tr').evaluateAll((trs) =>
+      const rows = await page.locator(`.claim-matrix .table-scroll[data-version="${HEADLINE_VERSION}"] tbody tr`).evaluateAll((trs) =>
         trs.map((tr) => {
           const statement = tr.querySelector('th')!.getBoundingClientRect();
           const marks = [...tr.querySelectorAll('td')].map((td) => td.getBoundingClientRect());
