@@ -39,9 +39,9 @@ for (const article of [article074, article075]) {
       expect(await tables.evaluateAll((els) => els.map((e) => e.getAttribute('data-version')))).toEqual(measured);
       for (const minor of measured) {
         const ids = runIdsOf(slug, minor, headline);
-        const cells = await page.locator(`.claim-matrix td.claim-cell[data-version="${minor}"]`).evaluateAll((tds) =>
-          tds.map((td) => ({ run: td.getAttribute('data-run')!, href: td.querySelector('a')?.getAttribute('href') ?? null })),
-        );
+        const cells = await page
+          .locator(`.claim-matrix td.claim-cell[data-version="${minor}"]`)
+          .evaluateAll((tds) => tds.map((td) => ({ run: td.getAttribute('data-run')!, href: td.querySelector('a')?.getAttribute('href') ?? null })));
         expect(cells.length, minor).toBeGreaterThan(0);
         expect([...new Set(cells.map((c) => c.run))].sort(), `${minor}: every run of the version has its column`).toEqual(ids);
         const record = `${articlePathOf(lang, slug)}run/${minor === headline ? '' : `${minor}/`}`;
@@ -51,7 +51,8 @@ for (const article of [article074, article075]) {
         await expect(caption).toHaveText(new RegExp(`^${minor.replace('.', '\\.')}\\.\\d+$`));
         expect(ids).toContain(await caption.getAttribute('data-run'));
       }
-      if (notMeasured.length) await expect(page.locator('.claim-matrix [data-versions-not-measured]')).toHaveAttribute('data-versions-not-measured', notMeasured.join(' '));
+      if (notMeasured.length)
+        await expect(page.locator('.claim-matrix [data-versions-not-measured]')).toHaveAttribute('data-versions-not-measured', notMeasured.join(' '));
       else await expect(page.locator('.claim-matrix [data-versions-not-measured]')).toHaveCount(0);
     });
 
@@ -59,9 +60,11 @@ for (const article of [article074, article075]) {
       await page.goto(articlePathOf(lang, slug));
       const sentence = page.locator('p.evidence-link');
       if (measured.length > 1) {
-        const links = await sentence.locator('a[data-version]').evaluateAll((as) =>
-          as.map((a) => ({ version: a.getAttribute('data-version')!, run: a.getAttribute('data-run')!, href: a.getAttribute('href')!, text: a.textContent })),
-        );
+        const links = await sentence
+          .locator('a[data-version]')
+          .evaluateAll((as) =>
+            as.map((a) => ({ version: a.getAttribute('data-version')!, run: a.getAttribute('data-run')!, href: a.getAttribute('href')!, text: a.textContent })),
+          );
         const named = links.filter((l) => l.text === l.version);
         expect(named.map((l) => l.version)).toEqual(measured);
         for (const link of named) {
@@ -71,7 +74,8 @@ for (const article of [article074, article075]) {
           expect(await response.text(), `${link.href} is the record of ${link.run}`).toContain(link.run);
         }
       }
-      if (notMeasured.length) await expect(sentence.locator('[data-versions-not-measured]')).toHaveAttribute('data-versions-not-measured', notMeasured.join(' '));
+      if (notMeasured.length)
+        await expect(sentence.locator('[data-versions-not-measured]')).toHaveAttribute('data-versions-not-measured', notMeasured.join(' '));
     });
   }
 }

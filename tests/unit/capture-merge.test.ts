@@ -15,6 +15,7 @@ import { checkoutArticles, findRuns, prepareMerge } from '../../src/capture/merg
 import { swapInRuns, SwapError } from '../../src/capture/swap-in.ts';
 import { planMerge, runFolderName } from '../../src/capture/merge-plan.ts';
 import { UsageError } from '../../src/capture/cli-args.ts';
+import { kubeRelease } from '../../src/experiment/kubernetes.ts';
 import { treeDigest } from '../fault/support.ts';
 import { projectCopy } from '../support/project-copy.ts';
 
@@ -57,7 +58,16 @@ test('the folder names --out gives each run are the ones the merge expects', () 
   assert.equal(runFolderName(S074, a074.experiment, 'kind', 'iptables'), S074);
   assert.equal(runFolderName(S074, a074.experiment, 'kind', 'nftables'), `${S074}.nftables`);
   assert.equal(runFolderName('snapshots', a074.experiment, 'lab', 'nftables'), 'snapshots.lab.nftables');
-  assert.deepEqual(a074.committed, { 'v1.37 kind': ['iptables', 'nftables'], 'v1.37 lab': ['iptables', 'nftables'] });
+  assert.equal(runFolderName('snapshots', a074.experiment, 'lab', 'nftables', kubeRelease('v1.34')), 'snapshots.v1.34.lab.nftables');
+  assert.equal(runFolderName(S074, a074.experiment, 'kind', 'iptables', kubeRelease('v1.36')), `${S074}.v1.36`);
+  // Per version and environment, what is committed (an older version's folders once captured).
+  const committedNow = (minor: string, environment: string) =>
+    ['iptables', 'nftables', 'ipvs'].filter((v) =>
+      existsSync(join(root, 'content/articles', S074, runFolderName('snapshots', a074.experiment, environment as 'kind', v, kubeRelease(minor)), 'run.yaml')),
+    );
+  for (const minor of ['v1.37', 'v1.36', 'v1.35', 'v1.34'])
+    for (const environment of ['kind', 'lab'])
+      assert.deepEqual(a074.committed[`${minor} ${environment}`], committedNow(minor, environment), `${minor} ${environment}`);
 });
 
 test("a matrix's artifacts make one group per article and environment, each run aimed at its snapshots folder", () => {

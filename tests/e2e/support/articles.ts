@@ -84,7 +84,13 @@ export function articlePathOf(lang: Lang, slug: string): string {
  */
 export function runRecordPathsOf(lang: Lang, slug: string): string[] {
   const others = readdirSync(`${ARTICLES_DIR}${slug}`, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && /^snapshots(\.v\d+\.\d+)?(\.[a-z0-9-]+)*$/.test(d.name) && d.name !== 'snapshots' && existsSync(`${ARTICLES_DIR}${slug}/${d.name}/run.yaml`))
+    .filter(
+      (d) =>
+        d.isDirectory() &&
+        /^snapshots(\.v\d+\.\d+)?(\.[a-z0-9-]+)*$/.test(d.name) &&
+        d.name !== 'snapshots' &&
+        existsSync(`${ARTICLES_DIR}${slug}/${d.name}/run.yaml`),
+    )
     // A version's segment holds a dot of its own: snapshots.v1.34.lab is v1.34, then lab.
     .map((d) => d.name.slice('snapshots.'.length).match(/v\d+\.\d+|[a-z0-9-]+/g)!)
     .sort();
