@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import {
   HEADLINE_RELEASE,
   KUBE_RELEASES,
@@ -15,7 +17,7 @@ import {
   versionProblems,
   versionsOf,
 } from '../../src/experiment/kubernetes.ts';
-import { KUBE_MODULE_DIR, sumFileOf } from '../../src/capture/kube-bin.ts';
+import { builtKubeBinDir, KUBE_MODULE_DIR, sumFileOf } from '../../src/capture/kube-bin.ts';
 import { parseCaptureArgs, UsageError } from '../../src/capture/cli-args.ts';
 
 const FILE = 'content/articles/x/article.ts';
@@ -103,4 +105,22 @@ test("each release's module file in kube/ requires that release, its staging mod
     [...KUBE_RELEASES.map((r) => r.minor)].sort((a, b) => Number(b.split('.')[1]) - Number(a.split('.')[1])),
     'newest first',
   );
+});
+
+test("a dry run on an older release plans that release's binaries and no other; an unknown one is refused with one line", () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const plan = (...args: string[]) =>
+    spawnSync(process.execPath, [join(root, 'scripts/capture.ts'), '075-local-uneven-weights', '--driver', 'lab', ...args], { encoding: 'utf8' });
+  const older = kubeRelease('v1.34');
+  const run = plan('--k8s', 'v1.34', '--dry-run');
+  assert.equal(run.status, 0, run.stderr);
+  const lines = run.stdout.split('\n');
+  assert.equal(lines[0], '# 075-local-uneven-weights on Kubernetes v1.34.4 with --driver lab: setup');
+  const binaries = lines.filter((l) => l.includes('/.cache/') || l.includes(builtKubeBinDir(HEADLINE_RELEASE)));
+  assert.ok(binaries.length >= 6, 'etcd, the control plane and kube-proxy on each node');
+  for (const line of binaries) assert.ok(line.includes(`${builtKubeBinDir(older)}/`) && !line.includes(builtKubeBinDir(HEADLINE_RELEASE)), line);
+  const refused = plan('--k8s', 'v1.33', '--dry-run');
+  assert.equal(refused.status, 2);
+  assert.equal(refused.stdout, '');
+  assert.match(refused.stderr, /^capture: --k8s: expected one of v1\.37, v1\.36, v1\.35, v1\.34, got "v1\.33"\n/);
 });
