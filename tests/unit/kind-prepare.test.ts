@@ -166,3 +166,22 @@ test("the images' stamps take in the code of every image builder, and not the to
   assert.equal(RECIPE_FILES.includes('go-install.ts'), false);
   assert.match(RECIPE, /^[0-9a-f]{64}$/);
 });
+
+test("a build prunes only earlier stamps of the images it made: another release's images and the images it did not make stay", () => {
+  const listed = [
+    'shice/kind-node:v1.37.2-aaaaaaaaaaaa',
+    'shice/kind-node:v1.37.2-bbbbbbbbbbbb',
+    'shice/kind-node:v1.34.4-cccccccccccc',
+    'shice/pause:3.10.2-dddddddddddd',
+    'shice/pause:3.10.1-eeeeeeeeeeee',
+    'shice/kind-base:bookworm-ffffffffffff',
+    'shice/kind-base:bookworm-000000000000',
+    '',
+  ];
+  const current = ['shice/kind-node:v1.34.4-111111111111', 'shice/pause:3.10.1-222222222222', 'shice/kind-base:bookworm-ffffffffffff'];
+  assert.deepEqual(r.supersededImages(listed, current), [
+    'shice/kind-node:v1.34.4-cccccccccccc',
+    'shice/pause:3.10.1-eeeeeeeeeeee',
+    'shice/kind-base:bookworm-000000000000',
+  ]);
+});

@@ -18,7 +18,7 @@ import { buildComponents, buildMinbase, buildPause, hostApt } from './base-image
 import { buildNginxBackend } from './backend-image.ts';
 import { BuildKit, MINUTE, type BuildContext } from './build-kit.ts';
 import { IMAGES_RECORD, readImagesRecord, type ImagesRecord } from './local-images.ts';
-import { buildNodeBase, buildPreloaded } from './node-image.ts';
+import { buildKindBase, buildNodeBase, buildPreloaded } from './node-image.ts';
 import * as r from './recipe.ts';
 
 export { PREPARE_DIR, type BuildContext } from './build-kit.ts';
@@ -50,7 +50,9 @@ export class ImageBuilder {
     const kindContainerd = readFileSync(join(kindFiles, 'etc/containerd/config.toml'), 'utf8');
     const components = await buildComponents(kit, minbase, host, expected);
     const pause = await buildPause(kit, kubernetesModuleDir, [expected.pause, r.sandboxImage(kindContainerd)]);
-    const nodeBase = await buildNodeBase(kit, minbase, host, kindModuleDir);
+    // kind's base once for every release; the release's binaries on it.
+    const kindBase = await buildKindBase(kit, minbase, host, kindModuleDir);
+    const nodeBase = await buildNodeBase(kit, kindBase);
     // Preloaded with the control plane, so that a capture finds its substitute in every node instead of loading it each run.
     const backend = await buildNginxBackend(kit, minbase, host);
     const node = await buildPreloaded(kit, nodeBase, [components, pause, { ...backend, names: [backend.name] }], {
@@ -59,7 +61,7 @@ export class ImageBuilder {
       pause: pause.version,
       coredns: `left out: kubeadm's CoreDNS addon is skipped (${expected.coredns} is not built here)`,
     });
-    await this.pruneSuperseded([minbase, components.name, pause.name, nodeBase, node.name, backend.name]);
+    await this.pruneSuperseded([minbase, components.name, pause.name, kindBase, nodeBase, node.name, backend.name]);
     // Every other release's node image stays as an earlier prepare recorded it.
     const release = kit.ctx.release.release;
     const nodes = { ...(readImagesRecord()?.nodes ?? {}), [release]: node };
@@ -68,13 +70,13 @@ export class ImageBuilder {
     return record;
   }
 
-  /** Earlier builds of shice's own images (other stamps of this release, or of no release) are removed: each weighs hundreds of MB. */
+  /** Earlier builds of the images just made (other stamps of the same name and version) are removed: each weighs hundreds of MB. */
   private async pruneSuperseded(current: string[]): Promise<void> {
     const listed = await this.kit.run(
       ['docker', 'image', 'ls', '--filter', 'reference=shice/*', '--format', '{{.Repository}}:{{.Tag}}'],
       "list shice's images",
     );
-    const old = r.supersededImages(listed.stdout.split('\n'), current, this.kit.ctx.release.release);
+    const old = r.supersededImages(listed.stdout.split('\n'), current);
     if (old.length === 0) return;
     this.kit.log(`removing ${old.length} superseded image(s): ${old.join(', ')}`);
     await this.kit.judged(['docker', 'image', 'rm', ...old], 'remove superseded images', 5 * MINUTE);

@@ -25,18 +25,13 @@ const wants = (unitDir: string, target: string, ...names: string[]): string[] =>
   '-delete',
 ];
 
-/** Lays out kind's base files, units and the node binaries in `stage`, as the image's root. */
-function stageNodeFiles(stage: string, files: string, crictl: string, adapted: boolean, kube: { bin: string; release: string }): void {
-  const put = (path: string, text: string | Buffer, mode = 0o644): void => {
-    mkdirSync(dirname(join(stage, path)), { recursive: true });
-    writeFileSync(join(stage, path), text);
-    chmodSync(join(stage, path), mode);
-  };
+/** Lays out kind's base files and units and crictl in `stage`, as the image's root: everything but Kubernetes. */
+function stageKindFiles(stage: string, files: string, crictl: string, adapted: boolean): void {
+  const put = putter(stage);
   const kindFile = (path: string): string => readFileSync(join(files, path), 'utf8');
   for (const name of readdirSync(join(files, 'usr/local/bin'))) put(`usr/local/bin/${name}`, readFileSync(join(files, 'usr/local/bin', name)), 0o755);
   put('kind/README.txt', kindFile('kind/README.txt'));
   for (const name of readdirSync(join(files, 'kind/bin'))) put(`kind/bin/${name}`, kindFile(`kind/bin/${name}`), 0o755);
-  put('kind/version', kube.release);
   put('LICENSES/README.txt', kindFile('LICENSES/README.txt'));
   put('etc/crictl.yaml', kindFile('etc/crictl.yaml'));
   put('etc/default/kubelet', kindFile('etc/default/kubelet'));
@@ -53,8 +48,6 @@ function stageNodeFiles(stage: string, files: string, crictl: string, adapted: b
   // images/base/Dockerfile appends ReadKMsg=no to journald.conf; a drop-in says the same.
   put('etc/systemd/journald.conf.d/10-kind.conf', '[Journal]\nReadKMsg=no\n');
   mkdirSync(join(stage, 'etc/kubernetes/manifests'), { recursive: true });
-  put('usr/bin/kube', readFileSync(join(kube.bin, 'kube')), 0o755);
-  for (const name of ['kubelet', 'kubeadm', 'kubectl']) symlinkSync('kube', join(stage, 'usr/bin', name));
   put('usr/local/bin/crictl', readFileSync(crictl), 0o755);
   // Debian's containerd, runc and CNI plugins where kind's unit files and containerd's config look for them.
   for (const name of ['containerd', 'ctr', 'containerd-shim-runc-v2']) symlinkSync(`/usr/bin/${name}`, join(stage, 'usr/local/bin', name));
@@ -64,28 +57,39 @@ function stageNodeFiles(stage: string, files: string, crictl: string, adapted: b
   for (const name of r.NODE_CNI_PLUGINS) symlinkSync(`/usr/lib/cni/${name}`, join(stage, 'opt/cni/bin', name));
 }
 
-/** kind's base image (images/base/Dockerfile), from Debian packages and kind's own files, with Kubernetes' node binaries. */
-export async function buildNodeBase(kit: BuildKit, minbase: string, host: { codename: string }, kindModuleDir: string): Promise<string> {
+/** Writes files under `stage` with their folders and modes. */
+const putter =
+  (stage: string) =>
+  (path: string, text: string | Buffer, mode = 0o644): void => {
+    mkdirSync(dirname(join(stage, path)), { recursive: true });
+    writeFileSync(join(stage, path), text);
+    chmodSync(join(stage, path), mode);
+  };
+
+/**
+ * kind's base image (images/base/Dockerfile), from Debian packages and kind's own
+ * files, without Kubernetes: the layers every release's node image shares, built once.
+ */
+export async function buildKindBase(kit: BuildKit, minbase: string, host: { codename: string }, kindModuleDir: string): Promise<string> {
   const files = join(kindModuleDir, 'images/base/files');
   const packages = [...r.kindBasePackages(readFileSync(join(kindModuleDir, 'images/base/Dockerfile'), 'utf8')), ...r.NODE_RUNTIME_PACKAGES];
   const crictl = join(KIND_TOOLS_DIR, 'crictl');
   const adapted = kit.ctx.adaptation !== null;
-  const tag = `shice/kind-node-base:${kit.ctx.release.release}-${r.stamp({
+  const tag = `shice/kind-base:${host.codename}-${r.stamp({
     recipe: RECIPE,
     minbase,
     packages: packages.join(' '),
     kindFiles: folderHash(files),
-    kube: kit.kubeStamp(),
     crictl: createHash('sha256').update(readFileSync(crictl)).digest('hex'),
     adapted: String(adapted),
   })}`;
   if (await kit.present(tag)) {
-    kit.log(`node base image up to date (${tag})`);
+    kit.log(`kind base image up to date (${tag})`);
     return tag;
   }
-  const stage = kit.freshStage('node');
-  stageNodeFiles(stage, files, crictl, adapted, { bin: kit.kubeBin, release: kit.ctx.release.release });
-  kit.log(`building ${tag} from kind ${r.KIND_VERSION}'s base files, Debian ${host.codename} and Kubernetes ${kit.ctx.release.release}`);
+  const stage = kit.freshStage('kind-base');
+  stageKindFiles(stage, files, crictl, adapted);
+  kit.log(`building ${tag} from kind ${r.KIND_VERSION}'s base files and Debian ${host.codename}`);
   await kit.inContainer({
     from: minbase,
     tag,
@@ -111,16 +115,45 @@ export async function buildNodeBase(kit: BuildKit, minbase: string, host: { code
       return {
         debian: host.codename,
         kind: `${r.KIND_VERSION} (images/base files and units)`,
-        kubernetes: `${kit.ctx.release.release} (kubelet, kubeadm, kubectl from kube/)`,
         crictl: (await exec(['crictl', '--version'])).trim(),
         'runtime-adaptation': adapted ? 'containerd restricts oom_score_adj; containerd.service sets no OOMScoreAdjust or Limit*' : 'none',
       };
     },
-    config: {
-      env: { container: 'docker' },
-      stopSignal: 'SIGRTMIN+3',
-      entrypoint: ['/usr/local/bin/entrypoint', '/sbin/init'],
-    },
+    config: NODE_CONFIG,
+  });
+  rmSync(stage, { recursive: true, force: true });
+  return tag;
+}
+
+/** How a node container starts: kind's entrypoint, then systemd. */
+const NODE_CONFIG = {
+  env: { container: 'docker' },
+  stopSignal: 'SIGRTMIN+3',
+  entrypoint: ['/usr/local/bin/entrypoint', '/sbin/init'],
+};
+
+/** The release's node binaries (kubelet, kubeadm, kubectl from kube/) on kind's base: one thin layer per release. */
+export async function buildNodeBase(kit: BuildKit, kindBase: string): Promise<string> {
+  const release = kit.ctx.release.release;
+  const tag = `shice/kind-node-base:${release}-${r.stamp({ recipe: RECIPE, kindBase, kube: kit.kubeStamp() })}`;
+  if (await kit.present(tag)) {
+    kit.log(`node base image up to date (${tag})`);
+    return tag;
+  }
+  const stage = kit.freshStage('node');
+  const put = putter(stage);
+  put('kind/version', release);
+  put('usr/bin/kube', readFileSync(join(kit.kubeBin, 'kube')), 0o755);
+  for (const name of ['kubelet', 'kubeadm', 'kubectl']) symlinkSync('kube', join(stage, 'usr/bin', name));
+  kit.log(`building ${tag}: Kubernetes ${release} on ${kindBase}`);
+  const base = await kit.inputsOf(kindBase);
+  await kit.inContainer({
+    from: kindBase,
+    tag,
+    packages: [],
+    stage,
+    finish: async () => ({ ...base, kubernetes: `${release} (kubelet, kubeadm, kubectl from kube/)` }),
+    config: NODE_CONFIG,
   });
   rmSync(stage, { recursive: true, force: true });
   return tag;

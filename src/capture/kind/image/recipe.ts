@@ -284,20 +284,16 @@ export function stamp(parts: Record<string, string>): string {
 /** Docker tags allow [A-Za-z0-9_.-]: a Debian version such as 1.22.1-9+deb12u3 becomes 1.22.1-9_deb12u3. */
 export const tagSafe = (version: string): string => version.replace(/[^A-Za-z0-9_.-]/g, '_');
 
-/** `shice/<name>:v1.34.4-<stamp>`: the release an image was built for; null for one built for every release (minimal Debian, backends). */
-const releaseOfTag = (tag: string): string | null => /^shice\/[^:]+:(v\d+\.\d+\.\d+)-/.exec(tag)?.[1] ?? null;
+/** An image without its stamp: `shice/pause:3.10.2` of `shice/pause:3.10.2-<stamp>`. */
+const unstamped = (tag: string): string => tag.replace(/-[0-9a-f]{12}$/, '');
 
 /**
- * shice's images a build for `release` makes superseded: every listed one not
- * among `current`, except those built for another release (that release's
- * node image is still in use until its own prepare replaces it).
+ * shice's images a build makes superseded: every listed one that is another
+ * stamp of an image the build has just made (same name and version: an earlier
+ * build of it). Another release's images, and any image this build did not
+ * make, stay: that release's node image is still in use until its own prepare.
  */
-export function supersededImages(listed: readonly string[], current: readonly string[], release: string): string[] {
-  return listed
-    .map((l) => l.trim())
-    .filter((tag) => tag !== '' && !current.includes(tag))
-    .filter((tag) => {
-      const of = releaseOfTag(tag);
-      return of === null || of === release;
-    });
+export function supersededImages(listed: readonly string[], current: readonly string[]): string[] {
+  const made = new Set(current.map(unstamped));
+  return listed.map((l) => l.trim()).filter((tag) => tag !== '' && !current.includes(tag) && made.has(unstamped(tag)));
 }
