@@ -5,6 +5,7 @@
 // again, and only then every target replaced. Any failure before the swaps
 // leaves every target as it was and nothing beside it. The I/O of --accept and
 // capture:merge, once.
+import { minorOf, versionsOf } from '../experiment/kubernetes.ts';
 import { constants as fsConstants, copyFileSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import type { ArticleDefinitions } from '../evidence/runs/from-disk.ts';
@@ -82,13 +83,16 @@ function stagedAsPlanned(run: IncomingRun, dir: string, defs: ArticleDefinitions
   const { run: staged, files } = loadSnapshots(dir);
   const experiment = defs.experiment ?? null;
   const variant = experiment?.variants ? staged.cluster.kubeProxyMode : null;
+  const reported = staged.versions['kubernetes'] ?? '';
+  const release = versionsOf(experiment).find((r) => r.minor === minorOf(reported));
+  if (!release) return `${files.run}: field "versions.kubernetes": expected a release of ${versionsOf(experiment).map((r) => r.minor).join(', ')}, got ${JSON.stringify(reported)}`;
   // A checkout's snapshot folder, or an --out folder (named by the slug).
-  const names = [runFolderName('snapshots', experiment, staged.driver, variant), runFolderName(run.slug, experiment, staged.driver, variant)];
+  const names = [runFolderName('snapshots', experiment, staged.driver, variant, release), runFolderName(run.slug, experiment, staged.driver, variant, release)];
   const folder = names[0];
   if (staged.runId !== run.runId)
     return `${files.run}: field "runId": expected ${run.runId}, the run judged for ${displayPath(run.target)}, got ${staged.runId}`;
   if (!names.includes(basename(run.target)))
-    return `${files.run}: names driver ${staged.driver}, kube-proxy mode ${staged.cluster.kubeProxyMode}: the run of ${folder}, not of ${displayPath(run.target)}`;
+    return `${files.run}: names driver ${staged.driver}, kube-proxy mode ${staged.cluster.kubeProxyMode}, Kubernetes ${reported}: the run of ${folder}, not of ${displayPath(run.target)}`;
   return undefined;
 }
 
