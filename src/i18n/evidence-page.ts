@@ -26,8 +26,8 @@ const zh = {
   /** Between the last two versions of a list: spaced, as Latin beside Chinese is. */
   versionsLast: ' 和 ',
   /** Measured on several versions: {versions} is the list of them, each bound to its own run. */
-  reachVersionsAll: '每条论断在 Kubernetes {versions} 上的每次运行里都成立（不适用的除外）。',
-  reachVersionsRest: '其余论断在 Kubernetes {versions} 上的每次运行里都成立（不适用的除外）。',
+  reachVersionsAll: '每条论断在 Kubernetes {versions} 的每次运行里都成立（不适用的除外）。',
+  reachVersionsRest: '其余论断在 Kubernetes {versions} 的每次运行里都成立（不适用的除外）。',
   /** Versions declared and not measured. */
   reachVersionsNotMeasured: 'Kubernetes {versions} 上还没有实测。',
 };
@@ -47,8 +47,8 @@ const en: typeof zh = {
   listLast: ' and ',
   runOnVersion: '{name} on Kubernetes {version}',
   versionsLast: ' and ',
-  reachVersionsAll: 'Every claim held on Kubernetes {versions}, in every run of each, wherever it applies.',
-  reachVersionsRest: 'The other claims held on Kubernetes {versions}, in every run of each, wherever they apply.',
+  reachVersionsAll: 'Every claim held on Kubernetes {versions}, in every run it applies to.',
+  reachVersionsRest: 'The other claims held on Kubernetes {versions}, in every run they apply to.',
   reachVersionsNotMeasured: 'Not yet measured on Kubernetes {versions}.',
 };
 
