@@ -126,6 +126,11 @@ test('every refusal is one line that names the folder and what was expected', ()
         /misnamed\/074-external-traffic-policy\.nftables: its run\.yaml is the run of 074-external-traffic-policy \(kind, iptables\), which --out names 074-external-traffic-policy; expected that name/,
       ],
       [
+        "an older version's run under another version's name",
+        () => [outFolder(tmp, 'wrong-version', { [`${S075}.v1.35`]: committed(S075, 'snapshots.v1.34') })],
+        /wrong-version\/075-local-uneven-weights\.v1\.35: its run\.yaml is the run of 075-local-uneven-weights \(kind, Kubernetes v1\.34\), which --out names 075-local-uneven-weights\.v1\.34; expected that name/,
+      ],
+      [
         'a file where a run folder belongs',
         () => {
           const out = outFolder(tmp, 'stray', {});
@@ -466,6 +471,35 @@ test("a run id already committed for another run is refused: each committed run'
     );
     // The run already committed in its own folder may come again: it is the same capture.
     assert.ok('groups' in plan([outFolder(tmp, 'again', { [`${S074}.lab.nftables`]: committed(S074, 'snapshots.lab.nftables') })], ['nftables']));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("an older Kubernetes version's runs merge into that version's folders, beside the headline's, which stay byte for byte", () => {
+  const tmp = scratch();
+  try {
+    const project = projectCopy(root, tmp);
+    const article = join(project, 'content/articles', S075);
+    const headline = treeDigest(join(article, 'snapshots'));
+    // The committed v1.34 runs, taken out of the copy and given back as a capture with --out wrote them.
+    const runs = outFolder(tmp, 'runs', {
+      [`${S075}.v1.34`]: committed(S075, 'snapshots.v1.34'),
+      [`${S075}.v1.34.lab`]: committed(S075, 'snapshots.v1.34.lab'),
+    });
+    rmSync(join(article, 'snapshots.v1.34'), { recursive: true });
+    rmSync(join(article, 'snapshots.v1.34.lab'), { recursive: true });
+    const merged = merge(project, tmp, [runs]);
+    assert.equal(merged.status, 0, merged.stderr);
+    assert.match(merged.stderr, /merged 075-local-uneven-weights \(kind\): run \S+ into content\/articles\/075-local-uneven-weights\/snapshots\.v1\.34$/m);
+    assert.match(merged.stderr, /merged 075-local-uneven-weights \(lab\): run \S+ into content\/articles\/075-local-uneven-weights\/snapshots\.v1\.34\.lab$/m);
+    assert.deepEqual(treeDigest(join(article, 'snapshots.v1.34')), treeDigest(committed(S075, 'snapshots.v1.34')));
+    assert.deepEqual(treeDigest(join(article, 'snapshots')), headline);
+    assert.deepEqual(
+      readdirSync(article).filter((n) => n.startsWith('.')),
+      [],
+      'nothing left beside the targets',
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
