@@ -85,7 +85,10 @@ function stagedAsPlanned(run: IncomingRun, dir: string, defs: ArticleDefinitions
   const variant = experiment?.variants ? staged.cluster.kubeProxyMode : null;
   const reported = staged.versions['kubernetes'] ?? '';
   const release = versionsOf(experiment).find((r) => r.minor === minorOf(reported));
-  if (!release) return `${files.run}: field "versions.kubernetes": expected a release of ${versionsOf(experiment).map((r) => r.minor).join(', ')}, got ${JSON.stringify(reported)}`;
+  if (!release)
+    return `${files.run}: field "versions.kubernetes": expected a release of ${versionsOf(experiment)
+      .map((r) => r.minor)
+      .join(', ')}, got ${JSON.stringify(reported)}`;
   // A checkout's snapshot folder, or an --out folder (named by the slug).
   const names = [runFolderName('snapshots', experiment, staged.driver, variant, release), runFolderName(run.slug, experiment, staged.driver, variant, release)];
   const folder = names[0];

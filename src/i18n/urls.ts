@@ -108,6 +108,7 @@ export function absoluteUrl(path: string, siteUrl: string): string {
 /** A page URL as the site writes it, ending with a slash; a file's URL (rss.xml) is left alone. */
 export function withTrailingSlash(url: string): string {
   const parsed = new URL(url);
-  if (!parsed.pathname.endsWith('/') && !/\.[^/]+$/.test(parsed.pathname)) parsed.pathname += '/';
+  // A file's name ends in an extension of letters (og.png, rss.xml); a page's may hold a dotted version (run/v1.34).
+  if (!parsed.pathname.endsWith('/') && !/\.[a-z][a-z0-9]*$/i.test(parsed.pathname)) parsed.pathname += '/';
   return parsed.href;
 }

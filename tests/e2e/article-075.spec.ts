@@ -2,6 +2,7 @@
 // committed snapshots, no digit stands outside a bound element, the chart's
 // bars are bound and drawn to their length, the table behind it holds the same
 // values for screen readers, and the chart follows light and dark.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { loadSnapshots } from '../../src/evidence/load.ts';
@@ -10,6 +11,7 @@ import { withRunFacts } from '../../src/evidence/run-facts.ts';
 import { POLICIES, ROLES } from '../../content/articles/075-local-uneven-weights/article.ts';
 import { article075, experiment075 as experiment } from '../support/articles.ts';
 import { environmentFolder, environmentsOf } from '../../src/experiment/environments.ts';
+import { versionFolder, versionsOf } from '../../src/experiment/kubernetes.ts';
 import { ROOT } from './support/evidence.ts';
 
 const SLUG = '075-local-uneven-weights';
@@ -26,8 +28,18 @@ function runFacts(dir: string) {
 // Every environment 075 is measured in: the headline's run in snapshots/, each other's in snapshots.<environment>/.
 const environments = environmentsOf(experiment);
 const headline = environments[0]!;
-const runs = new Map(environments.map((e) => [e, runFacts(environmentFolder(join(ROOT, 'content/articles', SLUG, 'snapshots'), e, headline))]));
-const { runId: headlineRun, facts } = runs.get(headline)!;
+// And every measured Kubernetes version's runs beside the headline version's (snapshots.<minor>[.<environment>]), keyed `<minor> <environment>`.
+const versions = versionsOf(experiment);
+const headlineVersion = versions[0]!.minor;
+const runs = new Map<string, ReturnType<typeof runFacts>>(
+  versions.flatMap((release) => {
+    const folder = versionFolder(join(ROOT, 'content/articles', SLUG, 'snapshots'), release, versions[0]!);
+    return existsSync(join(folder, 'run.yaml'))
+      ? environments.map((e) => [`${release.minor} ${e}`, runFacts(environmentFolder(folder, e, headline))] as const)
+      : [];
+  }),
+);
+const { runId: headlineRun, facts } = runs.get(`${headlineVersion} ${headline}`)!;
 const PAGES = [
   { lang: 'zh', path: `/${SLUG}/` },
   { lang: 'en', path: `/en/${SLUG}/` },
@@ -60,14 +72,15 @@ for (const { lang, path } of PAGES) {
           text: el.textContent,
           raw: el.getAttribute('data-raw'),
           environment: el.getAttribute('data-environment'),
+          version: el.getAttribute('data-version'),
           run: el.getAttribute('data-run'),
         })),
       );
       for (const el of bound) {
         // Bound to the headline's run unless it names another environment, and then to that environment's run by its id.
-        const measured = runs.get((el.environment ?? headline) as typeof headline);
-        expect(measured, `data-fact="${el.id}": data-environment="${el.environment}" is declared`).toBeTruthy();
-        expect(el.run, el.id).toBe(el.environment === null ? null : measured!.runId);
+        const measured = runs.get(`${el.version ?? headlineVersion} ${el.environment ?? headline}`);
+        expect(measured, `data-fact="${el.id}": data-version="${el.version}" data-environment="${el.environment}" is measured`).toBeTruthy();
+        expect(el.run, el.id).toBe(el.environment === null && el.version === null ? null : measured!.runId);
         const fact = measured!.facts.get(el.id);
         expect(fact, `data-fact="${el.id}" is a fact of its run`).toBeTruthy();
         expect([el.step, el.text, el.raw], el.id).toEqual([fact!.step, fact!.value, fact!.raw ?? null]);
@@ -84,7 +97,7 @@ for (const { lang, path } of PAGES) {
     expect(bound.length).toBeGreaterThan(50);
     // The article's one sentence about the other runs: measured on several Kubernetes versions, it names
     // each (versions.spec.ts checks their runs); else it links the lab's run, bound to it.
-    const lab = runs.get('lab')!;
+    const lab = runs.get(`${headlineVersion} lab`)!;
     if ((await page.locator('p.evidence-link a[data-version]').count()) === 0)
       await expect(page.locator(`p.evidence-link a[data-environment="lab"][data-run="${lab.runId}"]`)).toHaveCount(1);
     await expect(page.locator('p.evidence-link a[href$="/evidence/"]')).toHaveCount(1);

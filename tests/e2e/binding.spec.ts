@@ -13,6 +13,8 @@ import {
   committedSnapshots,
   deriveEvidence,
   deriveRuns,
+  deriveVersionRuns,
+  HEADLINE_VERSION_074,
   ENVIRONMENTS_074,
   HEADLINE_074,
   numericTokens,
@@ -37,6 +39,7 @@ interface BoundElement {
   raw: string | null;
   environment: string | null;
   variant: string | null;
+  version: string | null;
   run: string | null;
   /** The experiment file a declared value is read from (data-declared). */
   declared: string | null;
@@ -51,6 +54,7 @@ async function boundElements(page: Page): Promise<BoundElement[]> {
       raw: el.getAttribute('data-raw'),
       environment: el.getAttribute('data-environment'),
       variant: el.getAttribute('data-variant'),
+      version: el.getAttribute('data-version'),
       run: el.getAttribute('data-run'),
       declared: el.getAttribute('data-declared'),
     })),
@@ -77,8 +81,13 @@ async function strayDigits(page: Page): Promise<string[]> {
 interface RunBinding {
   environment: string | null;
   variant: string | null;
+  /** data-version: absent on the article's own version's values outside a table of every version. */
+  version?: string | null;
   run: string | null;
 }
+
+/** The committed runs of every measured Kubernetes version of 074, by minor. */
+const VERSION_RUNS = deriveVersionRuns(committedSnapshots);
 
 /**
  * The run an element is bound to: its data-environment's (the headline when
@@ -86,8 +95,12 @@ interface RunBinding {
  * default when absent), whose id its data-run must be; the article's own run
  * when it carries neither, and then no data-run.
  */
-function runOf(runs: Runs074, binding: RunBinding, what: string): DerivedEvidence {
+function runOf(headlineRuns: Runs074, binding: RunBinding, what: string): DerivedEvidence {
   const { environment, variant, run } = binding;
+  // Another version's value is bound to that version's runs, found by data-version (the headline's are the page's own).
+  const version = binding.version ?? HEADLINE_VERSION_074;
+  if (version !== HEADLINE_VERSION_074) expect(VERSION_RUNS.has(version), `${what}: data-version="${version}" is a measured version`).toBe(true);
+  const runs = version === HEADLINE_VERSION_074 ? headlineRuns : VERSION_RUNS.get(version)!;
   if (environment === null && variant === null) {
     expect(run, `${what}: the article's own run carries no data-run`).toBeNull();
     return runs[HEADLINE_074].iptables;

@@ -34,4 +34,7 @@ test('sitemap URLs end with a slash like the pages; files keep their name', () =
   assert.equal(withTrailingSlash('https://x.org/shice/en'), 'https://x.org/shice/en/');
   assert.equal(withTrailingSlash('https://x.org/a/'), 'https://x.org/a/');
   assert.equal(withTrailingSlash('https://x.org/rss.xml'), 'https://x.org/rss.xml');
+  assert.equal(withTrailingSlash('https://x.org/a/og.png'), 'https://x.org/a/og.png');
+  // A page whose last segment is a Kubernetes version is a page, not a file.
+  assert.equal(withTrailingSlash('https://x.org/074/run/v1.34'), 'https://x.org/074/run/v1.34/');
 });

@@ -14,6 +14,8 @@ import { article074, experiment074 } from '../../support/articles.ts';
 import { linesOfVariant } from '../../../src/evidence/runs/variants.ts';
 import { environmentFolder, environmentsOf } from '../../../src/experiment/environments.ts';
 import type { EnvironmentName } from '../../../src/experiment/types.ts';
+import { versionFolder, versionsOf } from '../../../src/experiment/kubernetes.ts';
+import { existsSync } from 'node:fs';
 
 /** Article 074's measured modes: the default (iptables) in snapshots/, nftables beside it in snapshots.nftables/. */
 export const VARIANTS_074 = ['iptables', 'nftables'] as const;
@@ -82,6 +84,20 @@ export function numericTokens(text: string): string[] {
 
 /** Every run of article 074, by environment and variant, from the headline's default folder. */
 export type Runs074 = Record<EnvironmentName, Record<Variant074, DerivedEvidence>>;
+
+/** 074's Kubernetes versions, the headline (whose runs are the article's own) first. */
+export const VERSIONS_074 = versionsOf(experiment074);
+export const HEADLINE_VERSION_074 = VERSIONS_074[0]!.minor;
+
+/** Every measured version's runs, by minor ("v1.34"): each version's folders from the headline's default folder. */
+export function deriveVersionRuns(headlineDir: string): Map<string, Runs074> {
+  const out = new Map<string, Runs074>();
+  for (const release of VERSIONS_074) {
+    const dir = versionFolder(headlineDir, release, VERSIONS_074[0]!);
+    if (existsSync(join(dir, 'run.yaml'))) out.set(release.minor, deriveRuns(dir));
+  }
+  return out;
+}
 
 export function deriveRuns(headlineDir: string): Runs074 {
   const ofEnvironment = (environment: EnvironmentName) =>
