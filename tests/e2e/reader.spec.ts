@@ -4,7 +4,7 @@
 // left untranslated on a Chinese page, named step outputs, the claim matrix's
 // cells and the marks of values that are not measurements.
 import { expect, test } from '@playwright/test';
-import { articlePathOf, runDayOf, runRecordPathsOf, writtenArticles } from './support/articles.ts';
+import { articlePathOf, runDayOf, sweptRecordPathsOf, writtenArticles } from './support/articles.ts';
 import { committedSnapshots, deriveRuns, HEADLINE_074, SLUG, type DerivedEvidence, type Runs074, type Variant074 } from './support/evidence.ts';
 import { article074 } from '../support/articles.ts';
 import { headlineVersion } from '../../src/experiment/kubernetes.ts';
@@ -35,7 +35,7 @@ test.describe('an article says when it was published and when it was measured', 
 });
 
 /** Every page of an article a reader reaches: the article and each of its runs' records, in both languages. */
-const readerPages = written.flatMap((a) => [articlePathOf(a.lang, a.slug), ...runRecordPathsOf(a.lang, a.slug)]);
+const readerPages = written.flatMap((a) => [articlePathOf(a.lang, a.slug), ...sweptRecordPathsOf(a.lang, a.slug)]);
 
 test.describe('rules, commands and outputs are code, broken only between their tokens', () => {
   for (const path of readerPages) {
@@ -148,7 +148,7 @@ test.describe('charts and packet paths fit a phone', () => {
 test.describe('a Chinese page has no English left untranslated', () => {
   /** English sentences, not names: function words between Latin words. */
   const ENGLISH = /\b(?:the|of|from|and|with|is|are|was|to|by|for|not|has|its)\b/i;
-  const zhRecords = written.filter((a) => a.lang === 'zh').flatMap((a) => runRecordPathsOf('zh', a.slug));
+  const zhRecords = written.filter((a) => a.lang === 'zh').flatMap((a) => sweptRecordPathsOf('zh', a.slug));
   const zhArticles = written.filter((a) => a.lang === 'zh').map((a) => articlePathOf('zh', a.slug));
   for (const path of [...zhRecords, ...zhArticles]) {
     test(`${path}: the site’s own words are Chinese`, async ({ page }) => {
@@ -204,7 +204,7 @@ test.describe('a Chinese page has no English left untranslated', () => {
 
 test.describe('a run record names each step output by what ran where', () => {
   for (const article of written) {
-    for (const path of runRecordPathsOf(article.lang, article.slug)) {
+    for (const path of sweptRecordPathsOf(article.lang, article.slug)) {
       test(`${path}: every step output has a name with its node, and its argv wraps at 375 px`, async ({ page }) => {
         await page.setViewportSize({ width: 375, height: 800 });
         await page.goto(path);

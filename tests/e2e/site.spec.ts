@@ -14,6 +14,7 @@ import {
   otherLang,
   evidencePathsOf,
   runRecordPathsOf,
+  sweptRecordPathsOf,
   writtenArticles,
   type Lang,
   type WrittenArticle,
@@ -49,6 +50,8 @@ const pages = articlePages();
 const homes = LANGS.map((lang) => ({ lang, path: homePathOf(lang) }));
 /** Every run's record, in every language. */
 const records = slugs.flatMap((slug) => LANGS.flatMap((lang) => runRecordPathsOf(lang, slug).map((path) => ({ slug, lang, path }))));
+/** The records the page-by-page sweeps visit (sweptRecordPathsOf): the headline version's, and the oldest version's. */
+const sweptRecords = slugs.flatMap((slug) => LANGS.flatMap((lang) => sweptRecordPathsOf(lang, slug).map((path) => ({ slug, lang, path }))));
 /** Every article's evidence page, in every language. */
 const evidencePages = slugs.flatMap((slug) => LANGS.flatMap((lang) => evidencePathsOf(lang, slug).map((path) => ({ slug, lang, path }))));
 
@@ -267,7 +270,7 @@ test.describe('narrow and wide screens', () => {
     ...homes.map((h) => ({ name: `home-${h.lang}`, path: h.path })),
     ...pages.map((p) => ({ name: `${p.slug}-${p.lang}`, path: p.path })),
     ...evidencePages.map((e) => ({ name: `${e.slug}-${e.lang}-evidence`, path: e.path })),
-    ...records.map((r) => ({ name: `${r.slug}-${r.lang}-${r.path.split('/run/')[1]!.replace(/\/$/, '') || 'run'}-record`, path: r.path })),
+    ...sweptRecords.map((r) => ({ name: `${r.slug}-${r.lang}-${r.path.split('/run/')[1]!.replace(/\/$/, '') || 'run'}-record`, path: r.path })),
   ];
   for (const width of [375, 1280]) {
     for (const target of targets) {
@@ -288,7 +291,7 @@ test.describe('narrow and wide screens', () => {
 });
 
 test.describe('accessibility (axe)', () => {
-  const targets = [...homes.map((h) => h.path), ...pages.map((p) => p.path), ...evidencePages.map((e) => e.path), ...records.map((r) => r.path)];
+  const targets = [...homes.map((h) => h.path), ...pages.map((p) => p.path), ...evidencePages.map((e) => e.path), ...sweptRecords.map((r) => r.path)];
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const path of targets) {
       test(`${path} (${colorScheme}) has no axe violation`, async ({ page }) => {
