@@ -107,7 +107,7 @@ const zh = {
     version: '运行记录（Kubernetes {version}）',
   },
   /** An environment (or none: {environment} empty) on another Kubernetes version, where runLabel names an environment. */
-  onVersion: '{environment}，Kubernetes {version}',
+  onVersion: '{environment} · Kubernetes {version}',
   versionAlone: 'Kubernetes {version}',
   matrixCaption: '每条论断在各环境、各模式下是否成立（✓ 成立，✗ 不成立，– 不适用）：每一格取自那次运行的快照，点开是运行记录里判定它的那一步输出',
   matrixClaim: '论断',
