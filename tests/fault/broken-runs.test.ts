@@ -217,10 +217,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     async () => {
       assert.equal(missing, null, `prerequisites: ${missing}`);
       const out = mkdtempSync(join(tmpdir(), 'shice-fault-signal-'));
-      const child = spawn(process.execPath, [join(root, 'scripts/capture.ts'), '--driver', 'lab', '--variant', 'iptables', '--out', out, SLUG], {
-        cwd: root,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [join(root, 'scripts/capture.ts'), '--driver', 'lab', '--variant', 'iptables', '--k8s', HEADLINE_RELEASE.minor, '--out', out, SLUG],
+        {
+          cwd: root,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       let stderr = '';
       let runId = '';
       const reached = new Promise<void>((resolve) => {

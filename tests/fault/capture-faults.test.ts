@@ -110,7 +110,8 @@ function capture(args: string[], env: Record<string, string> = {}): Capture {
 }
 
 // One run (the default variant): the faults of a single swap; the variants' common swap is tested in tests/lab/capture.test.ts.
-const labCapture = (out: string, env: Record<string, string> = {}) => capture([SLUG, '--variant', 'iptables', '--driver', 'lab', '--out', out], env);
+const labCapture = (out: string, env: Record<string, string> = {}) =>
+  capture([SLUG, '--variant', 'iptables', '--k8s', HEADLINE_RELEASE.minor, '--driver', 'lab', '--out', out], env);
 
 function runIdOf(stderr: string): string {
   const id = /capture \S+(?: variant \S+)? \(run ([0-9A-Za-z-]+)\)/.exec(stderr)?.[1];

@@ -20,6 +20,7 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
 import { projectCopy } from '../support/project-copy.ts';
 import { treeDigest } from './support.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SOURCE = '074-external-traffic-policy';
@@ -105,7 +106,7 @@ test(
     const env = { SHICE_KEPT_RUNS: kept };
     try {
       const before = digest();
-      const run = await capture([slug, '--variant', 'iptables', '--driver', 'lab', '--out', out], env);
+      const run = await capture([slug, '--variant', 'iptables', '--k8s', HEADLINE_RELEASE.minor, '--driver', 'lab', '--out', out], env);
       assert.equal(run.code, 3, run.stderr);
       const runId = runIdOf(run.stderr);
       assert.ok(runId, run.stderr);
@@ -159,7 +160,7 @@ test(
     const kept = join(out, '.kept');
     try {
       const before = digest();
-      const run = await capture([slug, '--variant', 'iptables', '--driver', 'lab', '--out', out], { SHICE_KEPT_RUNS: kept });
+      const run = await capture([slug, '--variant', 'iptables', '--k8s', HEADLINE_RELEASE.minor, '--driver', 'lab', '--out', out], { SHICE_KEPT_RUNS: kept });
       // A healthy run whose outputs no longer show what the article expects: a finding, not a broken run.
       assert.equal(run.code, 3, run.stderr);
       const runId = runIdOf(run.stderr)!;

@@ -37,6 +37,7 @@ import {
   unavailable,
   type KindHost,
 } from './support.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const SLUG = '074-external-traffic-policy';
 const onCI = process.env.CI === 'true';
@@ -76,7 +77,9 @@ kindTest("article 074 on a real kind cluster, both modes: the article's observat
   const beforeRun = await leftovers();
   assert.deepEqual(beforeRun.state, [], 'no kubeconfig or cluster state of an earlier capture to begin with');
   const started = performance.now();
-  const run = await runCaptureCli([SLUG, '--out', out, '--variant', 'iptables,nftables'], host!.env, (line) => t.diagnostic(line));
+  const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', out, '--variant', 'iptables,nftables'], host!.env, (line) =>
+    t.diagnostic(line),
+  );
   t.diagnostic(`capture of both variants on kind: ${Math.round((performance.now() - started) / 1000)} s`);
   assert.equal(run.code, 0, run.stderr);
   // Each variant's report against the committed run of the same software: addresses handed out in
@@ -131,7 +134,7 @@ kindTest('a node container killed during the steps: one line naming it, the prev
   const hashBefore = folderHash(join(target, SLUG));
   const beforeRun = await leftovers();
   const kill: { done: Promise<unknown> | null } = { done: null };
-  const run = await runCaptureCli([SLUG, '--out', target, '--variant', 'iptables'], host!.env, (line) => {
+  const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', target, '--variant', 'iptables'], host!.env, (line) => {
     t.diagnostic(line);
     // The second step has run: worker2 goes away while the steps are under way.
     if (kill.done === null && /^\[ 2\/\d+\]/.test(line)) kill.done = execa('docker', ['kill', 'kx-main-worker2'], { env: host!.env });

@@ -32,6 +32,7 @@ import {
   unavailable,
   type KindHost,
 } from './support.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const SLUG = '074-external-traffic-policy';
 const CLUSTER = 'kx-main';
@@ -61,11 +62,15 @@ interface Capture {
 }
 
 function startCapture(t: TestContext, name: string): Capture {
-  const child = spawn(process.execPath, [join(ROOT, 'scripts/capture.ts'), SLUG, '--out', join(out, name), '--variant', 'iptables'], {
-    cwd: ROOT,
-    env: host!.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'scripts/capture.ts'), SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', join(out, name), '--variant', 'iptables'],
+    {
+      cwd: ROOT,
+      env: host!.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stdout!.resume();
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -237,7 +242,9 @@ kindTest('a kind cluster of the same name that the capture did not create is ref
     process.kill(-theirs.pid!, 'SIGKILL');
     await theirs;
     const foreign = await nodeContainers();
-    const run = await runCaptureCli([SLUG, '--out', join(out, 'foreign'), '--variant', 'iptables'], host!.env, (line) => t.diagnostic(line));
+    const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', join(out, 'foreign'), '--variant', 'iptables'], host!.env, (line) =>
+      t.diagnostic(line),
+    );
     assert.equal(run.code, 2, run.stderr);
     const errors = run.stderr.split('\n').filter((l) => l.startsWith('capture:'));
     assert.equal(errors.length, 1, run.stderr);

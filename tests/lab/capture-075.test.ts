@@ -16,6 +16,7 @@ import { podsByRole, REQUESTS_PER_NODE } from '../../content/articles/075-local-
 import { article075 } from '../support/articles.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const SLUG = '075-local-uneven-weights';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,7 +29,10 @@ test('the lab capture of article 075: two and one pods, each answering with its 
   assert.equal(missing, null, `prerequisites: ${missing}`);
   const out = await mkdtemp(join(tmpdir(), 'shice-lab-075-'));
   try {
-    const result = await execa(process.execPath, [join(root, 'scripts/capture.ts'), SLUG, '--driver', 'lab', '--out', out], { cwd: root, reject: false });
+    const result = await execa(process.execPath, [join(root, 'scripts/capture.ts'), SLUG, '--driver', 'lab', '--k8s', HEADLINE_RELEASE.minor, '--out', out], {
+      cwd: root,
+      reject: false,
+    });
     assert.equal(result.exitCode, 0, result.stderr);
     assert.match(result.stderr, /\[4\/4\] spread-local on control-plane: exit 0/);
     assert.match(result.stderr, /waiting for Deployment default\/web to roll out/);

@@ -20,6 +20,7 @@ import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 import { registryDir } from '../../src/capture/run-registry.ts';
 import { existsSync, readFileSync } from 'node:fs';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const SLUG = '074-external-traffic-policy';
 /** Where `--out` puts the lab's runs: the lab is this article's second environment (`<slug>.lab`, `<slug>.lab.<variant>`). */
@@ -53,7 +54,10 @@ interface Finished {
 }
 
 function capture(out: string, onStderr?: (text: string, child: ReturnType<typeof spawn>) => void, extra: string[] = []): Promise<Finished> {
-  const child = spawn(process.execPath, [captureScript, SLUG, '--driver', 'lab', '--out', out, ...extra], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [captureScript, SLUG, '--driver', 'lab', '--k8s', HEADLINE_RELEASE.minor, '--out', out, ...extra], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

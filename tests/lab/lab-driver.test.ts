@@ -275,7 +275,8 @@ kernelTest(
     import { labDriver } from ${JSON.stringify(new URL('../../src/capture/lab/index.ts', import.meta.url).href)};
     import { Cluster } from ${JSON.stringify(new URL('../../src/capture/kubernetes/cluster.ts', import.meta.url).href)};
     import { experiment074 as experiment } from ${JSON.stringify(new URL('../support/articles.ts', import.meta.url).href)};
-    const run = labDriver.create(experiment, { runId: ${JSON.stringify(runId)}, articleDir: ${JSON.stringify(ARTICLE)}, root: '.', keep: true, flags: {} });
+    import { HEADLINE_RELEASE } from ${JSON.stringify(new URL('../../src/experiment/kubernetes.ts', import.meta.url).href)};
+    const run = labDriver.create(experiment, { runId: ${JSON.stringify(runId)}, articleDir: ${JSON.stringify(ARTICLE)}, root: '.', keep: true, flags: {}, kubernetes: HEADLINE_RELEASE });
     const topology = await new Cluster(run, experiment, { articleDir: ${JSON.stringify(ARTICLE)} }).up({ signal: new AbortController().signal, log: () => {} });
     await run.provider.down({ log: (line) => console.log(line) });
     console.log(JSON.stringify(topology));

@@ -15,6 +15,7 @@ import type { MatrixRun } from '../../src/capture/matrix.ts';
 import { treeDigest } from '../fault/support.ts';
 import { projectCopy } from '../support/project-copy.ts';
 import { kernelTest } from './support.ts';
+import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const node = process.execPath;
@@ -23,7 +24,10 @@ kernelTest('the matrix, a capture per entry and the merge, as capture.yml calls 
   const tmp = mkdtempSync(join(tmpdir(), 'shice-matrix-'));
   try {
     // ARTICLES and VARIANTS are empty: every article, every variant.
-    const listed = await execa(node, [join(root, 'scripts/capture-matrix.ts'), '', '--variant', '', '--driver', 'lab'], { cwd: root, reject: false });
+    const listed = await execa(node, [join(root, 'scripts/capture-matrix.ts'), '', '--variant', '', '--k8s', HEADLINE_RELEASE.minor, '--driver', 'lab'], {
+      cwd: root,
+      reject: false,
+    });
     assert.equal(listed.exitCode, 0, listed.stderr);
     const { include } = JSON.parse(listed.stdout) as { include: MatrixRun[] };
     assert.deepEqual(
@@ -40,7 +44,7 @@ kernelTest('the matrix, a capture per entry and the merge, as capture.yml calls 
     const uploaded: string[] = [];
     for (const run of include) {
       const out = join(tmp, 'runner', run.artifact, 'run');
-      const args = [run.slug, '--driver', 'lab', '--out', out, ...(run.variant ? ['--variant', run.variant] : [])];
+      const args = [run.slug, '--driver', 'lab', '--k8s', run.kubernetes, '--out', out, ...(run.variant ? ['--variant', run.variant] : [])];
       const started = performance.now();
       const captured = await execa(node, [join(root, 'scripts/capture.ts'), ...args], { cwd: root, reject: false });
       t.diagnostic(`${run.artifact}: exit ${captured.exitCode} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
