@@ -288,7 +288,11 @@ function buildFrom(mutate: (dir: string) => void, env: NodeJS.ProcessEnv = {}): 
     env: { ...process.env, ...env, SHICE_SNAPSHOT_ROOT: join(root, 'snapshots') },
     encoding: 'utf8',
   });
-  if (build.status !== 0) throw new Error(`fixture build failed:\n${build.stdout}\n${build.stderr}`);
+  if (build.status !== 0) {
+    // The caller's finally never sees a root it was not given: remove it here.
+    rmSync(root, { recursive: true, force: true });
+    throw new Error(`fixture build failed:\n${build.stdout}\n${build.stderr}`);
+  }
   return { root, dist, snapshots };
 }
 
