@@ -12,8 +12,8 @@ import { ROOT } from './support/evidence.ts';
 import { article074, article075 } from '../support/articles.ts';
 import { headlineVersion, versionsOf } from '../../src/experiment/kubernetes.ts';
 
-/** The run ids of a version's runs, read from every snapshots folder of that version (the headline's hold no version segment). */
-function runIdsOf(slug: string, minor: string, headline: string): string[] {
+/** A version's runs as their run.yaml records them (id, and the release the API server answered), from every snapshots folder of that version. */
+function runsOf(slug: string, minor: string, headline: string): Array<{ runId: string; kubernetes: string }> {
   const dir = join(ROOT, 'content/articles', slug);
   const ofVersion = (name: string) => {
     const version = /^snapshots\.(v\d+\.\d+)(\.|$)/.exec(name)?.[1] ?? headline;
@@ -21,9 +21,15 @@ function runIdsOf(slug: string, minor: string, headline: string): string[] {
   };
   return readdirSync(dir)
     .filter((name) => /^snapshots(\.|$)/.test(name) && ofVersion(name) && existsSync(join(dir, name, 'run.yaml')))
-    .map((name) => (load(readFileSync(join(dir, name, 'run.yaml'), 'utf8')) as { runId: string }).runId)
-    .sort();
+    .map((name) => load(readFileSync(join(dir, name, 'run.yaml'), 'utf8')) as { runId: string; versions: { kubernetes: string } })
+    .map((run) => ({ runId: run.runId, kubernetes: run.versions.kubernetes }));
 }
+
+/** The run ids of a version's runs, sorted. */
+const runIdsOf = (slug: string, minor: string, headline: string): string[] =>
+  runsOf(slug, minor, headline)
+    .map((r) => r.runId)
+    .sort();
 
 for (const article of [article074, article075]) {
   const slug = article.experiment.slug;
@@ -48,8 +54,12 @@ for (const article of [article074, article075]) {
         for (const cell of cells) if (cell.href !== null) expect(cell.href.startsWith(record), `${minor}: ${cell.href}`).toBe(true);
         // The table names the release its run's API server answered: a release of that minor.
         const caption = page.locator(`.claim-matrix .table-scroll[data-version="${minor}"] caption [data-fact="version.kubernetes"]`);
-        await expect(caption).toHaveText(new RegExp(`^${minor.replace('.', '\\.')}\\.\\d+$`));
-        expect(ids).toContain(await caption.getAttribute('data-run'));
+        // ... the very release its bound run's run.yaml records.
+        const boundRun = await caption.getAttribute('data-run');
+        const bound = runsOf(slug, minor, headline).find((r) => r.runId === boundRun);
+        expect(bound, `${minor}: the caption is bound to a run of the version`).toBeTruthy();
+        await expect(caption).toHaveText(bound!.kubernetes);
+        expect(bound!.kubernetes.startsWith(`${minor}.`), `${minor}: its run answered ${bound!.kubernetes}`).toBe(true);
       }
       if (notMeasured.length)
         await expect(page.locator('.claim-matrix [data-versions-not-measured]')).toHaveAttribute('data-versions-not-measured', notMeasured.join(' '));

@@ -4,6 +4,8 @@
 import { articleFrom, type Article } from '../../src/authoring/load.ts';
 import type { FactDef } from '../../src/evidence/facts.ts';
 import type { FactSpecs } from '../../src/evidence/fact-kit.ts';
+import type { Experiment } from '../../src/experiment/types.ts';
+import type { ArticleRunsInput } from '../../src/evidence/runs/variants.ts';
 import definition074 from '../../content/articles/074-external-traffic-policy/article.ts';
 import definition075 from '../../content/articles/075-local-uneven-weights/article.ts';
 
@@ -19,3 +21,17 @@ export const factDefsOf = (specs: FactSpecs): FactDef[] => Object.entries(specs)
 /** Each article's experiment: what runs, in which environments and variants. */
 export const experiment074 = article074.experiment;
 export const experiment075 = article075.experiment;
+
+/** What the evidence builders are given for article 074's runs under `headlineDir` (its snapshots folder), read with `experiment`. */
+export const runsInput074 = (headlineDir: string, experiment: Experiment = experiment074): ArticleRunsInput => ({
+  slug: S074,
+  snapshotsDir: headlineDir,
+  experiment,
+  factDefs: article074.factDefs,
+  variantFactDefs: article074.variantFactDefs,
+  lines: article074.lines,
+  linesFile: article074.file,
+  claimDefs: article074.claimDefs,
+  comparisonDefs: article074.comparisonDefs,
+  claimsFile: article074.file,
+});

@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { article074 as definition074, experiment074 as article074 } from '../support/articles.ts';
+import { experiment074 as article074, runsInput074 } from '../support/articles.ts';
 import { environmentFolder, environmentOfDriver, environmentProblems, environmentsOf, headlineEnvironment } from '../../src/experiment/environments.ts';
 import { buildArticleEnvironments, claimMatrix, measuredRuns } from '../../src/evidence/runs/environments.ts';
 import { bindableIds, brokenClaimsByEnvironment, evidenceOfRun } from '../../src/evidence/runs/variants.ts';
@@ -27,19 +27,7 @@ function copyRuns(): string {
   return tmp;
 }
 
-const build = (dir: string, experiment: Experiment = article074) =>
-  buildArticleEnvironments({
-    slug: SLUG,
-    snapshotsDir: join(dir, 'snapshots'),
-    experiment,
-    factDefs: definition074.factDefs,
-    variantFactDefs: definition074.variantFactDefs,
-    lines: definition074.lines,
-    linesFile: definition074.file,
-    claimDefs: definition074.claimDefs,
-    comparisonDefs: definition074.comparisonDefs,
-    claimsFile: definition074.file,
-  });
+const build = (dir: string, experiment: Experiment = article074) => buildArticleEnvironments(runsInput074(join(dir, 'snapshots'), experiment));
 
 test('declarations: known environments, none twice, at least one; the headline is the first; kind alone when none is declared', () => {
   assert.deepEqual(environmentProblems(article074, 'article.ts'), []);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
-import { article074 as definition074, experiment074 as article074 } from '../support/articles.ts';
+import { experiment074 as article074, runsInput074 } from '../support/articles.ts';
 import { buildArticleVersions } from '../../src/evidence/runs/versions.ts';
 import { claimMatrix, measuredRuns } from '../../src/evidence/runs/environments.ts';
 import { claimReach } from '../../src/evidence/runs/claim-reach.ts';
@@ -57,18 +57,7 @@ const withVersions = (kubernetes: string[] | undefined): Experiment => {
 };
 
 const build = (dir: string, experiment: Experiment = withVersions(['v1.37', 'v1.36'])) =>
-  buildArticleVersions({
-    slug: SLUG,
-    snapshotsDir: join(dir, 'snapshots'),
-    experiment,
-    factDefs: definition074.factDefs,
-    variantFactDefs: definition074.variantFactDefs,
-    lines: definition074.lines,
-    linesFile: definition074.file,
-    claimDefs: definition074.claimDefs,
-    comparisonDefs: definition074.comparisonDefs,
-    claimsFile: definition074.file,
-  });
+  buildArticleVersions(runsInput074(join(dir, 'snapshots'), experiment));
 
 test('no versions declared: the committed runs build as before, each checked to be of the headline release', () => {
   const evidence = build(ARTICLE.replace(/\/$/, ''), withVersions(undefined));
