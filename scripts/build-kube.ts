@@ -8,9 +8,9 @@
 // compiles them (scripts/lib/go-build.ts, shared with the tools' build).
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCommandLine, UsageError, versionList } from '../src/capture/cli-args.ts';
+import { parseCommandLine, releasesAsked, UsageError } from '../src/capture/cli-args.ts';
 import { builtKubeBinDir, buildStamp, KUBE_BINARY_NAMES, KUBE_MODULE_DIR, moduleFilesOf, versionLdflags } from '../src/capture/kube-bin.ts';
-import { HEADLINE_RELEASE, KUBE_MINORS, kubeRelease, type KubeRelease } from '../src/experiment/kubernetes.ts';
+import { HEADLINE_RELEASE, KUBE_MINORS, type KubeRelease } from '../src/experiment/kubernetes.ts';
 import { compiledText, elapsedSince, goBuild, goVersion, stampIsCurrent, writeStamp } from './lib/go-build.ts';
 
 const USAGE = `usage: npm run lab:build [-- --k8s V[,V...]|all] [--quiet-if-current]   (V: ${KUBE_MINORS.join(', ')}; default ${HEADLINE_RELEASE.minor})`;
@@ -20,7 +20,7 @@ function fail(line: string, code = 1): never {
   process.exit(code);
 }
 
-function releasesAsked(argv: string[]): { releases: KubeRelease[]; quiet: boolean } {
+function commandLine(argv: string[]): { releases: KubeRelease[]; quiet: boolean } {
   try {
     const { values } = parseCommandLine(argv, {
       k8s: { type: 'string', multiple: true },
@@ -31,9 +31,7 @@ function releasesAsked(argv: string[]): { releases: KubeRelease[]; quiet: boolea
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
     }
-    const asked = values.k8s ?? [];
-    const minors = asked.includes('all') ? KUBE_MINORS : versionList(asked);
-    return { releases: minors.length ? minors.map((m) => kubeRelease(m)) : [HEADLINE_RELEASE], quiet: values['quiet-if-current'] };
+    return { releases: releasesAsked(values.k8s ?? []), quiet: values['quiet-if-current'] };
   } catch (error) {
     if (error instanceof UsageError) fail(`${error.message}; ${USAGE}`, 2);
     throw error;
@@ -75,7 +73,7 @@ async function build(release: KubeRelease, go: string, quiet: boolean): Promise<
   process.stdout.write(`lab:build: ${binary} built in ${elapsedSince(started)} (${compiledText(built.compiled)}), linked as ${KUBE_BINARY_NAMES.join(', ')}\n`);
 }
 
-const { releases, quiet } = releasesAsked(process.argv.slice(2));
+const { releases, quiet } = commandLine(process.argv.slice(2));
 const found = goVersion();
 if ('problem' in found) fail(`needs Go (go1.26 or newer) on PATH to build Kubernetes from the official modules: ${found.problem}`, 2);
 for (const release of releases) await build(release, found.version, quiet);

@@ -1,39 +1,37 @@
-// `npm run kind:prepare [-- --build-images | --stop]`: makes the kind driver
+// `npm run kind:prepare [-- --build-images] [--k8s V,...|all] | -- --stop`: makes the kind driver
 // runnable here (see src/capture/kind/prepare.ts); `--stop` stops the Docker
 // engine kind:prepare started, and only that one.
 import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../src/capture/provider/node-provider.ts';
 import { stopEngine } from '../src/capture/kind/engine/engine.ts';
 import { prepare } from '../src/capture/kind/prepare.ts';
-import { versionList } from '../src/capture/cli-args.ts';
-import { HEADLINE_RELEASE, KUBE_RELEASES, kubeRelease, type KubeRelease } from '../src/experiment/kubernetes.ts';
+import { parseCommandLine, releasesAsked, UsageError } from '../src/capture/cli-args.ts';
+import { HEADLINE_RELEASE, KUBE_MINORS, type KubeRelease } from '../src/experiment/kubernetes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const argv = process.argv.slice(2);
-// --k8s V[,V...] (or all): the releases whose node images to build; the headline's when absent.
-const k8sAt = argv.indexOf('--k8s');
-const args = k8sAt < 0 ? argv : [...argv.slice(0, k8sAt), ...argv.slice(k8sAt + 2)];
-const asked = k8sAt < 0 ? [] : [argv[k8sAt + 1] ?? ''];
-const known = ['--stop', '--build-images', '--help'];
-const unknown = args.filter((a) => !known.includes(a));
-let releases: KubeRelease[] = [];
+const USAGE = `usage: npm run kind:prepare [-- --build-images] [--k8s V[,V...]|all]   (or -- --stop); V: ${KUBE_MINORS.join(', ')}; default ${HEADLINE_RELEASE.minor}`;
+let options: { stop: boolean; buildImages: boolean; releases: KubeRelease[] };
 try {
-  releases = asked.includes('all') ? [...KUBE_RELEASES] : versionList(asked).map((m) => kubeRelease(m));
+  const { values } = parseCommandLine(process.argv.slice(2), {
+    stop: { type: 'boolean', default: false },
+    'build-images': { type: 'boolean', default: false },
+    // The releases whose node images to build (lab:build's binaries of each first).
+    k8s: { type: 'string', multiple: true },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  options = { stop: values.stop, buildImages: values['build-images'], releases: releasesAsked(values.k8s ?? []) };
 } catch (error) {
-  process.stderr.write(`kind:prepare: ${(error as Error).message}\n`);
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`kind:prepare: ${error.message}; ${USAGE}\n`);
   process.exit(2);
 }
-if (unknown.length > 0 || args.includes('--help')) {
-  const usage = `usage: npm run kind:prepare [-- --build-images] [--k8s V[,V...]|all]   (or -- --stop); V: ${KUBE_RELEASES.map((r) => r.minor).join(', ')}`;
-  if (unknown.length > 0) {
-    process.stderr.write(`kind:prepare: unknown option ${unknown[0]}; ${usage}\n`);
-    process.exit(2);
-  }
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
+const { releases } = options;
 
-if (args.includes('--stop')) {
+if (options.stop) {
   for (const line of await stopEngine()) process.stdout.write(`kind:prepare: ${line}\n`);
   process.exit(0);
 }
@@ -49,7 +47,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const started = performance.now();
 try {
   const done = await prepare(
-    { root, buildImages: args.includes('--build-images'), releases },
+    { root, buildImages: options.buildImages, releases },
     { signal: controller.signal, log: (line) => process.stdout.write(`${line}\n`) },
   );
   const seconds = Math.round((performance.now() - started) / 1000);
@@ -57,7 +55,7 @@ try {
     `kind:prepare: ready in ${seconds} s: Docker ${done.engine.serverVersion} (${done.engine.own ? "shice's own engine, stop it with npm run kind:prepare -- --stop" : "the host's engine"})`,
   );
   if (done.engine.record?.adaptation) process.stdout.write('; runtime adapted for a host without CAP_SYS_RESOURCE');
-  const built = (releases.length ? releases : [HEADLINE_RELEASE]).map((r) => done.images?.nodes[r.release]?.name ?? `none for ${r.release}`);
+  const built = releases.map((r) => done.images?.nodes[r.release]?.name ?? `none for ${r.release}`);
   process.stdout.write(done.images ? `; node image ${built.join(', ')}\n` : "; kind's official node image (a registry answers)\n");
 } catch (error) {
   if (interrupted) {

@@ -3,7 +3,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { clip } from './clip.ts';
 import { quoted } from '../evidence/terminal-text.ts';
-import { KUBE_MINORS, kubeRelease } from '../experiment/kubernetes.ts';
+import { HEADLINE_RELEASE, KUBE_MINORS, KUBE_RELEASES, kubeRelease, type KubeRelease } from '../experiment/kubernetes.ts';
 import { DEFAULT_DRIVER, DRIVER_NAMES, DRIVERS, isDriverName, type DriverFlag, type DriverName } from '../experiment/drivers.ts';
 
 export type { DriverName };
@@ -209,6 +209,17 @@ export function versionList(given: readonly string[], flag = '--k8s'): string[] 
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/**
+ * The releases `--k8s` names for the tools that build them (lab:build, kind:prepare):
+ * minors or releases, or `all`; the headline's when none is named.
+ */
+export function releasesAsked(given: readonly string[]): KubeRelease[] {
+  const names = given.flatMap((list) => list.split(/[\s,]+/)).filter(Boolean);
+  if (names.includes('all')) return [...KUBE_RELEASES];
+  const minors = versionList(names);
+  return minors.length ? minors.map((m) => kubeRelease(m)) : [HEADLINE_RELEASE];
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   versionsOf,
 } from '../../src/experiment/kubernetes.ts';
 import { builtKubeBinDir, KUBE_MODULE_DIR, sumFileOf } from '../../src/capture/kube-bin.ts';
-import { parseCaptureArgs, UsageError } from '../../src/capture/cli-args.ts';
+import { parseCaptureArgs, releasesAsked, UsageError } from '../../src/capture/cli-args.ts';
 
 const FILE = 'content/articles/x/article.ts';
 
@@ -123,4 +123,17 @@ test("a dry run on an older release plans that release's binaries and no other; 
   assert.equal(refused.status, 2);
   assert.equal(refused.stdout, '');
   assert.match(refused.stderr, /^capture: --k8s: expected one of v1\.37, v1\.36, v1\.35, v1\.34, got "v1\.33"\n/);
+});
+
+test("lab:build and kind:prepare read --k8s alike: the headline's release when none is named, each named once, or every release with 'all'", () => {
+  assert.deepEqual(releasesAsked([]), [HEADLINE_RELEASE]);
+  assert.deepEqual(
+    releasesAsked(['v1.34,v1.35.4', 'v1.34']).map((r) => r.release),
+    ['v1.34.4', 'v1.35.4'],
+  );
+  assert.deepEqual(releasesAsked(['all']), [...KUBE_RELEASES]);
+  assert.throws(
+    () => releasesAsked(['v1.2']),
+    (e: Error) => e instanceof UsageError && e.message === '--k8s: expected one of v1.37, v1.36, v1.35, v1.34, got "v1.2"',
+  );
 });
