@@ -17,7 +17,7 @@ export { healthCheckNodePort, node, nodeIP, nodePort, placement, pod, service } 
 export { ExtractError } from '../evidence/errors.ts';
 export type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 export { threeNodeCluster } from '../experiment/clusters.ts';
-export { curlArgv, exec } from '../experiment/steps.ts';
+export { curlArgv, exec, inPod } from '../experiment/steps.ts';
 export { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../experiment/substitutes.ts';
 export type { ExecStep, Experiment, TopologyView } from '../experiment/types.ts';
 export { choiceBars, event, healthCheckLine, hop, path } from './parts.ts';
@@ -29,7 +29,7 @@ export type RunFactId =
   | `${string}.${StepFactKey}`
   | `node.${string}.${'ip' | 'name' | 'podCIDR'}`
   | `pod.${string}.${'ip' | 'node' | 'image'}`
-  | `service.${string}.${'type' | 'clusterIP' | 'externalTrafficPolicy' | 'nodePort' | 'healthCheckNodePort'}`
+  | `service.${string}.${'type' | 'clusterIP' | 'externalTrafficPolicy' | 'internalTrafficPolicy' | 'nodePort' | 'healthCheckNodePort'}`
   | `cluster.${'name' | 'nodeCount' | 'podSubnet' | 'serviceSubnet' | 'kubeProxyMode'}`
   | `run.${string}`
   | `version.${string}`;

@@ -73,6 +73,29 @@ function list<T>(value: unknown, field: string, file: string, problems: string[]
 }
 
 /**
+ * What a step refers to that the experiment does not have: a client step a delete or a
+ * recreate waits on must be an exec step that runs before it; a recreated pod's manifest must be
+ * one the experiment applies.
+ */
+function stepProblems(experiment: Experiment, file: string): string[] {
+  const problems: string[] = [];
+  const steps = Array.isArray(experiment.steps) ? experiment.steps : [];
+  steps.forEach((step, i) => {
+    const field = `experiment.steps.${i}`;
+    if (step.kind !== 'exec' && 'settleClient' in step) {
+      const probe = steps.findIndex((s) => s.id === step.settleClient.step);
+      if (probe < 0 || probe > i || steps[probe]!.kind !== 'exec')
+        problems.push(`${file}: field "${field}.settleClient.step": expected the id of an exec step before "${step.id}", got ${JSON.stringify(step.settleClient.step)}`);
+      if (step.settleClient.until !== 'answered' && step.settleClient.until !== 'failed')
+        problems.push(`${file}: field "${field}.settleClient.until": expected "answered" or "failed", got ${JSON.stringify(step.settleClient.until)}`);
+    }
+    if (step.kind === 'recreate-pod' && !experiment.manifests.includes(step.manifest))
+      problems.push(`${file}: field "${field}.manifest": expected one of experiment.manifests (${experiment.manifests.join(', ')}), got ${JSON.stringify(step.manifest)}`);
+  });
+  return problems;
+}
+
+/**
  * An article from what its article.ts exports by default. Pure. Every problem is one line
  * naming the file and the field; they are thrown together.
  */
@@ -83,6 +106,7 @@ export function articleFrom(exported: unknown, slug: string, file = definitionFi
   if (!isObject(experiment)) problems.push(`${file}: field "experiment": expected the experiment (cluster, manifests, steps), got ${describe(experiment)}`);
   else if (experiment.slug !== slug)
     problems.push(`${file}: field "experiment.slug": expected "${slug}" (the folder's name), got ${JSON.stringify(experiment.slug)}`);
+  else problems.push(...stepProblems(experiment, file));
   const facts = factDefs(exported.facts, 'facts', file, problems);
   let variantFactDefs: Record<string, FactDef[]> | undefined;
   if (exported.variantFacts !== undefined) {

@@ -15,7 +15,12 @@ export function topologyView(t: Topology): TopologyView {
   return {
     ip: (node) => find(t.nodes, node, 'node').internalIP,
     podIP: (pod) => find(t.pods, pod, 'pod').ip,
-    nodePort: (service) => String(find(t.services, service, 'service').nodePort),
+    clusterIP: (service) => find(t.services, service, 'service').clusterIP,
+    nodePort: (service) => {
+      const port = find(t.services, service, 'service').nodePort;
+      if (port === null) throw new Error(`service "${service}" has no nodePort (a ClusterIP Service gets none)`);
+      return String(port);
+    },
     healthCheckNodePort: (service) => {
       const port = find(t.services, service, 'service').healthCheckNodePort;
       if (port === null) throw new Error(`service "${service}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`);
@@ -27,6 +32,7 @@ export function topologyView(t: Topology): TopologyView {
 export const symbolicTopologyView: TopologyView = {
   ip: (node) => `<${node}.ip>`,
   podIP: (pod) => `<${pod}.podIP>`,
+  clusterIP: (service) => `<${service}.clusterIP>`,
   nodePort: (service) => `<${service}.nodePort>`,
   healthCheckNodePort: (service) => `<${service}.healthCheckNodePort>`,
 };

@@ -24,7 +24,7 @@ export function runSide(evidence: ArticleEvidence): ReportSide {
     facts: evidence.facts,
     claims: evidence.claims,
     generatedPods: run.pods.map((p) => p.name).filter(isGeneratedPodName),
-    deletes: [...evidence.snapshots.steps.values()].filter((s) => s.kind === 'delete-pod').map((s) => s.id),
+    deletes: [...evidence.snapshots.steps.values()].filter((s) => s.kind === 'delete-pod' || s.kind === 'recreate-pod').map((s) => s.id),
   };
 }
 

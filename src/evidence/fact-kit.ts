@@ -204,11 +204,14 @@ export function podGateway(step: string, nodeName: string): FactSpec {
   return fromStep(step, (s, run) => podGatewayOnNode(parseIpAddressJson(s.stdout), node(run, nodeName).podCIDR).address);
 }
 
-/** A delete-pod step's measured wait until kube-proxy's health check said 0 local endpoints: seconds after the delete, or polls. */
+/**
+ * A delete-pod or recreate-pod step's measured wait until it took effect (kube-proxy's health check said 0
+ * local endpoints, or the client's answer changed): seconds after the delete or after Ready, or polls.
+ */
 export function settle(step: string, field: 'seconds' | 'polls'): FactSpec {
   return fromStep(step, (s) => {
-    if (s.settle === undefined) throw new ExtractError(`step ${step} has no settle record (a delete-pod step with settleNode records one)`);
-    return field === 'seconds' ? durationSeconds(s.settle.afterDeleteMs) : String(s.settle.polls);
+    if (s.settle === undefined) throw new ExtractError(`step ${step} has no settle record (a delete-pod or recreate-pod step records one)`);
+    return field === 'seconds' ? durationSeconds((s.settle.afterDeleteMs ?? s.settle.afterReadyMs)!) : String(s.settle.polls);
   });
 }
 

@@ -33,7 +33,11 @@ function clusterFacts(run: RunSnapshot): FactDef[] {
     ...run.services.flatMap((s) => [
       runFact(`service.${s.name}.type`, (r) => service(r, s.name).type),
       runFact(`service.${s.name}.clusterIP`, (r) => service(r, s.name).clusterIP),
-      runFact(`service.${s.name}.externalTrafficPolicy`, (r) => service(r, s.name).externalTrafficPolicy),
+      // A ClusterIP Service has no external policy and no NodePort: "none", as run.yaml's null says.
+      runFact(`service.${s.name}.externalTrafficPolicy`, (r) => service(r, s.name).externalTrafficPolicy ?? 'none'),
+      ...(s.internalTrafficPolicy === undefined
+        ? []
+        : [runFact(`service.${s.name}.internalTrafficPolicy`, (r) => service(r, s.name).internalTrafficPolicy ?? 'none')]),
       runFact(`service.${s.name}.nodePort`, (r) => nodePort(r, s.name)),
       // Only LoadBalancer + Local gets a health-check port: "none" is what run.yaml says of the others.
       runFact(`service.${s.name}.healthCheckNodePort`, (r) => String(service(r, s.name).healthCheckNodePort ?? 'none')),

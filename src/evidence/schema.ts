@@ -48,11 +48,15 @@ export const serviceSchema = z.strictObject({
   name: z.string().min(1),
   namespace: z.string().min(1),
   type: z.enum(['ClusterIP', 'NodePort', 'LoadBalancer']),
-  externalTrafficPolicy: z.enum(['Cluster', 'Local']),
+  /** null for a ClusterIP Service, which the API server gives none. */
+  externalTrafficPolicy: z.enum(['Cluster', 'Local']).nullable(),
+  /** Absent in runs captured before the capture recorded it. */
+  internalTrafficPolicy: z.enum(['Cluster', 'Local']).optional(),
   clusterIP: ipv4,
   port,
   targetPort: port,
-  nodePort: port,
+  /** null for a ClusterIP Service. */
+  nodePort: port.nullable(),
   healthCheckNodePort: port.nullable(),
 });
 
@@ -114,9 +118,14 @@ const streamCut = z.strictObject({
 
 export const stepSchema = z.strictObject({
   id: z.string().min(1),
-  kind: z.enum(['exec', 'delete-pod']),
+  kind: z.enum(['exec', 'delete-pod', 'recreate-pod']),
   /** Logical node the command ran on, or `host` for actions run by the driver. */
   node: z.string().min(1),
+  /** `<namespace>/<name>` of the pod in whose network namespace the command ran, on `node`. */
+  pod: z
+    .string()
+    .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'namespace/name')
+    .optional(),
   title: z.string(),
   /** The command as the experiment states it, inside the node. */
   command: z.array(z.string()).min(1),
@@ -128,17 +137,21 @@ export const stepSchema = z.strictObject({
   startedAt: isoDate,
   durationMs: z.number().nonnegative(),
   /**
-   * A delete-pod step's wait for kube-proxy, measured: the health-check probe, how many
-   * polls it took, the time from the delete's return to the answer that showed 0 local
-   * endpoints, and that answer.
+   * The wait, measured, until a delete-pod or recreate-pod step took effect: the probe (kube-proxy's
+   * health check, or a client's own step run again), how many polls it took, the time from the
+   * delete's return or from the API's Ready to the answer that showed it, and that answer (with
+   * the probe's exit code when the probe is a client's step).
    */
   settle: z
     .strictObject({
       command: z.array(z.string()).min(1),
       polls: z.number().int().positive(),
-      afterDeleteMs: z.number().nonnegative(),
+      afterDeleteMs: z.number().nonnegative().optional(),
+      afterReadyMs: z.number().nonnegative().optional(),
       answer: z.string(),
+      exitCode: z.number().int().optional(),
     })
+    .refine((s) => (s.afterDeleteMs === undefined) !== (s.afterReadyMs === undefined), 'expected exactly one of afterDeleteMs and afterReadyMs')
     .optional(),
   stdout: z.string(),
   stderr: z.string(),

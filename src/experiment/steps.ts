@@ -1,6 +1,6 @@
 // The steps experiments are made of, written once: a command on a node, and
 // curl as the series runs it. Pure: argv arrays, never shell strings.
-import type { ExecStep, TopologyView } from './types.ts';
+import type { ExecStep, PodRef, TopologyView } from './types.ts';
 
 /** A step that runs `command`, an argv, on `node`. */
 export function exec(
@@ -11,6 +11,22 @@ export function exec(
   options: Omit<ExecStep, 'kind' | 'id' | 'node' | 'title' | 'command'> = {},
 ): ExecStep {
   return { kind: 'exec', id, node, title, command, ...options };
+}
+
+/**
+ * A step that runs `command` inside `pod`'s network namespace on `node`, where the manifests place
+ * the pod: the node's own program (curl, ip), sending and receiving as the pod does.
+ */
+export function inPod(
+  id: string,
+  pod: PodRef | string,
+  node: string,
+  title: string,
+  command: (t: TopologyView) => string[],
+  options: Omit<ExecStep, 'kind' | 'id' | 'node' | 'title' | 'command' | 'pod'> = {},
+): ExecStep {
+  const ref = typeof pod === 'string' ? { namespace: 'default', name: pod } : pod;
+  return { kind: 'exec', id, node, pod: ref, title, command, ...options };
 }
 
 /**

@@ -60,15 +60,21 @@ export interface PodInfo {
 
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
 
+export type TrafficPolicy = 'Cluster' | 'Local';
+
 export interface ServiceInfo {
   name: string;
   namespace: string;
   type: ServiceType;
-  externalTrafficPolicy: 'Cluster' | 'Local';
+  /** Only a Service reached from outside (NodePort, LoadBalancer) has one; null for a ClusterIP Service. */
+  externalTrafficPolicy: TrafficPolicy | null;
+  /** As the API server stored it (it defaults to Cluster); absent in runs captured before it was recorded. */
+  internalTrafficPolicy?: TrafficPolicy;
   clusterIP: string;
   port: number;
   targetPort: number;
-  nodePort: number;
+  /** null for a ClusterIP Service. */
+  nodePort: number | null;
   /** Only LoadBalancer + Local gets one; null otherwise. */
   healthCheckNodePort: number | null;
 }
@@ -86,6 +92,7 @@ export interface Topology {
 export interface TopologyView {
   ip(node: string): string;
   podIP(pod: string): string;
+  clusterIP(service: string): string;
   nodePort(service: string): string;
   healthCheckNodePort(service: string): string;
 }
@@ -113,25 +120,64 @@ export interface ExecStep extends StepLimits {
   /** What the step shows, for progress output and provenance. */
   title: string;
   command: (t: TopologyView) => string[];
+  /**
+   * Run inside this pod's network namespace (the node's own program, the pod's network), on
+   * `node`, where the manifests place the pod: traffic that starts in a pod. On the node itself when absent.
+   */
+  pod?: PodRef;
   /** Only in these variants (e.g. `iptables-save` only where kube-proxy writes iptables); every variant when absent. */
   variants?: string[];
 }
 
-/** Delete a pod and wait until kube-proxy's view of it is gone; the wait is recorded with the step. */
-export interface DeletePodStep extends Omit<StepLimits, 'onTimeout'> {
+export interface PodRef {
+  namespace: string;
+  name: string;
+}
+
+/**
+ * When an action (a delete, a recreate) has taken effect, as a client sees it: an exec step of the
+ * experiment, run again every poll until it answers (exit 0) or fails (any other exit).
+ */
+export interface ClientSettle {
+  step: string;
+  until: 'answered' | 'failed';
+}
+
+/** Delete a pod and wait until its deletion has taken effect; the wait is recorded with the step. */
+export type DeletePodStep = Omit<StepLimits, 'onTimeout'> & {
   kind: 'delete-pod';
   id: string;
   title: string;
   pod: string;
   namespace: string;
-  /** Node whose health check must report 0 local endpoints before the step ends. */
-  settleNode: string;
-  /** Service whose healthCheckNodePort is polled to know the deletion has settled. */
-  settleService: string;
+  variants?: string[];
+} & (
+    | {
+        /** Node whose kube-proxy health check must report 0 local endpoints before the step ends. */
+        settleNode: string;
+        /** Service whose healthCheckNodePort is polled to know the deletion has settled. */
+        settleService: string;
+      }
+    | { settleClient: ClientSettle }
+  );
+
+/**
+ * Create a pod again from its manifest (after a delete-pod step), wait until the API says it is
+ * Ready, then until a client's answer shows it: the wait after Ready is recorded with the step.
+ */
+export interface RecreatePodStep extends Omit<StepLimits, 'onTimeout'> {
+  kind: 'recreate-pod';
+  id: string;
+  title: string;
+  pod: string;
+  namespace: string;
+  /** The manifest file (one of experiment.manifests) that declares the pod. */
+  manifest: string;
+  settleClient: ClientSettle;
   variants?: string[];
 }
 
-export type StepDef = ExecStep | DeletePodStep;
+export type StepDef = ExecStep | DeletePodStep | RecreatePodStep;
 
 /**
  * An image the manifests name and a local build that runs in its place where no

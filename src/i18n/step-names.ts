@@ -16,7 +16,7 @@ function nodesOf(nodes: readonly string[], lang: Lang): string {
 }
 
 function targetWords(target: StepTarget, lang: Lang): string {
-  const nodes = target.kind === 'pod' ? '' : nodesOf(target.nodes, lang);
+  const nodes = target.kind === 'pod' || target.kind === 'clusterIP' ? '' : nodesOf(target.nodes, lang);
   switch (target.kind) {
     case 'nodePort':
       return lang === 'zh' ? `${nodes} 上 ${target.service} 的 NodePort` : `${target.service}’s NodePort on ${nodes}`;
@@ -24,6 +24,8 @@ function targetWords(target: StepTarget, lang: Lang): string {
       return lang === 'zh' ? `${nodes} 上 ${target.service} 的健康检查端口` : `${target.service}’s health-check port on ${nodes}`;
     case 'pod':
       return lang === 'zh' ? `Pod ${target.pod}` : `pod ${target.pod}`;
+    case 'clusterIP':
+      return lang === 'zh' ? `${target.service} 的 ClusterIP` : `${target.service}’s ClusterIP`;
     case 'nodes':
       return nodes;
   }
@@ -39,10 +41,14 @@ function whatRan(name: StepName): NamePiece[] {
 export function stepNamePieces(name: StepName, lang: Lang): NamePiece[] {
   const onHost = name.node === 'host';
   const target = name.kind === 'request' ? [text(' → '), text(targetWords(name.target, lang))] : [];
+  const pod = name.kind === 'request' ? name.pod : undefined;
   if (lang === 'zh') {
-    const where = onHost ? [text('采集程序在本机执行的 ')] : [{ fact: 'node' } as const, text(' 上的 ')];
+    const where = onHost
+      ? [text('采集程序在本机执行的 ')]
+      : [{ fact: 'node' } as const, text(pod === undefined ? ' 上的 ' : ` 上 Pod ${pod} 里的 `)];
     return [...where, ...whatRan(name), ...target];
   }
-  const where = onHost ? [text(' run by the capture on its host')] : [text(' on '), { fact: 'node' } as const];
+  const inPod = pod === undefined ? [] : [text(` in pod ${pod}`)];
+  const where = onHost ? [text(' run by the capture on its host')] : [...inPod, text(' on '), { fact: 'node' } as const];
   return [...whatRan(name), ...where, ...target];
 }

@@ -99,7 +99,7 @@ kernelTest(
         "the pod status names what really ran, in the binary's and dpkg's own words",
       );
       for (const service of topology.services) {
-        assert.ok(service.nodePort >= 30000 && service.nodePort <= 32767, `${service.name} nodePort ${service.nodePort}`);
+        assert.ok(service.nodePort !== null && service.nodePort >= 30000 && service.nodePort <= 32767, `${service.name} nodePort ${service.nodePort}`);
         assert.ok(service.clusterIP.startsWith('10.96.'), service.clusterIP);
         assert.equal(service.healthCheckNodePort !== null, service.name === 's-lb', `only LoadBalancer + Local gets a healthCheckNodePort (${service.name})`);
       }

@@ -377,7 +377,8 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     const settle = r('delete-backend').settle!;
     assert.deepEqual(settle.command, probe('http://172.19.0.2:30666/'));
     assert.equal(settle.polls, polls.length, 'every poll counted');
-    assert.ok(settle.afterDeleteMs > 0);
+    assert.ok(settle.afterDeleteMs! > 0);
+    assert.equal(settle.afterReadyMs, undefined);
     assert.equal(settle.answer, (await fixture('exec/health-503.stdout')).split('\r\n\r\n')[1], "kube-proxy's answer, as it came");
 
     await cluster.down(ctx);

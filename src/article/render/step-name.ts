@@ -6,11 +6,14 @@ import type { RunSnapshot, StepSnapshot } from '../../evidence/schema.ts';
 
 /** Where a request went, by the roles its address and port play in the run. */
 export type StepTarget =
-  { kind: 'nodePort' | 'healthCheck'; service: string; nodes: string[] } | { kind: 'nodes'; nodes: string[] } | { kind: 'pod'; pod: string };
+  | { kind: 'nodePort' | 'healthCheck'; service: string; nodes: string[] }
+  | { kind: 'nodes'; nodes: string[] }
+  | { kind: 'pod'; pod: string }
+  | { kind: 'clusterIP'; service: string };
 
 export type StepName =
   /** A request, named by its target (the command itself is long: flags, addresses, ports). */
-  | { kind: 'request'; program: string; node: string; target: StepTarget }
+  | { kind: 'request'; program: string; node: string; target: StepTarget; pod?: string }
   /** A short command, named by itself (bound: the step's `.command` fact). */
   | { kind: 'command'; node: string }
   /** A long command without a known target, named by its words before the first flag. */
@@ -31,6 +34,8 @@ function urlParts(arg: string): { hosts: string[]; port: number | undefined } | 
 function targetOf(url: { hosts: string[]; port: number | undefined }, run: RunSnapshot): StepTarget | undefined {
   const pod = url.hosts.length === 1 ? run.pods.find((p) => p.ip === url.hosts[0]) : undefined;
   if (pod) return { kind: 'pod', pod: pod.name };
+  const byClusterIP = url.hosts.length === 1 ? run.services.find((s) => s.clusterIP === url.hosts[0]) : undefined;
+  if (byClusterIP) return { kind: 'clusterIP', service: byClusterIP.name };
   const nodes = url.hosts.map((host) => run.nodes.find((n) => n.internalIP === host)?.name);
   if (nodes.some((n) => n === undefined)) return undefined;
   const known = nodes as string[];
@@ -44,7 +49,9 @@ function targetOf(url: { hosts: string[]; port: number | undefined }, run: RunSn
 export function stepName(step: StepSnapshot, run: RunSnapshot): StepName {
   const url = step.command.map(urlParts).find((u) => u !== undefined);
   const target = url && targetOf(url, run);
-  if (target) return { kind: 'request', program: step.command[0]!, node: step.node, target };
+  // The pod a request started in is named by its name alone: its namespace is the manifests'.
+  const pod = step.pod?.split('/')[1];
+  if (target) return { kind: 'request', program: step.command[0]!, node: step.node, target, ...(pod === undefined ? {} : { pod }) };
   if (step.command.join(' ').length <= SHORT_COMMAND) return { kind: 'command', node: step.node };
   const firstFlag = step.command.findIndex((arg, i) => i > 0 && arg.startsWith('-'));
   return { kind: 'head', node: step.node, head: step.command.slice(0, firstFlag < 0 ? undefined : firstFlag).join(' ') };

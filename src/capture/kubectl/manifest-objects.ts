@@ -85,9 +85,11 @@ export function declaredObjects(files: { file: string; text: string }[]): Declar
         }
         result.workloads.push({ kind: doc.kind as DeclaredWorkload['kind'], name, namespace, selector: matchLabels as Record<string, string> });
       }
-      // Services reached from outside (NodePort, LoadBalancer) are read back into the topology; a ClusterIP or
-      // ExternalName Service is applied like any other object and left to the API server.
-      if (doc.kind === 'Service' && (doc.spec?.type === 'NodePort' || doc.spec?.type === 'LoadBalancer')) {
+      // Services with a virtual address (ClusterIP, NodePort, LoadBalancer) are read back into the topology; a
+      // headless or ExternalName Service is applied like any other object and left to the API server.
+      const type = doc.spec?.type ?? 'ClusterIP';
+      const virtual = type === 'NodePort' || type === 'LoadBalancer' || (type === 'ClusterIP' && doc.spec?.clusterIP !== 'None');
+      if (doc.kind === 'Service' && virtual) {
         const healthCheck = doc.spec?.type === 'LoadBalancer' && doc.spec?.externalTrafficPolicy === 'Local';
         result.services.push({ name, namespace, healthCheck });
       }

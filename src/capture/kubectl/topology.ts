@@ -2,7 +2,7 @@
 // turned into the experiment's Topology. Nothing here assumes an address or a
 // port: every value is read from kubectl's answer, and a missing one is an error
 // that names the command, the object and the field.
-import type { ClusterSpec, NodeInfo, NodeRole, PodInfo, ServiceInfo, ServiceType } from '../../experiment/types.ts';
+import type { ClusterSpec, NodeInfo, NodeRole, PodInfo, ServiceInfo, ServiceType, TrafficPolicy } from '../../experiment/types.ts';
 import type { ObjectRef } from './manifest-objects.ts';
 import { ToolOutputError } from './api-output.ts';
 
@@ -43,6 +43,7 @@ export interface KubeService {
   namespace: string;
   type: string;
   externalTrafficPolicy: string | null;
+  internalTrafficPolicy: string | null;
   clusterIP: string;
   ports: { port: number; targetPort: number | string; nodePort: number | null }[];
   healthCheckNodePort: number | null;
@@ -204,12 +205,14 @@ export function parseServiceList(stdout: string): KubeService[] {
       return { port: p.port, targetPort, nodePort: typeof p.nodePort === 'number' ? p.nodePort : null };
     });
     const policy = at(item, 'spec.externalTrafficPolicy');
+    const internal = at(item, 'spec.internalTrafficPolicy');
     const hcnp = at(item, 'spec.healthCheckNodePort');
     return {
       name,
       namespace,
       type: str(item, 'spec.type', where),
       externalTrafficPolicy: typeof policy === 'string' ? policy : null,
+      internalTrafficPolicy: typeof internal === 'string' ? internal : null,
       clusterIP: str(item, 'spec.clusterIP', where),
       ports,
       healthCheckNodePort: typeof hcnp === 'number' ? hcnp : null,
@@ -316,20 +319,28 @@ export function toServiceInfos(services: KubeService[], wanted: ObjectRef[]): Se
     if (!SERVICE_TYPES.includes(svc.type as ServiceType)) {
       throw new ToolOutputError(`${where}: field spec.type: expected one of ${SERVICE_TYPES.join(', ')}, got "${svc.type}"`);
     }
-    if (svc.externalTrafficPolicy !== 'Cluster' && svc.externalTrafficPolicy !== 'Local') {
+    // Reached from outside, a Service has an external policy and a NodePort; a ClusterIP Service has neither.
+    const outside = svc.type !== 'ClusterIP';
+    const isPolicy = (p: string | null): p is TrafficPolicy => p === 'Cluster' || p === 'Local';
+    if (outside && !isPolicy(svc.externalTrafficPolicy)) {
       throw new ToolOutputError(`${where}: field spec.externalTrafficPolicy: expected Cluster or Local, got ${JSON.stringify(svc.externalTrafficPolicy)}`);
+    }
+    // The API server defaults it to Cluster since Kubernetes 1.22.
+    if (!isPolicy(svc.internalTrafficPolicy)) {
+      throw new ToolOutputError(`${where}: field spec.internalTrafficPolicy: expected Cluster or Local, got ${JSON.stringify(svc.internalTrafficPolicy)}`);
     }
     if (svc.ports.length !== 1) throw new ToolOutputError(`${where}: field spec.ports: expected exactly one port, got ${svc.ports.length}`);
     const port = svc.ports[0]!;
     if (typeof port.targetPort !== 'number') {
       throw new ToolOutputError(`${where}: field spec.ports[0].targetPort: expected a number, got "${port.targetPort}"`);
     }
-    if (port.nodePort === null) throw new ToolOutputError(`${where}: field spec.ports[0].nodePort: expected an allocated NodePort`);
+    if (outside && port.nodePort === null) throw new ToolOutputError(`${where}: field spec.ports[0].nodePort: expected an allocated NodePort`);
     return {
       name: svc.name,
       namespace: svc.namespace,
       type: svc.type as ServiceType,
-      externalTrafficPolicy: svc.externalTrafficPolicy,
+      externalTrafficPolicy: outside ? (svc.externalTrafficPolicy as TrafficPolicy) : null,
+      internalTrafficPolicy: svc.internalTrafficPolicy,
       clusterIP: ipv4(svc.clusterIP, where, 'spec.clusterIP'),
       port: port.port,
       targetPort: port.targetPort,

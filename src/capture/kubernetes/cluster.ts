@@ -21,7 +21,7 @@ import { clusterProblems } from './health.ts';
 import { DEFAULT_API_TIMEOUTS, KubeIo, KUBE_PROXY_MODE, probeOf, type ApiTimeouts } from './kube-io.ts';
 import { clusterPlan, type ClusterPlan } from './plan.ts';
 import { applyManifests, readWhenReady, type ClusterReading } from './readiness.ts';
-import { deletePod, execStep } from './steps.ts';
+import { deletePod, execStep, recreatePod, type ClientProbe } from './steps.ts';
 
 export type { ApiTimeouts };
 
@@ -113,10 +113,19 @@ export class Cluster {
 
   /** Runs one step under its time limit; what it printed, byte for byte, is the snapshot. */
   async runStep(step: StepDef, view: TopologyView, ctx: ProviderContext): Promise<StepSnapshot> {
-    if (step.kind === 'exec') return execStep(this.io, step, view, ctx);
     const topology = this.requireReading().topology;
+    if (step.kind === 'exec') return execStep(this.io, step, view, topology, ctx);
+    // A pod deleted or created again on purpose: the health check between steps does not miss it.
     this.deleted.add(`${step.namespace}/${step.pod}`);
-    return deletePod(this.io, step, topology, this.experiment.client, ctx);
+    const rerun: ClientProbe = async (id, probeCtx) => {
+      const probe = this.experiment.steps.find((s) => s.id === id);
+      if (probe?.kind !== 'exec') throw new DriverError(`step ${step.id}: settleClient.step "${id}" is not an exec step of the experiment`);
+      // The client's step as it ran, with a poll's time limit: a probe that hangs is "not yet".
+      const snapshot = await execStep(this.io, { ...probe, timeoutMs: this.io.timeouts.quickMs, onTimeout: 'record' }, view, topology, probeCtx);
+      return { command: snapshot.command, exitCode: snapshot.exitCode, stdout: snapshot.stdout, stderr: snapshot.stderr };
+    };
+    if (step.kind === 'delete-pod') return deletePod(this.io, step, topology, this.experiment.client, rerun, ctx);
+    return recreatePod(this.io, step, this.manifestFile(step.manifest), rerun, ctx);
   }
 
   /** A DriverError naming what broke, unless every component answers and every Pod is as it was read. */

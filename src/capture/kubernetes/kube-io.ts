@@ -42,6 +42,9 @@ export const CONTROL_PLANE_HEALTHZ: [string, string][] = [
 /** A probe answered with the body text or the reason it did not answer. */
 export const probeOf = (url: string, insecure = false): string[] => ['curl', '--silent', '--max-time', '2', ...(insecure ? ['--insecure'] : []), url];
 
+/** `command` in the network namespace at `path` (a pod's), the rest of its world the node's: util-linux's nsenter, on every node. */
+export const inNetns = (path: string, command: string[]): string[] => ['nsenter', `--net=${path}`, '--', ...command];
+
 export class KubeIo {
   readonly provider: NodeProvider;
   readonly access: ClusterAccess;

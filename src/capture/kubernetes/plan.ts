@@ -1,13 +1,13 @@
 // Exactly what a run executes, in order, for --dry-run: the provider's setup,
 // the API calls and waits, each step with the health checks after it, the
 // teardown. Pure: built from the same argv builders the run uses.
-import type { Experiment, StepDef, TopologyView } from '../../experiment/types.ts';
+import type { ClientSettle, ExecStep, Experiment, StepDef, TopologyView } from '../../experiment/types.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
 import * as k from '../kubectl/commands.ts';
 import type { DeclaredObjects } from '../kubectl/manifest-objects.ts';
 import { KUBE_PROXY_METRICS } from '../kubectl/proxy-sync.ts';
 import type { NodeProvider } from '../provider/node-provider.ts';
-import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, KUBE_PROXY_MODE, probeOf } from './kube-io.ts';
+import { CONTROL_PLANE_HEALTHZ, inNetns, KUBE_PROXY_HEALTHZ, KUBE_PROXY_MODE, probeOf } from './kube-io.ts';
 
 export interface ClusterPlan {
   setup: string[][];
@@ -18,7 +18,7 @@ export interface ClusterPlan {
 export function clusterPlan(
   experiment: Experiment,
   objects: DeclaredObjects,
-  provider: Pick<NodeProvider, 'plan' | 'nodeArgv'>,
+  provider: Pick<NodeProvider, 'plan' | 'nodeArgv' | 'podNetnsPlaceholder'>,
   access: ClusterAccess,
   manifestFile: (manifest: string) => string,
   view: TopologyView,
@@ -50,16 +50,30 @@ export function clusterPlan(
     ...CONTROL_PLANE_HEALTHZ.map(([, url]) => provider.nodeArgv(controlPlane, probeOf(url, true))),
     k.kubectlGetPods(t),
   ];
+  // A step as it runs: on its node, or in its pod's network namespace there.
+  const entered = (step: ExecStep) => {
+    const command = step.command(view);
+    return provider.nodeArgv(step.node, step.pod === undefined ? command : inNetns(provider.podNetnsPlaceholder(step.node, step.pod), command));
+  };
+  // A client's step run again until a delete or a recreate shows (every poll, the same argv).
+  const client = (settle: ClientSettle) => {
+    const probe = experiment.steps.find((s) => s.id === settle.step);
+    return probe?.kind === 'exec' ? [entered(probe)] : [];
+  };
   const steps = experiment.steps.map((step) => ({
     step,
     node: step.kind === 'exec' ? step.node : 'host',
     argvs: [
       ...(step.kind === 'exec'
-        ? [provider.nodeArgv(step.node, step.command(view))]
-        : [
-            k.kubectlDeletePod(t, step.namespace, step.pod),
-            provider.nodeArgv(experiment.client, k.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`)),
-          ]),
+        ? [entered(step)]
+        : step.kind === 'delete-pod'
+          ? [
+              k.kubectlDeletePod(t, step.namespace, step.pod),
+              ...('settleClient' in step
+                ? client(step.settleClient)
+                : [provider.nodeArgv(experiment.client, k.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`))]),
+            ]
+          : [k.kubectlApply(t, manifestFile(step.manifest)), k.kubectlWaitPodReady(t, step.namespace, step.pod), ...client(step.settleClient)]),
       ...health,
     ],
   }));

@@ -1,7 +1,8 @@
-// The experiment's steps on the cluster: a command on a node under its time
-// limit, its bytes kept as the snapshot; or a pod deleted and the time until
-// kube-proxy's health check noticed, which is itself a measurement.
-import type { DeletePodStep, ExecStep, Topology, TopologyView } from '../../experiment/types.ts';
+// The experiment's steps on the cluster: a command on a node (or in a pod's network
+// namespace there) under its time limit, its bytes kept as the snapshot; or a pod
+// deleted or created again and the time until that took effect, as kube-proxy's
+// health check or a client saw it, which is itself a measurement.
+import type { ClientSettle, DeletePodStep, ExecStep, PodRef, RecreatePodStep, Topology, TopologyView } from '../../experiment/types.ts';
 import { DEFAULT_STEP_TIMEOUT_MS } from '../../experiment/types.ts';
 import type { StepSnapshot } from '../../evidence/schema.ts';
 import { STREAM_LIMIT_BYTES, storedFields, storeStreamHead } from '../../evidence/raw-stream.ts';
@@ -9,15 +10,16 @@ import { seconds, text, type ProcessResult } from '../process.ts';
 import { parseLocalEndpoints } from '../kubectl/api-output.ts';
 import * as k from '../kubectl/commands.ts';
 import { DriverError, type ProviderContext } from '../provider/node-provider.ts';
-import type { KubeIo } from './kube-io.ts';
+import { inNetns, type KubeIo } from './kube-io.ts';
 
 /** A step keeps what its snapshot stores, and one byte more to tell a cut stream. */
 const STEP_KEEP_BYTES = STREAM_LIMIT_BYTES + 1;
 
-export async function execStep(io: KubeIo, step: ExecStep, view: TopologyView, ctx: ProviderContext): Promise<StepSnapshot> {
+export async function execStep(io: KubeIo, step: ExecStep, view: TopologyView, topology: Topology, ctx: ProviderContext): Promise<StepSnapshot> {
   const command = step.command(view);
   const limit = step.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
-  const run = await io.provider.exec(step.node, command, { timeoutMs: limit, keepBytes: STEP_KEEP_BYTES }, ctx);
+  const entered = step.pod === undefined ? command : await inPodNetwork(io, { ...step, pod: step.pod }, topology, command, ctx);
+  const run = await io.provider.exec(step.node, entered, { timeoutMs: limit, keepBytes: STEP_KEEP_BYTES }, ctx);
   if (run.canceled) throw new DriverError(`interrupted while: step ${step.id}`);
   if (run.exitCode === null) throw new DriverError(`step ${step.id}: could not run \`${run.argv.join(' ')}\`: ${run.spawnError ?? 'it did not start'}`);
   if (run.timedOut && step.onTimeout !== 'record') {
@@ -25,35 +27,67 @@ export async function execStep(io: KubeIo, step: ExecStep, view: TopologyView, c
       `step ${step.id} on ${step.node} did not finish within ${seconds(limit)} (\`${command.join(' ')}\`): a step that may take longer declares timeoutMs, or onTimeout: 'record'`,
     );
   }
-  return { id: step.id, kind: step.kind, node: step.node, title: step.title, command, ...stepOutcome(run) };
+  const pod = step.pod === undefined ? {} : { pod: podName(step.pod) };
+  return { id: step.id, kind: step.kind, node: step.node, ...pod, title: step.title, command, ...stepOutcome(run) };
+}
+
+const podName = (pod: PodRef) => `${pod.namespace}/${pod.name}`;
+
+/**
+ * `command` entered into the network namespace the node's runtime made for the step's pod: the
+ * node's own program, with the pod's interfaces, routes and address. The pod must run on the
+ * step's node, where the manifests place it.
+ */
+async function inPodNetwork(io: KubeIo, step: ExecStep & { pod: PodRef }, topology: Topology, command: string[], ctx: ProviderContext): Promise<string[]> {
+  const pod = topology.pods.find((p) => p.name === step.pod.name && p.namespace === step.pod.namespace);
+  if (pod === undefined) throw new DriverError(`step ${step.id}: pod ${podName(step.pod)} is not among the run's pods (the manifests declare it?)`);
+  if (pod.node !== step.node) throw new DriverError(`step ${step.id}: pod ${podName(step.pod)} runs on ${pod.node}, not on ${step.node} as the step says`);
+  const netns = await io.provider.podNetns(step.node, step.pod, ctx);
+  return inNetns(netns, command);
 }
 
 /**
- * `kubectl delete pod --wait=true`, then kube-proxy's health check on `settleNode`
- * until it reports 0 local endpoints. That wait is itself a measurement: the step
- * records how long it took and what kube-proxy answered, poll by poll.
+ * `kubectl delete pod --wait=true`, then, until the deletion has taken effect, kube-proxy's health
+ * check on `settleNode` (0 local endpoints) or a client's step run again (`settleClient`). That
+ * wait is itself a measurement: the step records how long it took and the answer that ended it.
  */
-export async function deletePod(io: KubeIo, step: DeletePodStep, topology: Topology, client: string, ctx: ProviderContext): Promise<StepSnapshot> {
-  const service = topology.services.find((s) => s.name === step.settleService);
-  if (!service) throw new DriverError(`delete-pod step ${step.id}: settleService "${step.settleService}" is not among the run's services`);
-  if (service.healthCheckNodePort === null) {
-    throw new DriverError(`delete-pod step ${step.id}: settleService "${step.settleService}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`);
+export async function deletePod(
+  io: KubeIo,
+  step: DeletePodStep,
+  topology: Topology,
+  client: string,
+  rerun: ClientProbe,
+  ctx: ProviderContext,
+): Promise<StepSnapshot> {
+  const service = 'settleService' in step ? topology.services.find((s) => s.name === step.settleService) : undefined;
+  if ('settleService' in step) {
+    if (!service) throw new DriverError(`delete-pod step ${step.id}: settleService "${step.settleService}" is not among the run's services`);
+    if (service.healthCheckNodePort === null)
+      throw new DriverError(`delete-pod step ${step.id}: settleService "${step.settleService}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`);
   }
   ctx.log(`deleting pod ${step.namespace}/${step.pod}`);
   const limit = step.timeoutMs ?? io.timeouts.deletePodMs;
   const run = await io.kubectl(k.kubectlDeletePod(io.access.target, step.namespace, step.pod), limit, `delete pod ${step.namespace}/${step.pod}`, ctx);
   const deletedAt = performance.now();
-  ctx.log(`waiting for ${step.settleService}'s health check on ${step.settleNode} to report 0 local endpoints`);
-  const settle = await pollHealthCheck(
-    io,
-    client,
-    topology,
-    step.settleNode,
-    service.healthCheckNodePort,
-    (n) => n === 0,
-    ctx,
-    `after deleting pod ${step.namespace}/${step.pod}, ${step.settleService}'s health check on ${step.settleNode}`,
-  );
+  const what = `after deleting pod ${step.namespace}/${step.pod}`;
+  let settle;
+  if ('settleService' in step) {
+    ctx.log(`waiting for ${step.settleService}'s health check on ${step.settleNode} to report 0 local endpoints`);
+    const health = await pollHealthCheck(
+      io,
+      client,
+      topology,
+      step.settleNode,
+      service!.healthCheckNodePort!,
+      (n) => n === 0,
+      ctx,
+      `${what}, ${step.settleService}'s health check on ${step.settleNode}`,
+    );
+    settle = { command: health.command, polls: health.polls, answer: health.answer, answeredAt: health.answeredAt };
+  } else {
+    settle = await pollClient(io, step.settleClient, rerun, ctx, what);
+  }
+  const { answeredAt, ...kept } = settle;
   return {
     id: step.id,
     kind: step.kind,
@@ -61,13 +95,57 @@ export async function deletePod(io: KubeIo, step: DeletePodStep, topology: Topol
     title: step.title,
     command: k.deletePodCommand(step.namespace, step.pod),
     ...stepOutcome(run),
-    settle: {
-      command: settle.command,
-      polls: settle.polls,
-      afterDeleteMs: Math.round((settle.answeredAt - deletedAt) * 1000) / 1000,
-      answer: settle.answer,
-    },
+    settle: { ...kept, afterDeleteMs: elapsedMs(deletedAt, answeredAt) },
   };
+}
+
+/**
+ * `kubectl apply` of the manifest that declares the pod, `kubectl wait` until the API says it is
+ * Ready, then a client's step run again until its answer shows it; the wait after Ready is the
+ * measurement, recorded with the step.
+ */
+export async function recreatePod(io: KubeIo, step: RecreatePodStep, manifestFile: string, rerun: ClientProbe, ctx: ProviderContext): Promise<StepSnapshot> {
+  ctx.log(`creating pod ${step.namespace}/${step.pod} again from ${step.manifest}`);
+  const limit = step.timeoutMs ?? io.timeouts.kubectlMs;
+  const run = await io.kubectl(k.kubectlApply(io.access.target, manifestFile), limit, `apply ${step.manifest} again`, ctx);
+  ctx.log(`waiting for pod ${step.namespace}/${step.pod} to be Ready`);
+  await io.kubectl(k.kubectlWaitPodReady(io.access.target, step.namespace, step.pod), io.timeouts.waitMs, `wait for pod ${step.namespace}/${step.pod} to be Ready`, ctx);
+  const readyAt = performance.now();
+  const { answeredAt, ...kept } = await pollClient(io, step.settleClient, rerun, ctx, `after pod ${step.namespace}/${step.pod} was Ready again`);
+  return {
+    id: step.id,
+    kind: step.kind,
+    node: 'host',
+    title: step.title,
+    command: ['kubectl', 'apply', '-f', step.manifest],
+    ...stepOutcome(run),
+    settle: { ...kept, afterReadyMs: elapsedMs(readyAt, answeredAt) },
+  };
+}
+
+const elapsedMs = (from: number, to: number) => Math.round((to - from) * 1000) / 1000;
+
+/** A client's step run once more, as it ran: the command, its exit code and what it printed. */
+export type ClientProbe = (step: string, ctx: ProviderContext) => Promise<{ command: string[]; exitCode: number; stdout: string; stderr: string }>;
+
+/** Runs a client's step again every poll until it answers (exit 0) or fails (any other exit), as `settle.until` asks. */
+async function pollClient(io: KubeIo, settle: ClientSettle, rerun: ClientProbe, ctx: ProviderContext, what: string) {
+  let polls = 0;
+  let last: Awaited<ReturnType<ClientProbe>> | null = null;
+  let answeredAt = 0;
+  await io.poll(
+    async () => {
+      last = await rerun(settle.step, ctx);
+      polls += 1;
+      answeredAt = performance.now();
+      return (last.exitCode === 0) === (settle.until === 'answered');
+    },
+    ctx,
+    `${what}, step ${settle.step} (until it ${settle.until === 'answered' ? 'is answered' : 'fails'})`,
+    () => `still ${last?.exitCode === 0 ? 'answered' : `failed (exit ${last?.exitCode})`}`,
+  );
+  const { command, exitCode, stdout, stderr } = last!;
+  return { command, polls, answer: stdout || stderr, exitCode, answeredAt };
 }
 
 /**

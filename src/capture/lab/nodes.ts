@@ -3,7 +3,7 @@
 // up() brings the nodes up, then has the bootstrap start Kubernetes on them,
 // as `kind create cluster` provisions its nodes and runs kubeadm on them. A
 // command on a node is `ip netns exec <its namespace>`.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeProxyMode } from '../../experiment/types.ts';
 import { readIpvsFacts } from '../host.ts';
@@ -22,7 +22,7 @@ import type { LabBootstrap } from './bootstrap.ts';
 import { batchInput, runIpBatch, type IpBatch } from './ip-batch.ts';
 import type { LabLayout } from './layout.ts';
 import { BRIDGE_INTERFACE, nodeNamespace, runNamespacePrefix } from './names.ts';
-import { labNetwork, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, teardownCommands, type LabNetwork } from './network.ts';
+import { labNetwork, NETNS_RUN_DIR, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, teardownCommands, type LabNetwork } from './network.ts';
 import { phaseLine } from './phases.ts';
 import type { LabRunBook } from './run-book.ts';
 import { runTogether } from './together.ts';
@@ -148,6 +148,17 @@ export class LabNodes implements NodeProvider {
     if (run.missing) throw new DriverError(`lab: could not run ${command[0]} on ${node}: ip is not on PATH`);
     // What died during the command, the cluster's health check says next, in its words.
     return run;
+  }
+
+  /** The lab kubelet names each pod's namespace after the pod (`<prefix>pod.<namespace>.<name>`) and makes it when the pod starts. */
+  async podNetns(node: string, pod: { namespace: string; name: string }, _ctx: ProviderContext): Promise<string> {
+    const path = this.podNetnsPlaceholder(node, pod);
+    if (!existsSync(path)) throw new DriverError(`lab: pod ${pod.namespace}/${pod.name} has no network namespace (${path}): its sandbox is not running`);
+    return path;
+  }
+
+  podNetnsPlaceholder(_node: string, pod: { namespace: string; name: string }): string {
+    return `${NETNS_RUN_DIR}/${this.layout.podNetnsPrefix}pod.${pod.namespace}.${pod.name}`;
   }
 
   /** What died since up(): a process of the lab gone, named with the end of its log. */

@@ -72,6 +72,14 @@ export interface NodeProvider {
    */
   exec(node: string, command: string[], limits: ExecLimits, ctx: ProviderContext): Promise<ProcessResult>;
   /**
+   * The path, on `node`, of the network namespace its container runtime made for a pod's sandbox
+   * (kind: containerd's, asked through crictl; the lab: its kubelet's). A DriverError when the
+   * pod has no ready sandbox there.
+   */
+  podNetns(node: string, pod: { namespace: string; name: string }, ctx: ProviderContext): Promise<string>;
+  /** What podNetns answers in a dry run, where no pod runs yet. */
+  podNetnsPlaceholder(node: string, pod: { namespace: string; name: string }): string;
+  /**
    * What broke since up() (a node stopped or restarted, a component exited): one phrase
    * each, empty while the nodes are whole. Bounded in time.
    */

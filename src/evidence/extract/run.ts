@@ -19,7 +19,7 @@ export const service = (run: RunSnapshot, name: string) => byName(run.services, 
 
 export const nodeIP = (run: RunSnapshot, name: string): string => node(run, name).internalIP;
 export const podIP = (run: RunSnapshot, name: string): string => pod(run, name).ip;
-export const nodePort = (run: RunSnapshot, name: string): string => String(service(run, name).nodePort);
+export const nodePort = (run: RunSnapshot, name: string): string => String(service(run, name).nodePort ?? 'none');
 
 type Pod = RunSnapshot['pods'][number];
 
