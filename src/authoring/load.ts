@@ -85,12 +85,16 @@ function stepProblems(experiment: Experiment, file: string): string[] {
     if (step.kind !== 'exec' && 'settleClient' in step) {
       const probe = steps.findIndex((s) => s.id === step.settleClient.step);
       if (probe < 0 || probe > i || steps[probe]!.kind !== 'exec')
-        problems.push(`${file}: field "${field}.settleClient.step": expected the id of an exec step before "${step.id}", got ${JSON.stringify(step.settleClient.step)}`);
+        problems.push(
+          `${file}: field "${field}.settleClient.step": expected the id of an exec step before "${step.id}", got ${JSON.stringify(step.settleClient.step)}`,
+        );
       if (step.settleClient.until !== 'answered' && step.settleClient.until !== 'failed')
         problems.push(`${file}: field "${field}.settleClient.until": expected "answered" or "failed", got ${JSON.stringify(step.settleClient.until)}`);
     }
     if (step.kind === 'recreate-pod' && !experiment.manifests.includes(step.manifest))
-      problems.push(`${file}: field "${field}.manifest": expected one of experiment.manifests (${experiment.manifests.join(', ')}), got ${JSON.stringify(step.manifest)}`);
+      problems.push(
+        `${file}: field "${field}.manifest": expected one of experiment.manifests (${experiment.manifests.join(', ')}), got ${JSON.stringify(step.manifest)}`,
+      );
   });
   return problems;
 }

@@ -82,7 +82,8 @@ function simpleVolatility(id: string, oldValue: string, newValue: string, delete
   const delta = Math.abs(Number(newValue) - Number(oldValue));
   const step = /^(.+)\.seconds$/.exec(id)?.[1];
   if (step !== undefined && deletes.includes(step) && delta <= DELETE_NOISE_SECONDS) return "a pod delete's time, within its noise (the kubelet's 1 s relist)";
-  if (/\.settleSeconds$/.test(id) && delta <= SETTLE_NOISE_SECONDS) return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
+  if (/\.settle(?:After)?Seconds$/.test(id) && delta <= SETTLE_NOISE_SECONDS)
+    return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
   if (/\.settlePolls$/.test(id) && delta * SETTLE_POLL_SECONDS <= SETTLE_NOISE_SECONDS)
     return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
   if (/\.seconds$/.test(id) && withinNoise(Number(oldValue), Number(newValue))) return 'duration within its noise';

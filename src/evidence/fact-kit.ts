@@ -146,7 +146,8 @@ export const iptables = {
     }),
 };
 
-type VerdictQuery = (run: RunSnapshot) => { map: string; protocol: string; port: string };
+/** A verdict map's element by its key: a NodePort map's `protocol . port`, a Service map's `address . protocol . port`. */
+type VerdictQuery = (run: RunSnapshot) => { map: string; protocol: string; port: string; address?: string };
 
 /** `nft list table`: a chain's rule that mentions `text`, a base chain's hook, a set's elements, a verdict map's element for a port. */
 export const nft = {
@@ -161,7 +162,7 @@ export const nft = {
   verdict: (step: string, query: VerdictQuery, field: 'element' | 'port' | 'verdict' | 'comment') =>
     fromStep(step, (s, run) => {
       const q = query(run);
-      const found = findPortVerdict(findSet(parseNftTable(s.stdout), q.map), q.protocol, q.port);
+      const found = findPortVerdict(findSet(parseNftTable(s.stdout), q.map), q.protocol, q.port, q.address);
       const value = field === 'element' ? found.text : found[field];
       if (value === undefined) throw new ExtractError(`the element has no ${field}: ${found.text}`);
       return value;
@@ -208,10 +209,14 @@ export function podGateway(step: string, nodeName: string): FactSpec {
  * A delete-pod or recreate-pod step's measured wait until it took effect (kube-proxy's health check said 0
  * local endpoints, or the client's answer changed): seconds after the delete or after Ready, or polls.
  */
-export function settle(step: string, field: 'seconds' | 'polls'): FactSpec {
+export function settle(step: string, field: 'seconds' | 'polls' | 'afterSeconds'): FactSpec {
   return fromStep(step, (s) => {
     if (s.settle === undefined) throw new ExtractError(`step ${step} has no settle record (a delete-pod or recreate-pod step records one)`);
-    return field === 'seconds' ? durationSeconds((s.settle.afterDeleteMs ?? s.settle.afterReadyMs)!) : String(s.settle.polls);
+    if (field === 'polls') return String(s.settle.polls);
+    if (field === 'seconds') return durationSeconds((s.settle.afterDeleteMs ?? s.settle.afterDeleteStartMs ?? s.settle.afterReadyMs)!);
+    if (s.settle.lastUnchangedMs === undefined)
+      throw new ExtractError(`step ${step}: its settle record has no lastUnchangedMs (only a client's wait records one)`);
+    return durationSeconds(s.settle.lastUnchangedMs);
   });
 }
 
@@ -253,6 +258,19 @@ export function conntrackFacts<S extends string>(step: S): FactSpecs<`${S}.${Con
   return Object.fromEntries(
     CONNTRACK_FIELDS.map((f) => [`${step}.${f}`, f === 'first.line' ? { ...conntrack(step, f), volatile: countdown } : conntrack(step, f)]),
   ) as FactSpecs<`${S}.${ConntrackField}`>;
+}
+
+/**
+ * A client's wait after a delete-pod or recreate-pod step: `<step>.settleSeconds` (the first answer
+ * that showed the change), `.settleAfterSeconds` (the start of the last that did not: the change
+ * came between the two) and `.settlePolls`.
+ */
+export function clientSettleFacts<S extends string>(step: S): FactSpecs<`${S}.${'settleSeconds' | 'settleAfterSeconds' | 'settlePolls'}`> {
+  return {
+    [`${step}.settleSeconds`]: settle(step, 'seconds'),
+    [`${step}.settleAfterSeconds`]: settle(step, 'afterSeconds'),
+    [`${step}.settlePolls`]: settle(step, 'polls'),
+  } as FactSpecs<`${S}.${'settleSeconds' | 'settleAfterSeconds' | 'settlePolls'}`>;
 }
 
 /** A delete-pod step's `<step>.settleSeconds` and `.settlePolls`. */

@@ -147,11 +147,22 @@ export const stepSchema = z.strictObject({
       command: z.array(z.string()).min(1),
       polls: z.number().int().positive(),
       afterDeleteMs: z.number().nonnegative().optional(),
+      /** A client's wait polls from the delete's start: kubectl returns only once the pod is gone. */
+      afterDeleteStartMs: z.number().nonnegative().optional(),
       afterReadyMs: z.number().nonnegative().optional(),
+      /**
+       * A client's wait, from the same start: when the last probe that still gave the old answer
+       * began (0 when the first probe already gave the new one). The change came between it and
+       * the wait's end: that bracket is the measurement's resolution.
+       */
+      lastUnchangedMs: z.number().nonnegative().optional(),
       answer: z.string(),
       exitCode: z.number().int().optional(),
     })
-    .refine((s) => (s.afterDeleteMs === undefined) !== (s.afterReadyMs === undefined), 'expected exactly one of afterDeleteMs and afterReadyMs')
+    .refine(
+      (s) => [s.afterDeleteMs, s.afterDeleteStartMs, s.afterReadyMs].filter((ms) => ms !== undefined).length === 1,
+      'expected exactly one of afterDeleteMs, afterDeleteStartMs and afterReadyMs',
+    )
     .optional(),
   stdout: z.string(),
   stderr: z.string(),

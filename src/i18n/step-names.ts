@@ -43,9 +43,7 @@ export function stepNamePieces(name: StepName, lang: Lang): NamePiece[] {
   const target = name.kind === 'request' ? [text(' → '), text(targetWords(name.target, lang))] : [];
   const pod = name.kind === 'request' ? name.pod : undefined;
   if (lang === 'zh') {
-    const where = onHost
-      ? [text('采集程序在本机执行的 ')]
-      : [{ fact: 'node' } as const, text(pod === undefined ? ' 上的 ' : ` 上 Pod ${pod} 里的 `)];
+    const where = onHost ? [text('采集程序在本机执行的 ')] : [{ fact: 'node' } as const, text(pod === undefined ? ' 上的 ' : ` 上 Pod ${pod} 里的 `)];
     return [...where, ...whatRan(name), ...target];
   }
   const inPod = pod === undefined ? [] : [text(` in pod ${pod}`)];

@@ -121,7 +121,8 @@ export class KindProvider implements NodeProvider {
     const ask = async (command: string[]) => {
       const run = await this.exec(node, command, { timeoutMs: POD_LOOKUP_TIMEOUT_MS }, ctx);
       if (run.canceled) throw new DriverError(`interrupted while: ${command.slice(0, 2).join(' ')} on ${node}`);
-      if (run.exitCode !== 0) throw new DriverError(`${command.slice(0, 2).join(' ')} on ${node} exited ${run.exitCode}: ${firstLine(text(run.stderr)) || 'no message'}`);
+      if (run.exitCode !== 0)
+        throw new DriverError(`${command.slice(0, 2).join(' ')} on ${node} exited ${run.exitCode}: ${firstLine(text(run.stderr)) || 'no message'}`);
       return text(run.stdout);
     };
     const ids = parseCrictlPodIds(await ask(cmd.crictlReadyPods(pod)));

@@ -167,6 +167,8 @@ export function parseCrictlPodNetns(stdout: string): string {
   if (!Array.isArray(namespaces)) throw new ToolOutputError(`${source}: field info.runtimeSpec.linux.namespaces: expected a list`);
   const network = namespaces.find((n: { type?: unknown }) => n?.type === 'network') as { path?: unknown } | undefined;
   if (typeof network?.path !== 'string' || !network.path.startsWith('/'))
-    throw new ToolOutputError(`${source}: field info.runtimeSpec.linux.namespaces: expected a network namespace with a path, got ${JSON.stringify(network ?? null)}`);
+    throw new ToolOutputError(
+      `${source}: field info.runtimeSpec.linux.namespaces: expected a network namespace with a path, got ${JSON.stringify(network ?? null)}`,
+    );
   return network.path;
 }

@@ -20,7 +20,7 @@ import { DriverError, type ProviderContext } from '../provider/node-provider.ts'
 import { clusterProblems } from './health.ts';
 import { DEFAULT_API_TIMEOUTS, KubeIo, KUBE_PROXY_MODE, probeOf, type ApiTimeouts } from './kube-io.ts';
 import { clusterPlan, type ClusterPlan } from './plan.ts';
-import { applyManifests, readWhenReady, type ClusterReading } from './readiness.ts';
+import { applyManifests, awaitRulesSettled, readWhenReady, type ClusterReading } from './readiness.ts';
 import { deletePod, execStep, recreatePod, type ClientProbe } from './steps.ts';
 
 export type { ApiTimeouts };
@@ -124,8 +124,13 @@ export class Cluster {
       const snapshot = await execStep(this.io, { ...probe, timeoutMs: this.io.timeouts.quickMs, onTimeout: 'record' }, view, topology, probeCtx);
       return { command: snapshot.command, exitCode: snapshot.exitCode, stdout: snapshot.stdout, stderr: snapshot.stderr };
     };
-    if (step.kind === 'delete-pod') return deletePod(this.io, step, topology, this.experiment.client, rerun, ctx);
-    return recreatePod(this.io, step, this.manifestFile(step.manifest), rerun, ctx);
+    const snapshot =
+      step.kind === 'delete-pod'
+        ? await deletePod(this.io, step, topology, this.experiment.client, rerun, ctx)
+        : await recreatePod(this.io, step, this.manifestFile(step.manifest), rerun, ctx);
+    // The client saw the change as soon as it showed; the steps after it see the rules settled.
+    if ('settleClient' in step) await awaitRulesSettled(this.io, this.experiment, this.declared(), ctx);
+    return snapshot;
   }
 
   /** A DriverError naming what broke, unless every component answers and every Pod is as it was read. */

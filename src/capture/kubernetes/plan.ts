@@ -60,6 +60,13 @@ export function clusterPlan(
     const probe = experiment.steps.find((s) => s.id === settle.step);
     return probe?.kind === 'exec' ? [entered(probe)] : [];
   };
+  // After a step changed the pods on a client's word: the rules settled again before the next step.
+  const settled = [
+    k.kubectlGetPods(t),
+    k.kubectlGetServices(t),
+    k.kubectlGetEndpointSlices(t),
+    ...nodes.map((n) => provider.nodeArgv(n.name, probeOf(KUBE_PROXY_METRICS))),
+  ];
   const steps = experiment.steps.map((step) => ({
     step,
     node: step.kind === 'exec' ? step.node : 'host',
@@ -74,6 +81,7 @@ export function clusterPlan(
                 : [provider.nodeArgv(experiment.client, k.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`))]),
             ]
           : [k.kubectlApply(t, manifestFile(step.manifest)), k.kubectlWaitPodReady(t, step.namespace, step.pod), ...client(step.settleClient)]),
+      ...(step.kind !== 'exec' && 'settleClient' in step ? settled : []),
       ...health,
     ],
   }));

@@ -128,6 +128,26 @@ export async function readWhenReady(
 }
 
 /**
+ * After a step deleted or created a pod: the pods and Services read again, then until the
+ * EndpointSlices list the ready pods and kube-proxy on every node has synced them, so that the
+ * steps after it see the rules settled, not a moment of the change.
+ */
+export async function awaitRulesSettled(io: KubeIo, experiment: Experiment, objects: DeclaredObjects, ctx: ProviderContext): Promise<void> {
+  const t = io.access.target;
+  const podsJson = await io.kubectl(k.kubectlGetPods(t), io.timeouts.kubectlMs, 'read the pods', ctx);
+  const servicesJson = await io.kubectl(k.kubectlGetServices(t), io.timeouts.kubectlMs, 'read the services', ctx);
+  let pods: KubePod[];
+  let services: KubeService[];
+  try {
+    pods = parsePodList(text(podsJson.stdout));
+    services = parseServiceList(text(servicesJson.stdout));
+  } catch (error) {
+    throw new DriverError((error as Error).message);
+  }
+  await awaitProxySync(io, experiment, pods, services, objects, ctx);
+}
+
+/**
  * Until every declared Service's EndpointSlices list exactly its ready Pods (the controller
  * writes them as the Pods become ready), then until kube-proxy on every node has no change
  * pending and no sync queued: its rules then hold every Service's endpoints. (074's lab test

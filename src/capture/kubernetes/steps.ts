@@ -63,40 +63,45 @@ export async function deletePod(
   if ('settleService' in step) {
     if (!service) throw new DriverError(`delete-pod step ${step.id}: settleService "${step.settleService}" is not among the run's services`);
     if (service.healthCheckNodePort === null)
-      throw new DriverError(`delete-pod step ${step.id}: settleService "${step.settleService}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`);
+      throw new DriverError(
+        `delete-pod step ${step.id}: settleService "${step.settleService}" has no healthCheckNodePort (only LoadBalancer + Local gets one)`,
+      );
   }
   ctx.log(`deleting pod ${step.namespace}/${step.pod}`);
   const limit = step.timeoutMs ?? io.timeouts.deletePodMs;
-  const run = await io.kubectl(k.kubectlDeletePod(io.access.target, step.namespace, step.pod), limit, `delete pod ${step.namespace}/${step.pod}`, ctx);
-  const deletedAt = performance.now();
+  const deleting = () => io.kubectl(k.kubectlDeletePod(io.access.target, step.namespace, step.pod), limit, `delete pod ${step.namespace}/${step.pod}`, ctx);
   const what = `after deleting pod ${step.namespace}/${step.pod}`;
-  let settle;
-  if ('settleService' in step) {
-    ctx.log(`waiting for ${step.settleService}'s health check on ${step.settleNode} to report 0 local endpoints`);
-    const health = await pollHealthCheck(
-      io,
-      client,
-      topology,
-      step.settleNode,
-      service!.healthCheckNodePort!,
-      (n) => n === 0,
-      ctx,
-      `${what}, ${step.settleService}'s health check on ${step.settleNode}`,
-    );
-    settle = { command: health.command, polls: health.polls, answer: health.answer, answeredAt: health.answeredAt };
-  } else {
-    settle = await pollClient(io, step.settleClient, rerun, ctx, what);
+  const outcome = { id: step.id, kind: step.kind, node: 'host', title: step.title, command: k.deletePodCommand(step.namespace, step.pod) };
+  if ('settleClient' in step) {
+    // The client asks from the moment the delete is sent: `kubectl delete --wait` returns only once the
+    // pod is gone, long after its endpoint left the rules, so the wait counts from the delete's start.
+    ctx.log(`asking again, as step ${step.settleClient.step}, until it ${step.settleClient.until === 'answered' ? 'is answered' : 'fails'}`);
+    const stop = new AbortController();
+    const pollCtx = { ...ctx, signal: AbortSignal.any([ctx.signal, stop.signal]) };
+    const issuedAt = performance.now();
+    const polling = pollClient(io, step.settleClient, rerun, pollCtx, what);
+    const run = await deleting().catch((error: unknown) => {
+      stop.abort();
+      polling.catch(() => {});
+      throw error;
+    });
+    const { kept, untilMs, lastUnchangedMs } = clientWait(issuedAt, await polling);
+    return { ...outcome, ...stepOutcome(run), settle: { ...kept, afterDeleteStartMs: untilMs, lastUnchangedMs } };
   }
-  const { answeredAt, ...kept } = settle;
-  return {
-    id: step.id,
-    kind: step.kind,
-    node: 'host',
-    title: step.title,
-    command: k.deletePodCommand(step.namespace, step.pod),
-    ...stepOutcome(run),
-    settle: { ...kept, afterDeleteMs: elapsedMs(deletedAt, answeredAt) },
-  };
+  const run = await deleting();
+  const deletedAt = performance.now();
+  ctx.log(`waiting for ${step.settleService}'s health check on ${step.settleNode} to report 0 local endpoints`);
+  const { answeredAt, ...kept } = await pollHealthCheck(
+    io,
+    client,
+    topology,
+    step.settleNode,
+    service!.healthCheckNodePort!,
+    (n) => n === 0,
+    ctx,
+    `${what}, ${step.settleService}'s health check on ${step.settleNode}`,
+  );
+  return { ...outcome, ...stepOutcome(run), settle: { ...kept, afterDeleteMs: elapsedMs(deletedAt, answeredAt) } };
 }
 
 /**
@@ -109,9 +114,17 @@ export async function recreatePod(io: KubeIo, step: RecreatePodStep, manifestFil
   const limit = step.timeoutMs ?? io.timeouts.kubectlMs;
   const run = await io.kubectl(k.kubectlApply(io.access.target, manifestFile), limit, `apply ${step.manifest} again`, ctx);
   ctx.log(`waiting for pod ${step.namespace}/${step.pod} to be Ready`);
-  await io.kubectl(k.kubectlWaitPodReady(io.access.target, step.namespace, step.pod), io.timeouts.waitMs, `wait for pod ${step.namespace}/${step.pod} to be Ready`, ctx);
+  await io.kubectl(
+    k.kubectlWaitPodReady(io.access.target, step.namespace, step.pod),
+    io.timeouts.waitMs,
+    `wait for pod ${step.namespace}/${step.pod} to be Ready`,
+    ctx,
+  );
   const readyAt = performance.now();
-  const { answeredAt, ...kept } = await pollClient(io, step.settleClient, rerun, ctx, `after pod ${step.namespace}/${step.pod} was Ready again`);
+  const { kept, untilMs, lastUnchangedMs } = clientWait(
+    readyAt,
+    await pollClient(io, step.settleClient, rerun, ctx, `after pod ${step.namespace}/${step.pod} was Ready again`),
+  );
   return {
     id: step.id,
     kind: step.kind,
@@ -119,7 +132,7 @@ export async function recreatePod(io: KubeIo, step: RecreatePodStep, manifestFil
     title: step.title,
     command: ['kubectl', 'apply', '-f', step.manifest],
     ...stepOutcome(run),
-    settle: { ...kept, afterReadyMs: elapsedMs(readyAt, answeredAt) },
+    settle: { ...kept, afterReadyMs: untilMs, lastUnchangedMs },
   };
 }
 
@@ -128,25 +141,39 @@ const elapsedMs = (from: number, to: number) => Math.round((to - from) * 1000) /
 /** A client's step run once more, as it ran: the command, its exit code and what it printed. */
 export type ClientProbe = (step: string, ctx: ProviderContext) => Promise<{ command: string[]; exitCode: number; stdout: string; stderr: string }>;
 
-/** Runs a client's step again every poll until it answers (exit 0) or fails (any other exit), as `settle.until` asks. */
+/**
+ * Runs a client's step again every poll until it answers (exit 0) or fails (any other exit), as
+ * `settle.until` asks. The change came between the start of the last probe that did not show it
+ * (`lastUnchangedAt`, null when the first probe showed it) and the return of the first that did.
+ */
 async function pollClient(io: KubeIo, settle: ClientSettle, rerun: ClientProbe, ctx: ProviderContext, what: string) {
   let polls = 0;
   let last: Awaited<ReturnType<ClientProbe>> | null = null;
   let answeredAt = 0;
+  let lastUnchangedAt: number | null = null;
   await io.poll(
     async () => {
+      const startedAt = performance.now();
       last = await rerun(settle.step, ctx);
       polls += 1;
       answeredAt = performance.now();
-      return (last.exitCode === 0) === (settle.until === 'answered');
+      const changed = (last.exitCode === 0) === (settle.until === 'answered');
+      if (!changed) lastUnchangedAt = startedAt;
+      return changed;
     },
     ctx,
     `${what}, step ${settle.step} (until it ${settle.until === 'answered' ? 'is answered' : 'fails'})`,
     () => `still ${last?.exitCode === 0 ? 'answered' : `failed (exit ${last?.exitCode})`}`,
   );
   const { command, exitCode, stdout, stderr } = last!;
-  return { command, polls, answer: stdout || stderr, exitCode, answeredAt };
+  return { command, polls, answer: stdout || stderr, exitCode, answeredAt, lastUnchangedAt: lastUnchangedAt as number | null };
 }
+
+/** The bracket of a client's wait, in ms from `origin`: the change came after `lastUnchangedMs` (0 when the first probe showed it). */
+const clientWait = (origin: number, wait: Awaited<ReturnType<typeof pollClient>>) => {
+  const { answeredAt, lastUnchangedAt, ...kept } = wait;
+  return { kept, untilMs: elapsedMs(origin, answeredAt), lastUnchangedMs: lastUnchangedAt === null ? 0 : elapsedMs(origin, lastUnchangedAt) };
+};
 
 /**
  * Polls kube-proxy's health check on `node`, from the client node, until `accept` holds for

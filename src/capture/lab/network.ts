@@ -7,6 +7,7 @@
 // namespaces with one root-level `ip -batch`, then runs the rest of the network
 // as another (each namespace's batch from a file, in build order), while a dry
 // run prints every command as the standalone command line it is equivalent to.
+import { hostAddress } from './allocate.ts';
 import { batchCommands, netnsExecCommand, type IpBatch } from './ip-batch.ts';
 import type { LabLayout, LabNode } from './layout.ts';
 import { BRIDGE_INTERFACE, INNER_INTERFACE } from './names.ts';
@@ -44,12 +45,21 @@ export function nsenterNet(netns: string, command: string[]): string[] {
 /** Forwarding, which kind's node containers have on; kube-proxy sets its own sysctls itself. */
 const NODE_SYSCTL = ['sysctl', '-q', '-w', 'net.ipv4.ip_forward=1'];
 
+/**
+ * The nodes' default gateway, as docker's network gives kind's node containers one (its first
+ * address). Here it is the bridge's own address, inside the bridge's namespace, which forwards
+ * nothing: a packet a node routes by default (to a ClusterIP no rule rewrote) meets the node's own
+ * filter rules first, as on kind, instead of "network unreachable".
+ */
+export const gatewayOf = (nodeSubnet: string) => hostAddress(nodeSubnet, 1);
+
 function bridgeBatch(layout: LabLayout): IpBatch {
   return {
     netns: layout.bridgeNetns,
     commands: [
       ['link', 'set', 'lo', 'up'],
       ['link', 'add', BRIDGE_INTERFACE, 'type', 'bridge'],
+      ['addr', 'add', `${gatewayOf(layout.nodeSubnet)}/${prefixLength(layout.nodeSubnet)}`, 'dev', BRIDGE_INTERFACE],
       ['link', 'set', BRIDGE_INTERFACE, 'up'],
       ...layout.nodes.flatMap((node) => [
         ['link', 'add', node.bridgePort, 'type', 'veth', 'peer', 'name', INNER_INTERFACE, 'netns', node.netns],
@@ -68,6 +78,7 @@ function nodeBatch(node: LabNode, nodeSubnet: string): IpBatch {
       ['link', 'set', 'lo', 'up'],
       ['addr', 'add', `${node.internalIP}/${prefixLength(nodeSubnet)}`, 'dev', INNER_INTERFACE],
       ['link', 'set', INNER_INTERFACE, 'up'],
+      ['route', 'add', 'default', 'via', gatewayOf(nodeSubnet)],
     ],
   };
 }

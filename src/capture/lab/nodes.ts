@@ -22,7 +22,17 @@ import type { LabBootstrap } from './bootstrap.ts';
 import { batchInput, runIpBatch, type IpBatch } from './ip-batch.ts';
 import type { LabLayout } from './layout.ts';
 import { BRIDGE_INTERFACE, nodeNamespace, runNamespacePrefix } from './names.ts';
-import { labNetwork, NETNS_RUN_DIR, namespaceBatches, namespacesBatch, netnsExec, networkCommands, networkScript, teardownCommands, type LabNetwork } from './network.ts';
+import {
+  labNetwork,
+  NETNS_RUN_DIR,
+  namespaceBatches,
+  namespacesBatch,
+  netnsExec,
+  networkCommands,
+  networkScript,
+  teardownCommands,
+  type LabNetwork,
+} from './network.ts';
 import { phaseLine } from './phases.ts';
 import type { LabRunBook } from './run-book.ts';
 import { runTogether } from './together.ts';

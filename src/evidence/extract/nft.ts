@@ -122,17 +122,24 @@ export function findChainRule(table: NftTable, chain: string, text: string): str
 export interface VerdictElement {
   /** The element as printed. */
   text: string;
+  /** A Service map's key starts with the ClusterIP (`10.96.1.2 . tcp . 80`); a NodePort map's does not. */
+  address: string | undefined;
   protocol: string;
   port: string;
   comment: string | undefined;
   verdict: string;
 }
 
-/** A verdict map's element for `protocol . port` (`tcp . 30399 comment "default/s-local" : drop`). */
-export function findPortVerdict(set: NftSet, protocol: string, port: string): VerdictElement {
+/**
+ * A verdict map's element for `protocol . port` (`tcp . 30399 comment "default/s-local" : drop`), or for
+ * `address . protocol . port` when an address is given (`10.96.1.2 . tcp . 80 comment "default/s-local" : drop`).
+ */
+export function findPortVerdict(set: NftSet, protocol: string, port: string, address?: string): VerdictElement {
   for (const text of set.elements) {
-    const m = /^(\S+)\s+\.\s+(\d+)(?:\s+comment\s+"([^"]*)")?\s+:\s+(.+)$/.exec(text);
-    if (m && m[1] === protocol && m[2] === port) return { text, protocol: m[1]!, port: m[2]!, comment: m[3], verdict: m[4]! };
+    const m = /^(?:(\d{1,3}(?:\.\d{1,3}){3})\s+\.\s+)?(\S+)\s+\.\s+(\d+)(?:\s+comment\s+"([^"]*)")?\s+:\s+(.+)$/.exec(text);
+    if (m && m[1] === address && m[2] === protocol && m[3] === port)
+      return { text, address: m[1], protocol: m[2]!, port: m[3]!, comment: m[4], verdict: m[5]! };
   }
-  throw new ExtractError(`looked for ${protocol} . ${port} in map "${set.name}"; it holds ${set.elements.length ? set.elements.join('; ') : 'no elements'}`);
+  const key = [address, protocol, port].filter((k) => k !== undefined).join(' . ');
+  throw new ExtractError(`looked for ${key} in map "${set.name}"; it holds ${set.elements.length ? set.elements.join('; ') : 'no elements'}`);
 }

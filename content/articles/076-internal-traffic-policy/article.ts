@@ -1,0 +1,348 @@
+// Article 076, internalTrafficPolicy: what Local changes for traffic that starts
+// inside the cluster. One backend on worker; a client pod on each worker, and
+// each worker's own network namespace, ask a Service's ClusterIP. s-local and
+// s-ext-local set the external and the internal policy the other way round. Node,
+// pod and Service facts, versions and each step's rc and seconds come from every
+// run (src/evidence/run-facts.ts).
+import {
+  defineArticle, clientSettleFacts, curlFacts, declared, event, exec, hop, inPod, iptables, nft, nftVerdictFacts, path, podGateway, stdout,
+  curlArgv, service, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, type Experiment, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
+} from '../../../src/authoring/article.ts';
+
+/** curl gives up after this many seconds: a dropped packet shows up as curl's exit code 28. */
+const CURL_TIMEOUT_SECONDS = '3';
+/** The kube-proxy modes this article's runs measured. */
+const MODES = ['iptables', 'nftables'];
+
+const toClusterIP = (service: string) => (t: TopologyView) => curlArgv(`http://${t.clusterIP(service)}/`, { maxTime: CURL_TIMEOUT_SECONDS });
+const toNodePort = (node: string, service: string) => (t: TopologyView) => curlArgv(`http://${t.ip(node)}:${t.nodePort(service)}/`, { maxTime: CURL_TIMEOUT_SECONDS });
+/** A request from the client pod on `node`, inside its network namespace. */
+const fromPod = (id: string, node: 'worker' | 'worker2', service: string, title: string) => inPod(id, `client-${node}`, node, title, toClusterIP(service));
+/** A request from a node's own network namespace (host network). */
+const fromNode = (id: string, node: string, service: string, title: string) => exec(id, node, title, toClusterIP(service));
+const rules = (id: string, node: string, what: string, mode: 'iptables' | 'nftables') =>
+  mode === 'iptables'
+    ? exec(id, node, `${node}'s filter table${what}`, () => ['iptables-save', '-t', 'filter'], { variants: ['iptables'] })
+    : exec(id, node, `kube-proxy's nftables table on ${node}${what}`, () => ['nft', 'list', 'table', 'ip', 'kube-proxy'], { variants: ['nftables'] });
+
+const experiment: Experiment = {
+  slug: '076-internal-traffic-policy',
+  cluster: threeNodeCluster(),
+  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
+  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
+  // Measured on a real kind cluster (the headline: the runs the prose binds) and in the namespace lab.
+  environments: ['kind', 'lab'],
+  // Measured on four minors; the newest is the headline, the others are checked from their committed runs.
+  kubernetes: ['v1.37', 'v1.36', 'v1.35', 'v1.34'],
+  manifests: ['manifests/backend.yaml', 'manifests/clients.yaml', 'manifests/services.yaml'],
+  client: 'control-plane',
+  steps: [
+    fromPod('cluster-from-worker', 'worker', 's-cluster', "s-cluster's ClusterIP from the client pod on worker"),
+    fromPod('cluster-from-worker2', 'worker2', 's-cluster', "s-cluster's ClusterIP from the client pod on worker2"),
+    fromPod('local-from-worker', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker"),
+    fromPod('local-from-worker2', 'worker2', 's-local', "s-local's ClusterIP from the client pod on worker2"),
+    fromNode('host-local-from-worker', 'worker', 's-local', "s-local's ClusterIP from worker's own network namespace"),
+    // The address worker holds on its pods' veths: the source its own requests to a pod leave with.
+    exec('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']),
+    fromNode('host-local-from-worker2', 'worker2', 's-local', "s-local's ClusterIP from worker2's own network namespace"),
+    rules('filter-worker2', 'worker2', '', 'iptables'),
+    rules('nft-worker2', 'worker2', '', 'nftables'),
+    // Each policy on its own traffic: from outside through worker2's NodePort, from inside through the ClusterIP.
+    exec('local-via-worker2', 'control-plane', "s-local's NodePort on worker2, from the control-plane", toNodePort('worker2', 's-local')),
+    exec('ext-local-via-worker2', 'control-plane', "s-ext-local's NodePort on worker2, from the control-plane", toNodePort('worker2', 's-ext-local')),
+    fromPod('ext-local-from-worker2', 'worker2', 's-ext-local', "s-ext-local's ClusterIP from the client pod on worker2"),
+    // The local backend deleted, then created again: how long until the client on its node sees each.
+    { kind: 'delete-pod', id: 'delete-backend', title: 'delete the backend pod', pod: 'backend', namespace: 'default', settleClient: { step: 'local-from-worker', until: 'failed' } },
+    fromPod('local-from-worker-after-delete', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker, the backend deleted"),
+    rules('filter-worker-after-delete', 'worker', ', the backend deleted', 'iptables'),
+    rules('nft-worker-after-delete', 'worker', ', the backend deleted', 'nftables'),
+    { kind: 'recreate-pod', id: 'recreate-backend', title: 'create the backend pod again', pod: 'backend', namespace: 'default', manifest: 'manifests/backend.yaml', settleClient: { step: 'local-from-worker', until: 'answered' } },
+    fromPod('local-from-worker-after-recreate', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker, the backend created again"),
+  ],
+  // The same experiment under each of kube-proxy's modes; iptables (the first) is the default run.
+  variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },
+};
+
+/** Which pod answered: the backend writes its name (the container's hostname) on the first line. */
+const server = (step: string) => stdout(step, /^server=(\S+)$/m);
+
+const facts = {
+  'declared.s-local.internalTrafficPolicy': declared('manifests/services.yaml', 'Service/s-local', 'spec.internalTrafficPolicy'),
+  'declared.s-ext-local.externalTrafficPolicy': declared('manifests/services.yaml', 'Service/s-ext-local', 'spec.externalTrafficPolicy'),
+  // Cluster: answered from both workers, by the backend, which sees the client pod's own address.
+  ...curlFacts('cluster-from-worker', 'answered'),
+  'cluster-from-worker.server': server('cluster-from-worker'),
+  ...curlFacts('cluster-from-worker2', 'answered'),
+  'cluster-from-worker2.server': server('cluster-from-worker2'),
+  // Local: answered on the node with the backend, dropped on the other; the same from each node's own namespace.
+  ...curlFacts('local-from-worker', 'answered'),
+  'local-from-worker.server': server('local-from-worker'),
+  ...curlFacts('local-from-worker2', 'failed'),
+  ...curlFacts('host-local-from-worker', 'answered'),
+  'node.worker.podGateway': podGateway('addresses-worker', 'worker'),
+  ...curlFacts('host-local-from-worker2', 'failed'),
+  // The policies on their own traffic.
+  ...curlFacts('local-via-worker2', 'answered'),
+  ...curlFacts('ext-local-via-worker2', 'failed'),
+  ...curlFacts('ext-local-from-worker2', 'answered'),
+  // Deleted: how long until the client's answer changed, and what it changed to once the rules settled.
+  ...clientSettleFacts('delete-backend'),
+  ...curlFacts('local-from-worker-after-delete', 'failed'),
+  // Created again: how long after Ready until the client was answered.
+  ...clientSettleFacts('recreate-backend'),
+  ...curlFacts('local-from-worker-after-recreate', 'answered'),
+  'local-from-worker-after-recreate.server': server('local-from-worker-after-recreate'),
+};
+
+/** s-local's rule in the filter table's KUBE-SERVICES chain: a DROP while another node has an endpoint, a REJECT once none has. */
+const servicesRule = (target: 'DROP' | 'REJECT', comment: string) => () => ({ table: 'filter', chain: 'KUBE-SERVICES', target, comment: `default/s-local ${comment}` });
+const LOCAL_DROP = servicesRule('DROP', 'has no local endpoints');
+const NO_ENDPOINTS = servicesRule('REJECT', 'has no endpoints');
+/** s-local's element in the verdict map kube-proxy keeps for Services without (local) endpoints: ClusterIP . tcp . port. */
+const noEndpoint = (run: RunSnapshot) => ({ map: 'no-endpoint-services', protocol: 'tcp', port: String(service(run, 's-local').port), address: service(run, 's-local').clusterIP });
+
+/** Facts only one mode's run has: where each mode keeps s-local's drop on worker2, and its reject once no endpoint is left. */
+const variantFacts = {
+  iptables: {
+    'filter-worker2.dropRule': iptables.rule('filter-worker2', LOCAL_DROP),
+    'filter-worker-after-delete.rejectRule': iptables.rule('filter-worker-after-delete', NO_ENDPOINTS),
+  },
+  nftables: {
+    ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', noEndpoint),
+    'nft-worker2.checkRule': nft.rule('nft-worker2', 'service-endpoints-check', '@no-endpoint-services'),
+    ...nftVerdictFacts('nft-worker-after-delete.reject', 'nft-worker-after-delete', noEndpoint),
+  },
+};
+
+type Id = FactIdOf<typeof facts, typeof variantFacts>;
+
+// The packets' paths: a client pod (or a node itself) sends to the ClusterIP; its own node rewrites or drops it.
+const podStation = (node: 'worker' | 'worker2'): PathStation<Id> => ({
+  id: `client-${node}`,
+  kind: 'client',
+  label: { zh: `客户端 Pod（在 ${node} 上）`, en: `Client pod (on ${node})` },
+  name: `pod.client-${node}.node`,
+  address: `pod.client-${node}.ip`,
+});
+const nodeStation = (node: 'worker' | 'worker2', label: PathStation['label']): PathStation<Id> => ({ id: node, kind: 'node', label, name: `node.${node}.name`, address: `node.${node}.ip` });
+const STATIONS: PathStation<Id>[] = [
+  podStation('worker'),
+  podStation('worker2'),
+  nodeStation('worker', { zh: 'worker（有后端）', en: 'worker (has the backend)' }),
+  nodeStation('worker2', { zh: 'worker2（没有后端）', en: 'worker2 (no backend)' }),
+  { id: 'backend', kind: 'pod', label: { zh: '后端 Pod（在 worker 上）', en: 'Backend pod (on worker)' }, address: 'pod.backend.ip' },
+];
+const dnat = (at: string) => event(at, 'rewrite', 'DNAT：dst 由 ClusterIP 改为后端 {pod.backend.ip}', 'DNAT: dst, the ClusterIP → the backend, {pod.backend.ip}');
+const keep = (at: string) => event(at, 'keep', '不做 SNAT：src 仍是客户端 Pod 的地址', 'No SNAT: src stays the client pod’s');
+
+export default defineArticle({
+  experiment,
+  facts,
+  variantFacts,
+  claims: [
+    { id: 'pods-keep-their-address',
+      zh: '从 Pod 发起的请求，无论策略、无论是否跨节点，后端看到的都是客户端 Pod 自己的地址',
+      en: 'A request from a pod reaches the backend with the pod’s own address, under either policy and across nodes',
+      holds: (v) =>
+        v('cluster-from-worker.client') === v('pod.client-worker.ip') && v('cluster-from-worker2.client') === v('pod.client-worker2.ip')
+        && v('local-from-worker.client') === v('pod.client-worker.ip') && v('ext-local-from-worker2.client') === v('pod.client-worker2.ip'),
+    },
+    { id: 'cluster-answers-from-every-node',
+      zh: 'Cluster 策略下，两个节点上的客户端 Pod 都由后端回答',
+      en: 'Under Cluster the client pods on both nodes are answered by the backend',
+      holds: (v) => v('cluster-from-worker.server') === 'backend' && v('cluster-from-worker2.server') === 'backend',
+    },
+    { id: 'local-answers-on-the-backend-node',
+      zh: 'Local 策略下，和后端同在 worker 上的客户端 Pod 照常得到回答',
+      en: 'Under Local the client pod on worker, beside the backend, is answered as before',
+      holds: (v) => v('local-from-worker.rc') === '0' && v('local-from-worker.server') === 'backend',
+    },
+    { id: 'local-drops-elsewhere',
+      zh: 'Local 策略下，worker2 上的客户端 Pod 和 worker2 自己都得不到回应：包被丢弃，curl 等满超时、以退出码 28 放弃',
+      en: 'Under Local, the client pod on worker2 and worker2 itself get no answer: the packets are dropped, and curl waits out its limit and exits with 28',
+      holds: (v) => v('local-from-worker2.rc') === '28' && v('host-local-from-worker2.rc') === '28',
+    },
+    { id: 'iptables-drop-rule',
+      zh: 'iptables 模式下，worker2 的 filter 表里有一条丢弃发往 s-local ClusterIP 的包的规则，注释是“has no local endpoints”',
+      en: 'In iptables mode, worker2’s filter table holds a rule that drops packets to s-local’s ClusterIP, commented "has no local endpoints"',
+      holds: (v) => v('filter-worker2.dropRule').includes(`-d ${v('service.s-local.clusterIP')}/32`),
+      variants: ['iptables'],
+    },
+    { id: 'nft-drop-element',
+      zh: 'nftables 模式下，worker2 上 kube-proxy 的 no-endpoint-services 映射把 s-local 的 ClusterIP 判为 drop，由 service-endpoints-check 链查这张映射',
+      en: 'In nftables mode, the no-endpoint-services map of kube-proxy’s table on worker2 sends s-local’s ClusterIP to drop, looked up by the service-endpoints-check chain',
+      holds: (v) => v('nft-worker2.drop.verdict') === 'drop' && v('nft-worker2.checkRule').includes('vmap @no-endpoint-services'),
+      variants: ['nftables'],
+    },
+    { id: 'host-network-alike',
+      zh: '节点自己（主机网络）发出的请求同样受 Local 约束：worker 上得到回答，后端看到的来源是 worker 的 Pod 网关；worker2 上被丢弃',
+      en: 'Requests from a node’s own network namespace are bound by Local too: answered on worker, where the backend sees worker’s pod gateway, and dropped on worker2',
+      holds: (v) => v('host-local-from-worker.client') === v('node.worker.podGateway') && v('host-local-from-worker2.rc') === '28',
+    },
+    { id: 'policies-independent',
+      zh: '两个策略各管各的流量：s-local（外部 Cluster、内部 Local）经 worker2 的 NodePort 从外部访问得到回答，从 worker2 上的 Pod 访问 ClusterIP 被丢弃；s-ext-local（外部 Local、内部 Cluster）正好相反',
+      en: 'Each policy governs its own traffic: s-local (external Cluster, internal Local) answers from outside through worker2’s NodePort and drops the pod on worker2 at its ClusterIP; s-ext-local (external Local, internal Cluster) does the opposite',
+      holds: (v) =>
+        v('local-via-worker2.rc') === '0' && v('local-from-worker2.rc') === '28'
+        && v('ext-local-via-worker2.rc') === '28' && v('ext-local-from-worker2.rc') === '0',
+    },
+    { id: 'no-endpoints-rejects',
+      zh: '后端删掉、一个端点都不剩时，同一个客户端不再等到超时，而是立即被拒绝（退出码 7）',
+      en: 'With the backend deleted and no endpoint left anywhere, the same client no longer waits out its limit: it is refused at once (exit code 7)',
+      holds: (v) => v('local-from-worker-after-delete.rc') === '7',
+    },
+    { id: 'iptables-reject-rule',
+      zh: 'iptables 模式下，此时 worker 的 filter 表里 s-local 的规则变成 REJECT，注释是“has no endpoints”',
+      en: 'In iptables mode, s-local’s rule in worker’s filter table is then a REJECT, commented "has no endpoints"',
+      holds: (v) => v('filter-worker-after-delete.rejectRule').includes(`-d ${v('service.s-local.clusterIP')}/32`),
+      variants: ['iptables'],
+    },
+    { id: 'nft-reject-element',
+      zh: 'nftables 模式下，此时 worker 上 s-local 在 no-endpoint-services 里的判决转到 reject-chain',
+      en: 'In nftables mode, s-local’s verdict in worker’s no-endpoint-services map then goes to reject-chain',
+      holds: (v) => v('nft-worker-after-delete.reject.verdict') === 'goto reject-chain',
+      variants: ['nftables'],
+    },
+    { id: 'answered-again',
+      zh: '后端重新创建并就绪后，worker 上的客户端 Pod 又由它回答',
+      en: 'Once the backend is created again and Ready, the client pod on worker is answered by it again',
+      holds: (v) => v('local-from-worker-after-recreate.rc') === '0' && v('local-from-worker-after-recreate.server') === 'backend',
+    },
+  ],
+  comparisons: [
+    { id: 'modes-alike',
+      zh: '两种模式下结果相同：Local 在没有本地后端的节点丢弃（退出码 28），一个端点都不剩时拒绝（退出码 7），两个策略各管各的流量',
+      en: 'Both modes behave alike: Local drops on a node without a local backend (exit 28), refuses once no endpoint is left (exit 7), and each policy governs its own traffic',
+      holds: (v) => MODES.every((m) =>
+        v(`${m}:local-from-worker2.rc`) === '28' && v(`${m}:local-from-worker-after-delete.rc`) === '7'
+        && v(`${m}:local-via-worker2.rc`) === '0' && v(`${m}:ext-local-via-worker2.rc`) === '28'),
+    },
+  ],
+  comparisonRows: [
+    { fact: 'local-from-worker.client', label: { zh: 'Local，worker 上的 Pod：后端看到的来源地址', en: 'Local, the pod on worker: source address the backend saw' } },
+    { fact: 'local-from-worker2.rc', label: { zh: 'Local，worker2 上的 Pod：curl 的退出码', en: 'Local, the pod on worker2: curl’s exit code' } },
+    { fact: 'host-local-from-worker.client', label: { zh: 'Local，worker 自己：后端看到的来源地址', en: 'Local, worker itself: source address the backend saw' } },
+    { fact: 'local-via-worker2.rc', label: { zh: 's-local 经 worker2 的 NodePort：curl 的退出码', en: 's-local through worker2’s NodePort: curl’s exit code' } },
+    { fact: 'ext-local-from-worker2.rc', label: { zh: 's-ext-local，worker2 上的 Pod：curl 的退出码', en: 's-ext-local, the pod on worker2: curl’s exit code' } },
+    { fact: 'delete-backend.settleSeconds', label: { zh: '删除后端后，客户端的回答改变前的时间（秒）', en: 'After the delete, time until the client’s answer changed (s)' } },
+    { fact: 'local-from-worker-after-delete.rc', label: { zh: '没有端点时：curl 的退出码', en: 'No endpoint left: curl’s exit code' } },
+    { fact: 'recreate-backend.settleSeconds', label: { zh: '后端就绪后，客户端又得到回答前的时间（秒）', en: 'After Ready, time until the client was answered again (s)' } },
+    { fact: 'run.kubeProxyMode', label: { zh: 'kube-proxy 自报的模式', en: 'The mode kube-proxy reports' } },
+  ],
+  lines: {
+    'cluster-from-worker': {
+      zh: 'worker 上的客户端 Pod（{pod.client-worker.ip}）→ s-cluster 的 ClusterIP {service.s-cluster.clusterIP}：{cluster-from-worker.server} 回答，看到 client={cluster-from-worker.client}；rc={cluster-from-worker.rc}，用时 {cluster-from-worker.seconds} 秒',
+      en: 'The client pod on worker ({pod.client-worker.ip}) to s-cluster’s ClusterIP {service.s-cluster.clusterIP}: {cluster-from-worker.server} answered and saw client={cluster-from-worker.client}; curl exited {cluster-from-worker.rc} after {cluster-from-worker.seconds} s',
+    },
+    'cluster-from-worker2': {
+      zh: 'worker2 上的客户端 Pod（{pod.client-worker2.ip}）→ s-cluster 的 ClusterIP：{cluster-from-worker2.server} 回答，看到 client={cluster-from-worker2.client}；rc={cluster-from-worker2.rc}，用时 {cluster-from-worker2.seconds} 秒',
+      en: 'The client pod on worker2 ({pod.client-worker2.ip}) to s-cluster’s ClusterIP: {cluster-from-worker2.server} answered and saw client={cluster-from-worker2.client}; curl exited {cluster-from-worker2.rc} after {cluster-from-worker2.seconds} s',
+    },
+    'local-from-worker': {
+      zh: 'worker 上的客户端 Pod → s-local 的 ClusterIP {service.s-local.clusterIP}：{local-from-worker.server} 回答，看到 client={local-from-worker.client}；rc={local-from-worker.rc}，用时 {local-from-worker.seconds} 秒',
+      en: 'The client pod on worker to s-local’s ClusterIP {service.s-local.clusterIP}: {local-from-worker.server} answered and saw client={local-from-worker.client}; curl exited {local-from-worker.rc} after {local-from-worker.seconds} s',
+    },
+    'local-from-worker2': {
+      zh: 'worker2 上的客户端 Pod → s-local 的 ClusterIP：没有回应，curl 等满 {local-from-worker2.timeout} 秒后放弃，rc={local-from-worker2.rc}，用时 {local-from-worker2.seconds} 秒',
+      en: 'The client pod on worker2 to s-local’s ClusterIP: no answer; curl waited out its {local-from-worker2.timeout} s and exited {local-from-worker2.rc} after {local-from-worker2.seconds} s',
+    },
+    'host-local-from-worker': {
+      zh: 'worker 自己 → s-local 的 ClusterIP：后端看到 client={host-local-from-worker.client}；rc={host-local-from-worker.rc}，用时 {host-local-from-worker.seconds} 秒',
+      en: 'Worker itself to s-local’s ClusterIP: the backend saw client={host-local-from-worker.client}; curl exited {host-local-from-worker.rc} after {host-local-from-worker.seconds} s',
+    },
+    'addresses-worker': {
+      zh: 'worker 在其 Pod 网段 {node.worker.podCIDR} 内持有的地址：{node.worker.podGateway}，在各 Pod 的 veth 的节点一端',
+      en: 'The address worker holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node’s end of its pods’ veths',
+    },
+    'host-local-from-worker2': {
+      zh: 'worker2 自己 → s-local 的 ClusterIP：没有回应，rc={host-local-from-worker2.rc}，用时 {host-local-from-worker2.seconds} 秒',
+      en: 'Worker2 itself to s-local’s ClusterIP: no answer; curl exited {host-local-from-worker2.rc} after {host-local-from-worker2.seconds} s',
+    },
+    'filter-worker2': {
+      zh: 'worker2 的 filter 表中发往 s-local 的 ClusterIP 的规则：{filter-worker2.dropRule}',
+      en: 'The rule in worker2’s filter table for s-local’s ClusterIP: {filter-worker2.dropRule}',
+    },
+    'nft-worker2': {
+      zh: 'worker2 上 kube-proxy 的 nftables 表：no-endpoint-services 把 s-local 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}）',
+      en: 'kube-proxy’s nftables table on worker2: no-endpoint-services sends s-local to {nft-worker2.drop.verdict} ({nft-worker2.drop.element})',
+    },
+    'local-via-worker2': {
+      zh: '控制面 → worker2 {node.worker2.ip}:{service.s-local.nodePort}（s-local 的 NodePort，外部策略 Cluster）：后端看到 client={local-via-worker2.client}；rc={local-via-worker2.rc}',
+      en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-local.nodePort} (s-local’s NodePort, external policy Cluster): the backend saw client={local-via-worker2.client}; curl exited {local-via-worker2.rc}',
+    },
+    'ext-local-via-worker2': {
+      zh: '控制面 → worker2 {node.worker2.ip}:{service.s-ext-local.nodePort}（s-ext-local 的 NodePort，外部策略 Local）：没有回应，rc={ext-local-via-worker2.rc}，用时 {ext-local-via-worker2.seconds} 秒',
+      en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-ext-local.nodePort} (s-ext-local’s NodePort, external policy Local): no answer; curl exited {ext-local-via-worker2.rc} after {ext-local-via-worker2.seconds} s',
+    },
+    'ext-local-from-worker2': {
+      zh: 'worker2 上的客户端 Pod → s-ext-local 的 ClusterIP {service.s-ext-local.clusterIP}（内部策略 Cluster）：后端看到 client={ext-local-from-worker2.client}；rc={ext-local-from-worker2.rc}',
+      en: 'The client pod on worker2 to s-ext-local’s ClusterIP {service.s-ext-local.clusterIP} (internal policy Cluster): the backend saw client={ext-local-from-worker2.client}; curl exited {ext-local-from-worker2.rc}',
+    },
+    'delete-backend': {
+      zh: '删除后端 Pod：删除发出后 {delete-backend.settleAfterSeconds} 秒时客户端还得到回答，{delete-backend.settleSeconds} 秒时已失败（共询问 {delete-backend.settlePolls} 次）',
+      en: 'Deleted the backend pod: the client was still answered {delete-backend.settleAfterSeconds} s after the delete was sent, and failed by {delete-backend.settleSeconds} s ({delete-backend.settlePolls} [probe|probes])',
+    },
+    'local-from-worker-after-delete': {
+      zh: '删除之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-delete.error}，rc={local-from-worker-after-delete.rc}，用时 {local-from-worker-after-delete.seconds} 秒',
+      en: 'After the delete, the client pod on worker to s-local: {local-from-worker-after-delete.error}; curl exited {local-from-worker-after-delete.rc} after {local-from-worker-after-delete.seconds} s',
+    },
+    'filter-worker-after-delete': {
+      zh: '删除之后 worker 的 filter 表中 s-local 的规则：{filter-worker-after-delete.rejectRule}',
+      en: 'The rule for s-local in worker’s filter table after the delete: {filter-worker-after-delete.rejectRule}',
+    },
+    'nft-worker-after-delete': {
+      zh: '删除之后 worker 上的 no-endpoint-services：{nft-worker-after-delete.reject.element}',
+      en: 'Worker’s no-endpoint-services after the delete: {nft-worker-after-delete.reject.element}',
+    },
+    'recreate-backend': {
+      zh: '重新创建后端 Pod：就绪后 {recreate-backend.settleAfterSeconds} 秒时客户端仍失败，{recreate-backend.settleSeconds} 秒时已得到回答（共询问 {recreate-backend.settlePolls} 次）',
+      en: 'Created the backend pod again: the client still failed {recreate-backend.settleAfterSeconds} s after it was Ready, and was answered by {recreate-backend.settleSeconds} s ({recreate-backend.settlePolls} [probe|probes])',
+    },
+    'local-from-worker-after-recreate': {
+      zh: '重新创建之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-recreate.server} 回答，rc={local-from-worker-after-recreate.rc}',
+      en: 'After the recreate, the client pod on worker to s-local: {local-from-worker-after-recreate.server} answered; curl exited {local-from-worker-after-recreate.rc}',
+    },
+  },
+  paths: [
+    path({
+      id: 'local-from-worker',
+      title: { zh: 'Local，从和后端同节点的 Pod 发出', en: 'Local, from the pod beside the backend' },
+      stations: STATIONS,
+      route: ['client-worker', 'worker', 'backend'],
+      hops: [hop<Id>('client-worker', 'worker', 'pod.client-worker.ip', 'service.s-local.clusterIP'), hop<Id>('worker', 'backend', 'local-from-worker.client', 'pod.backend.ip')],
+      events: [dnat('worker'), keep('worker')],
+      outcome: {
+        zh: '后端看到的来源 {local-from-worker.client} 就是客户端 Pod；curl 的退出码 {local-from-worker.rc}。',
+        en: 'The backend saw the source {local-from-worker.client}, the client pod itself; curl exited with {local-from-worker.rc}.',
+      },
+    }),
+    path({
+      id: 'local-from-worker2',
+      title: { zh: 'Local，从没有本地后端的 worker2 上的 Pod 发出：包被丢弃', en: 'Local, from the pod on worker2, which has no local backend: dropped' },
+      stations: STATIONS,
+      route: ['client-worker2', 'worker2'],
+      hops: [hop<Id>('client-worker2', 'worker2', 'pod.client-worker2.ip', 'service.s-local.clusterIP')],
+      events: [event('worker2', 'drop', 'DROP：s-local 在本节点没有端点，不转发', 'DROP: s-local has no endpoint on this node; not forwarded')],
+      outcome: {
+        zh: '没有任何回应：curl 等满 {local-from-worker2.timeout} 秒，报出“{local-from-worker2.error}”，退出码 {local-from-worker2.rc}。',
+        en: 'No answer at all: curl waited out its {local-from-worker2.timeout} s, reported "{local-from-worker2.error}" and exited with {local-from-worker2.rc}.',
+      },
+    }),
+    path({
+      id: 'cluster-from-worker2',
+      title: { zh: 'Cluster，从 worker2 上的 Pod 发出：跨节点送到后端', en: 'Cluster, from the pod on worker2: across to the backend' },
+      stations: STATIONS,
+      route: ['client-worker2', 'worker2', 'worker', 'backend'],
+      hops: [
+        hop<Id>('client-worker2', 'worker2', 'pod.client-worker2.ip', 'service.s-cluster.clusterIP'),
+        hop<Id>('worker2', 'worker', 'pod.client-worker2.ip', 'pod.backend.ip', { zh: '经节点网络转发', en: 'Forwarded over the node network' }),
+        hop<Id>('worker', 'backend', 'cluster-from-worker2.client', 'pod.backend.ip'),
+      ],
+      events: [dnat('worker2'), keep('worker2')],
+      outcome: {
+        zh: '后端看到的来源 {cluster-from-worker2.client} 仍是客户端 Pod；curl 的退出码 {cluster-from-worker2.rc}。',
+        en: 'The backend saw the source {cluster-from-worker2.client}, still the client pod; curl exited with {cluster-from-worker2.rc}.',
+      },
+    }),
+  ],
+});
