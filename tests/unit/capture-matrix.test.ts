@@ -1,17 +1,19 @@
-// The runs a CI matrix captures (matrix.ts), listed from the real experiments, and the
-// command as capture.yml calls it; the Markdown report a merge writes for a pull request.
+// The runs a CI matrix captures (matrix.ts), listed from two real experiments (074 with
+// its modes, 075 without), so that a new article changes none of it; the command as
+// capture.yml calls it; the Markdown report a merge writes for a pull request.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listArticleSlugs, loadArticle } from '../../src/authoring/load.ts';
 import { UsageError } from '../../src/capture/cli-args.ts';
 import { captureMatrix, parseMatrixArgs } from '../../src/capture/matrix.ts';
 import { reportMarkdown } from '../../src/capture/report-markdown.ts';
+import { listArticleSlugs, loadArticle } from '../../src/authoring/load.ts';
+import { article074, article075 } from '../support/articles.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
-const articles = await Promise.all((await listArticleSlugs(root)).map(async (slug) => ({ slug, experiment: (await loadArticle(root, slug)).experiment })));
+const articles = [article074, article075].map((a) => ({ slug: a.slug, experiment: a.experiment }));
 const all = { slugs: [], variants: [], versions: [], environment: 'kind' as const };
 /** The headline version's jobs only: what the variant and environment tests are about. */
 const headline = { ...all, versions: ['v1.37'] };
@@ -74,11 +76,12 @@ test("a workflow's inputs: names separated by spaces or commas, an empty input i
   assert.throws(() => parseMatrixArgs(['--driver', 'docker']), /--driver must be kind or lab, got "docker"/);
 });
 
-test('the command as capture.yml calls it prints one line of JSON with the matrix', () => {
+test('the command as capture.yml calls it prints one line of JSON with the matrix', async () => {
   const run = spawnSync(process.execPath, [join(root, 'scripts/capture-matrix.ts'), '', '--variant', ''], { cwd: root, encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trimEnd().split('\n').length, 1);
-  assert.deepEqual(JSON.parse(run.stdout), { include: captureMatrix(articles, all) });
+  const project = await Promise.all((await listArticleSlugs(root)).map(async (slug) => ({ slug, experiment: (await loadArticle(root, slug)).experiment })));
+  assert.deepEqual(JSON.parse(run.stdout), { include: captureMatrix(project, all) }, "every article of the project's");
   const bad = spawnSync(process.execPath, [join(root, 'scripts/capture-matrix.ts'), 'nope'], { cwd: root, encoding: 'utf8' });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /^capture:matrix: unknown article "nope"; known: /);

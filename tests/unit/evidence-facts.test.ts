@@ -232,8 +232,8 @@ test("a delete-pod step's settle wait is a fact: seconds after the delete return
   assert.deepEqual(
     problemsOf(() => deriveFacts(factDefsOf(settleFacts('delete-backend')), unsettled)).map((p) => p.replace(/^.*?: fact/, 'fact')),
     [
-      'fact "delete-backend.settleSeconds": step delete-backend has no settle record (a delete-pod step with settleNode records one)',
-      'fact "delete-backend.settlePolls": step delete-backend has no settle record (a delete-pod step with settleNode records one)',
+      'fact "delete-backend.settleSeconds": step delete-backend has no settle record (a delete-pod or recreate-pod step records one)',
+      'fact "delete-backend.settlePolls": step delete-backend has no settle record (a delete-pod or recreate-pod step records one)',
     ],
   );
 });

@@ -121,10 +121,10 @@ test('every problem of every file is reported at once', () => {
       const f = (name: string) => join(dir, `${name}.yaml`);
       const problems = problemsOf(() => loadSnapshots(dir));
       assert.deepEqual(problems, [
-        `${f('cluster-via-worker')}: field "kind": expected one of "exec", "delete-pod", got "shell"`,
+        `${f('cluster-via-worker')}: field "kind": expected one of "exec", "delete-pod", "recreate-pod", got "shell"`,
         `${f('cluster-via-worker')}: field "durationMs": expected a number >= 0, got -3`,
-        `${f('cluster-via-worker')}: field "extra": unknown field (allowed: id, kind, node, title, command, argv, exitCode, timedOut, startedAt, durationMs, settle, stdout, stderr, stdoutEncoding, stderrEncoding, stdoutCut, stderrCut)`,
-        `${f('cluster-via-worker')}: field "note": unknown field (allowed: id, kind, node, title, command, argv, exitCode, timedOut, startedAt, durationMs, settle, stdout, stderr, stdoutEncoding, stderrEncoding, stdoutCut, stderrCut)`,
+        `${f('cluster-via-worker')}: field "extra": unknown field (allowed: id, kind, node, pod, title, command, argv, exitCode, timedOut, startedAt, durationMs, settle, stdout, stderr, stdoutEncoding, stderrEncoding, stdoutCut, stderrCut)`,
+        `${f('cluster-via-worker')}: field "note": unknown field (allowed: id, kind, node, pod, title, command, argv, exitCode, timedOut, startedAt, durationMs, settle, stdout, stderr, stdoutEncoding, stderrEncoding, stdoutCut, stderrCut)`,
         `${f('filter-worker2')}: field "startedAt": expected an ISO 8601 date-time with an offset (e.g. 2026-12-02T11:09:54.000Z), got "2026-12-02"`,
         `${join(dir, 'run.yaml')}: field "steps[${experiment.steps.findIndex((s) => s.id === 'delete-backend')}]": lists step "delete-backend", but ${f('delete-backend')} does not exist`,
       ]);

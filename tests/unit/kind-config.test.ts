@@ -86,9 +86,11 @@ test('manifests: workload images are found; broken documents name the file and f
     'kind: Service\nmetadata: {name: db}\nspec: {selector: {app: db}, ports: [{port: 5432}]}\n---\nkind: Service\nmetadata: {name: ext}\nspec: {type: ExternalName, externalName: example.org}\n';
   assert.deepEqual(
     declaredObjects([{ file: 's.yaml', text: internal }]).services,
-    [],
-    'ClusterIP and ExternalName Services are applied, not read back as NodePorts',
+    [{ name: 'db', namespace: 'default', healthCheck: false }],
+    'a ClusterIP Service is read back (its address); an ExternalName Service is applied and left alone',
   );
+  const headless = 'kind: Service\nmetadata: {name: peers}\nspec: {clusterIP: None, selector: {app: db}, ports: [{port: 5432}]}\n';
+  assert.deepEqual(declaredObjects([{ file: 'h.yaml', text: headless }]).services, [], 'a headless Service has no address to read back');
   assert.throws(
     () => declaredObjects([{ file: 'x.yaml', text: 'kind: Pod\nmetadata: {}\n' }]),
     /x\.yaml \(document 1\): field metadata\.name: expected a string/,

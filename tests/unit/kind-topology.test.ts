@@ -102,9 +102,29 @@ test('services: ports, NodePorts and healthCheckNodePort as allocated', async ()
       ['s-lb', 'LoadBalancer', 'Local', '10.96.201.5', 31444, 30666],
     ],
   );
+  // A ClusterIP Service (the API server's own, in the same real output) has neither an external policy nor a NodePort.
+  assert.deepEqual(
+    toServiceInfos(list, [{ name: 'kubernetes', namespace: 'default' }]).map((s) => [s.type, s.externalTrafficPolicy, s.internalTrafficPolicy, s.nodePort]),
+    [['ClusterIP', null, 'Cluster', null]],
+  );
+  assert.deepEqual(
+    toServiceInfos(list, services).map((s) => s.internalTrafficPolicy),
+    ['Cluster', 'Cluster', 'Cluster'],
+    'the default the API server filled in',
+  );
+  const noExternal = edit(await fixture('services.json'), (d) => {
+    delete d.items[3]!.spec.externalTrafficPolicy;
+  });
   assert.throws(
-    () => toServiceInfos(list, [{ name: 'kubernetes', namespace: 'default' }]),
-    /service default\/kubernetes: field spec\.externalTrafficPolicy: expected Cluster or Local, got null/,
+    () => toServiceInfos(parseServiceList(noExternal), services),
+    /service default\/s-local: field spec\.externalTrafficPolicy: expected Cluster or Local, got null/,
+  );
+  const noInternal = edit(await fixture('services.json'), (d) => {
+    delete d.items[1]!.spec.internalTrafficPolicy;
+  });
+  assert.throws(
+    () => toServiceInfos(parseServiceList(noInternal), services),
+    /service default\/s-cluster: field spec\.internalTrafficPolicy: expected Cluster or Local, got null/,
   );
   const named = edit(await fixture('services.json'), (d) => {
     d.items[1]!.spec.ports[0].targetPort = 'http';
