@@ -166,6 +166,25 @@ function mask(value: string, tokens: readonly string[]): string {
 /** The roles a value holds, for the report: "node.worker.podGateway". */
 const rolesIn = (value: string) => [...value.matchAll(/\u2039([^\u203a]+)\u203a/g)].map((m) => m[1]!);
 
+/**
+ * A client's wait is a bracket (`.settleAfterSeconds` to `.settleSeconds`: the change came between
+ * the last probe that did not show it and the first that did); one probe can take as long as the
+ * client's own time limit. Two runs whose brackets overlap measured a change at the same moment
+ * as far as either could tell.
+ */
+function clientWaitOverlap(id: string, old: RunSide, next: RunSide): string | undefined {
+  const step = /^(.+)\.settle(?:After)?Seconds$/.exec(id)?.[1];
+  if (step === undefined) return undefined;
+  const bracket = (side: RunSide) => {
+    const from = Number(side.facts.get(`${step}.settleAfterSeconds`)?.value);
+    const to = Number(side.facts.get(`${step}.settleSeconds`)?.value);
+    return Number.isFinite(from) && Number.isFinite(to) ? ([from, to] as const) : undefined;
+  };
+  const [a, b] = [bracket(old), bracket(next)];
+  if (a === undefined || b === undefined || a[0] > b[1] || b[0] > a[1]) return undefined;
+  return `a client's wait, within both runs' resolution (the change came between ${a[0]} and ${a[1]} s, and between ${b[0]} and ${b[1]} s)`;
+}
+
 export function diffRuns(old: RunSide, next: RunSide): RunDiff {
   const oldTokens = volatileTokens(old);
   const newTokens = volatileTokens(next);
@@ -182,7 +201,7 @@ export function diffRuns(old: RunSide, next: RunSide): RunDiff {
     const roles = ra !== undefined && rb !== undefined && ra !== rb && (ra !== a || rb !== b) ? { roles: { old: ra, new: rb } } : {};
     let volatile: string | undefined;
     if (a !== undefined && b !== undefined && ra !== undefined && rb !== undefined && a !== b) {
-      volatile = simpleVolatility(id, a, b, [...(old.deletes ?? []), ...(next.deletes ?? [])]);
+      volatile = clientWaitOverlap(id, old, next) ?? simpleVolatility(id, a, b, [...(old.deletes ?? []), ...(next.deletes ?? [])]);
       // The same role in each run's topology: the client the backend saw is worker's pod gateway in both.
       if (!volatile && ra === rb && ra !== a) volatile = `the same role in both runs (${[...new Set(rolesIn(ra))].join(', ')})`;
       // A composite value (a rule, an argv, a conntrack line) that differs only in random-by-design parts, roles kept.

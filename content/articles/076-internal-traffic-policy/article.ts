@@ -279,8 +279,8 @@ export default defineArticle({
       en: 'The client pod on worker2 to s-ext-local’s ClusterIP {service.s-ext-local.clusterIP} (internal policy Cluster): the backend saw client={ext-local-from-worker2.client}; curl exited {ext-local-from-worker2.rc}',
     },
     'delete-backend': {
-      zh: '删除后端 Pod：删除发出后 {delete-backend.settleAfterSeconds} 秒时客户端还得到回答，{delete-backend.settleSeconds} 秒时已失败（共询问 {delete-backend.settlePolls} 次）',
-      en: 'Deleted the backend pod: the client was still answered {delete-backend.settleAfterSeconds} s after the delete was sent, and failed by {delete-backend.settleSeconds} s ({delete-backend.settlePolls} [probe|probes])',
+      zh: '删除后端 Pod：worker 上的客户端 Pod 的回答在删除发出后 {delete-backend.settleAfterSeconds} 到 {delete-backend.settleSeconds} 秒之间变为失败（共询问 {delete-backend.settlePolls} 次）；删除命令用时 {delete-backend.seconds} 秒',
+      en: 'Deleted the backend pod: the client pod on worker went from answered to failing between {delete-backend.settleAfterSeconds} and {delete-backend.settleSeconds} s after the delete was sent ({delete-backend.settlePolls} [probe|probes]); the delete command took {delete-backend.seconds} s',
     },
     'local-from-worker-after-delete': {
       zh: '删除之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-delete.error}，rc={local-from-worker-after-delete.rc}，用时 {local-from-worker-after-delete.seconds} 秒',
@@ -295,8 +295,8 @@ export default defineArticle({
       en: 'Worker’s no-endpoint-services after the delete: {nft-worker-after-delete.reject.element}',
     },
     'recreate-backend': {
-      zh: '重新创建后端 Pod：就绪后 {recreate-backend.settleAfterSeconds} 秒时客户端仍失败，{recreate-backend.settleSeconds} 秒时已得到回答（共询问 {recreate-backend.settlePolls} 次）',
-      en: 'Created the backend pod again: the client still failed {recreate-backend.settleAfterSeconds} s after it was Ready, and was answered by {recreate-backend.settleSeconds} s ({recreate-backend.settlePolls} [probe|probes])',
+      zh: '重新创建后端 Pod：API 报告就绪后 {recreate-backend.settleAfterSeconds} 到 {recreate-backend.settleSeconds} 秒之间，客户端重新得到回答（共询问 {recreate-backend.settlePolls} 次）',
+      en: 'Created the backend pod again: the client was answered again between {recreate-backend.settleAfterSeconds} and {recreate-backend.settleSeconds} s after the API reported it Ready ({recreate-backend.settlePolls} [probe|probes])',
     },
     'local-from-worker-after-recreate': {
       zh: '重新创建之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-recreate.server} 回答，rc={local-from-worker-after-recreate.rc}',
