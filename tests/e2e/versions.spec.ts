@@ -9,7 +9,7 @@ import { load } from 'js-yaml';
 import { expect, test } from '@playwright/test';
 import { articlePathOf, LANGS } from './support/articles.ts';
 import { ROOT } from './support/evidence.ts';
-import { article074, article075 } from '../support/articles.ts';
+import { article074, article075, article076 } from '../support/articles.ts';
 import { headlineVersion, versionsOf } from '../../src/experiment/kubernetes.ts';
 
 /** A version's runs as their run.yaml records them (id, and the release the API server answered), from every snapshots folder of that version. */
@@ -31,7 +31,7 @@ const runIdsOf = (slug: string, minor: string, headline: string): string[] =>
     .map((r) => r.runId)
     .sort();
 
-for (const article of [article074, article075]) {
+for (const article of [article074, article075, article076]) {
   const slug = article.experiment.slug;
   const headline = headlineVersion(article.experiment).minor;
   const declared = versionsOf(article.experiment).map((r) => r.minor);
