@@ -233,7 +233,8 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
   const old = baseline.side;
   const { diff, facts } = reportedChanges(old, next);
   const environment = facts.filter((f) => f.environment);
-  const real = facts.filter((f) => f.volatile === undefined && !f.environment);
+  const real = facts.filter((f) => f.volatile === undefined && !f.environment && !f.newlyRecorded);
+  const recorded = facts.filter((f) => f.newlyRecorded);
   const volatile = facts.filter((f) => f.volatile !== undefined);
   const parts = [
     diff.claims.length ? count(diff.claims.length, 'claim') : '',
@@ -246,7 +247,14 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
     ? `what changed: the behaviour changed (${parts.join(', ')})`
     : environment.length
       ? `what changed: the environment changed (${count(environment.length, 'fact')}: versions, packages, images or the host)`
-      : `what changed: no change in behaviour (${volatile.length ? `only volatile values differ: ${count(volatile.length, 'fact')}` : 'no value differs'})`;
+      : `what changed: no change in behaviour (${
+          [
+            volatile.length ? `only volatile values differ: ${count(volatile.length, 'fact')}` : '',
+            recorded.length ? `${count(recorded.length, 'fact')} recorded by this run only` : '',
+          ]
+            .filter(Boolean)
+            .join('; ') || 'no value differs'
+        })`;
   const verdict: Verdict = parts.length ? 'behaviour changed' : environment.length ? 'environment changed' : 'no change in behaviour';
   const lines = [headline, `  compared run ${next.runId} with run ${old.runId}, ${BASELINE_WORDS[baseline.kind]} ${baseline.folder}`];
   for (const c of diff.claims) lines.push(`  claim ${c.id}: ${c.old ?? '(none)'} -> ${c.new ?? '(none)'}`);
@@ -258,6 +266,10 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
   if (environment.length) {
     lines.push(`  the environment, where the run ran rather than what it did (${count(environment.length, 'fact')}):`);
     for (const f of environment) lines.push(`    ${f.id}: ${show(f.old)} -> ${show(f.new)}`);
+  }
+  if (recorded.length) {
+    lines.push(`  recorded by this run only, the older run's capture did not record them, not a change in behaviour (${count(recorded.length, 'fact')}):`);
+    for (const f of recorded) lines.push(`    + ${f.id}: ${show(f.new)}`);
   }
   if (volatile.length) {
     lines.push(`  volatile, expected to differ on every run, not a change in behaviour (${count(volatile.length, 'fact')}):`);

@@ -27,7 +27,15 @@ export interface FactChange {
   environment?: true;
   /** The values with their addresses and ports by role, when they hold any and the roles differ. */
   roles?: { old: string; new: string };
+  /** Set when only the newer run has the fact because the capture records more than it did for the older one. */
+  newlyRecorded?: true;
 }
+
+/**
+ * Facts of what run.yaml records that older captures did not record at all (the schema's optional
+ * fields added later): present in the newer run only, they are the capture's, not Kubernetes' change.
+ */
+const RECORDED_LATER = [/^service\.[^.]+\.internalTrafficPolicy$/];
 
 export interface ClaimChange {
   id: string;
@@ -208,7 +216,8 @@ export function diffRuns(old: RunSide, next: RunSide): RunDiff {
       if (!volatile && mask(ra, oldTokens) === mask(rb, newTokens)) volatile = 'only its random-by-design parts changed';
     }
     // What is left of a version, an image or what a stand-in read from the machine is the environment's change.
-    if (!volatile && isEnvironmentFact(id, old, next)) facts.push({ id, old: a, new: b, environment: true });
+    if (a === undefined && b !== undefined && RECORDED_LATER.some((p) => p.test(id))) facts.push({ id, old: a, new: b, newlyRecorded: true });
+    else if (!volatile && isEnvironmentFact(id, old, next)) facts.push({ id, old: a, new: b, environment: true });
     else facts.push({ id, old: a, new: b, ...(volatile ? { volatile } : roles) });
   }
   const claimIds = [...new Set([...old.claims.map((c) => c.id), ...next.claims.map((c) => c.id)])];

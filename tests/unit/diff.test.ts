@@ -244,3 +244,29 @@ test("a conntrack entry's countdown to expiry is no change: the line is volatile
   assert.match(text, /^what changed: no change in behaviour/);
   assert.match(text, /declared volatile: the line holds the entry's countdown to expiry/);
 });
+
+test('a fact the older run could not record (its capture did not read it yet) is listed apart, not as a change in behaviour; one that disappears is a change', () => {
+  const side = (runId: string, facts: [string, string][]): RunSide => ({
+    runId,
+    steps: [],
+    facts: new Map(facts.map(([id, value]) => fact(id, value))),
+    claims: [],
+  });
+  const older = side('a', [['service.s-local.externalTrafficPolicy', 'Local']]);
+  const newer = side('b', [
+    ['service.s-local.externalTrafficPolicy', 'Local'],
+    ['service.s-local.internalTrafficPolicy', 'Cluster'],
+  ]);
+  const text = report(older, newer);
+  assert.match(text, /^what changed: no change in behaviour \(1 fact recorded by this run only\)/);
+  assert.match(
+    text,
+    /\n  recorded by this run only, the older run's capture did not record them, not a change in behaviour \(1 fact\):\n    \+ service\.s-local\.internalTrafficPolicy: "Cluster"/,
+  );
+  assert.match(report(newer, older), /^what changed: the behaviour changed \(1 fact\)/, 'a value no longer recorded is a change');
+  const other = side('c', [
+    ['service.s-local.externalTrafficPolicy', 'Local'],
+    ['service.s-local.newField', 'x'],
+  ]);
+  assert.match(report(older, other), /^what changed: the behaviour changed \(1 fact\)/, 'only the fields recorded later are excused');
+});
