@@ -165,8 +165,11 @@ function volatileTokens(side: RunSide): string[] {
   return [...tokens].sort((a, b) => b.length - a.length);
 }
 
+/** Names a run's software chooses afresh that no fact records: a pod sandbox's network namespace, as the CNI plugins name it (`cni-<uuid>`). */
+const RANDOM_NAMES = /\/var\/run\/netns\/cni-[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/g;
+
 function mask(value: string, tokens: readonly string[]): string {
-  let masked = value;
+  let masked = value.replace(RANDOM_NAMES, '\u2039v\u203a');
   for (const token of tokens) masked = masked.split(token).join('\u2039v\u203a');
   return masked;
 }

@@ -270,3 +270,16 @@ test('a fact the older run could not record (its capture did not read it yet) is
   ]);
   assert.match(report(older, other), /^what changed: the behaviour changed \(1 fact\)/, 'only the fields recorded later are excused');
 });
+
+test("a pod sandbox's network namespace is named afresh on every run: an argv that differs only in it is no change", () => {
+  // 076's committed kind run and a rerun of it: each pod step entered the sandbox crictl named for the pod.
+  const argv = (netns: string) => `docker exec kx-main-worker nsenter --net=/var/run/netns/cni-${netns} -- curl --silent http://10.96.1.1/`;
+  const side = (runId: string, netns: string): RunSide => ({ runId, steps: [], facts: new Map([fact('local-from-worker.argv', argv(netns))]), claims: [] });
+  const [change] = diffRuns(side('run-1', '474d66ac-affb-ef03-b05d-086b8636fba9'), side('run-2', 'fd0331ca-25b7-7db4-3e4c-4aa306f4fbec')).facts;
+  assert.equal(change!.volatile, 'only its random-by-design parts changed');
+  const elsewhere = diffRuns(side('run-1', '474d66ac-affb-ef03-b05d-086b8636fba9'), {
+    ...side('run-2', 'x'),
+    facts: new Map([fact('local-from-worker.argv', argv('fd0331ca-25b7-7db4-3e4c-4aa306f4fbec').replace('kx-main-worker', 'kx-main-worker2'))]),
+  }).facts[0]!;
+  assert.equal(elsewhere.volatile, undefined, 'another node is a change');
+});
