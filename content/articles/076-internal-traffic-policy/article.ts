@@ -180,10 +180,10 @@ export default defineArticle({
       holds: (v) => v('host-local-from-worker.client') === v('node.worker.podGateway') && v('host-local-from-worker2.rc') === '28',
     },
     { id: 'policies-independent',
-      zh: '两个策略各管各的流量：s-local（外部 Cluster、内部 Local）经 worker2 的 NodePort 从外部访问得到回答，从 worker2 上的 Pod 访问 ClusterIP 被丢弃；s-ext-local（外部 Local、内部 Cluster）正好相反',
-      en: 'Each policy governs its own traffic: s-local (external Cluster, internal Local) answers from outside through worker2’s NodePort and drops the pod on worker2 at its ClusterIP; s-ext-local (external Local, internal Cluster) does the opposite',
+      zh: '两个策略各管各的流量：s-local（外部 Cluster、内部 Local）经 worker2 的 NodePort 从外部访问得到回答，后端看到的是转发节点 worker2 的地址，从 worker2 上的 Pod 访问 ClusterIP 则被丢弃；s-ext-local（外部 Local、内部 Cluster）正好相反',
+      en: 'Each policy governs its own traffic: s-local (external Cluster, internal Local) answers from outside through worker2’s NodePort, the backend seeing the forwarding node worker2, and drops the pod on worker2 at its ClusterIP; s-ext-local (external Local, internal Cluster) does the opposite',
       holds: (v) =>
-        v('local-via-worker2.rc') === '0' && v('local-from-worker2.rc') === '28'
+        v('local-via-worker2.rc') === '0' && v('local-via-worker2.client') === v('node.worker2.ip') && v('local-from-worker2.rc') === '28'
         && v('ext-local-via-worker2.rc') === '28' && v('ext-local-from-worker2.rc') === '0',
     },
     { id: 'no-endpoints-rejects',
