@@ -180,8 +180,8 @@ const rolesIn = (value: string) => [...value.matchAll(/\u2039([^\u203a]+)\u203a/
 /**
  * A client's wait is a bracket (`.settleAfterSeconds` to `.settleSeconds`: the change came between
  * the last probe that did not show it and the first that did); one probe can take as long as the
- * client's own time limit. Two runs whose brackets overlap measured a change at the same moment
- * as far as either could tell.
+ * client's own time limit. Two runs whose brackets overlap, or lie within kube-proxy's 1 s
+ * minSyncPeriod and the poll of each other, measured the same behaviour.
  */
 function clientWaitOverlap(id: string, old: RunSide, next: RunSide): string | undefined {
   const step = /^(.+)\.settle(?:After)?Seconds$/.exec(id)?.[1];
@@ -192,8 +192,10 @@ function clientWaitOverlap(id: string, old: RunSide, next: RunSide): string | un
     return Number.isFinite(from) && Number.isFinite(to) ? ([from, to] as const) : undefined;
   };
   const [a, b] = [bracket(old), bracket(next)];
-  if (a === undefined || b === undefined || a[0] > b[1] || b[0] > a[1]) return undefined;
-  return `a client's wait, within both runs' resolution (the change came between ${a[0]} and ${a[1]} s, and between ${b[0]} and ${b[1]} s)`;
+  // How far apart the two brackets are: none when they overlap.
+  const gap = a === undefined || b === undefined ? Infinity : Math.max(a[0], b[0]) - Math.min(a[1], b[1]);
+  if (gap > SETTLE_NOISE_SECONDS) return undefined;
+  return `a client's wait, within both runs' resolution and kube-proxy's 1 s minSyncPeriod (the change came between ${a![0]} and ${a![1]} s, and between ${b![0]} and ${b![1]} s)`;
 }
 
 export function diffRuns(old: RunSide, next: RunSide): RunDiff {

@@ -180,7 +180,7 @@ test("kube-proxy's time to notice a deleted backend: within its minSyncPeriod an
   assert.equal(slow.get('delete-backend.settlePolls'), undefined);
 });
 
-test("a client's wait is a bracket: two runs whose brackets overlap measured the same moment; apart, it is a change", () => {
+test("a client's wait is a bracket: two runs whose brackets overlap or lie within kube-proxy's noise of each other measured the same; further apart, it is a change", () => {
   // 076's committed lab run: one probe hung to curl's limit, so the change came between 0.114 and 3.25 s after Ready.
   const wait = (runId: string, after: string, until: string): RunSide => ({
     runId,
@@ -191,8 +191,11 @@ test("a client's wait is a bracket: two runs whose brackets overlap measured the
   const overlapping = new Map(diffRuns(wait('a', '0.11', '3.2'), wait('b', '0.13', '0.26')).facts.map((f) => [f.id, f.volatile]));
   assert.match(
     overlapping.get('recreate-backend.settleSeconds')!,
-    /^a client's wait, within both runs' resolution \(the change came between 0\.11 and 3\.2 s, and between 0\.13 and 0\.26 s\)$/,
+    /^a client's wait, within both runs' resolution and kube-proxy's 1 s minSyncPeriod \(the change came between 0\.11 and 3\.2 s, and between 0\.13 and 0\.26 s\)$/,
   );
+  // The CI rerun of it: answered 0.05 s after Ready, 0.06 s before the committed run's last failing probe began.
+  const near = new Map(diffRuns(wait('a', '0.114', '3.2'), wait('b', '0', '0.05')).facts.map((f) => [f.id, f.volatile]));
+  assert.match(near.get('recreate-backend.settleSeconds')!, /^a client's wait, within both runs' resolution/);
   const apart = new Map(diffRuns(wait('a', '0.11', '0.26'), wait('b', '2.9', '3.2')).facts.map((f) => [f.id, f.volatile]));
   assert.equal(apart.get('recreate-backend.settleSeconds'), undefined, 'the change came later, beyond both brackets and the 1.2 s of noise');
   assert.equal(apart.get('recreate-backend.settleAfterSeconds'), undefined);

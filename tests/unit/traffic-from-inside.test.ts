@@ -21,6 +21,7 @@ import type { DeletePodStep, RecreatePodStep, Topology } from '../../src/experim
 import { experiment076 } from '../support/articles.ts';
 
 const exec = (name: string) => readFileSync(new URL(`../fixtures/kind/exec/${name}`, import.meta.url), 'utf8');
+const BACKEND_MANIFEST = new URL('../../content/articles/076-internal-traffic-policy/manifests/backend.yaml', import.meta.url).pathname;
 
 test("a pod's network namespace, as the node's containerd lists its ready sandbox (real crictl output)", () => {
   const ids = parseCrictlPodIds(exec('crictl-pods-client-worker.stdout'));
@@ -93,7 +94,7 @@ test('the dry run of 076: each pod step enters its pod, a client probe follows e
   assert.deepEqual(deleted[1], probe, "the client's step, asked again");
   assert.ok(deleted.some((a) => a.includes('endpointslices')) && deleted.some((a) => a.at(-1) === 'http://127.0.0.1:10249/metrics'), 'then the rules settle');
   const recreated = step('recreate-backend').argvs;
-  assert.deepEqual(recreated[0]!.slice(-3), ['apply', '-f', '/copy/manifests/backend.yaml']);
+  assert.deepEqual(recreated[0]!.slice(-3), ['apply', '-f', '-'], 'the manifest on stdin: no path of this machine in the argv a snapshot keeps');
   assert.ok(recreated[1]!.includes('--for=condition=Ready'));
   assert.deepEqual(recreated[2], probe);
 });
@@ -133,9 +134,9 @@ test("the lab's nodes route by default to the bridge's own address, as kind's no
 });
 
 /** The platform's io for the waits: kubectl and each client probe scripted, the poll as the capture runs it. */
-function scriptedIo(kubectl: (argv: string[]) => Promise<ProcessResult>) {
+function scriptedIo(kubectl: (argv: string[], input?: string) => Promise<ProcessResult>) {
   const io = new KubeIo({} as never, { target: { kubeconfig: 'kc' }, cwd: '/', env: {} }, { ...DEFAULT_API_TIMEOUTS, settlePollMs: 5, settleTimeoutMs: 2_000 });
-  io.kubectl = async (argv) => kubectl(argv);
+  io.kubectl = async (argv, _timeoutMs, _what, _ctx, _mustSucceed, input) => kubectl(argv, input);
   return io;
 }
 const stream = (text: string) => ({ head: Buffer.from(text), bytes: Buffer.byteLength(text), sha256: '' });
@@ -208,7 +209,7 @@ test('a delete that fails stops its client probes and fails the step; a client t
   const recreate = experiment076.steps.find((s) => s.id === 'recreate-backend') as RecreatePodStep;
   const never: ClientProbe = async () => ({ command: ['curl', 'x'], exitCode: 28, stdout: '', stderr: 'curl: (28) timed out\n' });
   await assert.rejects(
-    recreatePod(io, { ...recreate }, '/copy/manifests/backend.yaml', never, ctx),
+    recreatePod(io, { ...recreate }, BACKEND_MANIFEST, never, ctx),
     /after pod default\/backend was Ready again, step local-from-worker \(until it is answered\) still failed \(exit 28\) after 2 s/,
   );
 });
@@ -221,12 +222,19 @@ test('a recreate is timed from Ready: apply, the wait, then the client until it 
     calls.push('probe');
     return { command: ['curl', 'x'], exitCode: probes < 3 ? 7 : 0, stdout: probes < 3 ? '' : 'server=backend\nclient=10.244.2.3\n', stderr: '' };
   };
-  const io = scriptedIo(async (argv) => {
+  let applied: [string[], string | undefined] | null = null;
+  const io = scriptedIo(async (argv, input) => {
     calls.push(argv.includes('apply') ? 'apply' : 'wait');
+    if (argv.includes('apply')) applied = [argv.slice(-3), input];
     return done(argv.includes('apply') ? 'pod/backend created\n' : '');
   });
   const step = experiment076.steps.find((s) => s.id === 'recreate-backend') as RecreatePodStep;
-  const snapshot = await recreatePod(io, step, '/copy/manifests/backend.yaml', rerun, ctx);
+  const snapshot = await recreatePod(io, step, BACKEND_MANIFEST, rerun, ctx);
+  assert.deepEqual(applied, [['apply', '-f', '-'], readFileSync(BACKEND_MANIFEST, 'utf8')], 'the manifest went on stdin, its path in no argv');
+  await assert.rejects(
+    recreatePod(io, step, '/nonexistent/backend.yaml', rerun, ctx),
+    /^DriverError: recreate-pod step recreate-backend: cannot read manifests\/backend\.yaml \(ENOENT\)$/,
+  );
   assert.deepEqual(calls, ['apply', 'wait', 'probe', 'probe', 'probe']);
   assert.deepEqual(snapshot.command, ['kubectl', 'apply', '-f', 'manifests/backend.yaml'], 'the command as the experiment states it');
   assert.equal(snapshot.settle!.polls, 3);

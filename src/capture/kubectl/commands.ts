@@ -21,6 +21,8 @@ export const kubectl = (t: KubectlTarget, ...args: string[]): string[] => [...(t
 export const kubectlClientVersion = (t: KubectlTarget): string[] => kubectl(t, 'version', '--client', '-o', 'json');
 export const kubectlVersion = (t: KubectlTarget): string[] => kubectl(t, 'version', '-o', 'json');
 export const kubectlApply = (t: KubectlTarget, file: string): string[] => kubectl(t, 'apply', '-f', file);
+/** The same, reading the manifest on stdin: a step's argv, kept in its snapshot, names no file of this machine. */
+export const kubectlApplyStdin = (t: KubectlTarget): string[] => kubectl(t, 'apply', '-f', '-');
 export const kubectlWaitNodesReady = (t: KubectlTarget): string[] => kubectl(t, 'wait', '--for=condition=Ready', 'node', '--all', `--timeout=${READY_TIMEOUT}`);
 export const kubectlWaitPodReady = (t: KubectlTarget, namespace: string, pod: string): string[] =>
   kubectl(t, 'wait', '--for=condition=Ready', `pod/${pod}`, '--namespace', namespace, `--timeout=${READY_TIMEOUT}`);

@@ -64,8 +64,14 @@ export class KubeIo {
   }
 
   /** kubectl with the capture's kubeconfig; with `mustSucceed`, anything but exit 0 is a DriverError naming what and why. */
-  async kubectl(argv: string[], timeoutMs: number, what: string, ctx: ProviderContext, mustSucceed = true): Promise<ProcessResult> {
-    const run = await runProcess(argv, { env: this.access.env, cwd: this.access.cwd, timeoutMs, signal: ctx.signal });
+  async kubectl(argv: string[], timeoutMs: number, what: string, ctx: ProviderContext, mustSucceed = true, input?: string): Promise<ProcessResult> {
+    const run = await runProcess(argv, {
+      env: this.access.env,
+      cwd: this.access.cwd,
+      timeoutMs,
+      signal: ctx.signal,
+      ...(input === undefined ? {} : { input }),
+    });
     return judged(run, what, timeoutMs, mustSucceed);
   }
 

@@ -80,7 +80,7 @@ export function clusterPlan(
                 ? client(step.settleClient)
                 : [provider.nodeArgv(experiment.client, k.healthCheckProbe(`<${step.settleNode}.ip>`, `<${step.settleService}.healthCheckNodePort>`))]),
             ]
-          : [k.kubectlApply(t, manifestFile(step.manifest)), k.kubectlWaitPodReady(t, step.namespace, step.pod), ...client(step.settleClient)]),
+          : [k.kubectlApplyStdin(t), k.kubectlWaitPodReady(t, step.namespace, step.pod), ...client(step.settleClient)]),
       ...(step.kind !== 'exec' && 'settleClient' in step ? settled : []),
       ...health,
     ],

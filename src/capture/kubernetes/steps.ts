@@ -2,6 +2,7 @@
 // namespace there) under its time limit, its bytes kept as the snapshot; or a pod
 // deleted or created again and the time until that took effect, as kube-proxy's
 // health check or a client saw it, which is itself a measurement.
+import { readFileSync } from 'node:fs';
 import type { ClientSettle, DeletePodStep, ExecStep, PodRef, RecreatePodStep, Topology, TopologyView } from '../../experiment/types.ts';
 import { DEFAULT_STEP_TIMEOUT_MS } from '../../experiment/types.ts';
 import type { StepSnapshot } from '../../evidence/schema.ts';
@@ -112,7 +113,14 @@ export async function deletePod(
 export async function recreatePod(io: KubeIo, step: RecreatePodStep, manifestFile: string, rerun: ClientProbe, ctx: ProviderContext): Promise<StepSnapshot> {
   ctx.log(`creating pod ${step.namespace}/${step.pod} again from ${step.manifest}`);
   const limit = step.timeoutMs ?? io.timeouts.kubectlMs;
-  const run = await io.kubectl(k.kubectlApply(io.access.target, manifestFile), limit, `apply ${step.manifest} again`, ctx);
+  let manifest: string;
+  try {
+    manifest = readFileSync(manifestFile, 'utf8');
+  } catch (error) {
+    throw new DriverError(`recreate-pod step ${step.id}: cannot read ${step.manifest} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  // On stdin: the argv the snapshot keeps names no path of this machine.
+  const run = await io.kubectl(k.kubectlApplyStdin(io.access.target), limit, `apply ${step.manifest} again`, ctx, true, manifest);
   ctx.log(`waiting for pod ${step.namespace}/${step.pod} to be Ready`);
   await io.kubectl(
     k.kubectlWaitPodReady(io.access.target, step.namespace, step.pod),
