@@ -15,8 +15,8 @@ import { withRunFacts } from '../../src/evidence/run-facts.ts';
 import { podsByRole, REQUESTS_PER_NODE } from '../../content/articles/075-local-uneven-weights/article.ts';
 import { article075 } from '../support/articles.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
-import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
+import { labNamespaces } from './support.ts';
 
 const SLUG = '075-local-uneven-weights';
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,12 +65,7 @@ test('the lab capture of article 075: two and one pods, each answering with its 
 
     const runId = /\(run ([0-9A-Za-z-]+)\)/.exec(result.stderr)?.[1];
     assert.ok(runId);
-    const netns = await execa('ip', ['netns', 'list'], { reject: false });
-    assert.deepEqual(
-      netns.stdout.split('\n').filter((l) => l.startsWith(`${LAB_PREFIX}${runId}`)),
-      [],
-      'nothing of the lab is left',
-    );
+    assert.deepEqual(await labNamespaces(runId), [], 'nothing of the lab is left');
   } finally {
     await rm(out, { recursive: true, force: true });
   }

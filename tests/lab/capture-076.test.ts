@@ -17,6 +17,7 @@ import { article076, S076 as SLUG } from '../support/articles.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
+import { labNamespaces } from './support.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -76,12 +77,7 @@ test(
       );
       assert.deepEqual(formatBrokenClaims(results.filter((r) => r.status === 'broken')), []);
 
-      const netns = await execa('ip', ['netns', 'list'], { reject: false });
-      assert.deepEqual(
-        netns.stdout.split('\n').filter((l) => l.startsWith(`${LAB_PREFIX}${runId}`)),
-        [],
-        'nothing of the lab is left',
-      );
+      assert.deepEqual(await labNamespaces(runId), [], 'nothing of the lab is left');
     } finally {
       await rm(out, { recursive: true, force: true });
     }

@@ -11,6 +11,8 @@ import {
   parseNodeList,
   parsePodList,
   parseServiceList,
+  podChanges,
+  watchingAgain,
   toNodeInfos,
   toPodInfos,
   toServiceInfos,
@@ -184,4 +186,32 @@ test('logical node names strip the cluster prefix and nothing else', () => {
     /pod default\/backend: node "kind-worker" is not a node of kind cluster "kx-main"/,
   );
   assert.throws(() => logicalNodeName('kx-main-', 'kx-main', 'x'), /not a node of kind cluster/);
+});
+
+test('a pod created again is watched again: the health check sees the new one restart or lose Ready, as any other pod', async () => {
+  const before = parsePodList(await fixture('pods.json'));
+  // The backend deleted and created again: a new uid, the same name.
+  const recreated = edit(await fixture('pods.json'), (d) => {
+    d.items[0]!.metadata.uid = '7f3c1a22-0b6e-4d1c-9a8e-3f2d1c0b9a88';
+  });
+  const now = parsePodList(recreated);
+  const watched = watchingAgain(before, now, 'default/backend')!;
+  assert.deepEqual(podChanges(watched, now, new Set()), [], 'the new pod, as read, is no problem');
+  const restarted = parsePodList(
+    edit(recreated, (d) => {
+      d.items[0]!.status.containerStatuses[0].restartCount = 1;
+    }),
+  );
+  assert.deepEqual(podChanges(watched, restarted, new Set()), ['pod default/backend restarted (1 time(s))']);
+  assert.deepEqual(
+    podChanges(before, now, new Set()),
+    ['pod default/backend was replaced (uid 5e2b8c71-94d3-4f0a-a6e8-2c1d9f4b7a55 -> 7f3c1a22-0b6e-4d1c-9a8e-3f2d1c0b9a88)'],
+    'without it, the recreate itself would read as a replaced pod',
+  );
+  const notReady = parsePodList(
+    edit(recreated, (d) => {
+      d.items[0]!.status.conditions = d.items[0]!.status.conditions.map((c: { type: string }) => (c.type === 'Ready' ? { ...c, status: 'False' } : c));
+    }),
+  );
+  assert.equal(watchingAgain(before, notReady, 'default/backend'), null, 'not Ready: nothing to watch, the step fails');
 });

@@ -189,6 +189,17 @@ export function podChanges(before: KubePod[], now: KubePod[], deleted: ReadonlyS
   return problems;
 }
 
+/**
+ * The pods the health check watches, once a step created `key` again: its new self (read from
+ * `now`) in place of the one deleted, so a restart or a loss of Ready from then on is a problem
+ * like any other pod's. Null when `now` does not list it Ready.
+ */
+export function watchingAgain(before: KubePod[], now: KubePod[], key: string): KubePod[] | null {
+  const current = now.find((p) => `${p.namespace}/${p.name}` === key && p.ready && !p.terminating);
+  if (!current) return null;
+  return [...before.filter((p) => `${p.namespace}/${p.name}` !== key), current];
+}
+
 export function parseServiceList(stdout: string): KubeService[] {
   const source = 'kubectl get services -o json';
   return items(stdout, source).map((item, i) => {

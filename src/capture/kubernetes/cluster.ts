@@ -13,6 +13,7 @@ import type { RunEnvironment, RunIdentity } from '../../i18n/run-environment.ts'
 import type { StandInDecision } from '../../evidence/schema.ts';
 import { text } from '../process.ts';
 import { agreedValue, parseKubectlVersion, parseProxyMode } from '../kubectl/api-output.ts';
+import { watchingAgain } from '../kubectl/topology.ts';
 import * as k from '../kubectl/commands.ts';
 import { declaredObjects, type DeclaredObjects } from '../kubectl/manifest-objects.ts';
 import type { DriverRun } from '../provider/driver-run.ts';
@@ -32,7 +33,7 @@ export class Cluster {
   private readonly io: KubeIo;
   private objects: DeclaredObjects | null = null;
   private reading: ClusterReading | null = null;
-  /** Pods a step deleted on purpose: the health check does not miss them. */
+  /** Pods a step deleted on purpose and has not created again: the health check does not miss them. */
   private readonly deleted = new Set<string>();
 
   constructor(driver: DriverRun, experiment: Experiment, options: { articleDir: string; timeouts?: Partial<ApiTimeouts> }) {
@@ -129,7 +130,18 @@ export class Cluster {
         ? await deletePod(this.io, step, topology, this.experiment.client, rerun, ctx)
         : await recreatePod(this.io, step, this.manifestFile(step.manifest), rerun, ctx);
     // The client saw the change as soon as it showed; the steps after it see the rules settled.
-    if ('settleClient' in step) await awaitRulesSettled(this.io, this.experiment, this.declared(), ctx);
+    if ('settleClient' in step) {
+      const pods = await awaitRulesSettled(this.io, this.experiment, this.declared(), ctx);
+      if (step.kind === 'recreate-pod') {
+        // Created again: from here on the health check watches the new pod as it watches every other.
+        const key = `${step.namespace}/${step.pod}`;
+        const reading = this.requireReading();
+        const watched = watchingAgain(reading.pods, pods, key);
+        if (watched === null) throw new DriverError(`step ${step.id}: pod ${key} is not Ready once the rules settled: this run is no measurement`);
+        this.reading = { ...reading, pods: watched };
+        this.deleted.delete(key);
+      }
+    }
     return snapshot;
   }
 

@@ -130,9 +130,9 @@ export async function readWhenReady(
 /**
  * After a step deleted or created a pod: the pods and Services read again, then until the
  * EndpointSlices list the ready pods and kube-proxy on every node has synced them, so that the
- * steps after it see the rules settled, not a moment of the change.
+ * steps after it see the rules settled, not a moment of the change. Returns the pods as read.
  */
-export async function awaitRulesSettled(io: KubeIo, experiment: Experiment, objects: DeclaredObjects, ctx: ProviderContext): Promise<void> {
+export async function awaitRulesSettled(io: KubeIo, experiment: Experiment, objects: DeclaredObjects, ctx: ProviderContext): Promise<KubePod[]> {
   const t = io.access.target;
   const podsJson = await io.kubectl(k.kubectlGetPods(t), io.timeouts.kubectlMs, 'read the pods', ctx);
   const servicesJson = await io.kubectl(k.kubectlGetServices(t), io.timeouts.kubectlMs, 'read the services', ctx);
@@ -145,6 +145,7 @@ export async function awaitRulesSettled(io: KubeIo, experiment: Experiment, obje
     throw new DriverError((error as Error).message);
   }
   await awaitProxySync(io, experiment, pods, services, objects, ctx);
+  return pods;
 }
 
 /**
