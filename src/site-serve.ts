@@ -17,6 +17,15 @@ export interface ServeSite {
 
 export type ServeAnswer = { status: 200 | 404; file: string } | { status: 404; file: null };
 
+/**
+ * The path of a request's target (`req.url`: `/a/b?q`, or an absolute `http://host/a/b`), or null when it is
+ * no URL at all (`http://[`): the server answers that 400. Pure; never throws.
+ */
+export function requestPath(target: string | undefined): string | null {
+  if (!URL.canParse(target ?? '/', 'http://site')) return null;
+  return new URL(target ?? '/', 'http://site').pathname;
+}
+
 /** The file of the output folder a request path is answered with, and the status. */
 export function answerFor(requestPath: string, site: ServeSite): ServeAnswer {
   let decoded: string;
