@@ -10,6 +10,7 @@ import { shiceEvidence } from './src/article/check/integration.ts';
 import { siteBounds } from './src/article/check/bounds.ts';
 import { siteSearch } from './src/search/index-site.ts';
 import { factBinding } from './src/article/render/mdx-facts.ts';
+import { xmlText } from './src/xml-text.ts';
 
 /**
  * The sitemap lists pages written in their own language: no 404 pages, and no
@@ -59,8 +60,8 @@ export default defineConfig({
       // With trailingSlash 'ignore' the sitemap would drop the slash the pages' canonical URLs have.
       serialize: (item) => ({
         ...item,
-        url: withTrailingSlash(item.url),
-        links: item.links?.map((link) => ({ ...link, url: withTrailingSlash(link.url) })),
+        url: xmlText(withTrailingSlash(item.url)),
+        links: item.links?.map((link) => ({ ...link, url: xmlText(withTrailingSlash(link.url)) })),
       }),
     }),
   ],

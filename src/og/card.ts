@@ -3,6 +3,7 @@
 // (render.ts). Pure: text is measured by an estimate of the fonts' advances
 // (CJK full width, Latin by letter class), wrapped, shrunk or cut to fit, and
 // every piece of text is escaped.
+import { xmlText } from '../xml-text.ts';
 
 export const CARD = { width: 1200, height: 630 } as const;
 
@@ -88,7 +89,8 @@ export function breakPieces(text: string): string[] {
 }
 
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  // Stripped of what XML 1.0 forbids first (src/xml-text.ts): no escape can write a vertical tab.
+  return xmlText(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
 interface Text {

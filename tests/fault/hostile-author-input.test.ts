@@ -8,7 +8,11 @@ import { connect } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getRssString } from '@astrojs/rss';
 import { serveSite } from '../../scripts/lib/site-server.ts';
+import { articleFrontmatterSchema } from '../../src/i18n/frontmatter.ts';
+import { XML_FORBIDDEN, xmlText } from '../../src/xml-text.ts';
+import { cardSvg } from '../../src/og/card.ts';
 
 /** What the server answers to `request` written as it is on a raw socket: the whole answer, as text. */
 function raw(port: number, request: string): Promise<string> {
@@ -43,4 +47,43 @@ test('a request whose target is no URL (GET http://[) is answered 400 and the pr
     await new Promise((resolve) => server.close(resolve));
     rmSync(dist, { recursive: true, force: true });
   }
+});
+
+test('a control character in the front matter is refused naming the field; every XML writer strips it all the same', async () => {
+  const front = {
+    title: 'A title',
+    summary: 'Pasted from a word processor:\u000b a vertical tab',
+    date: '2026-12-02',
+    lang: 'en',
+    series: { name: 'Kubernetes', number: 74 },
+  };
+  const result = articleFrontmatterSchema.safeParse(front);
+  assert.equal(result.success, false);
+  const issues = result.error!.issues;
+  assert.equal(issues.length, 1);
+  assert.deepEqual(issues[0]!.path, ['summary']);
+  assert.equal(issues[0]!.message, 'holds U+000B at character 30, a control character XML 1.0 forbids (the RSS feed could not be read); remove it');
+  assert.equal(articleFrontmatterSchema.safeParse({ ...front, title: 'a\u0000b' }).error!.issues[0]!.path[0], 'title');
+  assert.ok(articleFrontmatterSchema.safeParse({ ...front, summary: 'tab\tand 你好 😀' }).success, 'tab, CJK and astral characters are text');
+  // The writers: RSS (as feed.ts passes its text), the og card's SVG.
+  const forbidden = new RegExp(XML_FORBIDDEN.source, 'u');
+  const feed = await getRssString({
+    title: xmlText('t\u000b'),
+    description: 'd',
+    site: 'https://example.org/',
+    items: [{ title: xmlText('x\u0001y'), description: xmlText(front.summary), link: 'https://example.org/a/', pubDate: new Date(0) }],
+  });
+  assert.ok(!forbidden.test(feed), 'the feed holds no character XML forbids');
+  assert.match(feed, /Pasted from a word processor: a vertical tab/);
+  const svg = cardSvg({
+    lang: 'en',
+    series: 'K\u000c',
+    site: 's',
+    title: 'a\u000bb',
+    titlePhrases: ['a\u000bb'],
+    headlines: [{ value: '1\u0007', label: 'l' }],
+    footer: 'f',
+  });
+  assert.ok(!forbidden.test(svg), 'the card holds no character XML forbids');
+  assert.equal(xmlText('a\u000bb\ud800c\ud83d\ude00'), 'abc\ud83d\ude00');
 });

@@ -11,6 +11,7 @@ import { articlePath, homePath } from '../../i18n/urls.ts';
 import { articleEvidence } from '../../article/evidence/registry.ts';
 import { measuredRuns } from '../../evidence/runs/environments.ts';
 import { loadEditions } from './articles.ts';
+import { xmlText } from '../../xml-text.ts';
 
 /** The days the article's runs were measured, every environment and variant (none for a draft). */
 function measuredDays(slug: string): string[] {
@@ -24,15 +25,16 @@ export async function feedResponse(lang: Lang): Promise<Response> {
   const items = written.map((edition) => ({ edition, updated: lastUpdated(edition.entry.data.date, measuredDays(edition.slug)) }));
   const latest = items.map((i) => i.updated).reduce<Date | undefined>((a, b) => (a === undefined || b > a ? b : a), undefined);
   return rss({
-    title: fill(ui(lang).rssFeedTitle, { site: site.title[lang] }),
-    description: site.description[lang],
+    title: xmlText(fill(ui(lang).rssFeedTitle, { site: site.title[lang] })),
+    description: xmlText(site.description[lang]),
     site: new URL(homePath(lang), site.url).href,
     trailingSlash: true,
     xmlns: { atom: 'http://www.w3.org/2005/Atom' },
     customData: `<language>${LANG_TAGS[lang]}</language>${latest ? `<lastBuildDate>${latest.toUTCString()}</lastBuildDate>` : ''}`,
     items: items.map(({ edition, updated }) => ({
-      title: edition.entry.data.title,
-      description: edition.entry.data.summary,
+      // The front matter refuses a character XML forbids; the writer strips one all the same.
+      title: xmlText(edition.entry.data.title),
+      description: xmlText(edition.entry.data.summary),
       pubDate: edition.entry.data.date,
       link: new URL(articlePath(lang, edition.slug), site.url).href,
       categories: [edition.entry.data.series.name],
