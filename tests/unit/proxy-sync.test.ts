@@ -57,3 +57,22 @@ test('metrics without the sync gauges are named, not read as synced', async () =
     (e: unknown) => e instanceof ToolOutputError && /endpoint_changes_pending/.test(e.message),
   );
 });
+
+test("before kube-proxy's first IPv4 sync its labelled gauges have no IPv4 series: not yet, not an error", async () => {
+  const recorded = await readFile(new URL('../fixtures/kind/exec/kube-proxy-metrics.stdout', import.meta.url), 'utf8');
+  // The recorded metrics as they were before that first sync: no series labelled IPv4 yet (IPv6's synced first there).
+  const early = recorded
+    .split('\n')
+    .filter((l) => !l.includes('ip_family="IPv4"'))
+    .join('\n');
+  const sync = parseProxySync(early, 'worker: /metrics');
+  assert.equal(sync.lastSync, null);
+  assert.equal(sync.lastQueued, null);
+  assert.equal(notSynced(sync), 'no sync of its IPv4 rules yet');
+  // Queued, not yet synced.
+  const queued = recorded
+    .split('\n')
+    .filter((l) => !l.startsWith('kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family="IPv4"}'))
+    .join('\n');
+  assert.equal(notSynced(parseProxySync(queued, 'worker: /metrics')), 'no sync of its IPv4 rules yet');
+});

@@ -57,10 +57,13 @@ export function endpointsBehind(
 }
 
 export interface ProxySync {
-  /** When kube-proxy last finished syncing its rules (IPv4), in seconds since the epoch. */
-  lastSync: number;
-  /** When it last queued a sync (IPv4); a sync is outstanding while this is later than lastSync. */
-  lastQueued: number;
+  /**
+   * When kube-proxy last finished syncing its rules (IPv4), in seconds since the epoch; null before
+   * its first sync, when the labelled gauge has no IPv4 series yet.
+   */
+  lastSync: number | null;
+  /** When it last queued a sync (IPv4), null before it first queued one; a sync is outstanding while this is later than lastSync. */
+  lastQueued: number | null;
   /** Changes it has received and not yet synced. */
   pending: number;
 }
@@ -72,18 +75,24 @@ const sample = (metrics: string, name: string, labels = ''): number | null => {
   return Number.isFinite(value) ? value : null;
 };
 
-/** kube-proxy's sync state from its /metrics (Prometheus text), or a ToolOutputError naming the missing metric. */
+/**
+ * kube-proxy's sync state from its /metrics (Prometheus text), or a ToolOutputError naming the
+ * missing metric. The pending counts are plain gauges, there from the start: their absence means
+ * the text is not kube-proxy's. The timestamps are labelled by IP family, and a labelled series
+ * exists only once it is first set: before kube-proxy's first sync of IPv4 there is none, which is
+ * "not yet", not an error.
+ */
 export function parseProxySync(metrics: string, source: string): ProxySync {
-  const read = (name: string, labels = '') => {
-    const value = sample(metrics, `kubeproxy_sync_proxy_rules_${name}`, labels);
-    if (value === null) throw new ToolOutputError(`${source}: no kubeproxy_sync_proxy_rules_${name}${labels} in kube-proxy's metrics`);
+  const read = (name: string) => {
+    const value = sample(metrics, `kubeproxy_sync_proxy_rules_${name}`);
+    if (value === null) throw new ToolOutputError(`${source}: no kubeproxy_sync_proxy_rules_${name} in kube-proxy's metrics`);
     return value;
   };
   const v4 = '{ip_family="IPv4"}';
   return {
-    lastSync: read('last_timestamp_seconds', v4),
-    lastQueued: read('last_queued_timestamp_seconds', v4),
     pending: read('endpoint_changes_pending') + read('service_changes_pending'),
+    lastSync: sample(metrics, 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', v4),
+    lastQueued: sample(metrics, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', v4),
   };
 }
 
@@ -94,6 +103,7 @@ export function parseProxySync(metrics: string, source: string): ProxySync {
  */
 export function notSynced(sync: ProxySync): string | null {
   if (sync.pending > 0) return `${sync.pending} change(s) pending`;
-  if (sync.lastQueued > sync.lastSync) return 'a sync queued and not yet run';
+  if (sync.lastSync === null) return 'no sync of its IPv4 rules yet';
+  if (sync.lastQueued !== null && sync.lastQueued > sync.lastSync) return 'a sync queued and not yet run';
   return null;
 }
