@@ -5,7 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { dockerdArgv, enginePaths, runtimeAdaptation } from '../../src/capture/kind/engine/engine.ts';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dockerdArgv, enginePaths, installRuntimeWrapper, RUNTIME_WRAPPER, runtimeAdaptation } from '../../src/capture/kind/engine/engine.ts';
 import * as r from '../../src/capture/kind/image/recipe.ts';
 
 const sample = (name: string) => readFile(new URL(`../fixtures/samples/kind-prepare/${name}`, import.meta.url), 'utf8');
@@ -37,8 +40,29 @@ test('dockerd: its own data root, exec root, socket and pid file; no iptables; t
   assert.ok(!plain.includes('--add-runtime'));
   const adapted = dockerdArgv(paths, runtimeAdaptation('CapBnd:\t000001fffeffffff\n'));
   const runtime = adapted[adapted.indexOf('--add-runtime') + 1]!;
-  assert.match(runtime, /^shice-runc=\/.*runc-without-sys-resource\.sh$/);
+  assert.match(runtime, /^shice-runc=\/srv\/cache\/shice\/docker\/runtime\/runc-without-sys-resource-[0-9a-f]{16}\.sh$/);
   assert.equal(adapted[adapted.indexOf('--default-runtime') + 1], 'shice-runc');
+});
+
+test("the machine's engine runs the wrapper from the cache, named by its content: no clone's path in dockerd's argv, and two clones install one file", () => {
+  const cache = mkdtempSync(join(tmpdir(), 'shice-wrapper-'));
+  try {
+    const paths = enginePaths(join(cache, 'docker'));
+    const argv = dockerdArgv(paths, runtimeAdaptation('CapBnd:\t000001fffeffffff\n'));
+    const runtime = argv[argv.indexOf('--add-runtime') + 1]!.replace(/^shice-runc=/, '');
+    assert.ok(runtime.startsWith(`${cache}/docker/`), `${runtime} is in the cache`);
+    assert.ok(!runtime.startsWith(join(RUNTIME_WRAPPER, '..')), 'not in the checkout');
+    const installed = installRuntimeWrapper(paths);
+    assert.equal(installed, runtime);
+    assert.equal(readFileSync(installed, 'utf8'), readFileSync(RUNTIME_WRAPPER, 'utf8'));
+    assert.equal(statSync(installed).mode & 0o111, 0o111, 'executable');
+    // A second clone with the same wrapper names and leaves the same file.
+    const before = statSync(installed).mtimeMs;
+    assert.equal(installRuntimeWrapper(enginePaths(join(cache, 'docker'))), installed);
+    assert.equal(statSync(installed).mtimeMs, before);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
 });
 
 test("apt sources: the host's deb822 file gives the mirror and suites of its release; one-line sources too; others are left out", async () => {

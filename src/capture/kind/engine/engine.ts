@@ -6,7 +6,8 @@
 // daemon, its images outlive a clone, and it writes no iptables rules into the
 // host's root namespace. Only that daemon is ever stopped, and stopping it
 // removes what it added to the host and restores what it changed there.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../../provider/node-provider.ts';
@@ -21,6 +22,11 @@ export const ENGINE_DIR = join(MACHINE_CACHE, 'docker');
 
 /** The runtime dockerd is given where the host cannot grant CAP_SYS_RESOURCE. */
 export const ADAPTED_RUNTIME = 'shice-runc';
+/**
+ * The wrapper's source in this checkout. dockerd never runs it from here: the engine is the
+ * machine's, not a clone's, so the wrapper it runs is a copy in the engine's folder of the cache
+ * (installRuntimeWrapper), named by its content, which a deleted or changed clone cannot take away.
+ */
 export const RUNTIME_WRAPPER = fileURLToPath(new URL('./runc-without-sys-resource.sh', import.meta.url));
 
 /** CAP_SYS_RESOURCE's bit in the capability sets (linux/capability.h). */
@@ -36,10 +42,18 @@ export interface EnginePaths {
   record: string;
   /** The host's network as it was before shice's engine first started on this machine. */
   baseline: string;
+  /** The runtime wrapper dockerd runs: in the cache, named by the SHA-256 of its text, so every clone with the same wrapper names the same file. */
+  runtimeWrapper: string;
+}
+
+/** Where the wrapper of this text lives in the engine's folder `dir`. */
+export function runtimeWrapperPath(dir: string, text: string): string {
+  return join(dir, 'runtime', `runc-without-sys-resource-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.sh`);
 }
 
 export function enginePaths(dir: string = ENGINE_DIR): EnginePaths {
   return {
+    runtimeWrapper: runtimeWrapperPath(dir, readFileSync(RUNTIME_WRAPPER, 'utf8')),
     dir,
     dataRoot: join(dir, 'data'),
     execRoot: join(dir, 'run'),
@@ -97,8 +111,32 @@ export function dockerdArgv(paths: EnginePaths, adaptation: RuntimeAdaptation | 
     // No rules in the host's root namespace: the kind nodes share one bridge and need no NAT from the host.
     '--iptables=false',
     '--ip6tables=false',
-    ...(adaptation ? ['--add-runtime', `${ADAPTED_RUNTIME}=${RUNTIME_WRAPPER}`, '--default-runtime', ADAPTED_RUNTIME] : []),
+    ...(adaptation ? ['--add-runtime', `${ADAPTED_RUNTIME}=${paths.runtimeWrapper}`, '--default-runtime', ADAPTED_RUNTIME] : []),
   ];
+}
+
+/**
+ * Puts this checkout's wrapper where paths.runtimeWrapper names it (executable, written beside it
+ * and renamed into place), unless that file already holds it; never removes another: an engine
+ * started by another clone may run it.
+ */
+export function installRuntimeWrapper(paths: EnginePaths): string {
+  const text = readFileSync(RUNTIME_WRAPPER, 'utf8');
+  const target = paths.runtimeWrapper;
+  let current: string | null = null;
+  try {
+    current = readFileSync(target, 'utf8');
+  } catch {
+    // not installed yet
+  }
+  if (current !== text) {
+    mkdirSync(join(target, '..'), { recursive: true });
+    const partial = `${target}.partial-${process.pid}`;
+    writeFileSync(partial, text, { mode: 0o755 });
+    chmodSync(partial, 0o755);
+    renameSync(partial, target);
+  }
+  return target;
 }
 
 /** The engine a capture uses: shice's own (with its record) or one that already answered. */
@@ -243,6 +281,7 @@ export async function startEngine(log: (line: string) => void, env: NodeJS.Proce
     if (jq.missing) throw new PrerequisiteError('this host lacks CAP_SYS_RESOURCE and the runtime wrapper that adapts to it needs jq: apt-get install jq');
   }
   mkdirSync(paths.dir, { recursive: true });
+  if (adaptation) installRuntimeWrapper(paths);
   rmSync(paths.socket, { force: true });
   // Read before dockerd can change anything: what --stop writes back, and, the first time on this machine, the baseline.
   const network = await readHostNetwork(env);
