@@ -10,6 +10,7 @@ import { environmentFolder, environmentsOf, headlineEnvironment } from '../exper
 import { defaultVariant, variantFolder, variantsOf } from '../experiment/variants.ts';
 import { headlineVersion, minorOf, versionFolder, versionsOf, type KubeRelease } from '../experiment/kubernetes.ts';
 import { clip } from './clip.ts';
+import { identityProblems } from '../evidence/run-origin.ts';
 import { judgeTarget, type TargetFacts } from './target.ts';
 
 /** A run folder found among the folders given to the merge. */
@@ -140,6 +141,12 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
           .map((r) => r.minor)
           .join(', ')}), got ${show(reported)}`,
       );
+      continue;
+    }
+    // The release a run claims decides its folder: every record of the run must name that one.
+    const identity = identityProblems(yaml, `${run.shown}/run.yaml`);
+    if (identity.length) {
+      problems.push(identity[0]!);
       continue;
     }
     let variant: string | null = null;

@@ -16,6 +16,8 @@ import { swapInRuns, SwapError } from '../../src/capture/swap-in.ts';
 import { planMerge, runFolderName } from '../../src/capture/merge-plan.ts';
 import { UsageError } from '../../src/capture/cli-args.ts';
 import { kubeRelease } from '../../src/experiment/kubernetes.ts';
+import { loadSnapshots } from '../../src/evidence/load.ts';
+import { EvidenceError } from '../../src/evidence/errors.ts';
 import { treeDigest } from '../fault/support.ts';
 import { projectCopy } from '../support/project-copy.ts';
 
@@ -499,6 +501,37 @@ test("an older Kubernetes version's runs merge into that version's folders, besi
       readdirSync(article).filter((n) => n.startsWith('.')),
       [],
       'nothing left beside the targets',
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('a run is the release all its records name: a v1.34 lab run relabelled v1.37.2 is refused by the merge and by the loader, one line naming the file and the field', async () => {
+  const tmp = scratch();
+  try {
+    // Only versions.kubernetes changed (and a new run id): the API server's claim, not what the components said.
+    const out = outFolder(tmp, 'relabelled-version', { [`${S075}.lab`]: committed(S075, 'snapshots.v1.34.lab') });
+    const yaml = join(out, `${S075}.lab`, 'run.yaml');
+    const text = readFileSync(yaml, 'utf8').replace(/^ {2}kubernetes: v1\.34\.4$/m, '  kubernetes: v1.37.2');
+    assert.match(text, /^ {2}kubernetes: v1\.37\.2$/m);
+    writeFileSync(yaml, text.replace(/^runId: (\S+)-\w{6}$/m, 'runId: $1-fa1ce1'));
+    const result = await prepareMerge({ root, dirs: [out], variants: [], acceptBrokenClaims: false });
+    assert.ok('code' in result && result.code === 2, JSON.stringify(result).slice(0, 400));
+    assert.equal(result.lines.length, 1);
+    assert.match(
+      result.lines[0]!,
+      /relabelled-version\/075-local-uneven-weights\.lab\/run\.yaml: field "versions\.kube-apiserver": names Kubernetes v1\.34\.4, but field "versions\.kubernetes" claims "v1\.37\.2"; expected every record of the run to name the release it claims/,
+    );
+    // The loader every reader goes through (the build, --compare, the staged copy) refuses it too, naming each record.
+    assert.throws(
+      () => loadSnapshots(join(out, `${S075}.lab`)),
+      (error: EvidenceError) =>
+        error instanceof EvidenceError &&
+        ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kube-proxy', 'kubectl'].every((key) =>
+          error.problems.some((p) => p.includes(`run.yaml: field "versions.${key}": names Kubernetes v1.34.4`)),
+        ) &&
+        error.problems.some((p) => /field "environment\.summary\.en": names Kubernetes v1\.34\.4/.test(p)),
     );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
