@@ -31,6 +31,8 @@ import { chromium } from '@playwright/test';
 import { goVersion } from './lib/go-build.ts';
 import { planSetup, POLICY_RC_D, type MachineProbe } from '../tests/support/prerequisites.ts';
 import { findProgram } from '../src/capture/lab/tools.ts';
+import { isMountPoint, realNetnsDir } from '../src/capture/lab/netns-mount.ts';
+import { NETNS_RUN_DIR } from '../src/capture/lab/network.ts';
 import {
   judgeSuite,
   OPT_OUT_VARIABLE,
@@ -147,12 +149,18 @@ function readReport(suite: Suite, file: string): Report | null | undefined {
   return suite.report === 'tap' ? tapReport(text) : playwrightReport(text);
 }
 
+/** Whether the named network namespaces' folder is a mount point now. */
+const netnsMounted = () => isMountPoint(realNetnsDir(), readFileSync('/proc/self/mountinfo', 'utf8'));
+
 function runSuite(suite: Suite, reportFile: string, temp: string): SuiteOutcome {
   const argv = suite.argv(reportFile);
   const env = { ...process.env, TMPDIR: temp, ...(suite.report === 'playwright' ? { PLAYWRIGHT_JSON_OUTPUT_NAME: reportFile } : {}) };
+  const mountedBefore = netnsMounted();
   const run = spawnSync(argv[0]!, argv.slice(1), { cwd: root, stdio: 'inherit', env });
   const ended = run.error ? { error: run.error.message } : run.signal ? { signal: run.signal } : { code: run.status ?? 1 };
-  return { ended, report: readReport(suite, reportFile), leftovers: tempLeftovers([], readdirSync(temp)) };
+  // The mount `ip netns add` makes is the host's one change a lab could leave: there after the suite, not before, it is the suite's.
+  const hostLeftovers = !mountedBefore && netnsMounted() ? [`a mount at ${NETNS_RUN_DIR}`] : [];
+  return { ended, report: readReport(suite, reportFile), leftovers: tempLeftovers([], readdirSync(temp)), hostLeftovers };
 }
 
 const lines: { ok: boolean; line: string }[] = [];

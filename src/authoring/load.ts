@@ -15,6 +15,7 @@ import type { ComparisonRow } from '../evidence/runs/variants.ts';
 import type { Claim } from './article.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from './parts.ts';
 import { quoted } from '../evidence/terminal-text.ts';
+import { STEP_ID_RULE, stepIdSchema } from '../evidence/schema.ts';
 
 export const ARTICLES = 'content/articles';
 export const DEFINITION = 'article.ts';
@@ -82,6 +83,9 @@ function stepProblems(experiment: Experiment, file: string): string[] {
   const steps = Array.isArray(experiment.steps) ? experiment.steps : [];
   steps.forEach((step, i) => {
     const field = `experiment.steps.${i}`;
+    // A step id names the step's file: the snapshot schema's one rule, said here before anything runs.
+    if (!stepIdSchema.safeParse(step.id).success)
+      problems.push(`${file}: field "${field}.id": expected ${STEP_ID_RULE}, got ${quoted(String(step.id).slice(0, 80))}`);
     if (step.kind !== 'exec' && 'settleClient' in step) {
       const probe = steps.findIndex((s) => s.id === step.settleClient.step);
       if (probe < 0 || probe > i || steps[probe]!.kind !== 'exec')

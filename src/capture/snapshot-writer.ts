@@ -2,9 +2,12 @@
 // when the run is complete and valid. Until commit() the target is untouched;
 // discard() removes everything the run wrote.
 import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { z } from 'zod';
 import { dump } from 'js-yaml';
 import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from '../evidence/schema.ts';
+import { formatIssues } from '../evidence/issues.ts';
+import { quoted } from '../evidence/terminal-text.ts';
 
 export interface Staging {
   readonly dir: string;
@@ -32,6 +35,25 @@ export function swapPaths(target: string, runId: string): { target: string; stag
     previous: join(parent, `.${name}.previous-${runId}`),
     lock: join(parent, `.${name}.lock`),
   };
+}
+
+/** A snapshot that does not match the schema: one line naming the file and the field, not zod's JSON. */
+export class SnapshotShapeError extends Error {
+  override name = 'SnapshotShapeError';
+}
+
+function parsed<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (!result.success) throw new SnapshotShapeError(formatIssues(file, result.error.issues, schema).join('; '));
+  return result.data;
+}
+
+/** `dir/name`, refused unless it is a file directly in `dir`: no name may lead the writer out of its folder. */
+export function inside(dir: string, name: string): string {
+  const path = resolve(dir, name);
+  if (dirname(path) !== resolve(dir) || basename(path) !== name)
+    throw new SnapshotShapeError(`${quoted(name.slice(0, 80))}: refused as a snapshot's file name: it would not be a file of ${basename(dir)}`);
+  return path;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -71,15 +93,15 @@ export async function openStaging(target: string, runId: string, mayReplace: () 
     dir,
     target,
     async writeStep(step) {
-      const checked = stepSchema.parse(step);
-      await writeFile(join(dir, `${checked.id}.yaml`), toYaml(checked));
+      const checked = parsed(stepSchema, step, `${basename(dir)}/${String((step as { id?: unknown }).id).slice(0, 80)}.yaml`);
+      await writeFile(inside(dir, `${checked.id}.yaml`), toYaml(checked));
       stepIds.push(checked.id);
     },
     async writeRun(run) {
-      const checked = runSchema.parse(run);
+      const checked = parsed(runSchema, run, `${basename(dir)}/run.yaml`);
       const missing = checked.steps.filter((id) => !stepIds.includes(id));
       if (missing.length) throw new Error(`run.yaml lists steps that were not written: ${missing.join(', ')}`);
-      await writeFile(join(dir, 'run.yaml'), toYaml(checked));
+      await writeFile(inside(dir, 'run.yaml'), toYaml(checked));
     },
     async commit() {
       if (done) throw new Error('this staging folder was already committed or discarded');

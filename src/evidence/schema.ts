@@ -72,6 +72,14 @@ export const standInDecisionSchema = z.strictObject({
   nodes: z.array(z.string().min(1)).min(1),
 });
 
+/**
+ * A step id, the one rule for every id that becomes a file name (`<id>.yaml` beside run.yaml):
+ * the article's definition, run.yaml's step list and each step's file all hold to it, so no id
+ * can name a file outside its run's folder (`..`, `/`) or one too long for the filesystem.
+ */
+export const STEP_ID_RULE = "lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters (it names the step's file)";
+export const stepIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, STEP_ID_RULE);
+
 export const runSchema = z.strictObject({
   schema: z.literal(SNAPSHOT_SCHEMA_VERSION),
   slug: z.string().min(1),
@@ -107,7 +115,7 @@ export const runSchema = z.strictObject({
   pods: z.array(podSchema),
   services: z.array(serviceSchema),
   /** Step ids in the order they ran; each has `<id>.yaml` beside run.yaml. */
-  steps: z.array(z.string().regex(/^[a-z0-9-]+$/, 'lowercase letters, digits and dashes')).min(1),
+  steps: z.array(stepIdSchema).min(1),
 });
 
 const streamEncoding = z.literal('base64');
@@ -117,7 +125,7 @@ const streamCut = z.strictObject({
 });
 
 export const stepSchema = z.strictObject({
-  id: z.string().min(1),
+  id: stepIdSchema,
   kind: z.enum(['exec', 'delete-pod', 'recreate-pod']),
   /** Logical node the command ran on, or `host` for actions run by the driver. */
   node: z.string().min(1),
