@@ -204,6 +204,8 @@ export interface SuiteOutcome {
   report: Report | null | undefined;
   /** What it left in the temporary folder. */
   leftovers: string[];
+  /** What it left changed on the host, that was not so before it (a mount). */
+  hostLeftovers?: string[];
 }
 
 export interface Verdict {
@@ -237,6 +239,7 @@ export function judgeSuite(outcome: SuiteOutcome): Verdict {
     if (skipReasons.length > 0) parts.push(`skipped because: ${skipReasons.join('; ')}`);
   }
   if (leftovers.length > 0) problems.push(`left in the temporary folder: ${leftovers.join(', ')}`);
+  if ((outcome.hostLeftovers ?? []).length > 0) problems.push(`left on the host: ${outcome.hostLeftovers!.join(', ')}`);
   return { ok: problems.length === 0, detail: [...problems, ...parts].join('; ') };
 }
 

@@ -12,6 +12,7 @@ import { processStartTime, stillRunning } from '../process-identity.ts';
 import type { RunRecord } from '../run-registry.ts';
 
 import { NETNS_RUN_DIR } from './network.ts';
+import { releaseNetnsMount } from './netns-mount.ts';
 
 export { NETNS_RUN_DIR };
 
@@ -137,6 +138,8 @@ export async function removeLabRun(record: RunRecord): Promise<string[]> {
     rmSync(folder, { recursive: true, force: true });
     removed.push(`folder ${folder}`);
   }
+  const unmounted = await releaseNetnsMount();
+  if (unmounted !== null) removed.push(unmounted);
   return removed;
 }
 

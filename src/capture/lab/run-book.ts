@@ -9,6 +9,7 @@ import { forgetRun, recordRun } from '../run-registry.ts';
 import { LabDaemons } from './daemons.ts';
 import { deleteNamespaces, listNamespaces, stopNamespaceProcesses } from './leftovers.ts';
 import { assertRunId, runFolder, runNamespacePrefix } from './names.ts';
+import { noteNetnsMount, releaseNetnsMount } from './netns-mount.ts';
 
 export class LabRunBook {
   readonly runId: string;
@@ -54,6 +55,7 @@ export class LabRunBook {
 
   /** Namespaces about to be created, recorded before they exist: an interrupted `ip netns add` may still have created one. */
   addNamespaces(names: readonly string[]): void {
+    if (this.namespaces.length === 0) noteNetnsMount();
     this.namespaces.push(...names);
     this.record();
   }
@@ -117,8 +119,10 @@ export class LabRunBook {
       this.namespaces = this.namespaces.filter((ns) => left.has(ns));
     }
     if (this.folderCreated) rmSync(this.folder, { recursive: true, force: true });
+    const unmounted = await releaseNetnsMount();
     this.finished = true;
     forgetRun(this.runId); // all it recorded is gone
     ctx.log(`lab down: ${all.length} namespaces and ${processes} processes removed in ${Math.round(performance.now() - start)} ms`);
+    if (unmounted !== null) ctx.log(`lab down: ${unmounted}`);
   }
 }
