@@ -25,6 +25,7 @@ export function runSide(evidence: ArticleEvidence): ReportSide {
     claims: evidence.claims,
     generatedPods: run.pods.map((p) => p.name).filter(isGeneratedPodName),
     deletes: [...evidence.snapshots.steps.values()].filter((s) => s.kind === 'delete-pod' || s.kind === 'recreate-pod').map((s) => s.id),
+    commands: new Map([...evidence.snapshots.steps.values()].map((s) => [s.id, s.command])),
   };
 }
 
@@ -135,6 +136,8 @@ function moreVolatility(change: FactChange, old: ReportSide, next: ReportSide): 
   const declared = next.facts.get(change.id)?.volatile ?? old.facts.get(change.id)?.volatile;
   if (declared) return `declared volatile: ${declared.reason}`;
   if (change.volatile) return change.volatile;
+  // A step's duration is judged by its outcome (diff.ts): timing, or a change in what the client saw.
+  if (change.timing !== undefined || change.outcomes !== undefined) return undefined;
   if (TIME_OF_RUN.test(change.id)) return 'time of the run';
   if (DURATION.test(change.id)) {
     const scale = /Ms$/.test(change.id) ? 1000 : 1;
@@ -233,7 +236,8 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
   const old = baseline.side;
   const { diff, facts } = reportedChanges(old, next);
   const environment = facts.filter((f) => f.environment);
-  const real = facts.filter((f) => f.volatile === undefined && !f.environment && !f.newlyRecorded);
+  const timing = facts.filter((f) => f.volatile === undefined && f.timing !== undefined);
+  const real = facts.filter((f) => f.volatile === undefined && f.timing === undefined && !f.environment && !f.newlyRecorded);
   const recorded = facts.filter((f) => f.newlyRecorded);
   const volatile = facts.filter((f) => f.volatile !== undefined);
   const parts = [
@@ -250,6 +254,7 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
       : `what changed: no change in behaviour (${
           [
             volatile.length ? `only volatile values differ: ${count(volatile.length, 'fact')}` : '',
+            timing.length ? `timing apart: ${count(timing.length, 'step')}` : '',
             recorded.length ? `${count(recorded.length, 'fact')} recorded by this run only` : '',
           ]
             .filter(Boolean)
@@ -262,7 +267,8 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
   for (const s of diff.missingSteps) lines.push(`  missing step: ${s}`);
   // A value whose role changed says which: "10.244.2.1" (worker's gateway) -> "10.244.2.1" (worker2's).
   const withRole = (value: string | undefined, role: string | undefined) => `${show(value)}${role !== undefined && role !== value ? ` (${role})` : ''}`;
-  for (const f of real) lines.push(`  ${f.id}: ${withRole(f.old, f.roles?.old)} -> ${withRole(f.new, f.roles?.new)}`);
+  const outcome = (f: ReportedChange, side: 'old' | 'new') => (f.outcomes ? ` (${f.outcomes[side]})` : '');
+  for (const f of real) lines.push(`  ${f.id}: ${withRole(f.old, f.roles?.old)}${outcome(f, 'old')} -> ${withRole(f.new, f.roles?.new)}${outcome(f, 'new')}`);
   if (environment.length) {
     lines.push(`  the environment, where the run ran rather than what it did (${count(environment.length, 'fact')}):`);
     for (const f of environment) lines.push(`    ${f.id}: ${show(f.old)} -> ${show(f.new)}`);
@@ -270,6 +276,10 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
   if (recorded.length) {
     lines.push(`  recorded by this run only, the older run's capture did not record them, not a change in behaviour (${count(recorded.length, 'fact')}):`);
     for (const f of recorded) lines.push(`    + ${f.id}: ${show(f.new)}`);
+  }
+  if (timing.length) {
+    lines.push(`  timing drifted, each step's client saw what it saw before, not a change in behaviour (${count(timing.length, 'step')}):`);
+    for (const f of timing) lines.push(`    ~ ${f.id}: ${f.old} -> ${f.new} s (${f.timing} in both runs)`);
   }
   if (volatile.length) {
     lines.push(`  volatile, expected to differ on every run, not a change in behaviour (${count(volatile.length, 'fact')}):`);

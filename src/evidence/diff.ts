@@ -7,6 +7,7 @@
 // ran (versions, packages, images, the host) is an environment change. Pure.
 import type { Fact } from './facts.ts';
 import type { ClaimResult } from './claims.ts';
+import { stepOutcome, type Outcome } from './outcome.ts';
 
 export interface RunSide {
   runId: string;
@@ -15,6 +16,8 @@ export interface RunSide {
   claims: readonly ClaimResult[];
   /** The steps that delete a pod and wait until it is gone. */
   deletes?: readonly string[];
+  /** Each step's command as it was asked for (not the driver's argv): what tells a client's request from other work. */
+  commands?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface FactChange {
@@ -29,6 +32,10 @@ export interface FactChange {
   roles?: { old: string; new: string };
   /** Set when only the newer run has the fact because the capture records more than it did for the older one. */
   newlyRecorded?: true;
+  /** A step's duration that moved within one outcome (stepOutcome): timing, not behaviour; says which outcome. */
+  timing?: Outcome;
+  /** A step's duration whose outcome changed: what the client saw in each run. */
+  outcomes?: { old: Outcome; new: Outcome };
 }
 
 /**
@@ -198,6 +205,23 @@ function clientWaitOverlap(id: string, old: RunSide, next: RunSide): string | un
   return `a client's wait, within both runs' resolution and kube-proxy's 1 s minSyncPeriod (the change came between ${a![0]} and ${a![1]} s, and between ${b![0]} and ${b![1]} s)`;
 }
 
+/** The outcome of a step in a run, from its exit code, duration and command; undefined when the run lacks them. */
+function outcomeOf(side: RunSide, step: string): Outcome | undefined {
+  const rc = Number(side.facts.get(`${step}.rc`)?.value);
+  const seconds = Number(side.facts.get(`${step}.seconds`)?.value);
+  if (!Number.isInteger(rc) || !Number.isFinite(seconds)) return undefined;
+  return stepOutcome(rc, seconds, side.commands?.get(step));
+}
+
+/** How a step's duration changed: timing when the outcome is the same in both runs, else both outcomes. */
+function durationChange(id: string, old: RunSide, next: RunSide): Pick<FactChange, 'timing' | 'outcomes'> {
+  const step = /^(.+)\.seconds$/.exec(id)?.[1];
+  if (step === undefined || !old.steps.includes(step) || !next.steps.includes(step)) return {};
+  const [a, b] = [outcomeOf(old, step), outcomeOf(next, step)];
+  if (a === undefined || b === undefined) return {};
+  return a === b ? { timing: a } : { outcomes: { old: a, new: b } };
+}
+
 export function diffRuns(old: RunSide, next: RunSide): RunDiff {
   const oldTokens = volatileTokens(old);
   const newTokens = volatileTokens(next);
@@ -223,7 +247,7 @@ export function diffRuns(old: RunSide, next: RunSide): RunDiff {
     // What is left of a version, an image or what a stand-in read from the machine is the environment's change.
     if (a === undefined && b !== undefined && RECORDED_LATER.some((p) => p.test(id))) facts.push({ id, old: a, new: b, newlyRecorded: true });
     else if (!volatile && isEnvironmentFact(id, old, next)) facts.push({ id, old: a, new: b, environment: true });
-    else facts.push({ id, old: a, new: b, ...(volatile ? { volatile } : roles) });
+    else facts.push({ id, old: a, new: b, ...(volatile ? { volatile } : { ...roles, ...durationChange(id, old, next) }) });
   }
   const claimIds = [...new Set([...old.claims.map((c) => c.id), ...next.claims.map((c) => c.id)])];
   const claims = claimIds

@@ -172,6 +172,8 @@ test(
       assert.match(run.stderr, /^what changed: the behaviour changed \(\d+ claims, \d+ facts\)$/m);
       assert.match(run.stderr, /^ {2}claim local-drops-without-backend: holds -> broken$/m);
       assert.match(run.stderr, /^ {2}local-via-worker2\.rc: "28" -> "0"$/m);
+      // Its time is behaviour here: what the client saw changed from a timeout to an answer.
+      assert.match(run.stderr, /^ {2}local-via-worker2\.seconds: "[\d.]+" \(timed out at the client's limit\) -> "[\d.]+" \(answered at once\)$/m);
       assert.match(run.stderr, /^ {2}service\.s-local\.externalTrafficPolicy: "Local" -> "Cluster"$/m);
       assert.match(run.stderr, new RegExp(`the run is kept at \\S*${runId}; .*--accept ${runId}`));
       const after = Object.fromEntries(Object.entries(digest()).filter(([path]) => !path.startsWith('.kept')));

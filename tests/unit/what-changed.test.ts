@@ -263,17 +263,45 @@ test('FactDef volatile: carried onto the fact, and refused without a reason', ()
   );
 });
 
-test('a duration beyond its noise is a real change; a settle time within it is volatile', () => {
+test("a step's duration is timing while its client saw the same; a settle time within its noise is volatile", () => {
   const base = side(S074, join(article(S074), 'snapshots'), defs074, 'iptables');
   const facts = new Map(base.facts);
   const bump = (id: string, value: string) => facts.set(id, { ...facts.get(id)!, value });
   const old = Number(base.facts.get('delete-backend.settleSeconds')!.value);
   bump('delete-backend.settleSeconds', String(old + 0.2));
+  // A busy machine: the timeout twice as long through docker exec, the answered request seven times.
   bump('local-via-worker2.seconds', String(Number(base.facts.get('local-via-worker2.seconds')!.value) * 2));
-  const reasons = new Map(reportedChanges(base, { ...base, runId: 'next', facts }).facts.map((f) => [f.id, f.volatile]));
-  assert.match(reasons.get('delete-backend.settleSeconds') ?? '', /^kube-proxy's time to notice, within its noise/);
-  assert.ok(reasons.has('local-via-worker2.seconds'));
-  assert.equal(reasons.get('local-via-worker2.seconds'), undefined, 'a timeout that doubles is behaviour');
+  bump('cluster-via-worker.seconds', '0.7');
+  const changes = new Map(reportedChanges(base, { ...base, runId: 'next', facts }).facts.map((f) => [f.id, f]));
+  assert.match(changes.get('delete-backend.settleSeconds')?.volatile ?? '', /^kube-proxy's time to notice, within its noise/);
+  assert.equal(changes.get('local-via-worker2.seconds')?.timing, "timed out at the client's limit");
+  assert.equal(changes.get('cluster-via-worker.seconds')?.timing, 'answered at once');
+  const lines = whatChangedLines({ folder: 'snapshots', kind: 'replaced', side: base }, { ...base, runId: 'next', facts });
+  assert.match(lines[0]!, /^what changed: no change in behaviour \(.*timing apart: 2 steps/);
+  assert.ok(lines.includes("  timing drifted, each step's client saw what it saw before, not a change in behaviour (2 steps):"), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /^ {4}~ cluster-via-worker\.seconds: [\d.]+ -> 0\.7 s \(answered at once in both runs\)$/.test(l)),
+    lines.join('\n'),
+  );
+});
+
+test('a duration whose outcome changed is behaviour, both outcomes named: an answer turned into a timeout', () => {
+  const base = side(S074, join(article(S074), 'snapshots'), defs074, 'iptables');
+  const facts = new Map(base.facts);
+  const bump = (id: string, value: string) => facts.set(id, { ...facts.get(id)!, value });
+  // s-local switched to Cluster: the request through worker2 is answered, at once.
+  bump('local-via-worker2.rc', '0');
+  bump('local-via-worker2.seconds', '0.1');
+  const next = { ...base, runId: 'next', facts };
+  const change = reportedChanges(base, next).facts.find((f) => f.id === 'local-via-worker2.seconds')!;
+  assert.equal(change.volatile, undefined);
+  assert.deepEqual(change.outcomes, { old: "timed out at the client's limit", new: 'answered at once' });
+  const lines = whatChangedLines({ folder: 'snapshots', kind: 'replaced', side: base }, next);
+  assert.match(lines[0]!, /^what changed: the behaviour changed \(2 facts\)/);
+  assert.ok(
+    lines.some((l) => /^ {2}local-via-worker2\.seconds: "[\d.]+" \(timed out at the client's limit\) -> "0\.1" \(answered at once\)$/.test(l)),
+    lines.join('\n'),
+  );
 });
 
 test("a duration inside a stand-in's text (the lab kubelet's 'exited after N ms') is volatile within its noise, a changed grace period is not", (t) => {
