@@ -1,10 +1,11 @@
 // `npm run new -- <slug>`: scaffolds content/articles/<slug>/ with every file an
 // article needs, each commented with what it is for. The edge: argv in, files
 // out; the files themselves come from src/authoring/scaffold.ts.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scaffoldFiles, slugProblem } from '../src/authoring/scaffold.ts';
+import { load } from 'js-yaml';
+import { newArticleProblem, SCAFFOLD_SERIES, scaffoldFiles, slugProblem } from '../src/authoring/scaffold.ts';
 import { articleEntry, articleFolderProblem } from '../src/authoring/load.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -28,6 +29,25 @@ if (args.length > 1) {
   process.stderr.write(`new: expected one slug, got ${args.length} arguments\n`);
   process.exit(2);
 }
+/** The series numbers the articles' front matter holds in the scaffold's series: number -> the article. */
+function seriesTaken(): Map<number, string> {
+  const taken = new Map<number, string>();
+  const articles = join(root, 'content/articles');
+  for (const name of readdirSync(articles))
+    for (const lang of ['zh', 'en']) {
+      let data: unknown;
+      try {
+        const text = readFileSync(join(articles, name, `${lang}.mdx`), 'utf8');
+        data = load(/^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? '');
+      } catch {
+        continue; // No such file, or front matter the build will name: no number taken here.
+      }
+      const series = (data as { series?: { name?: unknown; number?: unknown } } | null)?.series;
+      if (series?.name === SCAFFOLD_SERIES && typeof series.number === 'number' && !taken.has(series.number)) taken.set(series.number, name);
+    }
+  return taken;
+}
+
 const slug = args[0];
 const problem = slugProblem(slug);
 if (problem) {
@@ -39,6 +59,12 @@ const dir = join(root, 'content/articles', slug!);
 const folderProblem = articleFolderProblem(root, slug!);
 if (folderProblem || articleEntry(root, slug!).kind !== 'absent') {
   process.stderr.write(`new: ${folderProblem ?? `content/articles/${slug} exists already; choose another slug`}\n`);
+  process.exit(2);
+}
+// The rules the build applies to what this writes: the series number is the article's own.
+const taken = newArticleProblem(slug, seriesTaken());
+if (taken) {
+  process.stderr.write(`new: ${taken}\n`);
   process.exit(2);
 }
 const today = new Date().toISOString().slice(0, 10);

@@ -16,6 +16,7 @@ import type { Claim } from './article.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from './parts.ts';
 import { quoted } from '../evidence/terminal-text.ts';
 import { STEP_ID_RULE, stepIdSchema } from '../evidence/schema.ts';
+import { folderNameProblem, shownSlug } from './slug.ts';
 
 export const ARTICLES = 'content/articles';
 export const DEFINITION = 'article.ts';
@@ -172,7 +173,8 @@ export const isInside = (path: string, folder: string): boolean => {
  */
 export function articleEntryProblem(name: string, entry: ArticleEntry, realRoot: string): string | null {
   if (entry.kind !== 'link') return null;
-  const shown = `${ARTICLES}/${name}: a symbolic link to ${quoted(entry.target)}`;
+  // A name of printable ASCII as it is; any other quoted, JSON-escaped (a line feed would print a line of its own).
+  const shown = `${ARTICLES}/${/^[!#-~]+$/.test(name) ? name : shownSlug(name)}: a symbolic link to ${quoted(entry.target)}`;
   if (entry.real === null) return `${shown}, which does not exist; expected the article's folder (remove the link or make it a folder)`;
   const leads = entry.real === entry.target ? '' : ` (it leads to ${quoted(entry.real)})`;
   if (!isInside(entry.real, realRoot)) return `${shown}${leads}, outside the project; expected the article's folder inside the project`;
@@ -205,8 +207,8 @@ export function articleFolderProblem(root: string, slug: string): string | null 
 
 /**
  * The article folders of content/articles (real folders, and links to folders inside the project), sorted,
- * whether or not they hold a definition; a link that leads nowhere or out of the project throws an
- * ArticleFolderError naming each.
+ * whether or not they hold a definition; a link that leads nowhere or out of the project, and a folder
+ * whose name is no slug (src/authoring/slug.ts), throw an ArticleFolderError naming each.
  */
 export function articleFolders(root: string): string[] {
   const realRoot = realpathSync(root);
@@ -214,9 +216,12 @@ export function articleFolders(root: string): string[] {
   const folders: string[] = [];
   for (const name of readdirSync(join(root, ARTICLES)).sort()) {
     const entry = articleEntry(root, name);
-    const problem = articleEntryProblem(name, entry, realRoot);
+    const isFolder = entry.kind === 'folder' || (entry.kind === 'link' && entry.realIsFolder);
+    // Every folder's name is a slug, or the folder is refused here, named escaped: a line feed or ESC
+    // in it printed raw in the dry run, the matrix and the build, which then failed in Vite.
+    const problem = articleEntryProblem(name, entry, realRoot) ?? (isFolder ? folderNameProblem(name) : null);
     if (problem) problems.push(problem);
-    else if (entry.kind === 'folder' || (entry.kind === 'link' && entry.realIsFolder)) folders.push(name);
+    else if (isFolder) folders.push(name);
   }
   if (problems.length) throw new ArticleFolderError(problems.join('\n'));
   return folders;
@@ -231,7 +236,7 @@ export async function listArticleSlugs(root: string): Promise<string[]> {
 export async function loadArticle(root: string, slug: string, fresh?: string): Promise<Article> {
   const path = join(articleDir(root, slug), DEFINITION);
   const file = definitionFile(slug);
-  const folderProblem = articleFolderProblem(root, slug);
+  const folderProblem = articleFolderProblem(root, slug) ?? folderNameProblem(slug);
   if (folderProblem) throw new ArticleFolderError(folderProblem);
   if (!existsSync(path))
     throw new Error(`${file}: missing (an article is one definition: \`export default defineArticle({...})\`; npm run new -- <slug> writes one)`);

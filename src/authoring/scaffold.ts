@@ -3,8 +3,7 @@
 // a draft (`npm run build:draft`), its facts shown as not yet measured; a normal
 // build asks for a capture first.
 
-import { clip } from '../capture/clip.ts';
-import { quoted } from '../evidence/terminal-text.ts';
+import { SLUG_PATTERN, seriesNumberOf, shownSlug, slugRuleProblem } from './slug.ts';
 
 export interface ScaffoldFile {
   /** Relative to the article's folder. */
@@ -12,27 +11,36 @@ export interface ScaffoldFile {
   content: string;
 }
 
-export const SLUG_PATTERN = /^(\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export { SLUG_PATTERN, SLUG_MAX_LENGTH } from './slug.ts';
+
+const USAGE = 'usage: npm run new -- <slug>   (e.g. 076-service-session-affinity: the series number, then words in lowercase and dashes)';
+
+/** The problem with a slug in one line, or null: the loader's rule (slug.ts). A hostile slug is quoted JSON-escaped and cut, never as typed. */
+export function slugProblem(slug: string | undefined): string | null {
+  if (!slug) return USAGE;
+  const problem = slugRuleProblem(slug);
+  return problem === null ? null : `slug ${shownSlug(slug)}: ${problem}`;
+}
 
 /**
- * The longest slug: its folder's snapshots get names beside them as long as
- * `.snapshots.previous-<run id>`, and a capture's --out folder `<slug>.<variant>`,
- * all within Linux's 255 bytes per name.
+ * The problem with making the article `slug` beside the articles there are, in one line, or null: the
+ * slug's rule, then the series number, which the build refuses when another article's front matter has
+ * it (src/i18n/editions.ts). `taken`: series number -> the article that has it (the scaffold's series).
  */
-export const SLUG_MAX_LENGTH = 100;
-
-/** The problem with a slug in one line, or null. A hostile slug is quoted JSON-escaped and cut, never as typed. */
-export function slugProblem(slug: string | undefined): string | null {
-  if (!slug) return 'usage: npm run new -- <slug>   (e.g. 076-service-session-affinity: the series number, then words in lowercase and dashes)';
-  const shown = quoted(clip(slug, 60));
-  if (slug.length > SLUG_MAX_LENGTH) return `slug ${shown}: ${slug.length} characters; expected at most ${SLUG_MAX_LENGTH}`;
-  if (!SLUG_PATTERN.test(slug))
-    return `slug ${shown}: expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity)`;
+export function newArticleProblem(slug: string | undefined, taken: ReadonlyMap<number, string>): string | null {
+  const problem = slugProblem(slug);
+  if (problem) return problem;
+  const owner = taken.get(seriesNumberOf(slug!));
+  if (owner !== undefined)
+    return `slug ${shownSlug(slug!)}: series number ${SLUG_PATTERN.exec(slug!)![1]} is taken by the article ${shownSlug(owner)}; expected a number of its own`;
   return null;
 }
 
+/** The series the scaffold writes into the front matter. */
+export const SCAFFOLD_SERIES = 'Kubernetes';
+
 export function scaffoldFiles(slug: string, today: string): ScaffoldFile[] {
-  const number = Number(SLUG_PATTERN.exec(slug)![1]);
+  const number = seriesNumberOf(slug);
   const files: ScaffoldFile[] = [];
   const add = (path: string, content: string) => files.push({ path, content: `${content.trim()}\n` });
 
@@ -168,7 +176,7 @@ summary: ${summary}
 date: ${today}
 lang: ${lang}
 series:
-  name: Kubernetes
+  name: ${SCAFFOLD_SERIES}
   number: ${number}
 ---`;
 

@@ -5,14 +5,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { getRssString } from '@astrojs/rss';
 import { serveSite } from '../../scripts/lib/site-server.ts';
 import { articleFrontmatterSchema } from '../../src/i18n/frontmatter.ts';
 import { XML_FORBIDDEN, xmlText } from '../../src/xml-text.ts';
 import { cardSvg } from '../../src/og/card.ts';
+import { ArticleFolderError, articleFolders, loadArticle } from '../../src/authoring/load.ts';
+import { newArticleProblem } from '../../src/authoring/scaffold.ts';
+import { projectCopy } from '../support/project-copy.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** What the server answers to `request` written as it is on a raw socket: the whole answer, as text. */
 function raw(port: number, request: string): Promise<string> {
@@ -86,4 +93,54 @@ test('a control character in the front matter is refused naming the field; every
   });
   assert.ok(!forbidden.test(svg), 'the card holds no character XML forbids');
   assert.equal(xmlText('a\u000bb\ud800c\ud83d\ude00'), 'abc\ud83d\ude00');
+});
+
+test('an article folder whose name holds a line feed or ESC is refused by the one loader, named escaped, in the matrix too', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-fault-names-'));
+  try {
+    const copy = projectCopy(root, dir);
+    for (const name of ['075-a\nnew: created b', '076-x\u001b[2Jy', '000-zero']) mkdirSync(join(copy, 'content/articles', name));
+    let message = '';
+    try {
+      articleFolders(copy);
+    } catch (error) {
+      assert.ok(error instanceof ArticleFolderError);
+      message = error.message;
+    }
+    assert.deepEqual(message.split('\n'), [
+      'content/articles/"000-zero": the folder\'s name is no slug: series number 000; expected 001 or more (the front matter\'s series.number is positive); rename the folder',
+      'content/articles/"075-a\\nnew: created b": the folder\'s name is no slug: expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity); rename the folder',
+      'content/articles/"076-x\\u001b[2Jy": the folder\'s name is no slug: expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity); rename the folder',
+    ]);
+    await assert.rejects(loadArticle(copy, '076-x\u001b[2Jy'), /^ArticleFolderError: content\/articles\/"076-x\\u001b\[2Jy": the folder's name is no slug/);
+    // The matrix (and the capture's dry run, through the same listArticleSlugs): the loader's lines, nothing raw.
+    const matrix = spawnSync(process.execPath, [join(copy, 'scripts/capture-matrix.ts')], { cwd: copy, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(matrix.status, 2, matrix.stderr);
+    assert.equal(matrix.stderr, `capture:matrix: ${message.split('\n').join(' | ')}\n`);
+    assert.ok(!matrix.stderr.includes('\u001b'), 'no raw ESC');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('npm run new refuses series number 000 and a series number another article has, as the draft build would', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-fault-new-'));
+  try {
+    const copy = projectCopy(root, dir);
+    const before = readdirSync(join(copy, 'content/articles')).sort();
+    const made = (slug: string) => spawnSync(process.execPath, [join(copy, 'scripts/new-article.ts'), slug], { cwd: copy, encoding: 'utf8' });
+    const zero = made('000-zero');
+    assert.equal(zero.status, 2);
+    assert.equal(zero.stderr, 'new: slug "000-zero": series number 000; expected 001 or more (the front matter\'s series.number is positive)\n');
+    const taken = made('074-another-take');
+    assert.equal(taken.status, 2);
+    assert.equal(
+      taken.stderr,
+      'new: slug "074-another-take": series number 074 is taken by the article "074-external-traffic-policy"; expected a number of its own\n',
+    );
+    assert.deepEqual(readdirSync(join(copy, 'content/articles')).sort(), before, 'nothing made');
+    assert.equal(newArticleProblem('099-free', new Map([[74, '074-x']])), null);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
