@@ -2,6 +2,7 @@
 // Raw values only; nothing here is formatted for a page.
 import { z } from 'zod';
 import { DRIVER_NAMES } from '../experiment/drivers.ts';
+import { STREAM_LIMIT_BYTES } from './raw-stream.ts';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
@@ -124,63 +125,86 @@ const streamCut = z.strictObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/, '64 lowercase hex digits'),
 });
 
-export const stepSchema = z.strictObject({
-  id: stepIdSchema,
-  kind: z.enum(['exec', 'delete-pod', 'recreate-pod']),
-  /** Logical node the command ran on, or `host` for actions run by the driver. */
-  node: z.string().min(1),
-  /** `<namespace>/<name>` of the pod in whose network namespace the command ran, on `node`. */
-  pod: z
-    .string()
-    .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'namespace/name')
-    .optional(),
-  title: z.string(),
-  /** The command as the experiment states it, inside the node. */
-  command: z.array(z.string()).min(1),
-  /** The argv exactly as executed on the capturing machine. */
-  argv: z.array(z.string()).min(1),
-  exitCode: z.number().int(),
-  /** Set when the step reached its time limit and declared that a result (onTimeout: 'record'). */
-  timedOut: z.literal(true).optional(),
-  startedAt: isoDate,
-  durationMs: z.number().nonnegative(),
-  /**
-   * The wait, measured, until a delete-pod or recreate-pod step took effect: the probe (kube-proxy's
-   * health check, or a client's own step run again), how many polls it took, the time from the
-   * delete's return or from the API's Ready to the answer that showed it, and that answer (with
-   * the probe's exit code when the probe is a client's step).
-   */
-  settle: z
-    .strictObject({
-      command: z.array(z.string()).min(1),
-      polls: z.number().int().positive(),
-      afterDeleteMs: z.number().nonnegative().optional(),
-      /** A client's wait polls from the delete's start: kubectl returns only once the pod is gone. */
-      afterDeleteStartMs: z.number().nonnegative().optional(),
-      afterReadyMs: z.number().nonnegative().optional(),
-      /**
-       * A client's wait, from the same start: when the last probe that still gave the old answer
-       * began (0 when the first probe already gave the new one). The change came between it and
-       * the wait's end: that bracket is the measurement's resolution.
-       */
-      lastUnchangedMs: z.number().nonnegative().optional(),
-      answer: z.string(),
-      exitCode: z.number().int().optional(),
-    })
-    .refine(
-      (s) => [s.afterDeleteMs, s.afterDeleteStartMs, s.afterReadyMs].filter((ms) => ms !== undefined).length === 1,
-      'expected exactly one of afterDeleteMs, afterDeleteStartMs and afterReadyMs',
-    )
-    .optional(),
-  stdout: z.string(),
-  stderr: z.string(),
-  /** Set when the stream was not valid UTF-8: the field above holds its bytes in base64 (raw-stream.ts). */
-  stdoutEncoding: streamEncoding.optional(),
-  stderrEncoding: streamEncoding.optional(),
-  /** Set when the stream was longer than the capture keeps: the field above holds its start; these describe the whole. */
-  stdoutCut: streamCut.optional(),
-  stderrCut: streamCut.optional(),
-});
+export const stepSchema = z
+  .strictObject({
+    id: stepIdSchema,
+    kind: z.enum(['exec', 'delete-pod', 'recreate-pod']),
+    /** Logical node the command ran on, or `host` for actions run by the driver. */
+    node: z.string().min(1),
+    /** `<namespace>/<name>` of the pod in whose network namespace the command ran, on `node`. */
+    pod: z
+      .string()
+      .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'namespace/name')
+      .optional(),
+    title: z.string(),
+    /** The command as the experiment states it, inside the node. */
+    command: z.array(z.string()).min(1),
+    /** The argv exactly as executed on the capturing machine. */
+    argv: z.array(z.string()).min(1),
+    exitCode: z.number().int(),
+    /** Set when the step reached its time limit and declared that a result (onTimeout: 'record'). */
+    timedOut: z.literal(true).optional(),
+    startedAt: isoDate,
+    durationMs: z.number().nonnegative(),
+    /**
+     * The wait, measured, until a delete-pod or recreate-pod step took effect: the probe (kube-proxy's
+     * health check, or a client's own step run again), how many polls it took, the time from the
+     * delete's return or from the API's Ready to the answer that showed it, and that answer (with
+     * the probe's exit code when the probe is a client's step).
+     */
+    settle: z
+      .strictObject({
+        command: z.array(z.string()).min(1),
+        polls: z.number().int().positive(),
+        afterDeleteMs: z.number().nonnegative().optional(),
+        /** A client's wait polls from the delete's start: kubectl returns only once the pod is gone. */
+        afterDeleteStartMs: z.number().nonnegative().optional(),
+        afterReadyMs: z.number().nonnegative().optional(),
+        /**
+         * A client's wait, from the same start: when the last probe that still gave the old answer
+         * began (0 when the first probe already gave the new one). The change came between it and
+         * the wait's end: that bracket is the measurement's resolution.
+         */
+        lastUnchangedMs: z.number().nonnegative().optional(),
+        answer: z.string(),
+        exitCode: z.number().int().optional(),
+      })
+      .refine(
+        (s) => [s.afterDeleteMs, s.afterDeleteStartMs, s.afterReadyMs].filter((ms) => ms !== undefined).length === 1,
+        'expected exactly one of afterDeleteMs, afterDeleteStartMs and afterReadyMs',
+      )
+      .optional(),
+    stdout: z.string(),
+    stderr: z.string(),
+    /** Set when the stream was not valid UTF-8: the field above holds its bytes in base64 (raw-stream.ts). */
+    stdoutEncoding: streamEncoding.optional(),
+    stderrEncoding: streamEncoding.optional(),
+    /** Set when the stream was longer than the capture keeps: the field above holds its start; these describe the whole. */
+    stdoutCut: streamCut.optional(),
+    stderrCut: streamCut.optional(),
+  })
+  .superRefine((step, ctx) => {
+    // A stream keeps at most STREAM_LIMIT_BYTES, as the capture stores it (raw-stream.ts): a longer one
+    // keeps its start and says its whole size and hash in <stream>Cut. A run from elsewhere holds to it too.
+    for (const name of ['stdout', 'stderr'] as const) {
+      const kept = Buffer.byteLength(step[name], step[`${name}Encoding`] === 'base64' ? 'base64' : 'utf8');
+      const cut = step[`${name}Cut`];
+      if (kept > STREAM_LIMIT_BYTES)
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          input: `${kept} bytes`,
+          message: `at most ${STREAM_LIMIT_BYTES} bytes (1 MiB), as a capture keeps a stream: a longer one keeps its start and its whole size and SHA-256 in ${name}Cut`,
+        });
+      else if (cut && cut.bytes <= kept)
+        ctx.addIssue({
+          code: 'custom',
+          path: [`${name}Cut`, 'bytes'],
+          input: cut.bytes,
+          message: `more bytes than the ${kept} ${name} keeps (a cut stream was longer than what it kept)`,
+        });
+    }
+  });
 
 export type RunSnapshot = z.infer<typeof runSchema>;
 export type StepSnapshot = z.infer<typeof stepSchema>;

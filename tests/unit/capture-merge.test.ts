@@ -537,3 +537,32 @@ test('a run is the release all its records name: a v1.34 lab run relabelled v1.3
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test("a merged stream is held to the capture's limit: 7 MiB of stderr with no cut is refused in one line naming the file and the field", async () => {
+  const tmp = scratch();
+  try {
+    const out = outFolder(tmp, 'long-stream', { [`${S074}.lab`]: SAMPLE });
+    const file = join(out, `${S074}.lab`, 'cluster-via-worker.yaml');
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /^stderr: .*$/m);
+    writeFileSync(file, text.replace(/^stderr: .*$/m, `stderr: ${'x'.repeat(7 * 1024 * 1024)}`));
+    const result = await prepareMerge({ root, dirs: [out], variants: ['iptables'], acceptBrokenClaims: false });
+    assert.ok('code' in result, 'refused');
+    const line = result.lines.find((l) => l.includes('cluster-via-worker.yaml'));
+    assert.ok(line, result.lines.join('\n').slice(0, 400));
+    assert.match(
+      line,
+      /cluster-via-worker\.yaml: field "stderr": expected at most 1048576 bytes \(1 MiB\), as a capture keeps a stream: a longer one keeps its start and its whole size and SHA-256 in stderrCut, got "7340032 bytes"/,
+    );
+    assert.ok(line.length < 1000 && !line.includes('\n'));
+    // As the capture cuts it (its start, the whole size and SHA-256), the same run merges.
+    writeFileSync(
+      file,
+      text.replace(/^stderr: .*$/m, `stderr: ${'x'.repeat(1024 * 1024)}\nstderrCut:\n  bytes: ${7 * 1024 * 1024}\n  sha256: '${'0'.repeat(64)}'`),
+    );
+    const cut = await prepareMerge({ root, dirs: [out], variants: ['iptables'], acceptBrokenClaims: false });
+    assert.ok('groups' in cut, JSON.stringify(cut).slice(0, 400));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
