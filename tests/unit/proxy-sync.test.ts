@@ -41,10 +41,10 @@ test("kube-proxy's sync state from its /metrics; synced when nothing is pending 
   const metrics = await readFile(new URL('../fixtures/kind/exec/kube-proxy-metrics.stdout', import.meta.url), 'utf8');
   const sync = parseProxySync(metrics, 'worker: /metrics');
   assert.equal(sync.pending, 0);
-  assert.ok(sync.lastSync >= sync.lastQueued, 'the recorded kube-proxy had run the last sync it queued');
+  assert.ok(sync.lastSync !== null && sync.lastQueued !== null && sync.lastSync >= sync.lastQueued, 'the recorded kube-proxy had run the last sync it queued');
   assert.equal(notSynced(sync), null);
   assert.equal(notSynced({ ...sync, pending: 2 }), '2 change(s) pending');
-  assert.equal(notSynced({ ...sync, lastQueued: sync.lastSync + 0.5 }), 'a sync queued and not yet run');
+  assert.equal(notSynced({ ...sync, lastQueued: sync.lastSync! + 0.5 }), 'a sync queued and not yet run');
 });
 
 test('metrics without the sync gauges are named, not read as synced', async () => {
