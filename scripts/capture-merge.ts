@@ -13,7 +13,7 @@ import { MERGE_USAGE, parseMergeArgs, type MergeArgs } from '../src/capture/matr
 import { ACCEPT_HINT, prepareMerge } from '../src/capture/merge.ts';
 import { ArticleFolderError } from '../src/authoring/load.ts';
 import { recoverDeadRuns } from '../src/capture/recover.ts';
-import { reportPathProblem, writeReport } from '../src/capture/report-file.ts';
+import { judgeReportPath, writeReport, type ReportPlace } from '../src/capture/report-file.ts';
 import { reportMarkdown, type ReportSection } from '../src/capture/report-markdown.ts';
 import { swapInRuns, SwapError, SwapInterrupted } from '../src/capture/swap-in.ts';
 import { checkTarget, TargetError } from '../src/capture/target.ts';
@@ -56,9 +56,11 @@ async function main(): Promise<void> {
     return;
   }
   // The report is written after the swap: a place it cannot or must not go is refused before anything is touched.
+  let report: ReportPlace | null = null;
   if (args.report) {
-    const problem = reportPathProblem(args.report, root);
-    if (problem !== null) fail([`--report ${clip(args.report, 160)}: ${problem}; nothing was merged`], 2);
+    const judged = judgeReportPath(args.report, root);
+    if ('problem' in judged) fail([`--report ${clip(args.report, 160)}: ${judged.problem}; nothing was merged`], 2);
+    report = judged.place;
   }
   const started = performance.now();
   const ready = await prepareMerge({ root, dirs: args.dirs, variants: args.variants, acceptBrokenClaims: args.acceptBrokenClaims });
@@ -107,18 +109,18 @@ async function main(): Promise<void> {
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   say(`capture:merge: ${runs.length} run(s) of ${new Set(runs.map((r) => r.slug)).size} article(s) merged in ${seconds} s`);
-  if (args.report) {
+  if (report) {
     const intro = [
       `${runs.length} run(s) merged by npm run capture:merge: each checked as the build checks it (facts derived, claims evaluated) and swapped into its article's snapshots.`,
       ...ready.notes,
     ];
     // The heading is the verdict of every run together; the capture workflow titles its pull request with it.
     try {
-      writeReport(args.report, reportMarkdown(`Capture: ${overallVerdict(verdicts)}`, intro, sections));
+      writeReport(report, reportMarkdown(`Capture: ${overallVerdict(verdicts)}`, intro, sections), root);
     } catch (error) {
       // The merge succeeded: its exit code says so, whatever became of the report.
       say(
-        `capture:merge: the runs are merged; the report could not be written to ${clip(args.report, 160)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        `capture:merge: the runs are merged; the report could not be written to ${clip(report.file, 160)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       );
     }
   }
