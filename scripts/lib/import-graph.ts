@@ -6,9 +6,11 @@
 // leads. Paths are repository-relative, with `/`.
 import ts from 'typescript';
 import { posix } from 'node:path';
+import { isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { matchBrace } from '../../src/evidence/mdx-scan.ts';
 import { quoted } from '../../src/evidence/terminal-text.ts';
+import { mdxBuiltinProblem } from '../../src/article/check/bounds.ts';
 
 export interface ImportSite {
   specifier: string;
@@ -124,6 +126,37 @@ export function importSites(file: string, source: string): ImportSite[] {
   return sites;
 }
 
+/**
+ * Where an MDX file's code reaches for the machine without an import: `process` (process.getBuiltinModule
+ * hands out node:fs), `require`, `import.meta`. Prose has no use for them. Line numbers 1-based.
+ */
+export function mdxMachineSites(file: string, source: string): ImportSite[] {
+  const tree = ts.createSourceFile(file, mdxCode(source), ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
+  const sites: ImportSite[] = [];
+  const visit = (node: ts.Node): void => {
+    const named =
+      ts.isIdentifier(node) &&
+      ['process', 'require', 'globalThis'].includes(node.text) &&
+      !(ts.isPropertyAccessExpression(node.parent) && node.parent.name === node)
+        ? node.text
+        : ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword
+          ? 'import.meta'
+          : null;
+    if (named) sites.push({ specifier: named, line: tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1 });
+    ts.forEachChild(node, visit);
+  };
+  visit(tree);
+  return sites;
+}
+
+/** The package folder a bare specifier names (`node_modules/<name>`, `node_modules/@scope/<name>`), or null. Pure. */
+export function packageFolder(specifier: string): string | null {
+  if (/^[./]/.test(specifier) || specifier.includes(':')) return null;
+  const parts = specifier.split(/[?#]/)[0]!.split('/');
+  const name = parts[0]!.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+  return name ? `node_modules/${name}` : null;
+}
+
 /** The repository path a relative specifier names, or null for a package (or any bare) specifier. */
 export function resolveRelative(from: string, specifier: string): string | null {
   if (!specifier.startsWith('./') && !specifier.startsWith('../')) return null;
@@ -228,8 +261,19 @@ export function importGraph(
   const known = (path: string) => files.has(path) || exists(path);
   for (const [file, source] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
     const targets: string[] = [];
+    if (file.endsWith('.mdx'))
+      for (const site of mdxMachineSites(file, source))
+        problems.push(
+          `${file}:${site.line}: uses ${site.specifier}; expected none in an article's MDX (it could read any file of the machine or run a program)`,
+        );
     for (const site of importSites(file, source)) {
-      const reached = importedPath(file, site.specifier, known);
+      const builtin = mdxBuiltinProblem(file, site.specifier);
+      if (builtin) {
+        problems.push(`${file}:${site.line}: ${builtin}`);
+        continue;
+      }
+      // A package is judged by where its folder really is: one linked to an author's folder is outside.
+      const reached = importedPath(file, site.specifier, known) ?? (isBuiltin(site.specifier) ? null : packageFolder(site.specifier));
       const out = reached === null ? null : outside(reached);
       if (out !== null) {
         problems.push(`${file}:${site.line}: imports ${quoted(site.specifier)}, which is ${quoted(out)}, outside the project; expected a file inside it`);

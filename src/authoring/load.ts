@@ -4,7 +4,7 @@
 // articles through here; the pages' copy, bundled by Vite, passes the module it
 // imported to `articleFrom`.
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Experiment } from '../experiment/types.ts';
 import type { FactDef } from '../evidence/facts.ts';
@@ -17,6 +17,7 @@ import type { ChartDef, PacketPathDef, WalkthroughStop } from './parts.ts';
 import { quoted } from '../evidence/terminal-text.ts';
 import { STEP_ID_RULE, stepIdSchema } from '../evidence/schema.ts';
 import { folderNameProblem, shownSlug } from './slug.ts';
+import { authorFileProblem, isInside } from './author-file.ts';
 
 export const ARTICLES = 'content/articles';
 export const DEFINITION = 'article.ts';
@@ -160,11 +161,7 @@ export class ArticleFolderError extends Error {
   override name = 'ArticleFolderError';
 }
 
-/** `path` is `folder` or inside it (both with links resolved). Pure. */
-export const isInside = (path: string, folder: string): boolean => {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-};
+export { isInside } from './author-file.ts';
 
 /**
  * The problem with content/articles/<name> in one line, or null. A link to a folder inside the project is
@@ -243,5 +240,29 @@ export async function loadArticle(root: string, slug: string, fresh?: string): P
   const url = pathToFileURL(resolve(path));
   if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
   const module = (await import(url.href)) as { default?: unknown };
-  return articleFrom(module.default, slug, file);
+  const article = articleFrom(module.default, slug, file);
+  const outside = authorFileProblems(root, article);
+  if (outside.length) throw new Error(outside.join('\n'));
+  return article;
+}
+
+/**
+ * Every file the article names (its manifests, its declared facts' files) that resolves outside the checkout,
+ * one line each naming the field (src/authoring/author-file.ts): refused before anything reads them.
+ */
+export function authorFileProblems(root: string, article: Article): string[] {
+  const from = join(ARTICLES, article.slug);
+  const named: Array<[string, unknown]> = [
+    ...(Array.isArray(article.experiment.manifests) ? article.experiment.manifests : []).map((m, i): [string, unknown] => [`experiment.manifests.${i}`, m]),
+    ...article.factDefs.filter((d) => d.declared).map((d): [string, unknown] => [`facts.${d.id}`, d.declared!.file]),
+    ...Object.entries(article.variantFactDefs ?? {}).flatMap(([variant, defs]) =>
+      defs.filter((d) => d.declared).map((d): [string, unknown] => [`variantFacts.${variant}.${d.id}`, d.declared!.file]),
+    ),
+  ];
+  return named.flatMap(([field, path]) => {
+    if (typeof path !== 'string')
+      return [`${article.file}: field "${field}": expected a path relative to the article's folder, got ${JSON.stringify(path) ?? typeof path}`];
+    const problem = authorFileProblem(root, from, path);
+    return problem ? [`${article.file}: field "${field}": ${problem}`] : [];
+  });
 }

@@ -8,8 +8,8 @@
 import type { FactDef, FactInput, FactValue } from './facts.ts';
 import type { RunSnapshot, StepSnapshot } from './schema.ts';
 import { DECLARED_STEP, RUN_STEP } from './facts.ts';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
+import { AuthorFileError, readAuthorFile } from '../authoring/author-file.ts';
 import { load } from 'js-yaml';
 import { manifestValue } from './extract/manifest.ts';
 import { fieldAt } from './extract/field.ts';
@@ -62,8 +62,10 @@ export function declared(file: string, object: string, path: string): FactSpec {
     derive: ({ run }) => {
       let text: string;
       try {
-        text = readFileSync(resolve('content/articles', run.slug, file), 'utf8');
+        // Through the one reader of author files: a path out of the checkout is refused, not read.
+        text = readAuthorFile('.', join('content/articles', run.slug), file, `content/articles/${run.slug}/article.ts`, 'declared');
       } catch (error) {
+        if (error instanceof AuthorFileError) throw new ExtractError(error.message);
         throw new ExtractError(`cannot read the manifest ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
       }
       return { value: manifestValue(text, object, path) };

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,10 @@ import { cardSvg } from '../../src/og/card.ts';
 import { ArticleFolderError, articleFolders, loadArticle } from '../../src/authoring/load.ts';
 import { newArticleProblem } from '../../src/authoring/scaffold.ts';
 import { projectCopy } from '../support/project-copy.ts';
+import { declared } from '../../src/evidence/fact-kit.ts';
+import { ExtractError } from '../../src/evidence/errors.ts';
+import { checkImports } from '../../scripts/lib/import-graph.ts';
+import { importProblem, mayImport, projectBounds } from '../../src/article/check/bounds.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -142,5 +146,105 @@ test('npm run new refuses series number 000 and a series number another article 
     assert.equal(newArticleProblem('099-free', new Map([[74, '074-x']])), null);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a file an author names outside the checkout is refused wherever it is read: declared(), manifests, MDX imports, linked packages', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-fault-outside-'));
+  try {
+    const copy = projectCopy(root, dir);
+    const secret = join(dir, 'outside/secret.yaml');
+    mkdirSync(join(dir, 'outside'));
+    writeFileSync(secret, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndata:\n  token: hunter2-secret\n');
+    const slug = '074-external-traffic-policy';
+    const definition = join(copy, 'content/articles', slug, 'article.ts');
+    // declared() climbing out of the checkout: the loader refuses the article, naming the field.
+    const source = readFileSync(definition, 'utf8');
+    writeFileSync(
+      definition,
+      source.replace(
+        "declared('manifests/backend.yaml', 'Pod/backend', 'spec.containers.0.image')",
+        "declared('../../../../outside/secret.yaml', 'ConfigMap/s', 'data.token')",
+      ),
+    );
+    await assert.rejects(loadArticle(copy, slug), (error: Error) => {
+      assert.equal(error.message.split('\n').length, 1, error.message);
+      assert.match(
+        error.message,
+        /^content\/articles\/074-external-traffic-policy\/article\.ts: field "facts\.declared\.backend\.image": "\.\.\/\.\.\/\.\.\/\.\.\/outside\/secret\.yaml" resolves to "[^"]+\/outside\/secret\.yaml", outside the checkout; expected a file of the checkout/,
+      );
+      assert.ok(!error.message.includes('hunter2'));
+      return true;
+    });
+    // The reader itself refuses too (a caller that skipped the loader): nothing is read, nothing published.
+    const spec = declared('../../../../outside/secret.yaml', 'ConfigMap/s', 'data.token');
+    const cwd = process.cwd();
+    process.chdir(copy);
+    try {
+      assert.throws(
+        () => spec.derive({ run: { slug } } as never),
+        (error: Error) => error instanceof ExtractError && /field "declared": .*outside the checkout/.test(error.message) && !error.message.includes('hunter2'),
+      );
+    } finally {
+      process.chdir(cwd);
+    }
+    // A manifest that is a link out of the checkout.
+    writeFileSync(definition, source);
+    const manifest = join(copy, 'content/articles', slug, 'manifests/backend.yaml');
+    rmSync(manifest);
+    symlinkSync(secret, manifest);
+    await assert.rejects(
+      loadArticle(copy, slug),
+      /^Error: content\/articles\/074-external-traffic-policy\/article\.ts: field "experiment\.manifests\.0": "manifests\/backend\.yaml" resolves to "[^"]+" \(it leads to "[^"]+\/outside\/secret\.yaml"\), outside the checkout/m,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('MDX may not import a Node built-in nor reach for process, require or import.meta; a package linked to an outside folder is outside', () => {
+  const mdx = [
+    '---',
+    'title: x',
+    '---',
+    "import { readFileSync } from 'node:fs';",
+    "import { execSync } from 'child_process';",
+    "import secret from 'linked/secret.yaml?raw';",
+    '',
+    "{process.getBuiltinModule('fs').readFileSync('/etc/passwd', 'utf8')}",
+    '',
+  ].join('\n');
+  const problems = checkImports(
+    new Map([['content/articles/074-x/en.mdx', mdx]]),
+    () => true,
+    [],
+    (path) => (path === 'node_modules/linked' ? '/elsewhere/linked' : null),
+  );
+  assert.deepEqual(problems, [
+    "content/articles/074-x/en.mdx:8: uses process; expected none in an article's MDX (it could read any file of the machine or run a program)",
+    'content/articles/074-x/en.mdx:4: imports "node:fs", a Node built-in; expected none in an article\'s MDX (it could read any file of the machine or run a program)',
+    'content/articles/074-x/en.mdx:5: imports "child_process", a Node built-in; expected none in an article\'s MDX (it could read any file of the machine or run a program)',
+    'content/articles/074-x/en.mdx:6: imports "linked/secret.yaml?raw", which is "/elsewhere/linked", outside the project; expected a file inside it',
+  ]);
+  // The build's plugin refuses the same built-ins.
+  assert.match(
+    importProblem('/p/content/articles/074-x/en.mdx', 'node:fs', 'node:fs', { root: '/p', packages: [] }, (f) => f)!,
+    /^content\/articles\/074-x\/en\.mdx: imports "node:fs", a Node built-in/,
+  );
+  // npm i file:/dir links a package to an author's folder: not an installed package, so outside.
+  const project = mkdtempSync(join(tmpdir(), 'shice-fault-linked-'));
+  try {
+    mkdirSync(join(project, 'node_modules'));
+    mkdirSync(join(project, 'outside'));
+    const checkout = join(project, 'checkout');
+    mkdirSync(join(checkout, 'node_modules'), { recursive: true });
+    symlinkSync(join(project, 'outside'), join(checkout, 'node_modules/linked'));
+    mkdirSync(join(project, 'node_modules/shared'));
+    symlinkSync(join(project, 'node_modules/shared'), join(checkout, 'node_modules/shared'));
+    const bounds = projectBounds(checkout);
+    assert.equal(mayImport(join(realpathSync(project), 'outside/secret.yaml'), bounds), false, 'a linked author folder is outside');
+    assert.equal(mayImport(join(realpathSync(project), 'node_modules/shared/index.js'), bounds), true, "a copy's link to an installed package is inside");
+  } finally {
+    rmSync(project, { recursive: true, force: true });
   }
 });

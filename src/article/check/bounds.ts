@@ -9,7 +9,8 @@
 // `../` escapes, queries, links inside the tree that lead out). Git's own
 // folder counts as outside: it may hold a token.
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
+import { isBuiltin } from 'node:module';
 import type { AstroIntegration } from 'astro';
 import { isInside } from '../../authoring/load.ts';
 import { quoted } from '../../evidence/terminal-text.ts';
@@ -115,6 +116,15 @@ export function isProjectModule(id: string, bounds: Bounds): boolean {
   return !relative(bounds.root, file).split('/').includes('node_modules');
 }
 
+/** A package folder (links resolved) that is the checkout's own or lies in a node_modules folder. Pure. */
+export const isInstalledPackage = (real: string, realRoot: string): boolean => isInside(real, realRoot) || real.split(sep).includes('node_modules');
+
+/** Node's built-ins an MDX file may not import: prose has no use for them, and they read files and run programs. */
+export function mdxBuiltinProblem(importer: string, source: string): string | null {
+  if (!importer.split(/[?#]/)[0]!.endsWith('.mdx') || !isBuiltin(source)) return null;
+  return `imports ${quoted(source)}, a Node built-in; expected none in an article's MDX (it could read any file of the machine or run a program)`;
+}
+
 /** The project's bounds: node_modules may be a link (a worktree's) and its packages links too (a copy's). */
 export function projectBounds(root: string): Bounds {
   const real = realpathSync(root);
@@ -127,7 +137,6 @@ export function projectBounds(root: string): Bounds {
       // A link to nothing is no package.
     }
   };
-  add(modules);
   let names: string[] = [];
   try {
     names = readdirSync(modules);
@@ -138,11 +147,16 @@ export function projectBounds(root: string): Bounds {
     if (!name.startsWith('@')) add(join(modules, name));
     else for (const scoped of readdirSync(join(modules, name))) add(join(modules, name, scoped));
   }
-  return { root: real, packages: [...packages] };
+  // An installed package is one the package manager put in a node_modules folder (a copy's links lead to
+  // the shared install's); one whose real folder is an author's folder elsewhere (`npm i file:/dir` links
+  // it) is outside the checkout like any other path.
+  return { root: real, packages: [...packages].filter((dir) => isInstalledPackage(dir, real)) };
 }
 
 /** The problem with an import the project's module `importer` makes, resolved to `resolved`, or null. Pure but for `realOf`. */
 export function importProblem(importer: string, source: string, resolved: string, bounds: Bounds, realOf: (file: string) => string): string | null {
+  const builtin = mdxBuiltinProblem(fileOfId(importer) ?? importer, source);
+  if (builtin) return `${relative(bounds.root, fileOfId(importer) ?? importer)}: ${builtin}`;
   const file = fileOfId(resolved);
   if (file === null) return null;
   const real = realOf(file);
@@ -186,6 +200,9 @@ export function siteBounds(): AstroIntegration {
                 enforce: 'pre',
                 async resolveId(source, importer, options) {
                   if (!importer || !isProjectModule(importer, bounds)) return null;
+                  // A built-in is refused before anything resolves it (Vite may leave it external).
+                  const builtin = mdxBuiltinProblem(fileOfId(importer) ?? importer, source);
+                  if (builtin) throw refusal([`${relative(bounds.root, fileOfId(importer) ?? importer)}: ${builtin}`]);
                   const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
                   if (!resolved) return null;
                   const problem = importProblem(importer, source, resolved.id, bounds, realOrSelf);

@@ -2,8 +2,8 @@
 // declares shows as "not yet measured", its steps (one per measured line in
 // the article's lines) as outputs still to come. A normal build refuses it with one line.
 // Pure apart from reading the manifests: the caller has found that the snapshot folder holds no run.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
+import { readAuthorFile } from '../../authoring/author-file.ts';
 import { loadAll } from 'js-yaml';
 import { EvidenceError, displayPath } from '../errors.ts';
 import type { Experiment } from '../../experiment/types.ts';
@@ -39,7 +39,7 @@ export function declaredObjects(slug: string, experiment: Experiment | null): De
   for (const file of experiment?.manifests ?? []) {
     let docs: unknown[] = [];
     try {
-      docs = loadAll(readFileSync(resolve('content/articles', slug, file), 'utf8'));
+      docs = loadAll(readAuthorFile('.', join('content/articles', slug), file, `content/articles/${slug}/article.ts`, 'experiment.manifests'));
     } catch {
       continue; // the capture names a manifest it cannot read; a draft just has fewer placeholders
     }
