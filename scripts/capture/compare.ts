@@ -7,7 +7,8 @@ import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import { baselineOf, claimsReport, runSide, tryEvidence, whatChangedLines } from '../../src/capture/what-changed.ts';
 import { clip } from '../../src/capture/clip.ts';
 import { displayPath } from '../../src/evidence/errors.ts';
-import { terminalSafe } from '../../src/evidence/terminal-text.ts';
+import { minorOf } from '../../src/experiment/kubernetes.ts';
+import { shownName, terminalSafe } from '../../src/evidence/terminal-text.ts';
 import { inEnvironment, otherRelease, type ArticlePlan } from './articles.ts';
 import { fail } from './edge.ts';
 
@@ -23,14 +24,29 @@ function compareVariant(dir: string, plan: ArticlePlan, variant: string | null, 
   const committedDir = inEnvironment(plan, join(articleDir(root, plan.slug), 'snapshots'), variant);
   const committed = baselineOf(tryEvidence(plan.slug, committedDir, defs, variant), existsSync(committedDir), displayPath(committedDir), 'committed');
   const otherDir = runFolder(dir, plan, variant);
-  const shown = relative(process.cwd(), otherDir) || '.';
+  // Names from the filesystem, shown on one line whatever they hold.
+  const shown = shownName(relative(process.cwd(), otherDir) || '.');
+  const given = shownName(clip(dir));
   const other = tryEvidence(plan.slug, otherDir, defs, variant, true);
   if (!other.evidence) {
     // The headline's default run must be there; another version or variant may not have been captured.
-    if (variant === plan.defaultVariant && otherRelease(plan) === null) fail(`--compare ${clip(dir)}: ${other.problem}`, 2);
+    if (variant === plan.defaultVariant && otherRelease(plan) === null) fail(`--compare ${given}: ${other.problem}`, 2);
     process.stdout.write(`${label}: no run in ${shown}\n`);
     return;
   }
+  // The run says where it ran and which release: compared only with the committed run of the same.
+  const { run } = other.evidence.snapshots;
+  if (run.driver !== plan.environment)
+    fail(
+      `--compare ${given}: ${shown}/run.yaml: field "driver": names ${JSON.stringify(run.driver)}, but the comparison is with the ${plan.environment} snapshots; expected a ${plan.environment} run, or --driver ${run.driver}`,
+      2,
+    );
+  const reported = run.versions['kubernetes'] ?? '';
+  if (minorOf(reported) !== plan.release.minor)
+    fail(
+      `--compare ${given}: ${shown}/run.yaml: field "versions.kubernetes": names ${JSON.stringify(reported)}, but the comparison is with the ${plan.release.minor} snapshots; expected a ${plan.release.minor} run`,
+      2,
+    );
   process.stdout.write(`${label}: committed snapshots vs ${shown}\n`);
   process.stdout.write(`${terminalSafe([...whatChangedLines(committed, runSide(other.evidence)), claimsReport(other.evidence)].join('\n'))}\n`);
 }

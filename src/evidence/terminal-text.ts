@@ -25,3 +25,15 @@ export function terminalSafe(text: string): string {
 export function quoted(text: string): string {
   return JSON.stringify(text).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** Any character terminalSafe escapes, and the line feed and tab it leaves. */
+const NOT_IN_A_NAME = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * A name read from the filesystem (a folder, a file) as a one-line message shows it: as it is when
+ * every character is one a terminal only prints, otherwise quoted (a line feed as `\n`, ESC as
+ * `\u001b`), so a name can neither split the line nor act on the terminal.
+ */
+export function shownName(name: string): string {
+  return NOT_IN_A_NAME.test(name) ? quoted(name) : name;
+}
