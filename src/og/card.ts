@@ -2,7 +2,9 @@
 // article's headline values with their labels, as SVG for the rasterizer
 // (render.ts). Pure: text is measured by an estimate of the fonts' advances
 // (CJK full width, Latin by letter class), wrapped, shrunk or cut to fit, and
-// every piece of text is escaped.
+// every piece of text is escaped. Which face sets each character is the
+// caller's (fonts.ts, from the fonts' unicode-ranges): cardSvg takes it as a
+// function, and without one names the families as CSS would.
 import { xmlText } from '../xml-text.ts';
 
 export const CARD = { width: 1200, height: 630 } as const;
@@ -21,12 +23,14 @@ export interface CardText {
 }
 
 /**
- * The families render.ts loads (Debian's fonts-wqy-microhei, which the browser suite needs too): one
- * face for text, its monospace twin for values. It has no bold: a stroke of the text's own colour
- * stands in for one (BOLD). Noto Sans CJK has bold faces, but laying out a card with it took four to
- * six times as long (its layout tables are large), and the build lays out one card per page.
+ * The families of each kind of text, in order (fonts.ts loads them from npm): English in Noto Sans,
+ * Chinese in Noto Sans SC (whose Latin is Source Sans, and whose punctuation is full width), values
+ * in Noto Sans Mono; Noto Sans SC sets whatever CJK an English text has. Each at 400 and 700.
  */
-export const FONTS = { sans: 'WenQuanYi Micro Hei', mono: 'WenQuanYi Micro Hei Mono' } as const;
+export const FONTS = {
+  zh: { sans: ['Noto Sans SC'], mono: ['Noto Sans Mono', 'Noto Sans SC'] },
+  en: { sans: ['Noto Sans', 'Noto Sans SC'], mono: ['Noto Sans Mono', 'Noto Sans SC'] },
+} as const satisfies Record<CardText['lang'], Record<'sans' | 'mono', readonly string[]>>;
 
 const COLORS = { bg: '#fcfcfb', fg: '#1b1d21', muted: '#50565f', accent: '#0a57a8', rule: '#d5d9df' } as const;
 const PAD = 72;
@@ -37,11 +41,13 @@ const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f
 /** The advance of one character in ems. */
 function advance(ch: string, mono: boolean): number {
   if (WIDE.test(ch)) return 1;
-  // WenQuanYi Micro Hei Mono sets Latin at 0.6 em (CJK is full width, above).
+  // Noto Sans Mono sets everything at 0.6 em (CJK, from Noto Sans SC, is full width, above).
   if (mono) return 0.6;
-  if (/[il.,:;'|!`]/.test(ch)) return 0.28;
-  if (/[ ]/.test(ch)) return 0.25;
-  if (/[A-Z]|[mw@%]/.test(ch)) return 0.68;
+  // Noto Sans Bold's averages of each class (regular is about 5% narrower, Noto Sans SC's Latin as wide):
+  // the title is bold, and a label measured a little wide wraps a little early, never past the edge.
+  if (/[il.,:;'|!`’]/.test(ch)) return 0.32;
+  if (/[ ]/.test(ch)) return 0.26;
+  if (/[A-Z]|[mw@%]/.test(ch)) return 0.7;
   return 0.56;
 }
 
@@ -83,9 +89,12 @@ export function wrap(pieces: readonly string[], size: number, width: number, max
   return kept;
 }
 
-/** What a line may not break inside: a word and the space after it, and in Chinese each character besides. */
+/**
+ * What a line may not break inside: a word and the space after it, and in Chinese each character
+ * besides; a closing mark (，。：) stays with what it follows, so that no line starts with one.
+ */
 export function breakPieces(text: string): string[] {
-  return text.match(/[\x21-\x7e]+ ?| |[^\x21-\x7e ]/gu) ?? [];
+  return text.match(/[\x21-\x7e]+[，。、：；！？）》」』]* ?| |[^\x21-\x7e ][，。、：；！？）》」』]*/gu) ?? [];
 }
 
 export function escapeXml(text: string): string {
@@ -98,17 +107,35 @@ interface Text {
   y: number;
   size: number;
   text: string;
-  family: string;
+  families: readonly string[];
   bold?: boolean;
   fill: string;
   anchor?: 'end';
 }
 
-/** The stroke, in ems, that makes the one weight look bold. */
-const BOLD = 0.03;
+/** A run of a text and the families it is set in (one, the face fonts.ts picked and named). */
+export interface TextRun {
+  text: string;
+  families: readonly string[];
+}
 
-const textEl = (t: Text) =>
-  `<text x="${t.x}" y="${t.y}" font-family="${t.family}" font-size="${t.size}" fill="${t.fill}"${t.bold ? ` stroke="${t.fill}" stroke-width="${(t.size * BOLD).toFixed(2)}" stroke-linejoin="round"` : ''}${t.anchor ? ` text-anchor="${t.anchor}"` : ''}>${escapeXml(t.text)}</text>`;
+/** How `text` is set: its characters in runs, each in one family. */
+export type SetText = (text: string, families: readonly string[], weight: 400 | 700) => TextRun[];
+
+/** The text as one run in the whole list of families. */
+export const familyList: SetText = (text, families) => [{ text, families }];
+
+/** font-family's value: each family quoted, as CSS names them. */
+const familyAttr = (families: readonly string[]) => escapeXml(families.map((f) => `'${f}'`).join(', '));
+
+function textEl(t: Text, set: SetText): string {
+  const runs = set(t.text, t.families, t.bold ? 700 : 400);
+  const attrs = `x="${t.x}" y="${t.y}" font-size="${t.size}" font-weight="${t.bold ? 700 : 400}" fill="${t.fill}"${t.anchor ? ` text-anchor="${t.anchor}"` : ''}`;
+  if (runs.length === 1) return `<text ${attrs} font-family="${familyAttr(runs[0]!.families)}">${escapeXml(runs[0]!.text)}</text>`;
+  // One text, so that it lays out as one line (and anchors as one); each run names its face.
+  const spans = runs.map((r) => `<tspan font-family="${familyAttr(r.families)}">${escapeXml(r.text)}</tspan>`).join('');
+  return `<text ${attrs} xml:space="preserve">${spans}</text>`;
+}
 
 const TITLE_SIZES = [58, 52, 46];
 
@@ -123,16 +150,29 @@ function titleLayout(pieces: readonly string[]): { size: number; lines: string[]
   return { size, lines: wrap(pieces, size, WIDTH, 3) };
 }
 
-/** The card as an SVG document. */
-export function cardSvg(card: CardText): string {
+/**
+ * A label: two lines at 20 px; a longer one three lines at 18 px where its row has room for them
+ * (with a title of two lines), so that a label's words reach their end ('… after 3.1 s'); cut after
+ * that.
+ */
+function labelLayout(label: string, width: number, rowHeight: number): { size: number; lead: number; lines: string[] } {
+  const pieces = breakPieces(label);
+  const lines = wrap(pieces, 20, width, Infinity);
+  if (lines.length <= 2 || rowHeight < 3 * 24) return { size: 20, lead: 28, lines: wrap(pieces, 20, width, 2) };
+  return { size: 18, lead: 24, lines: wrap(pieces, 18, width, 3) };
+}
+
+/** The card as an SVG document; `set` picks the face of each character (fonts.ts), by default none. */
+export function cardSvg(card: CardText, set: SetText = familyList): string {
+  const fonts = FONTS[card.lang];
   const out: Text[] = [];
-  out.push({ x: PAD, y: 84, size: 26, text: card.series, family: FONTS.sans, fill: COLORS.muted });
-  out.push({ x: CARD.width - PAD, y: 84, size: 30, text: card.site, family: FONTS.sans, bold: true, fill: COLORS.accent, anchor: 'end' });
+  out.push({ x: PAD, y: 84, size: 26, text: card.series, families: fonts.sans, fill: COLORS.muted });
+  out.push({ x: CARD.width - PAD, y: 84, size: 30, text: card.site, families: fonts.sans, bold: true, fill: COLORS.accent, anchor: 'end' });
 
   // The title: as large as fits in two lines, else in three, else cut after three.
   const { size, lines: title } = titleLayout(card.lang === 'en' ? breakPieces(card.title) : card.titlePhrases);
   const lead = Math.round(size * 1.25);
-  title.forEach((line, i) => out.push({ x: PAD, y: 160 + i * lead, size, text: line, family: FONTS.sans, bold: true, fill: COLORS.fg }));
+  title.forEach((line, i) => out.push({ x: PAD, y: 160 + i * lead, size, text: line, families: fonts.sans, bold: true, fill: COLORS.fg }));
 
   // The headlines: a row each, the value (monospace) on the left, its label beside it.
   const rows = card.headlines.slice(0, 3);
@@ -144,19 +184,20 @@ export function cardSvg(card: CardText): string {
   rows.forEach((row, i) => {
     const y = top + i * rowHeight;
     const valueSize = Math.max(18, Math.min(34, Math.floor(valueWidth / Math.max(textWidth(row.value, 1, true), 1))));
-    out.push({ x: PAD, y: y + 30, size: valueSize, text: row.value, family: FONTS.mono, bold: true, fill: COLORS.accent });
-    wrap(breakPieces(row.label), 20, labelWidth, 2).forEach((line, j) =>
-      out.push({ x: labelX, y: y + 16 + j * 28, size: 20, text: line, family: FONTS.sans, fill: COLORS.muted }),
+    out.push({ x: PAD, y: y + 30, size: valueSize, text: row.value, families: fonts.mono, bold: true, fill: COLORS.accent });
+    const label = labelLayout(row.label, labelWidth, rowHeight);
+    label.lines.forEach((line, j) =>
+      out.push({ x: labelX, y: y + 16 + j * label.lead, size: label.size, text: line, families: fonts.sans, fill: COLORS.muted }),
     );
   });
 
-  out.push({ x: PAD, y: CARD.height - 40, size: 20, text: card.footer, family: FONTS.sans, fill: COLORS.muted });
+  out.push({ x: PAD, y: CARD.height - 40, size: 20, text: card.footer, families: fonts.sans, fill: COLORS.muted });
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${CARD.width}" height="${CARD.height}" viewBox="0 0 ${CARD.width} ${CARD.height}">`,
     `<rect width="${CARD.width}" height="${CARD.height}" fill="${COLORS.bg}"/>`,
     `<rect width="12" height="${CARD.height}" fill="${COLORS.accent}"/>`,
     `<rect x="${PAD}" y="${CARD.height - 76}" width="${WIDTH}" height="1" fill="${COLORS.rule}"/>`,
-    ...out.map(textEl),
+    ...out.map((t) => textEl(t, set)),
     '</svg>',
   ].join('\n');
 }

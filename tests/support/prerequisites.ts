@@ -23,7 +23,7 @@ export interface SuiteNeeds {
 const program = (name: string, debianPackage: string): Program => ({ program: name, debianPackage });
 const labTools = LAB_TOOLS.map((t) => program(t.program, t.debianPackage));
 const nft = program('nft', 'nftables');
-/** The CJK font: the browser lays the Chinese pages out with it, and every build draws the articles' og:image cards with it (src/og/render.ts). */
+/** The CJK font Chromium lays the Chinese pages out with. A build needs none: the og:image cards' fonts come from npm (src/og/fonts.ts). */
 const cjkFont = program('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc', 'fonts-wqy-microhei');
 
 /** The oldest Go the modules build with (kube/go.mod and tools/go.mod say go 1.26). */
@@ -33,8 +33,6 @@ export const MIN_GO = [1, 26] as const;
 export const SUITE_NEEDS: Record<string, SuiteNeeds> = {
   // actionlint checks the workflows' run: scripts with shellcheck; without it the lint fails.
   workflows: { programs: [program('shellcheck', 'shellcheck')], root: false, go: true },
-  // The og:image card's test renders it.
-  unit: { programs: [cjkFont], root: false, go: false },
   kube: { programs: [], root: false, go: true },
   lab: { programs: [...labTools, nft], root: true, go: false },
   fault: { programs: [...labTools, nft], root: true, go: false },
@@ -54,13 +52,10 @@ export const SUITE_NEEDS: Record<string, SuiteNeeds> = {
       program('ip', 'iproute2'),
       program('iptables-save', 'iptables'),
       nft,
-      // Its new article's path ends in a build, which draws the article's og:image card.
-      cjkFont,
     ],
     root: true,
     go: true,
   },
-  build: { programs: [cjkFont], root: false, go: false },
   // Debian's Chromium (or Playwright's own, checked by the caller), and a CJK font so the Chinese pages lay out as readers see them
   // (its tests build the site too).
   browser: {

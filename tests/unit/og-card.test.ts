@@ -1,14 +1,16 @@
 // An article's Open Graph card: the headline values read from the MDX through
 // the evidence, the card's layout (wrapped, shrunk or cut to fit, every text
 // escaped), its words for og:image:alt, and the PNG: 1200×630 and the same bytes
-// from the same card.
+// from the same card, drawn with the fonts from npm and nothing of the system's
+// (the fonts themselves: og-fonts.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { headlinesOf } from '../../src/article/render/headlines.ts';
 import { breakPieces, CARD, cardAlt, cardSvg, escapeXml, textWidth, wrap, type CardText } from '../../src/og/card.ts';
-import { cardPng } from '../../src/og/render.ts';
+import { cardPng, cardSetting } from '../../src/og/render.ts';
+import { faceName, loadFaces, PACKAGES } from '../../src/og/fonts.ts';
 
 const ARTICLES = fileURLToPath(new URL('../../content/articles/', import.meta.url));
 
@@ -54,6 +56,8 @@ test('text is measured by its characters: CJK full width, Latin narrower, monosp
   assert.equal(textWidth('abc', 10, true), 18);
   assert.ok(textWidth('iii', 10) < textWidth('mmm', 10));
   assert.deepEqual(breakPieces('curl 等了 3.1 秒 to worker2'), ['curl ', '等', '了', ' ', '3.1 ', '秒', ' ', 'to ', 'worker2']);
+  // A closing mark stays with what it follows: no line starts with "：".
+  assert.deepEqual(breakPieces('访问 ClusterIP：包被丢弃，curl'), ['访', '问', ' ', 'ClusterIP：', '包', '被', '丢', '弃，', 'curl']);
 });
 
 test('lines wrap between pieces, break a piece wider than a line, and the last kept line ends with … when cut', () => {
@@ -102,11 +106,54 @@ test('the alt says the title, then each value with its label, as sentences', () 
   );
 });
 
-test('the PNG is 1200×630, and the same card gives the same bytes', () => {
-  const first = cardPng(cardSvg(card));
-  const again = cardPng(cardSvg(card));
-  assert.equal(first.subarray(1, 4).toString('latin1'), 'PNG');
-  assert.deepEqual([first.readUInt32BE(16), first.readUInt32BE(20)], [CARD.width, CARD.height]);
-  assert.ok(first.equals(again), 'the same card rendered twice differs');
-  assert.ok(!first.equals(cardPng(cardSvg({ ...card, title: 'Another title' }))), 'another title, the same image');
+const faces = loadFaces(Object.keys(PACKAGES));
+const zhCard: CardText = {
+  lang: 'zh',
+  series: 'Kubernetes · 76',
+  site: '实测',
+  title: 'internalTrafficPolicy：集群内部的流量也只走本节点',
+  titlePhrases: ['internalTrafficPolicy：', '集群内部的流量也只走本节点'],
+  headlines: [{ value: 'rc=28', label: 'Local 下，没有本地后端的 worker2 上的 Pod 访问 ClusterIP：包被丢弃' }],
+  footer: '每个实测数字都来自一次真实运行的原始快照。',
+};
+
+test('the PNG is 1200×630, and the same card gives the same bytes, in both languages, with no font of the system', () => {
+  for (const c of [card, zhCard]) {
+    const first = cardPng(c);
+    assert.equal(first.subarray(1, 4).toString('latin1'), 'PNG');
+    assert.deepEqual([first.readUInt32BE(16), first.readUInt32BE(20)], [CARD.width, CARD.height]);
+    assert.ok(first.equals(cardPng(c)), `${c.lang}: the same card rendered twice differs`);
+    assert.ok(!first.equals(cardPng({ ...c, title: 'Another title', titlePhrases: ['Another title'] })), `${c.lang}: another title, the same image`);
+  }
+});
+
+test("each run of the card's text names one face of its weight that covers it, and no face more is loaded", () => {
+  const { svg, faces: used, uncovered } = cardSetting(zhCard, faces);
+  assert.deepEqual(uncovered, []);
+  const named = new Set([...svg.matchAll(/font-family="&apos;([^&]+)&apos;"/g)].map((m) => m[1]));
+  assert.deepEqual([...named].sort(), used.map(faceName).sort(), 'the faces loaded are the faces named');
+  // Bold (the title, the site, the values) and regular (the labels, the series, the footer) from faces of their own weight.
+  for (const [, weight, family] of svg.matchAll(/font-weight="(\d+)"[^>]*?(?:font-family="&apos;([^&]+)&apos;")?>/g)) {
+    if (family) assert.match(family, new RegExp(`-${weight}-normal$`), family);
+  }
+  for (const [, weight, inner] of svg.matchAll(/<text [^>]*font-weight="(\d+)"[^>]*xml:space="preserve">(.*?)<\/text>/g)) {
+    for (const [, family] of inner!.matchAll(/font-family="&apos;([^&]+)&apos;"/g)) assert.match(family!, new RegExp(`-${weight}-normal$`), family);
+  }
+  // The Chinese card sets its Latin in Noto Sans SC, its values in Noto Sans Mono.
+  assert.ok(used.every((f) => f.family === 'Noto Sans SC' || f.family === 'Noto Sans Mono'));
+  assert.ok(used.some((f) => f.family === 'Noto Sans SC' && f.weight === 700) && used.some((f) => f.family === 'Noto Sans SC' && f.weight === 400));
+});
+
+test('an English card sets ’ in Noto Sans, loads no CJK face for it, and still has Noto Sans SC for Chinese', () => {
+  const english = cardSetting({ ...card, title: 'The same pod’s share under Cluster' }, faces);
+  assert.deepEqual(english.uncovered, []);
+  assert.deepEqual(english.faces.map((f) => `${f.family} ${f.weight}`).sort(), ['Noto Sans 400', 'Noto Sans 700', 'Noto Sans Mono 700']);
+  const mixed = cardSetting({ ...card, title: 'Kubernetes 实测' }, faces);
+  assert.ok(mixed.faces.some((f) => f.family === 'Noto Sans SC' && f.weight === 700));
+});
+
+test('a character no font of the card covers is reported, and the card is not drawn without it', () => {
+  const odd = { ...card, title: 'An Egyptian hieroglyph: 𓀀' };
+  assert.deepEqual(cardSetting(odd, faces).uncovered, ['𓀀']);
+  assert.throws(() => cardPng(odd), /og:image: "An Egyptian hieroglyph: 𓀀": no font of the card has 𓀀 \(U\+13000\)/);
 });

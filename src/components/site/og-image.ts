@@ -9,7 +9,7 @@ import { titlePhrases } from '../../i18n/phrases.ts';
 import { articleEvidence } from '../../article/evidence/registry.ts';
 import { evidenceOfRun } from '../../evidence/runs/variants.ts';
 import { headlinesOf } from '../../article/render/headlines.ts';
-import { cardAlt, cardSvg, type CardText } from '../../og/card.ts';
+import { cardAlt, type CardText } from '../../og/card.ts';
 import { cardPng } from '../../og/render.ts';
 import type { ArticleEdition } from './articles.ts';
 
@@ -45,4 +45,4 @@ export function ogCard(edition: ArticleEdition): CardText {
 export const ogImageAlt = (edition: ArticleEdition): string => cardAlt(ogCard(edition));
 
 /** The PNG's bytes, as a Response takes them. */
-export const ogImagePng = (edition: ArticleEdition): Uint8Array<ArrayBuffer> => new Uint8Array(cardPng(cardSvg(ogCard(edition))));
+export const ogImagePng = (edition: ArticleEdition): Uint8Array<ArrayBuffer> => new Uint8Array(cardPng(ogCard(edition)));
