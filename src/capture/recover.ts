@@ -109,7 +109,8 @@ export async function recoverDeadRuns(log: (line: string) => void, options: Reco
       continue;
     }
     try {
-      for (const line of await provider.remove(run)) note(`dead ${run.kind} run ${run.runId}: removed ${line}`);
+      // A provider's "left ..." line says what it did not undo, and why; every other line names what it removed.
+      for (const line of await provider.remove(run)) note(`dead ${run.kind} run ${run.runId}: ${line.startsWith('left ') ? line : `removed ${line}`}`);
     } catch (error) {
       // Its record stays: the next capture or --clean tries again.
       const line = `dead ${run.kind} run ${run.runId}: could not remove what it left (${(error as Error).message}); its record stays for the next try`;

@@ -10,7 +10,7 @@
 // `.shice/` is the project's git-ignored state folder; SHICE_RUN_REGISTRY
 // points elsewhere. A record stays while its owner lives; a record whose owner
 // (pid + start time) is gone belongs to a dead run.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -76,8 +76,15 @@ export const kindRunRecordSchema = z.strictObject({
   stateDir: absolute,
   /** The project root, whose .shice/ holds the engine and tools kind:prepare set up. */
   root: absolute,
-  /** The host's kernel settings before the cluster was created (with shice's own engine, whose nodes share this kernel): written back when it is removed. */
+  /** The host's kernel settings before the cluster was created (with shice's own engine, whose nodes share this kernel). */
   hostSysctls: z.record(z.string(), z.string()).optional(),
+  /**
+   * What the create changed of them, journalled while it runs and once it is done (setting,
+   * value before, value the cluster set): the undo when the cluster is removed, each setting
+   * written back only while it still holds the value the cluster set. The record is forgotten
+   * only once every entry is undone.
+   */
+  hostJournal: z.array(z.strictObject({ name: z.string().min(1), before: z.string(), set: z.string() })).optional(),
   /** Whether docker's `kind` network and /lib/modules were there before the create: what did not exist is removed with the cluster. */
   kindNetworkExisted: z.boolean().optional(),
   libModulesExisted: z.boolean().optional(),
@@ -113,7 +120,19 @@ function write(record: AnyRecord, dir: string): void {
   const file = fileOf(record.kind, record.runId, dir);
   const temp = `${file}.tmp-${process.pid}`;
   writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`);
+  // On disk before what it names is done (a journal before its change): the file, then its rename.
+  syncPath(temp);
   renameSync(temp, file);
+  syncPath(dir);
+}
+
+function syncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Writes (or rewrites) a capture's record. */

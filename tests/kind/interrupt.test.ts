@@ -16,7 +16,7 @@ import { execa } from 'execa';
 import { RUN_MARK } from '../../src/capture/kind/settings.ts';
 import { processesWithEnv } from '../../src/capture/process-identity.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
-import { readSysctls, restoreSysctls } from '../../src/capture/kind/engine/host-state.ts';
+import { journalChanges, readSysctls, undoSysctls } from '../../src/capture/kind/engine/host-state.ts';
 import {
   answeringEngine,
   dockerObjects,
@@ -256,7 +256,8 @@ kindTest('a kind cluster of the same name that the capture did not create is ref
     await execa('kind', ['delete', 'cluster', '--name', CLUSTER, '--kubeconfig', kubeconfig], { env: host!.env });
     if (!before.docker.networks.includes('kind')) await execa('docker', ['network', 'rm', 'kind'], { env: host!.env, reject: false });
     if (before.root.libModules![0] === 'false') rmdirSync('/lib/modules');
-    restoreSysctls(sysctls);
+    // What the test's own cluster changed, undone where it still holds the value that cluster set.
+    undoSysctls(journalChanges(sysctls, readSysctls()));
   }
   assert.deepEqual(await leftovers(), before);
 });

@@ -11,7 +11,7 @@ import { liveContainers, markerOf } from './cluster-containers.ts';
 import { dockerVersion } from './commands.ts';
 import { isOwned, markerPath } from './ownership.ts';
 import { kindPlace, RUN_MARK, type KindPlace } from './settings.ts';
-import { ClusterTeardown, newClaim } from './teardown.ts';
+import { ClusterTeardown, newClaim, type HostBefore } from './teardown.ts';
 import { dockerServerUp } from './tools.ts';
 
 /** "kind create cluster …, 3× docker run": the processes a killed run had running, each kind once. */
@@ -46,24 +46,37 @@ export async function removeLeftovers(place: KindPlace, record: KindRunRecord): 
     );
   }
   const marker = await markerOf(place.stateDir, cluster);
-  // A later capture recreated it, or it is gone: not this run's to delete.
-  if (!marker || marker.runId !== runId) return removed;
+  const claim = newClaim();
+  claim.before = hostBeforeOf(record);
+  const teardown = new ClusterTeardown(place, { cluster, kubeconfig: place.kubeconfig }, claim);
+  // A later capture recreated it, or it is gone (a kill -9 after the teardown removed the marker):
+  // not this run's cluster to delete, but what its create changed of the host is still its to undo.
+  // A setting left as someone else set it is said with the rest (recover.ts prints a "left" line as it is).
+  const said: string[] = [];
+  const log = (line: string) => {
+    if (line.startsWith('left ')) said.push(line);
+  };
+  if (!marker || marker.runId !== runId) return [...removed, ...(await teardown.restoreHost(log)), ...said];
   const live = await liveContainers(place.tools, cluster);
   if (live.length > 0 && marker.containers.length > 0 && !isOwned(marker, cluster, live)) {
     throw new DriverError(
       `kind cluster "${cluster}" has containers run ${runId} did not create (marker ${markerPath(place.stateDir, cluster)}); not deleting it`,
     );
   }
-  const claim = newClaim();
   claim.owns = true;
   claim.createStarted = true;
-  claim.before = {
+  removed.push(...(await teardown.teardown(log)), ...said);
+  return removed;
+}
+
+/** What a run's record says was there before its create, and the undo of what the create changed. */
+export function hostBeforeOf(record: KindRunRecord): HostBefore {
+  return {
     hostSysctls: record.hostSysctls ?? null,
+    hostJournal: record.hostJournal ?? null,
     kindNetworkExisted: record.kindNetworkExisted ?? null,
     libModulesExisted: record.libModulesExisted ?? null,
   };
-  removed.push(...(await new ClusterTeardown(place, { cluster, kubeconfig: place.kubeconfig }, claim).teardown(() => {})));
-  return removed;
 }
 
 /** The kind driver's answer to the capture's recovery: the clusters its killed runs recorded, nothing else. */

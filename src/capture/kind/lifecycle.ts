@@ -12,7 +12,7 @@ import { recordKindRun } from '../run-registry.ts';
 import { liveContainers, markerOf } from './cluster-containers.ts';
 import * as cmd from './commands.ts';
 import { renderKindConfig } from './config.ts';
-import { readSysctls } from './engine/host-state.ts';
+import { journalChanges, readSysctls } from './engine/host-state.ts';
 import { decideClusterAction, isOwned, removeMarker, writeMarker } from './ownership.ts';
 import { KIND_MARKS } from './phases.ts';
 import { kindStatePaths, type KindScope } from './settings.ts';
@@ -86,16 +86,20 @@ export class KindClusterLifecycle {
     await writeFile(kindStatePaths(stateDir, cluster).config, renderKindConfig(experiment.cluster, options.runId, state.setup));
     // The record and the marker exist before kind starts: after a kill -9, the next capture or
     // --clean finds the cluster by them (leftovers.ts) and the marker proves it is this run's.
-    if (options.host)
-      recordKindRun({
-        runId: options.runId,
-        cluster,
-        stateDir,
-        root: options.host.root,
-        ...(before.hostSysctls ? { hostSysctls: before.hostSysctls } : {}),
-        ...(before.kindNetworkExisted === null ? {} : { kindNetworkExisted: before.kindNetworkExisted }),
-        ...(before.libModulesExisted === null ? {} : { libModulesExisted: before.libModulesExisted }),
-      });
+    if (before.hostSysctls) before.hostJournal = [];
+    const record = () => {
+      if (options.host)
+        recordKindRun({
+          runId: options.runId,
+          cluster,
+          stateDir,
+          root: options.host.root,
+          ...(before.hostSysctls ? { hostSysctls: before.hostSysctls, hostJournal: before.hostJournal ?? [] } : {}),
+          ...(before.kindNetworkExisted === null ? {} : { kindNetworkExisted: before.kindNetworkExisted }),
+          ...(before.libModulesExisted === null ? {} : { libModulesExisted: before.libModulesExisted }),
+        });
+    };
+    record();
     this.claim.recorded = options.host !== undefined;
     const marker = { createdBy: 'shice' as const, cluster, runId: options.runId, createdAt: new Date().toISOString(), containers: [] };
     await writeMarker(stateDir, marker);
@@ -104,7 +108,22 @@ export class KindClusterLifecycle {
     const nodes = experiment.cluster.nodes.length;
     const image = state.nodeImage.name ?? "kind's default node image";
     ctx.log(`${KIND_MARKS.create} "${cluster}" (${nodes} node${nodes === 1 ? '' : 's'}, ${image}; this takes a minute or two)`);
-    await tools.run(this.createArgv(), { what: `create kind cluster "${cluster}"`, timeoutMs: this.scope.timeouts.createMs, ctx });
+    // What the create changes of the host's kernel settings is journalled in the record as it is
+    // seen (every 2 s while kind runs, and once it is done): a kill -9 leaves the undo on disk.
+    const journal = () => {
+      if (!before.hostSysctls || !before.hostJournal) return;
+      const next = journalChanges(before.hostSysctls, readSysctls(), before.hostJournal);
+      if (JSON.stringify(next) === JSON.stringify(before.hostJournal)) return;
+      before.hostJournal = next;
+      record();
+    };
+    const watch = before.hostSysctls ? setInterval(journal, 2000) : null;
+    try {
+      await tools.run(this.createArgv(), { what: `create kind cluster "${cluster}"`, timeoutMs: this.scope.timeouts.createMs, ctx });
+    } finally {
+      if (watch) clearInterval(watch);
+      journal();
+    }
     const live = await liveContainers(tools, cluster, ctx);
     if (live.length === 0)
       throw new DriverError(`kind create cluster reported success, but docker lists no containers labelled ${cmd.KIND_CLUSTER_LABEL}=${cluster}`);

@@ -12,7 +12,7 @@ import { DriverError } from '../provider/node-provider.ts';
 import { forgetRecord } from '../run-registry.ts';
 import { liveContainers, markerOf } from './cluster-containers.ts';
 import * as cmd from './commands.ts';
-import { changeText, restoreSysctls, type Sysctls } from './engine/host-state.ts';
+import { leftText, readSysctls, undoSysctls, undoText, unjournalled, type SysctlUndo, type Sysctls } from './engine/host-state.ts';
 import { isOwned, markerPath, removeMarker, writeMarker } from './ownership.ts';
 import { kindStatePaths, type KindPlace } from './settings.ts';
 
@@ -25,8 +25,10 @@ export interface HostBefore {
   kindNetworkExisted: boolean | null;
   /** Whether /lib/modules was there before kind's node mounts (which docker creates when missing). */
   libModulesExisted: boolean | null;
-  /** The host's kernel settings, written back after the cluster is deleted; null: not this machine's kernel. */
+  /** The host's kernel settings before the create; null: not this machine's kernel. */
   hostSysctls: Sysctls | null;
+  /** What the create changed of them (the undo after the cluster is deleted); null: nothing journalled. */
+  hostJournal: SysctlUndo[] | null;
 }
 
 /** What this run may do to the cluster, and what it has done: the lifecycle writes it, the teardown reads it. */
@@ -46,7 +48,7 @@ export const newClaim = (): ClusterClaim => ({
   createStarted: false,
   recorded: false,
   done: false,
-  before: { kindNetworkExisted: null, libModulesExisted: null, hostSysctls: null },
+  before: { kindNetworkExisted: null, libModulesExisted: null, hostSysctls: null, hostJournal: null },
 });
 
 export class ClusterTeardown {
@@ -120,8 +122,13 @@ export class ClusterTeardown {
     return removed;
   }
 
-  /** kind's network and an empty /lib/modules where the create made them, and the kernel settings the cluster changed. */
-  private async restoreHost(log: (line: string) => void): Promise<string[]> {
+  /**
+   * kind's network and an empty /lib/modules where the create made them, and the undo of the
+   * kernel settings the create changed (its journal), each only while it holds the value the
+   * cluster set. Also run on its own for a killed run whose cluster is already gone. Throws
+   * when an undo is not done, so that the run's record stays.
+   */
+  async restoreHost(log: (line: string) => void): Promise<string[]> {
     const { before } = this.claim;
     const removed: string[] = [];
     if (before.kindNetworkExisted === false) {
@@ -133,13 +140,22 @@ export class ClusterTeardown {
       log(`removed the empty ${LIB_MODULES} that docker made for kind's node mounts`);
       removed.push(`the empty ${LIB_MODULES} docker made for kind's node mounts`);
     }
-    if (before.hostSysctls !== null) {
-      const { restored, failed } = restoreSysctls(before.hostSysctls);
+    if (before.hostJournal !== null) {
+      const { restored, left, failed } = undoSysctls(before.hostJournal);
       if (restored.length > 0) {
-        log(`wrote back what the cluster changed of this host's kernel settings: ${restored.map(changeText).join(', ')}`);
-        removed.push(`the cluster's changes to this host's kernel settings (written back: ${restored.map(changeText).join(', ')})`);
+        log(`undid what the cluster changed of this host's kernel settings: ${restored.map(undoText).join(', ')}`);
+        removed.push(`the cluster's changes to this host's kernel settings (written back: ${restored.map(undoText).join(', ')})`);
       }
-      if (failed.length > 0) throw new DriverError(`could not write back ${failed.map(({ change, error }) => `${changeText(change)} (${error})`).join(', ')}`);
+      for (const l of left) log(leftText(l));
+      if (failed.length > 0) throw new DriverError(`could not write back ${failed.map(({ entry, error }) => `${undoText(entry)} (${error})`).join(', ')}`);
+    }
+    if (before.hostSysctls !== null) {
+      // Seen, never written: no journal says the cluster made these.
+      const other = unjournalled(before.hostSysctls, readSysctls(), before.hostJournal ?? []);
+      if (other.length > 0)
+        log(
+          `left as they are, not recorded as the cluster's changes (different from before its create): ${other.map((c) => `${c.name} ${c.before} -> ${c.after}`).join(', ')}`,
+        );
     }
     return removed;
   }

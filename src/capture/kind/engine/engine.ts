@@ -7,15 +7,29 @@
 // host's root namespace. Only that daemon is ever stopped, and stopping it
 // removes what it added to the host and restores what it changed there.
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../../provider/node-provider.ts';
 import { processStartTime, stillRunning } from '../../process-identity.ts';
 import { DaemonError, runTool, sleep, startDaemon, type Daemon } from '../../process.ts';
 import { parseDockerVersion } from '../tool-output.ts';
 import { MACHINE_CACHE } from '../../machine-cache.ts';
-import { changeText, readSysctls, restoreSysctls, routeChanges, routeLines, type HostNetwork, type Sysctls } from './host-state.ts';
+import {
+  journalChanges,
+  leftText,
+  procSysctls,
+  readSysctls,
+  routeChanges,
+  routeLines,
+  sysctlChanges,
+  undoAction,
+  undoSysctls,
+  undoText,
+  type HostNetwork,
+  type SysctlUndo,
+  type Sysctls,
+} from './host-state.ts';
 
 /** Where shice's own daemon keeps everything. */
 export const ENGINE_DIR = join(MACHINE_CACHE, 'docker');
@@ -93,8 +107,38 @@ export interface EngineRecord {
   socket: string;
   startedAt: string;
   adaptation: RuntimeAdaptation | null;
-  /** Host state before the daemon ran, so that stopping it removes exactly what it added and writes back what it changed. */
+  /** Host state before the daemon ran, so that stopping it removes exactly what it added. */
   before: { docker0: boolean; sysctls?: Sysctls; routes?: string[] };
+  /**
+   * The kernel settings the daemon's start changed (forwarding), journalled once it answers:
+   * what --stop undoes, each only while it still holds the value the daemon set. An engine's
+   * undo that failed is carried into the next start's journal.
+   */
+  journal?: SysctlUndo[];
+}
+
+/** dockerd's own change, for a record written before journals were: forwarding turned on, nothing else. */
+const FORWARDING = /^net\.ipv[46]\.(ip_forward|conf\.(all|default)\.forwarding)$/;
+
+/** The journal --stop undoes: the record's, or for a record without one, forwarding turned on from 0 (dockerd's known change). */
+export function engineJournal(record: EngineRecord, now: Sysctls): SysctlUndo[] {
+  if (record.journal) return record.journal;
+  if (!record.before.sysctls) return [];
+  return sysctlChanges(record.before.sysctls, now)
+    .filter((c) => FORWARDING.test(c.name) && c.before === '0' && c.after === '1')
+    .map((c) => ({ name: c.name, before: c.before, set: c.after }));
+}
+
+/**
+ * A start's reading before, with what an earlier engine's journal left undone put back: a
+ * setting that still holds that engine's value was the project's change, not the host's, so the
+ * new engine's journal carries it on (with the host's value before) instead of taking it for the host's.
+ */
+export function carryJournal(reading: Sysctls, old: readonly SysctlUndo[]): { before: Sysctls; journal: SysctlUndo[] } {
+  const carried = old.filter((e) => undoAction(e, reading[e.name]) === 'undo');
+  const before = { ...reading };
+  for (const e of carried) before[e.name] = e.before;
+  return { before, journal: carried };
 }
 
 export function dockerdArgv(paths: EnginePaths, adaptation: RuntimeAdaptation | null): string[] {
@@ -286,7 +330,9 @@ export async function startEngine(log: (line: string) => void, env: NodeJS.Proce
   // Read before dockerd can change anything: what --stop writes back, and, the first time on this machine, the baseline.
   const network = await readHostNetwork(env);
   if (readMachineBaseline(paths) === null) writeJsonAtomically(paths.baseline, { recordedAt: new Date().toISOString(), ...network });
-  const before = { docker0: linkExists('docker0'), sysctls: network.sysctls, routes: network.routes };
+  // A dead engine whose --stop could not undo all it changed: its changes are not this host's "before".
+  const carried = carryJournal(network.sysctls, old ? engineJournal(old, network.sysctls) : []);
+  const before = { docker0: linkExists('docker0'), sysctls: carried.before, routes: network.routes };
   let daemon: Daemon;
   try {
     // Detached, its output appended to the log: it outlives this process, as a daemon does.
@@ -300,7 +346,15 @@ export async function startEngine(log: (line: string) => void, env: NodeJS.Proce
   void daemon.ended.then(({ code, signal }) => {
     exited = signal ?? `exit ${code}`;
   });
-  const record: EngineRecord = { pid, startTime: processStartTime(pid), socket: paths.socket, startedAt: new Date().toISOString(), adaptation, before };
+  const record: EngineRecord = {
+    pid,
+    startTime: processStartTime(pid),
+    socket: paths.socket,
+    startedAt: new Date().toISOString(),
+    adaptation,
+    before,
+    journal: carried.journal,
+  };
   writeJsonAtomically(paths.record, record);
   log(`kind:prepare: started shice's own dockerd (pid ${pid}, data root ${paths.dataRoot}, log ${paths.log})`);
   if (adaptation) log(`kind:prepare: runtime adapted: ${adaptation.summary}`);
@@ -309,7 +363,12 @@ export async function startEngine(log: (line: string) => void, env: NodeJS.Proce
   const deadline = performance.now() + 60_000;
   for (;;) {
     const version = await serverVersion({ ...env, DOCKER_HOST: dockerHost });
-    if (version !== null) return { own: true, dockerHost, serverVersion: version, record };
+    if (version !== null) {
+      // What its start changed (forwarding), journalled before anything could undo it.
+      record.journal = journalChanges(before.sysctls, readSysctls(), record.journal);
+      writeJsonAtomically(paths.record, record);
+      return { own: true, dockerHost, serverVersion: version, record };
+    }
     if (exited !== null || performance.now() > deadline) {
       const tail = readFileSync(paths.log, 'utf8').trim().split('\n').slice(-3).join(' | ');
       if (exited === null) process.kill(pid, 'SIGTERM');
@@ -363,24 +422,41 @@ export async function stopEngine(env: NodeJS.ProcessEnv = process.env): Promise<
     const removed = await runTool(['ip', 'link', 'delete', 'docker0'], { env, timeoutMs: 20_000 });
     if (removed.exitCode === 0) done.push('removed the docker0 bridge it had created');
   }
-  // dockerd turned on forwarding (IPv4 at start, IPv6 with kind's network); the kernel's anycast routes go with it.
-  if (record.before.sysctls) {
-    const { restored, failed } = restoreSysctls(record.before.sysctls);
-    for (const change of restored) done.push(`restored ${changeText(change)}, as before the engine started`);
-    for (const { change, error } of failed) done.push(`could not restore ${changeText(change)}: ${error}`);
-  }
+  // dockerd turned on forwarding at its start: undone where it still holds the value dockerd set.
+  const { restored, left, failed } = undoSysctls(engineJournal(record, readSysctls()), procSysctls);
+  for (const entry of restored) done.push(`restored ${undoText(entry)}, as before the engine started`);
+  for (const l of left) done.push(leftText(l));
+  for (const { entry, error } of failed) done.push(`could not restore ${undoText(entry)}: ${error}`);
   if (record.before.routes) {
     const { added, removed } = routeChanges(record.before.routes, (await readHostNetwork(env)).routes);
     if (added.length + removed.length > 0)
       done.push(`the routing tables differ from before the engine started: ${[...added.map((r) => `+ ${r}`), ...removed.map((r) => `- ${r}`)].join('; ')}`);
   }
-  rmSync(paths.record, { force: true });
   rmSync(paths.socket, { force: true });
+  if (failed.length > 0) {
+    // The record stays, so that the next --stop tries again and the next start carries the undo on.
+    done.push(`${paths.record} stays: its undo is not done (npm run kind:prepare -- --stop again once the setting can be written)`);
+    return done;
+  }
+  rmSync(paths.record, { force: true });
   return done;
 }
 
+/** Writes a file beside `file`, flushes it to disk, renames it into place and flushes the folder: a journal survives a power cut. */
 export function writeJsonAtomically(file: string, value: unknown): void {
   const partial = `${file}.partial`;
   writeFileSync(partial, `${JSON.stringify(value, null, 2)}\n`);
+  const fd = openSync(partial, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(partial, file);
+  const dir = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }

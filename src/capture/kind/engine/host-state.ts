@@ -4,13 +4,18 @@
 // IPv6-enabled network (the kernel then adds anycast routes to the local
 // table); in a privileged node container, kubelet sets kernel.panic,
 // kernel.panic_on_oops and vm.overcommit_memory, and systemd fs.file-max and
-// fs.protected_*, all of them the host's own. So the settings are read before
-// (by the engine as it starts, by the kind driver before it creates a cluster)
-// and every one that differs is written back after (--stop, the cluster's
-// teardown). The engine's first reading on a machine is kept as the machine's
-// baseline, so that a later run is checked against the host as shice first
-// found it, not as an earlier run left it. Reading and writing /proc/sys are
-// the edges; the rest is pure.
+// fs.protected_*, all of them the host's own. A restore is an undo of the
+// project's own change, never a return to an earlier reading: the settings are
+// read before (by the engine as it starts, by the kind driver before it creates
+// a cluster), what the engine's start or the cluster's create changed is kept
+// as a journal (setting, value before, value the project's change set) in the
+// engine's or the run's record, written durably as soon as it is seen, and the
+// undo writes a setting back only where its value is still the one the project
+// set. A setting changed since by someone else (an administrator's sysctl -w)
+// is left and said. The engine's first reading on a machine is kept as the
+// machine's baseline, so that a later run is checked against the host as shice
+// first found it, not as an earlier run left it. Reading and writing /proc/sys
+// are the edges; the rest is pure.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -96,30 +101,95 @@ export function readSysctls(): Sysctls {
   return values;
 }
 
+/** One change of the project's, journalled before it is undone: the setting, its value before and the value the project's change set. */
+export interface SysctlUndo {
+  name: string;
+  before: string;
+  set: string;
+}
+
 /**
- * Writes back every recorded setting that differs now. Some settings move others
- * (net.ipv4.ip_forward is conf.all.forwarding; all.forwarding sets every
- * interface's), so it reads again and repeats while that changes something.
- * Returns what it restored and what it could not.
+ * The journal of a change seen between a reading `before` it and one `after`: every setting
+ * whose value differs. An entry already journalled keeps its value before (the first reading
+ * is the host's) and takes the newest value set; one back at its value before leaves the journal.
  */
-export function restoreSysctls(before: Sysctls): { restored: SysctlChange[]; failed: { change: SysctlChange; error: string }[] } {
-  const restored = new Map<string, SysctlChange>();
-  let failed: { change: SysctlChange; error: string }[] = [];
-  for (let round = 0; round < 3; round++) {
-    const changes = sysctlChanges(before, readSysctls());
-    if (changes.length === 0) break;
-    failed = [];
-    for (const change of changes) {
-      try {
-        writeFileSync(sysctlPath(change.name), `${change.before}\n`);
-        if (!restored.has(change.name)) restored.set(change.name, change);
-      } catch (error) {
-        failed.push({ change, error: (error as Error).message });
-      }
+export function journalChanges(before: Sysctls, after: Sysctls, journal: readonly SysctlUndo[] = []): SysctlUndo[] {
+  const entries = new Map(journal.map((e) => [e.name, e]));
+  for (const { name, before: was, after: now } of sysctlChanges(before, after)) entries.set(name, { name, before: entries.get(name)?.before ?? was, set: now });
+  for (const entry of journal) if (after[entry.name] === entry.before) entries.delete(entry.name);
+  return [...entries.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** What an undo does with one entry, given the setting's value now: write it back only while it is still the value the project set. */
+export function undoAction(entry: SysctlUndo, now: string | undefined): 'undo' | 'already back' | 'leave' {
+  if (now === entry.set) return 'undo';
+  if (now === entry.before) return 'already back';
+  return 'leave';
+}
+
+export interface UndoResult {
+  /** Written back (or put back by another undo of the same journal: ip_forward is conf.all.forwarding). */
+  restored: SysctlUndo[];
+  /** Changed by someone else since the project set it: left as it is. */
+  left: { entry: SysctlUndo; now: string | undefined }[];
+  /** Still the project's value after the write: the undo is not done. */
+  failed: { entry: SysctlUndo; error: string }[];
+}
+
+export interface SysctlIo {
+  read: (name: string) => string | undefined;
+  write: (name: string, value: string) => void;
+}
+
+/** /proc/sys itself. */
+export const procSysctls: SysctlIo = {
+  read: (name) => {
+    try {
+      return fold(readFileSync(sysctlPath(name), 'utf8'));
+    } catch {
+      return undefined;
     }
+  },
+  write: (name, value) => writeSysctl(name, value),
+};
+
+/**
+ * Undoes a journal. Each setting is judged by its value before any write (so that a setting one
+ * write moves, as net.ipv4.ip_forward moves conf.all.forwarding, is not taken for someone
+ * else's), then written back where that value is the one the project set, and read again.
+ */
+export function undoSysctls(journal: readonly SysctlUndo[], io: SysctlIo = procSysctls): UndoResult {
+  const result: UndoResult = { restored: [], left: [], failed: [] };
+  const todo: SysctlUndo[] = [];
+  for (const entry of journal) {
+    const now = io.read(entry.name);
+    const action = undoAction(entry, now);
+    if (action === 'undo') todo.push(entry);
+    if (action === 'leave') result.left.push({ entry, now });
   }
-  const still = new Set(sysctlChanges(before, readSysctls()).map((c) => c.name));
-  return { restored: [...restored.values()].filter((c) => !still.has(c.name)), failed };
+  const errors = new Map<string, string>();
+  // Some settings move others (all.forwarding sets every interface's): a second pass catches one put back by a later write.
+  for (let round = 0; round < 3; round++) {
+    let wrote = false;
+    for (const entry of todo) {
+      if (io.read(entry.name) !== entry.set) continue;
+      try {
+        io.write(entry.name, entry.before);
+        errors.delete(entry.name);
+      } catch (error) {
+        errors.set(entry.name, (error as Error).message);
+      }
+      wrote = true;
+    }
+    if (!wrote) break;
+  }
+  for (const entry of todo) {
+    const now = io.read(entry.name);
+    if (now === entry.before) result.restored.push(entry);
+    else if (now === entry.set) result.failed.push({ entry, error: errors.get(entry.name) ?? `still ${entry.set}` });
+    else result.left.push({ entry, now });
+  }
+  return result;
 }
 
 /** Writes one setting; for the kind suite, which puts forwarding back where an earlier run of an older shice left it on. */
@@ -129,3 +199,16 @@ export function writeSysctl(name: string, value: string): void {
 
 /** One line per change written back: `net.ipv6.conf.all.forwarding 1 -> 0`. */
 export const changeText = (c: SysctlChange): string => `${c.name} ${c.after} -> ${c.before}`;
+
+/** `net.ipv6.conf.all.forwarding 1 -> 0` for an undo. */
+export const undoText = (e: SysctlUndo): string => `${e.name} ${e.set} -> ${e.before}`;
+
+/** `left vm.swappiness at 33: changed by someone else since` (the project had set it to 60). */
+export const leftText = ({ entry, now }: { entry: SysctlUndo; now: string | undefined }): string =>
+  `left ${entry.name} at ${now ?? '(gone)'}: changed by someone else since (set to ${entry.set}, ${entry.before} before)`;
+
+/** Settings that differ from `before` and that no journal entry covers: seen, never written (not known to be the project's). */
+export function unjournalled(before: Sysctls, now: Sysctls, journal: readonly SysctlUndo[]): SysctlChange[] {
+  const journalled = new Set(journal.map((e) => e.name));
+  return sysctlChanges(before, now).filter((c) => !journalled.has(c.name));
+}
