@@ -80,6 +80,9 @@ export function suiteList(root: string, node: string): Suite[] {
     // path from npm run new to its page, article 074's capture, and the host as it was before the engine started.
     nodeTest('kind', 'kind: a new article and article 074 on real kind clusters, the host as found (node:test)', 'tests/kind/**/*.test.ts', 1),
     command('build', 'build (astro build)', [node, astro, 'build']),
+    // What the build wrote, read as files: every run record against its snapshots, every link and card of every page.
+    // Seconds, and no browser: the browser suite loads each article's pages once and one page of each template thoroughly.
+    nodeTest('built', 'built site without a browser: run records against their snapshots, links, cards (node:test over dist/)', 'tests/built/**/*.test.ts', 1),
     // astro dev on a copy of the project: the real content/ is never written.
     nodeTest('dev', 'dev server: evidence checks on change (node:test, astro dev on a copy)', 'tests/dev/**/*.test.ts', 1),
     {
