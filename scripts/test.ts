@@ -28,9 +28,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { goVersion } from './lib/go-build.ts';
-import { planSetup, POLICY_RC_D, type MachineProbe } from '../tests/support/prerequisites.ts';
-import { findProgram } from '../src/capture/lab/tools.ts';
+import { probeMachine, readOrNull } from './lib/machine-probe.ts';
+import { planSetup, POLICY_RC_D } from '../tests/support/prerequisites.ts';
 import { isMountPoint, realNetnsDir } from '../src/capture/lab/netns-mount.ts';
 import { NETNS_RUN_DIR } from '../src/capture/lab/network.ts';
 import {
@@ -65,30 +64,8 @@ const optOut = optedOutSuites(
 );
 if ('problem' in optOut) fail(optOut.problem);
 
-function readOrNull(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
-function probeMachine(): MachineProbe {
-  const go = goVersion();
-  const has = (program: string) =>
-    findProgram(program, process.env.PATH) !== null ||
-    existsSync(program) ||
-    // Playwright's own Chromium serves the browser suite where Debian's is absent (playwright.config.ts).
-    (program === '/usr/bin/chromium' && existsSync(chromium.executablePath()));
-  return {
-    platform: process.platform,
-    root: process.getuid?.() === 0,
-    goVersion: 'version' in go ? go.version : null,
-    has,
-    osRelease: readOrNull('/etc/os-release'),
-    aptGet: findProgram('apt-get', process.env.PATH) !== null,
-  };
-}
+// Playwright's own Chromium serves the browser suite where Debian's is absent (playwright.config.ts).
+const machine = () => probeMachine(process.env, (program) => program === '/usr/bin/chromium' && existsSync(chromium.executablePath()));
 
 const POLICY_FILE = '/usr/sbin/policy-rc.d';
 
@@ -127,11 +104,11 @@ function installPackages(packages: string[]): void {
 }
 
 const toRun = selected.suites.filter((s) => !optOut.optedOut.has(s.word)).map((s) => s.word);
-const setup = planSetup(toRun, probeMachine());
+const setup = planSetup(toRun, machine());
 if (setup.problems.length > 0) fail(setup.problems.join('\n'));
 if (setup.install.length > 0) {
   installPackages(setup.install);
-  const after = planSetup(toRun, probeMachine());
+  const after = planSetup(toRun, machine());
   if (after.problems.length > 0 || after.install.length > 0)
     fail(`npm test: still missing after apt-get: ${after.install.join(' ') || after.problems.join('; ')}`);
 }

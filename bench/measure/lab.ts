@@ -51,6 +51,17 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
   const unavailable = labUnavailable();
   if (unavailable) return labNotMeasured(unavailable);
   try {
+    // A capture builds the releases its runs lack before its first run; that build is no part of a capture's time.
+    const plan = await execa(process.execPath, [join(ctx.root, 'scripts/capture.ts'), '--driver', 'lab', '--dry-run'], {
+      cwd: ctx.root,
+      reject: false,
+      cancelSignal: ctx.cancelSignal,
+    });
+    const builds = plan.stdout.split('\n').filter((line) => line.startsWith('# before the first run, the capture builds '));
+    if (builds.length > 0)
+      return labNotMeasured(
+        `the capture would first build ${builds.length} release(s) this machine lacks (npm run lab:build -- --k8s all builds them): ${builds[0]!.slice(2)}`,
+      );
     return await withTemporary(
       ctx,
       () => makeTempDir('lab'),

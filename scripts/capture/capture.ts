@@ -12,6 +12,7 @@ import { checkOutFolder, checkTarget, TargetError } from '../../src/capture/targ
 import { otherRelease, targetOf, type ArticlePlan } from './articles.ts';
 import { fail, failingOn, say, type CaptureContext } from './edge.ts';
 import { keepAsideAndExit } from './kept-aside.ts';
+import { buildWhatRunsNeed, planMachine } from './prepare.ts';
 import { recoverKilledRuns, variantDrivers } from './providers.ts';
 import { reportSwapped, runLabel } from './report.ts';
 import { runVariants, type ArticleCapture, type HeldRuns, type PlannedRun } from './variant-runs.ts';
@@ -21,10 +22,16 @@ export async function capture(args: CaptureArgs, plans: readonly ArticlePlan[], 
   // in: the snapshots this capture writes do not make the next article's run "dirty".
   const git = await gitInfo(ctx.root);
   checkTargets(args, plans, ctx.root);
+  // Every run of every article and version checked against this machine before any starts: what it
+  // lacks and the project builds is built now; what cannot be is every problem at once, exit 2, nothing written.
+  await buildWhatRunsNeed(await planMachine(args, plans), ctx);
   // Runs killed earlier are found by their records and put right before anything reads the snapshots.
   await recoverKilledRuns();
-  for (const plan of plans) {
-    const runs = await runnableVariants(args, plan, ctx.root);
+  // Every run's own preflight, too, before the first run: a later version's cannot fail after an earlier one ran.
+  const runnable: PlannedRun[][] = [];
+  for (const plan of plans) runnable.push(await runnableVariants(args, plan, ctx.root));
+  for (const [index, plan] of plans.entries()) {
+    const runs = runnable[index]!;
     const defs = await loadArticle(ctx.root, plan.slug);
     ctx.interrupts.running = true;
     const article = { args, slug: plan.slug, defs, git, ctx };

@@ -1,5 +1,6 @@
 // `--dry-run`: what a real run of each variant runs, in order, waits and health
-// checks included: each line a command a shell accepts. Runs nothing.
+// checks included: each line a command a shell accepts, after what the capture
+// would build first and what would stop it here, as comments. Runs and builds nothing.
 import type { CaptureArgs } from '../../src/capture/cli-args.ts';
 import { articleDir } from '../../src/authoring/load.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
@@ -7,8 +8,11 @@ import { planLines } from '../../src/capture/plan-text.ts';
 import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
 import { otherRelease, type ArticlePlan } from './articles.ts';
 import { variantDrivers } from './providers.ts';
+import { planMachine, preparationComments } from './prepare.ts';
 
-export function printPlans(args: CaptureArgs, plans: readonly ArticlePlan[], root: string): void {
+export async function printPlans(args: CaptureArgs, plans: readonly ArticlePlan[], root: string): Promise<void> {
+  const before = preparationComments((await planMachine(args, plans)).preparation);
+  if (before.length > 0) process.stdout.write(`${before.join('\n')}\n`);
   for (const plan of plans) {
     for (const { variant, experiment, driver } of variantDrivers(args, root, plan)) {
       const steps = new Cluster(driver, experiment, { articleDir: articleDir(root, plan.slug) }).plan(symbolicTopologyView);

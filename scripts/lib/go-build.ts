@@ -10,8 +10,8 @@ import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** The Go on PATH as `go env GOVERSION` names it (go1.26.8), or why there is none. */
-export function goVersion(): { version: string } | { problem: string } {
-  const run = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' });
+export function goVersion(env: NodeJS.ProcessEnv = process.env): { version: string } | { problem: string } {
+  const run = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8', env });
   if (run.error || run.status !== 0) return { problem: run.error?.message ?? run.stderr.trim() };
   return { version: run.stdout.trim() };
 }
@@ -48,20 +48,25 @@ export interface GoRun {
   /** The module's folder. */
   cwd: string;
   env?: NodeJS.ProcessEnv;
+  /** Stops go as Ctrl-C does (a capture's interrupt, which ends the build before any run). */
+  signal?: AbortSignal;
 }
 
 /** Runs go with its stderr line by line (stdout passed through); resolves with its exit code. Ctrl-C stops it. */
-export function runGo(args: string[], { cwd, env = process.env }: GoRun, onLine: (line: string) => void): Promise<number> {
+export function runGo(args: string[], { cwd, env = process.env, signal }: GoRun, onLine: (line: string) => void): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn('go', args, { cwd, env, stdio: ['ignore', 'inherit', 'pipe'] });
     createInterface({ input: child.stderr }).on('line', onLine);
     const stop = () => child.kill('SIGTERM');
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    child.on('close', (code, signal) => {
+    signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted) stop();
+    child.on('close', (code, signal_) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      resolve(code ?? (signal ? 128 : 1));
+      signal?.removeEventListener('abort', stop);
+      resolve(code ?? (signal_ ? 128 : 1));
     });
   });
 }
@@ -78,6 +83,8 @@ export interface GoBuild extends GoRun {
   started: number;
   /** A progress line every this many packages compiled. */
   every?: number;
+  /** Where its own lines go (`<tag>: ...`); stdout when not given. */
+  say?: (line: string) => void;
 }
 
 export const elapsedSince = (started: number) => `${Math.round((performance.now() - started) / 1000)} s`;
@@ -89,9 +96,9 @@ export const elapsedSince = (started: number) => `${Math.round((performance.now(
  * packages compiled, or the one line saying what failed.
  */
 export async function goBuild(build: GoBuild): Promise<{ compiled: number } | { problem: string }> {
-  const { tag, output, started, every = 100 } = build;
+  const { tag, output, started, every = 100, say = (line: string) => process.stdout.write(`${line}\n`) } = build;
   const errors: string[] = [];
-  process.stdout.write(`${tag}: downloading modules (go mod download)\n`);
+  say(`${tag}: downloading modules (go mod download)`);
   if ((await runGo(['mod', 'download'], build, (line) => errors.push(line))) !== 0)
     return { problem: `go mod download failed: ${errors.slice(-5).join(' | ')}` };
 
@@ -102,7 +109,7 @@ export async function goBuild(build: GoBuild): Promise<{ compiled: number } | { 
   const code = await runGo(['build', '-v', ...build.flags, '-o', partial, ...build.packages], build, (line) => {
     if (isPackageLine(line)) {
       compiled += 1;
-      if (compiled % every === 0) process.stdout.write(`${tag}: ${compiled} packages compiled (${elapsedSince(started)})\n`);
+      if (compiled % every === 0) say(`${tag}: ${compiled} packages compiled (${elapsedSince(started)})`);
     } else {
       errors.push(line);
       process.stderr.write(`${line}\n`);

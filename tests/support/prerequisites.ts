@@ -5,6 +5,11 @@
 // or the lines that say what is missing and how to get it. Nothing here reads
 // the machine: the probe is the caller's.
 import { LAB_TOOLS } from '../../src/capture/lab/tools.ts';
+import { KIND_PREPARE_TOOLS } from '../../src/capture/kind/prepare-tools.ts';
+import { GO_INSTALL_HINT, goFound, goRecentEnough, isDebianLike, MIN_GO, type MachineProbe } from '../../src/capture/machine-probe.ts';
+
+// The probe's shape and its readings are the capture's too (src/capture/machine-probe.ts).
+export { goMinor, isDebianLike, MIN_GO, type MachineProbe } from '../../src/capture/machine-probe.ts';
 
 /** Something a suite runs, found on PATH or at an absolute path, and the Debian package that brings it. */
 export interface Program {
@@ -26,9 +31,6 @@ const nft = program('nft', 'nftables');
 /** The CJK font Chromium lays the Chinese pages out with. A build needs none: the og:image cards' fonts come from npm (src/og/fonts.ts). */
 const cjkFont = program('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc', 'fonts-wqy-microhei');
 
-/** The oldest Go the modules build with (kube/go.mod and tools/go.mod say go 1.26). */
-export const MIN_GO = [1, 26] as const;
-
 /** What each suite needs besides Node and its npm packages; a suite not named needs nothing more. */
 export const SUITE_NEEDS: Record<string, SuiteNeeds> = {
   // actionlint checks the workflows' run: scripts with shellcheck; without it the lint fails.
@@ -40,19 +42,7 @@ export const SUITE_NEEDS: Record<string, SuiteNeeds> = {
   // registry, jq for the runtime wrapper, gcc and libc's headers for the pause binary; the host check reads
   // the root namespace with ip, iptables-save and nft.
   kind: {
-    programs: [
-      program('docker', 'docker.io'),
-      program('dockerd', 'docker.io'),
-      program('containerd', 'containerd'),
-      program('runc', 'runc'),
-      program('debootstrap', 'debootstrap'),
-      program('jq', 'jq'),
-      program('gcc', 'gcc'),
-      program('/usr/include/stdio.h', 'libc6-dev'),
-      program('ip', 'iproute2'),
-      program('iptables-save', 'iptables'),
-      nft,
-    ],
+    programs: [...KIND_PREPARE_TOOLS.engine, ...KIND_PREPARE_TOOLS.images, program('ip', 'iproute2'), program('iptables-save', 'iptables'), nft],
     root: true,
     go: true,
   },
@@ -65,37 +55,11 @@ export const SUITE_NEEDS: Record<string, SuiteNeeds> = {
   },
 };
 
-/** What a probe of the machine found. */
-export interface MachineProbe {
-  platform: NodeJS.Platform;
-  root: boolean;
-  /** `go env GOVERSION` (go1.26.8), or null when there is no go. */
-  goVersion: string | null;
-  /** Whether the program (a name on PATH or an absolute path) is there. */
-  has: (program: string) => boolean;
-  /** /etc/os-release's text, or null. */
-  osRelease: string | null;
-  aptGet: boolean;
-}
-
 export interface Setup {
   /** Lines naming what is missing and how to get it; npm test stops before any suite when there is one. */
   problems: string[];
   /** Debian packages npm test installs itself (root on Debian or Ubuntu with apt-get). */
   install: string[];
-}
-
-/** Whether os-release names Debian or a distribution built on it. */
-export function isDebianLike(osRelease: string | null): boolean {
-  if (osRelease === null) return false;
-  const field = (name: string) => new RegExp(`^${name}=["']?([^"'\\n]*)`, 'm').exec(osRelease)?.[1] ?? '';
-  return [field('ID'), ...field('ID_LIKE').split(/\s+/)].some((id) => id === 'debian' || id === 'ubuntu');
-}
-
-/** go1.26.8 → [1, 26]; null when the text is not a Go release. */
-export function goMinor(version: string): [number, number] | null {
-  const match = /^go(\d+)\.(\d+)/.exec(version);
-  return match ? [Number(match[1]), Number(match[2])] : null;
 }
 
 const list = (words: string[]) => (words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? ''));
@@ -119,12 +83,9 @@ export function planSetup(words: readonly string[], probe: MachineProbe): Setup 
   }
   const goSuites = needing.filter((w) => SUITE_NEEDS[w]!.go);
   if (goSuites.length > 0) {
-    const minor = probe.goVersion === null ? null : goMinor(probe.goVersion);
-    const oldEnough = minor !== null && (minor[0] > MIN_GO[0] || (minor[0] === MIN_GO[0] && minor[1] >= MIN_GO[1]));
-    if (!oldEnough) {
-      const found = probe.goVersion === null ? 'no go on PATH' : `go on PATH is ${probe.goVersion}`;
+    if (!goRecentEnough(probe.goVersion)) {
       problems.push(
-        `npm test: ${suitesThat(goSuites, 'build from Go modules and need', 'builds from Go modules and needs')} Go ${MIN_GO.join('.')} or newer, ${found}: install it from https://go.dev/dl/ and put its bin folder on PATH (Debian's golang package is too old)`,
+        `npm test: ${suitesThat(goSuites, 'build from Go modules and need', 'builds from Go modules and needs')} Go ${MIN_GO.join('.')} or newer, ${goFound(probe.goVersion)}: ${GO_INSTALL_HINT}`,
       );
     }
   }
