@@ -92,7 +92,8 @@ ${DRIVER_USAGE}
 ${FLAG_USAGE}
   --compare DIR       print what differs between the committed snapshots and the
                       run in DIR (DIR/<slug>, or DIR itself when it holds run.yaml);
-                      capture nothing
+                      a run of another driver or Kubernetes version than the one
+                      compared (--driver) is refused; capture nothing
   --accept RUN        swap in a run a capture kept aside because a claim broke (its
                       run id, or its folder .shice/kept/<run id>): its facts are
                       derived again, then it replaces the snapshots under the same

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { quoted, terminalSafe } from '../../src/evidence/terminal-text.ts';
+import { quoted, shownName, terminalSafe } from '../../src/evidence/terminal-text.ts';
 
 test('bidi controls are escaped, so a line reads in the order the file holds it', () => {
   for (const code of [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c]) {
@@ -32,4 +32,13 @@ test('quoted: typed input as one JSON string, every control a terminal acts on e
     assert.doesNotMatch(shown, /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/, 'nothing raw is left');
     assert.equal(JSON.parse(shown), input);
   }
+});
+
+test('shownName: a name from the filesystem as it is when it only prints, quoted when it holds a line feed, a tab, ESC or a bidi control', () => {
+  assert.equal(shownName('runs/074-external-traffic-policy'), 'runs/074-external-traffic-policy');
+  assert.equal(shownName('名字 with spaces'), '名字 with spaces');
+  assert.equal(shownName('a\nb'), '"a\\nb"');
+  assert.equal(shownName('a\u001b[31m'), '"a\\u001b[31m"');
+  assert.equal(shownName('tab\there'), '"tab\\there"');
+  assert.equal(shownName('x\u202ey'), '"x\\u202ey"');
 });
