@@ -3,7 +3,7 @@
 // build, the dev server, capture, merge, matrix, bench and scaffold test read
 // articles through here; the pages' copy, bundled by Vite, passes the module it
 // imported to `articleFrom`.
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Experiment } from '../experiment/types.ts';
@@ -82,9 +82,22 @@ function list<T>(value: unknown, field: string, file: string, problems: string[]
  */
 function stepProblems(experiment: Experiment, file: string): string[] {
   const problems: string[] = [];
-  const steps = Array.isArray(experiment.steps) ? experiment.steps : [];
+  // A null or malformed field is named here, not met later as "Cannot read properties of null".
+  if (experiment.cluster !== undefined && !isObject(experiment.cluster))
+    problems.push(`${file}: field "experiment.cluster": expected the cluster (threeNodeCluster(), ...), got ${describe(experiment.cluster)}`);
+  if (experiment.manifests !== undefined && (!Array.isArray(experiment.manifests) || !experiment.manifests.every((m) => typeof m === 'string')))
+    problems.push(`${file}: field "experiment.manifests": expected a list of paths relative to the article's folder, got ${describe(experiment.manifests)}`);
+  if (experiment.steps !== undefined && !Array.isArray(experiment.steps))
+    problems.push(`${file}: field "experiment.steps": expected a list of steps (exec(...), ...), got ${describe(experiment.steps)}`);
+  if (problems.length) return problems;
+  const steps = experiment.steps ?? [];
   steps.forEach((step, i) => {
     const field = `experiment.steps.${i}`;
+    const raw: unknown = step;
+    if (!isObject(raw) || typeof raw.id !== 'string') {
+      problems.push(`${file}: field "${field}": expected a step (exec(...), ...) with an id, got ${describe(step)}`);
+      return;
+    }
     // A step id names the step's file: the snapshot schema's one rule, said here before anything runs.
     if (!stepIdSchema.safeParse(step.id).success)
       problems.push(`${file}: field "${field}.id": expected ${STEP_ID_RULE}, got ${quoted(String(step.id).slice(0, 80))}`);
@@ -97,7 +110,7 @@ function stepProblems(experiment: Experiment, file: string): string[] {
       if (step.settleClient.until !== 'answered' && step.settleClient.until !== 'failed')
         problems.push(`${file}: field "${field}.settleClient.until": expected "answered" or "failed", got ${JSON.stringify(step.settleClient.until)}`);
     }
-    if (step.kind === 'recreate-pod' && !experiment.manifests.includes(step.manifest))
+    if (step.kind === 'recreate-pod' && !(experiment.manifests ?? []).includes(step.manifest))
       problems.push(
         `${file}: field "${field}.manifest": expected one of experiment.manifests (${experiment.manifests.join(', ')}), got ${JSON.stringify(step.manifest)}`,
       );
@@ -239,7 +252,13 @@ export async function loadArticle(root: string, slug: string, fresh?: string): P
     throw new Error(`${file}: missing (an article is one definition: \`export default defineArticle({...})\`; npm run new -- <slug> writes one)`);
   const url = pathToFileURL(resolve(path));
   if (fresh !== undefined) url.search = `?shice-dev=${encodeURIComponent(fresh)}`;
-  const module = (await import(url.href)) as { default?: unknown };
+  let module: { default?: unknown };
+  try {
+    module = (await import(url.href)) as { default?: unknown };
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new Error(await syntaxErrorLine(path, file, error));
+    throw error;
+  }
   const article = articleFrom(module.default, slug, file);
   const outside = authorFileProblems(root, article);
   if (outside.length) throw new Error(outside.join('\n'));
@@ -265,4 +284,24 @@ export function authorFileProblems(root: string, article: Article): string[] {
     const problem = authorFileProblem(root, from, path);
     return problem ? [`${article.file}: field "${field}": ${problem}`] : [];
   });
+}
+
+/**
+ * A syntax error of an article.ts in one line naming the file, line and column: Node's own message
+ * ("Expression expected") names neither. TypeScript finds where, loaded only when it is needed.
+ */
+async function syntaxErrorLine(path: string, file: string, error: SyntaxError): Promise<string> {
+  const message = error.message.split('\n')[0]!;
+  try {
+    const ts = (await import('typescript')).default;
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const found = (source as unknown as { parseDiagnostics?: readonly import('typescript').Diagnostic[] }).parseDiagnostics?.[0];
+    if (found?.start !== undefined) {
+      const at = source.getLineAndCharacterOfPosition(found.start);
+      return `${file}:${at.line + 1}:${at.character + 1}: syntax error: ${ts.flattenDiagnosticMessageText(found.messageText, ' ')}`;
+    }
+  } catch {
+    // No TypeScript to say where: Node's message alone.
+  }
+  return `${file}: syntax error: ${message}`;
 }

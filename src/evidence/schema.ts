@@ -84,7 +84,8 @@ export const stepIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, STEP_I
 export const runSchema = z.strictObject({
   schema: z.literal(SNAPSHOT_SCHEMA_VERSION),
   slug: z.string().min(1),
-  runId: z.string().regex(/^[0-9A-Za-z-]+$/, 'letters, digits and dashes'),
+  // It names folders (`.snapshots.previous-<run id>`, a merge's staging): at most 100 characters, within a name's 255 bytes.
+  runId: z.string().regex(/^[0-9A-Za-z-]{1,100}$/, 'letters, digits and dashes, at most 100 characters (it names folders)'),
   driver: z.enum(DRIVER_NAMES),
   /** What the environment is, what it stands in for, and what it is not (a lab is not a cluster), in both languages. */
   environment: z.strictObject({

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,8 @@ import { ArticleFolderError, articleFolders, loadArticle } from '../../src/autho
 import { newArticleProblem } from '../../src/authoring/scaffold.ts';
 import { projectCopy } from '../support/project-copy.ts';
 import { declared } from '../../src/evidence/fact-kit.ts';
-import { ExtractError } from '../../src/evidence/errors.ts';
+import { EvidenceError, ExtractError } from '../../src/evidence/errors.ts';
+import { loadSnapshots } from '../../src/evidence/load.ts';
 import { checkImports } from '../../scripts/lib/import-graph.ts';
 import { importProblem, mayImport, projectBounds } from '../../src/article/check/bounds.ts';
 
@@ -246,5 +247,44 @@ test('MDX may not import a Node built-in nor reach for process, require or impor
     assert.equal(mayImport(join(realpathSync(project), 'node_modules/shared/index.js'), bounds), true, "a copy's link to an installed package is inside");
   } finally {
     rmSync(project, { recursive: true, force: true });
+  }
+});
+
+test('a null field or a syntax error in article.ts, a 250-character run id: one line naming the file, the field or line:column', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-fault-malformed-'));
+  try {
+    const copy = projectCopy(root, dir);
+    const slug = '074-external-traffic-policy';
+    const definition = join(copy, 'content/articles', slug, 'article.ts');
+    const source = readFileSync(definition, 'utf8');
+    writeFileSync(definition, source.replace(/cluster: [^\n]*,\n/, 'cluster: null,\n'));
+    await assert.rejects(loadArticle(copy, slug, 'edit-1'), {
+      message: `content/articles/${slug}/article.ts: field "experiment.cluster": expected the cluster (threeNodeCluster(), ...), got null`,
+    });
+    writeFileSync(definition, source.replace("manifests: ['manifests/backend.yaml', 'manifests/services.yaml'],", 'manifests: null,'));
+    await assert.rejects(
+      loadArticle(copy, slug, 'edit-2'),
+      /^Error: content\/articles\/074-external-traffic-policy\/article\.ts: field "experiment\.manifests": expected a list of paths relative to the article's folder, got null$/,
+    );
+    const lines = source.split('\n');
+    const at = lines.findIndex((l) => l.includes('manifests: ['));
+    lines[at] = '  manifests: [,,;';
+    writeFileSync(definition, lines.join('\n'));
+    await assert.rejects(loadArticle(copy, slug, 'edit-3'), (error: Error) => {
+      assert.match(error.message, new RegExp(`^content/articles/${slug}/article\\.ts:${at + 1}:\\d+: syntax error: `));
+      assert.equal(error.message.split('\n').length, 1);
+      return true;
+    });
+    const run = join(dir, 'run');
+    cpSync(join(root, 'tests/fixtures/snapshots/074-sample'), run, { recursive: true });
+    writeFileSync(join(run, 'run.yaml'), readFileSync(join(run, 'run.yaml'), 'utf8').replace(/^runId: .*$/m, `runId: ${'a'.repeat(250)}`));
+    assert.throws(
+      () => loadSnapshots(run),
+      (error: EvidenceError) =>
+        error.problems.length === 1 &&
+        /run\.yaml: field "runId": expected letters, digits and dashes, at most 100 characters \(it names folders\), got "a{50,}/.test(error.problems[0]!),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
