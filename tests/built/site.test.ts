@@ -211,6 +211,24 @@ test('every same-site link, asset and #fragment of every page resolves, and ever
   assert.deepEqual(problems, []);
 });
 
+test('every claim matrix link lands on a step output of its run’s record', () => {
+  for (const { slug } of everyRun)
+    for (const lang of LANGS) {
+      const path = `${articlePath(lang, slug)}evidence/`;
+      const hrefs = findAll(page(fileOf(path)!), (el) => el.tag === 'a' && closest(el, (td) => td.tag === 'td' && hasClass(td, 'claim-cell')) !== null).map(
+        (a) => attr(a, 'href')!,
+      );
+      assert.ok(hrefs.length > 0, `${path}: the claim matrix links`);
+      const toSteps = hrefs.filter((h) => h.includes('#'));
+      assert.ok(toSteps.length > 0, `${path}: links go to steps, not only to records`);
+      for (const href of toSteps) {
+        const [record, fragment] = href.split('#') as [string, string];
+        const target = findAll(page(fileOf(record)!), (el) => attr(el, 'id') === decodeURIComponent(fragment));
+        assert.ok(target.length === 1 && hasClass(target[0]!, 'step-output'), `${path}: ${href} lands on a step output`);
+      }
+    }
+});
+
 test("every article's link-preview card is a 1200×630 PNG", () => {
   for (const { slug } of everyRun)
     for (const lang of LANGS) {
