@@ -1,7 +1,9 @@
 // An article page's Open Graph card: its text gathered from the edition (title,
 // series) and the headline values the build derived (headlines.ts reads them
 // from the MDX's headline paragraphs through the article's evidence), then drawn
-// (src/og). ArticlePage writes the meta tags; the og.png routes the image.
+// (src/og), once per content: a card drawn by an earlier build is read back
+// from the machine's cache (src/og/card-cache.ts). ArticlePage writes the meta
+// tags; the og.png routes the image.
 import { site } from '../../site.config.ts';
 import { ui } from '../../i18n/ui.ts';
 import { articlePath } from '../../i18n/urls.ts';
@@ -9,7 +11,8 @@ import { titlePhrases } from '../../i18n/phrases.ts';
 import { articleEvidence } from '../../article/evidence/registry.ts';
 import { evidenceOfRun } from '../../evidence/runs/variants.ts';
 import { headlinesOf } from '../../article/render/headlines.ts';
-import { cardAlt, type CardText } from '../../og/card.ts';
+import { CARD, cardAlt, type CardText } from '../../og/card.ts';
+import { machineCardCache } from '../../og/card-cache.ts';
 import { cardPng } from '../../og/render.ts';
 import type { ArticleEdition } from './articles.ts';
 
@@ -44,5 +47,5 @@ export function ogCard(edition: ArticleEdition): CardText {
 
 export const ogImageAlt = (edition: ArticleEdition): string => cardAlt(ogCard(edition));
 
-/** The PNG's bytes, as a Response takes them. */
-export const ogImagePng = (edition: ArticleEdition): Uint8Array<ArrayBuffer> => new Uint8Array(cardPng(ogCard(edition)));
+/** The PNG's bytes, as a Response takes them: drawn, or read back from the machine's card cache. */
+export const ogImagePng = (edition: ArticleEdition): Uint8Array<ArrayBuffer> => new Uint8Array(cardPng(ogCard(edition), { cache: machineCardCache(CARD) }));
