@@ -1,6 +1,9 @@
 // One cold `astro build` of a project copy, timed from the outside as a user
 // would feel `npm run build`: caches removed first, so every build in a run
-// starts from the same state.
+// starts from the same state. The machine's cache of Open Graph cards
+// (src/og/card-cache.ts) is one of them: a cold build gets one of its own in
+// the copy, emptied with the rest, so that the cards are drawn (growth.ogCard
+// measures drawing them), never read back from an earlier build.
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -29,17 +32,19 @@ export interface BuildOptions {
   keepCaches?: boolean;
 }
 
-const CACHES = ['dist', '.astro', 'node_modules/.astro', 'node_modules/.vite'];
+/** The machine's cache (SHICE_CACHE) of a cold build: the project copy's own. */
+const MACHINE_CACHE = '.shice-cache';
+const CACHES = ['dist', '.astro', 'node_modules/.astro', 'node_modules/.vite', MACHINE_CACHE];
 
 async function countHtml(dir: string): Promise<number> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile() && e.name.endsWith('.html')).length;
 }
 
-/** The environment of a build: the caller's, minus anything that would redirect what it reads. */
-export function buildEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/** The environment of a build: the caller's, minus anything that would redirect what it reads; `machineCache`, SHICE_CACHE's. */
+export function buildEnvironment(env: NodeJS.ProcessEnv, machineCache?: string): NodeJS.ProcessEnv {
   const { SHICE_SNAPSHOT_ROOT: _ignored, ...rest } = env;
-  return { ...rest, ASTRO_TELEMETRY_DISABLED: '1' };
+  return { ...rest, ASTRO_TELEMETRY_DISABLED: '1', ...(machineCache ? { SHICE_CACHE: machineCache } : {}) };
 }
 
 export async function astroBuild(dir: string, options: BuildOptions): Promise<BuildResult> {
@@ -49,7 +54,7 @@ export async function astroBuild(dir: string, options: BuildOptions): Promise<Bu
   const started = performance.now();
   const result = await execa(process.execPath, args, {
     cwd: dir,
-    env: buildEnvironment(process.env),
+    env: buildEnvironment(process.env, options.keepCaches ? undefined : join(dir, MACHINE_CACHE)),
     extendEnv: false,
     timeout: options.timeoutMs,
     ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),

@@ -133,6 +133,9 @@ test('a build never reads snapshots from SHICE_SNAPSHOT_ROOT, and sends no telem
   assert.equal(env.SHICE_SNAPSHOT_ROOT, undefined);
   assert.equal(env.PATH, '/usr/bin');
   assert.equal(env.ASTRO_TELEMETRY_DISABLED, '1');
+  assert.equal(env.SHICE_CACHE, undefined, "the real project's build keeps the machine's cache");
+  // A cold build's Open Graph cards are drawn, never read back from an earlier build's cache.
+  assert.equal(buildEnvironment({ SHICE_CACHE: '/var/cache/shice' }, '/tmp/copy/.shice-cache').SHICE_CACHE, '/tmp/copy/.shice-cache');
 });
 
 test('fidelity: the same text with and without bound values is the same page; other text is not', () => {
