@@ -7,8 +7,10 @@ import { createHash } from 'node:crypto';
 import type { StepSnapshot } from './schema.ts';
 import { ExtractError } from './errors.ts';
 
-/** Per stream: what a snapshot keeps at most (1 MiB); the rest is counted and hashed, not stored. */
-export const STREAM_LIMIT_BYTES = 1024 * 1024;
+import { STREAM_LIMIT_BYTES } from './schema.ts';
+
+/** Per stream: what a snapshot keeps at most (1 MiB), the schema's limit; the rest is counted and hashed, not stored. */
+export { STREAM_LIMIT_BYTES };
 
 export type StreamName = 'stdout' | 'stderr';
 

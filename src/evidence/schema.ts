@@ -2,9 +2,11 @@
 // Raw values only; nothing here is formatted for a page.
 import { z } from 'zod';
 import { DRIVER_NAMES } from '../experiment/drivers.ts';
-import { STREAM_LIMIT_BYTES } from './raw-stream.ts';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+/** Per stream: what a snapshot keeps at most (1 MiB); the rest is counted and hashed, not stored (raw-stream.ts). */
+export const STREAM_LIMIT_BYTES = 1024 * 1024;
 
 const isoDate = z.iso.datetime({ offset: true });
 const ipv4 = z.ipv4();
