@@ -113,8 +113,6 @@ export function baselineOf(read: { evidence?: ArticleEvidence; problem?: string 
 /** Reasons of diff.ts whose values are not names or numbers picked by the run, so never masked inside other values. */
 const NOT_A_TOKEN = new Set(['duration within its noise', 'timing inside a message', 'only its random-by-design parts changed']);
 const TIME_OF_RUN = /(^run\.(finishedAt|durationMs)$)|\.finishedAt$/;
-/** A duration: `.seconds`, `.settleSeconds`, `...Ms`. */
-const DURATION = /(?:seconds|Seconds)$|(?:^|[.a-z])Ms$/;
 const GENERATED = "generated pod name (a Deployment's ReplicaSet names its Pods afresh on every run)";
 const COMPOSITE = 'only its volatile parts changed';
 /** diff.ts's reason for a value that plays the same role in both runs' topologies: never masked inside other values. */
@@ -136,14 +134,9 @@ function moreVolatility(change: FactChange, old: ReportSide, next: ReportSide): 
   const declared = next.facts.get(change.id)?.volatile ?? old.facts.get(change.id)?.volatile;
   if (declared) return `declared volatile: ${declared.reason}`;
   if (change.volatile) return change.volatile;
-  // A step's duration is judged by its outcome (diff.ts): timing, or a change in what the client saw.
+  // A time is judged by diff.ts: timing, or a change in what a step's client saw.
   if (change.timing !== undefined || change.outcomes !== undefined) return undefined;
   if (TIME_OF_RUN.test(change.id)) return 'time of the run';
-  if (DURATION.test(change.id)) {
-    const scale = /Ms$/.test(change.id) ? 1000 : 1;
-    const [x, y] = [Number(a) / scale, Number(b) / scale];
-    if (Number.isFinite(x) && Number.isFinite(y) && withinNoise(x, y)) return 'duration within its noise';
-  }
   if (old.generatedPods.includes(a) && next.generatedPods.includes(b)) return GENERATED;
   return undefined;
 }
@@ -254,7 +247,7 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
       : `what changed: no change in behaviour (${
           [
             volatile.length ? `only volatile values differ: ${count(volatile.length, 'fact')}` : '',
-            timing.length ? `timing apart: ${count(timing.length, 'step')}` : '',
+            timing.length ? `timing apart: ${count(timing.length, 'time')}` : '',
             recorded.length ? `${count(recorded.length, 'fact')} recorded by this run only` : '',
           ]
             .filter(Boolean)
@@ -278,8 +271,9 @@ export function whatChanged(baseline: Baseline, next: ReportSide): { verdict: Ve
     for (const f of recorded) lines.push(`    + ${f.id}: ${show(f.new)}`);
   }
   if (timing.length) {
-    lines.push(`  timing drifted, each step's client saw what it saw before, not a change in behaviour (${count(timing.length, 'step')}):`);
-    for (const f of timing) lines.push(`    ~ ${f.id}: ${f.old} -> ${f.new} s (${f.timing} in both runs)`);
+    lines.push(`  timing drifted, not a change in behaviour: every client saw what it saw before (${count(timing.length, 'time')}):`);
+    const unit = (id: string) => (/Ms$/.test(id) ? ' ms' : /\.settlePolls$/.test(id) ? ' polls' : ' s');
+    for (const f of timing) lines.push(`    ~ ${f.id}: ${f.old} -> ${f.new}${unit(f.id)} (${f.timing})`);
   }
   if (volatile.length) {
     lines.push(`  volatile, expected to differ on every run, not a change in behaviour (${count(volatile.length, 'fact')}):`);

@@ -32,8 +32,8 @@ export interface FactChange {
   roles?: { old: string; new: string };
   /** Set when only the newer run has the fact because the capture records more than it did for the older one. */
   newlyRecorded?: true;
-  /** A step's duration that moved within one outcome (stepOutcome): timing, not behaviour; says which outcome. */
-  timing?: Outcome;
+  /** A time that moved beyond its noise but is no change in behaviour (timeChange): why. */
+  timing?: string;
   /** A step's duration whose outcome changed: what the client saw in each run. */
   outcomes?: { old: Outcome; new: Outcome };
 }
@@ -87,6 +87,11 @@ const SETTLE_POLL_SECONDS = 0.1;
 /** A pod delete returns once the kubelet has seen its containers end, which it notices on its 1 s relist (PLEG). */
 const DELETE_NOISE_SECONDS = 1.2;
 
+/** A duration: `.seconds`, `.settleSeconds`, `...Ms`. */
+export const DURATION = /(?:seconds|Seconds)$|(?:^|[.a-z])Ms$/;
+/** What a run measures of time without being a duration: how many polls a wait took. */
+const TIME_COUNT = /\.settlePolls$/;
+
 /** A duration changed by less than this is noise: 0.5 s, or a fifth of the old value. */
 export function withinNoise(oldSeconds: number, newSeconds: number): boolean {
   return Math.abs(newSeconds - oldSeconds) <= Math.max(0.5, oldSeconds * 0.2);
@@ -101,7 +106,8 @@ function simpleVolatility(id: string, oldValue: string, newValue: string, delete
     return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
   if (/\.settlePolls$/.test(id) && delta * SETTLE_POLL_SECONDS <= SETTLE_NOISE_SECONDS)
     return "kube-proxy's time to notice, within its noise (its 1 s minSyncPeriod and the poll)";
-  if (/\.seconds$/.test(id) && withinNoise(Number(oldValue), Number(newValue))) return 'duration within its noise';
+  const scale = /Ms$/.test(id) ? 1000 : 1;
+  if (DURATION.test(id) && withinNoise(Number(oldValue) / scale, Number(newValue) / scale)) return 'duration within its noise';
   // "Connection timed out after 3001 milliseconds" vs "... 3004 ...": the same message, another timing.
   if (/\.error$/.test(id) && oldValue.replace(/\d+/g, '#') === newValue.replace(/\d+/g, '#')) return 'timing inside a message';
   return undefined;
@@ -213,13 +219,22 @@ function outcomeOf(side: RunSide, step: string): Outcome | undefined {
   return stepOutcome(rc, seconds, side.commands?.get(step));
 }
 
-/** How a step's duration changed: timing when the outcome is the same in both runs, else both outcomes. */
-function durationChange(id: string, old: RunSide, next: RunSide): Pick<FactChange, 'timing' | 'outcomes'> {
+/** What a time that is no step's duration is judged by: the claims that read it, nothing else. */
+export const TIME_JUDGED_BY_CLAIMS = 'a time, judged by the claims that read it';
+
+/**
+ * How a time changed beyond its noise. A step's duration is timing when its client saw the same
+ * outcome in both runs, else both outcomes are a change in behaviour; any other time (kube-proxy's
+ * to notice a delete, a client's wait) is timing: where an article's point is a time, its claim
+ * reads it and says so.
+ */
+function timeChange(id: string, old: RunSide, next: RunSide): Pick<FactChange, 'timing' | 'outcomes'> {
   const step = /^(.+)\.seconds$/.exec(id)?.[1];
-  if (step === undefined || !old.steps.includes(step) || !next.steps.includes(step)) return {};
-  const [a, b] = [outcomeOf(old, step), outcomeOf(next, step)];
-  if (a === undefined || b === undefined) return {};
-  return a === b ? { timing: a } : { outcomes: { old: a, new: b } };
+  if (step !== undefined && old.steps.includes(step) && next.steps.includes(step)) {
+    const [a, b] = [outcomeOf(old, step), outcomeOf(next, step)];
+    if (a !== undefined && b !== undefined) return a === b ? { timing: `${a} in both runs` } : { outcomes: { old: a, new: b } };
+  }
+  return DURATION.test(id) || TIME_COUNT.test(id) ? { timing: TIME_JUDGED_BY_CLAIMS } : {};
 }
 
 export function diffRuns(old: RunSide, next: RunSide): RunDiff {
@@ -247,7 +262,7 @@ export function diffRuns(old: RunSide, next: RunSide): RunDiff {
     // What is left of a version, an image or what a stand-in read from the machine is the environment's change.
     if (a === undefined && b !== undefined && RECORDED_LATER.some((p) => p.test(id))) facts.push({ id, old: a, new: b, newlyRecorded: true });
     else if (!volatile && isEnvironmentFact(id, old, next)) facts.push({ id, old: a, new: b, environment: true });
-    else facts.push({ id, old: a, new: b, ...(volatile ? { volatile } : { ...roles, ...durationChange(id, old, next) }) });
+    else facts.push({ id, old: a, new: b, ...(volatile ? { volatile } : { ...roles, ...timeChange(id, old, next) }) });
   }
   const claimIds = [...new Set([...old.claims.map((c) => c.id), ...next.claims.map((c) => c.id)])];
   const claims = claimIds
