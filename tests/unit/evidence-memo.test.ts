@@ -13,6 +13,7 @@ import {
   EvidenceMemo,
   evidenceMemo,
   memoKey,
+  PageEvidence,
   stampsSignature,
   type FileStamp,
   type MemoTarget,
@@ -130,4 +131,61 @@ test("the build check remembers each article's evidence; a changed snapshot file
   } finally {
     rmSync(runs, { recursive: true, force: true });
   }
+});
+
+test("npm run dev's pages: an article's evidence derived once for all its pages, again when a snapshot or the definition changes", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-memo-'));
+  try {
+    const article = join(dir, 'content/articles/a');
+    mkdirSync(join(article, 'snapshots'), { recursive: true });
+    const run = join(article, 'snapshots/run.yaml');
+    writeFileSync(join(article, 'article.ts'), 'x');
+    writeFileSync(run, 'runId: one\n');
+    const mine = target({ articleDir: article, snapshotsDir: join(article, 'snapshots') });
+    const pages = new PageEvidence();
+    let derived = 0;
+    const derive = () => (derived++, evidence(`a#${derived}`));
+    const definition = { facts: [] };
+    // An article's 36 pages (article, evidence page, 32 run records in two languages), each asking as often as it binds.
+    for (let page = 0; page < 36 * 3; page++) assert.equal(pages.evidence(mine, definition, derive).slug, 'a#1');
+    assert.equal(derived, 1);
+    // A capture writes the run again: the next page derives it anew, and the ones after take that.
+    writeFileSync(run, 'runId: two, longer\n');
+    assert.equal(pages.evidence(mine, definition, derive).slug, 'a#2');
+    assert.equal(pages.evidence(mine, definition, derive).slug, 'a#2');
+    // The same bytes with a new time (a file touched) are a change too; so is a new file beside the run.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(run, later, later);
+    assert.equal(pages.evidence(mine, definition, derive).slug, 'a#3');
+    writeFileSync(join(article, 'snapshots/curl.yaml'), 'x');
+    assert.equal(pages.evidence(mine, definition, derive).slug, 'a#4');
+    // article.ts edited: Vite imports a new module, whose definition is another object.
+    assert.equal(pages.evidence(mine, { facts: [] }, derive).slug, 'a#5');
+    // Another article, or the same one in a draft build, is never served this one's.
+    assert.equal(pages.evidence({ ...mine, slug: 'b' }, definition, derive).slug, 'a#6');
+    assert.equal(pages.evidence({ ...mine, draft: true }, definition, derive).slug, 'a#7');
+    assert.equal(derived, 7);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("npm run dev's pages: a derivation that fails is not kept; a file changed while deriving is derived again", () => {
+  let mtimeNs = 1;
+  const pages = new PageEvidence(() => [{ path: '/p', size: 1, mtimeNs }]);
+  let derived = 0;
+  assert.throws(() =>
+    pages.evidence(target(), null, () => {
+      derived++;
+      throw new Error('broken snapshot');
+    }),
+  );
+  const derive = () => (derived++, evidence(`a#${derived}`));
+  assert.equal(pages.evidence(target(), null, derive).slug, 'a#2');
+  // Stamped before deriving: a write during the derivation misses on the next page.
+  const changing = () => ((mtimeNs = 2), derive());
+  mtimeNs = 1;
+  assert.equal(pages.evidence(target({ slug: 'c' }), null, changing).slug, 'a#3');
+  assert.equal(pages.evidence(target({ slug: 'c' }), null, derive).slug, 'a#4');
+  assert.equal(pages.evidence(target({ slug: 'c' }), null, derive).slug, 'a#4');
 });

@@ -8,9 +8,10 @@
 // folder and draft setting: never shared between articles, even identical ones)
 // and is served only while every file it was derived from is unchanged: the
 // same paths, sizes and modification times. A changed, added or removed file
-// misses, and the caller derives afresh. `npm run dev`'s pages never read it
-// (they derive on every request there); an MDX file's compile reads it in dev
-// as in a build (mdx-evidence.ts), the files checked as above each time.
+// misses, and the caller derives afresh. `npm run dev`'s pages never read it;
+// they keep their own (PageEvidence, below), derived again when the article's
+// files or its definition change. An MDX file's compile reads it in dev as in
+// a build (mdx-evidence.ts), the files checked as above each time.
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, basename, isAbsolute, resolve } from 'node:path';
 import type { ArticleEvidence } from '../../evidence/runs/types.ts';
@@ -139,6 +140,33 @@ export class EvidenceMemo {
 
   get size(): number {
     return this.#entries.size;
+  }
+}
+
+/**
+ * `npm run dev`'s pages' copy of each article's evidence: derived on the first page that asks and
+ * served to the next ones while the article's files have the same stamps and its definition is
+ * the same module object Vite imported, derived afresh when either changes (a snapshot written,
+ * article.ts edited). It lives in the module that makes it (registry.ts), which Vite evaluates
+ * again, empty, when any code it imports changes. Stamped before deriving, as the memo is.
+ */
+export class PageEvidence {
+  readonly #entries = new Map<string, { stamps: string; definition: unknown; evidence: ArticleEvidence }>();
+  readonly #stamp: (target: MemoTarget) => FileStamp[];
+
+  constructor(stamp: (target: MemoTarget) => FileStamp[] = articleFileStamps) {
+    this.#stamp = stamp;
+  }
+
+  evidence(target: MemoTarget, definition: unknown, derive: () => ArticleEvidence): ArticleEvidence {
+    const key = memoKey(target);
+    const stamps = stampsSignature(this.#stamp(target));
+    const kept = this.#entries.get(key);
+    if (kept && kept.stamps === stamps && kept.definition === definition) return kept.evidence;
+    this.#entries.delete(key);
+    const evidence = derive();
+    this.#entries.set(key, { stamps, definition, evidence });
+    return evidence;
   }
 }
 

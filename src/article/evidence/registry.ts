@@ -1,33 +1,50 @@
 // Every article, found by Vite at build time (its one definition, article.ts,
 // checked by src/authoring/load.ts's `articleFrom`), and its evidence: snapshots
 // read once per article and kept for the whole build (a page binds many facts;
-// the files are read and validated once).
+// the files are read and validated once). Under `npm run dev` the evidence is
+// kept while the article's files and definition are unchanged (PageEvidence):
+// an edit or a capture is seen on the next page, and the 36 pages of an
+// article do not each read and derive its runs again.
 import type { ArticleEvidence } from '../../evidence/runs/types.ts';
 import type { ComparisonRow } from '../../evidence/runs/variants.ts';
 import { evidenceFromDisk } from '../../evidence/runs/from-disk.ts';
 import { articleFrom, definitionFile, type Article } from '../../authoring/load.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from '../../authoring/parts.ts';
-import { articleTarget, evidenceMemo } from './evidence-memo.ts';
+import { articleTarget, evidenceMemo, PageEvidence } from './evidence-memo.ts';
 
 const modules = import.meta.glob<{ default?: unknown }>('/content/articles/*/article.ts', { eager: true });
 const definitions = new Map(Object.entries(modules).map(([path, m]) => [path.split('/').at(-2)!, m.default]));
 
-/** The article's definition; in dev, a changed article.ts is a new module, so it is checked again. */
+const checked = new Map<string, { exported: unknown; article: Article }>();
+
+/** The article's definition, checked once per module object; in dev, a changed article.ts is a new module, so it is checked again. */
 function articleOf(slug: string): Article {
   if (!definitions.has(slug)) throw new Error(`${definitionFile(slug)}: missing (an article is one definition: \`export default defineArticle({...})\`)`);
-  return articleFrom(definitions.get(slug), slug);
+  const exported = definitions.get(slug);
+  const kept = checked.get(slug);
+  if (kept && kept.exported === exported) return kept.article;
+  const article = articleFrom(exported, slug);
+  checked.set(slug, { exported, article });
+  return article;
 }
 
 const cache = new Map<string, ArticleEvidence>();
+const devPages = new PageEvidence();
 
 /** The article's evidence, or an error naming the file that is missing. */
 export function articleEvidence(slug: string): ArticleEvidence {
+  // In dev, snapshots and facts may change under the server: derived again when a file or the definition has.
+  if (import.meta.env.DEV) {
+    const target = articleTarget(process.cwd(), slug);
+    return devPages.evidence(target, definitions.get(slug), () =>
+      evidenceFromDisk(slug, target.snapshotsDir, articleOf(slug), { variants: true, draft: target.draft }),
+    );
+  }
   const cached = cache.get(slug);
-  // In dev, snapshots and facts may change under the server: derive afresh on every page.
-  if (cached && !import.meta.env.DEV) return cached;
+  if (cached) return cached;
   const target = articleTarget(process.cwd(), slug);
   // Derived once already by the build's check (../check/integration.ts), from these very files: take it.
-  const remembered = import.meta.env.DEV ? undefined : evidenceMemo().recall(target);
+  const remembered = evidenceMemo().recall(target);
   if (remembered) {
     cache.set(slug, remembered);
     return remembered;
