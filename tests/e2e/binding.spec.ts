@@ -1,7 +1,7 @@
-// The page says what the snapshots say: every bound value, every measured line,
-// no stray digit in the prose, the run id; snapshot text cannot inject markup;
-// and a build from other snapshots shows the other values (the page is bound,
-// not typed).
+// A page is bound, not typed: a build from other snapshots shows the other
+// values, and snapshot text cannot inject markup. That every page of the
+// committed site says what its snapshots say is checked page by page:
+// pages.spec.ts (articles and evidence pages) and tests/built (run records).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,106 +175,6 @@ async function checkPageAgainst(page: Page, runs: Runs074, lang: 'zh' | 'en', fi
 
   expect(await strayDigits(page), 'no digit in the prose outside a bound element').toEqual([]);
 }
-
-test.describe('the committed snapshots', () => {
-  const runs = deriveRuns(committedSnapshots);
-  const evidence = runs[HEADLINE_074].iptables;
-  for (const { lang, path } of LANGS) {
-    test(`${lang}: every bound value, line and run id matches the snapshots`, async ({ page }) => {
-      await page.goto(path);
-      await checkPageAgainst(page, runs, lang);
-    });
-    test(`${lang}: the evidence page binds every value, line and run id to its own run, every run of the article among them`, async ({ page }) => {
-      await page.goto(`${path}evidence/`);
-      // One measured figure: the other mode's drop; the article holds its own run's.
-      await checkPageAgainst(page, runs, lang, 1);
-      // Each of the four runs has values on the page, and its record a card.
-      const elements = await boundElements(page);
-      for (const environment of ENVIRONMENTS_074)
-        for (const variant of VARIANTS_074) {
-          const own = { environment: environment === HEADLINE_074 ? null : environment, variant: variant === 'iptables' ? null : variant };
-          expect(
-            elements.some((el) => el.environment === own.environment && el.variant === own.variant),
-            `a value of the run in ${environment}, ${variant}`,
-          ).toBe(true);
-        }
-      await expect(page.locator('section.provenance')).toHaveCount(ENVIRONMENTS_074.length * VARIANTS_074.length);
-    });
-  }
-
-  for (const { lang, path } of LANGS) {
-    for (const environment of ENVIRONMENTS_074) {
-      for (const variant of VARIANTS_074) {
-        // The headline's default run's record is run/; the others' name what differs: run/nftables/, run/lab/, run/lab/nftables/.
-        const own = { environment: environment === HEADLINE_074 ? null : environment, variant: variant === 'iptables' ? null : variant };
-        const record = `${path}run/${[own.environment, own.variant]
-          .filter(Boolean)
-          .map((p) => `${p}/`)
-          .join('')}`;
-        const measured = runs[environment][variant];
-        test(`${lang}: the record ${record} of the run in ${environment}, ${variant}, binds every value to that run`, async ({ page }) => {
-          await page.goto(record);
-          await expect(page.locator('.run-record')).toHaveAttribute('data-run', measured.runId);
-          const elements = await boundElements(page);
-          // Five values a step, at least, besides the run's own.
-          expect(elements.length).toBeGreaterThan(5 * measured.rawFiles.size);
-          // Every value names the run it is bound to (runOf checks data-run).
-          for (const el of elements) expect([el.environment, el.variant], el.id).toEqual([own.environment, own.variant]);
-          expectBoundValues(elements, runs);
-        });
-      }
-    }
-  }
-
-  for (const { lang, path } of LANGS) {
-    test(`${lang}: every excerpt shows its run's lines in their order and marks each stretch it left out`, async ({ page }) => {
-      await page.goto(path);
-      const excerpts = await page.$$eval('figure[data-excerpt]', (figs) =>
-        figs.map((fig) => ({
-          step: fig.getAttribute('data-excerpt')!,
-          environment: fig.getAttribute('data-environment'),
-          variant: fig.getAttribute('data-variant'),
-          run: fig.getAttribute('data-run'),
-          mark: fig.querySelector('figcaption .excerpt-mark')?.textContent ?? null,
-          lines: [...fig.querySelectorAll('pre .excerpt-line')].map((l) =>
-            l.classList.contains('excerpt-gap') ? null : (l.textContent ?? '').replace(/\u200b/g, ''),
-          ),
-        })),
-      );
-      expect(excerpts.length, 'the article shows excerpts').toBeGreaterThan(1);
-      for (const excerpt of excerpts) {
-        const what = `excerpt of ${excerpt.step} (${excerpt.environment ?? HEADLINE_074}, ${excerpt.variant ?? 'iptables'})`;
-        expect(excerpt.mark, what).toBe(lang === 'zh' ? '节选' : 'excerpt');
-        const output = runOf(runs, excerpt, what).stdout.get(excerpt.step)!.replace(/\n$/, '').split('\n');
-        let at = -1;
-        let gapBefore = true; // a first line that is not the output's first needs an ellipsis before it
-        for (const line of excerpt.lines) {
-          if (line === null) {
-            gapBefore = true;
-            continue;
-          }
-          const found = output.findIndex((l, i) => i > at && l.trim() === line.trim());
-          expect(found, `${what}: "${line.trim()}" is a line of the output, after the one before it`).toBeGreaterThan(at);
-          const skipped = output.slice(at + 1, found);
-          if (skipped.some((l) => l.trim() !== ''))
-            expect(gapBefore, `${what}: the lines before "${line.trim()}" were left out and an ellipsis says so`).toBe(true);
-          at = found;
-          gapBefore = false;
-        }
-        if (output.slice(at + 1).some((l) => l.trim() !== ''))
-          expect(excerpt.lines.at(-1), `${what}: the lines after the last one shown are marked left out`).toBeNull();
-      }
-    });
-  }
-
-  test('the article names the headline observations with bound values', async ({ page }) => {
-    await page.goto(LANGS[0]!.path);
-    const value = async (id: string) => page.locator(`[data-fact="${id}"]`).first().textContent();
-    expect(await value('local-via-worker2.rc')).toBe(evidence.facts.get('local-via-worker2.rc')!.value);
-    expect(await value('health-worker.status')).toBe(evidence.facts.get('health-worker.status')!.value);
-    expect(await value('cluster-via-worker2.client')).toBe(evidence.facts.get('cluster-via-worker2.client')!.value);
-  });
-});
 
 /** Builds the site from a copy of the committed snapshots changed by `mutate`, into a temporary folder. */
 function buildFrom(mutate: (dir: string) => void, env: NodeJS.ProcessEnv = {}): { root: string; dist: string; snapshots: string } {

@@ -5,16 +5,16 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Copies what the capture's commands read into `dest/project`; returns that folder. */
+/** Copies what the capture's commands read (kube/: the module files its preparation checks builds against) into `dest/project`; returns that folder. */
 export function projectCopy(root: string, dest: string): string {
   const copy = join(dest, 'project');
-  for (const entry of ['scripts', 'src', 'content', 'package.json']) cpSync(join(root, entry), join(copy, entry), { recursive: true });
+  for (const entry of ['scripts', 'src', 'content', 'kube', 'package.json']) cpSync(join(root, entry), join(copy, entry), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
   return copy;
 }
 
-/** What astro (build and dev), `npm run new` and the capture read: the site's code, its articles, and the scripts. */
-const SITE = ['astro.config.mjs', 'package.json', 'tsconfig.json', 'src', 'content', 'public', 'scripts'];
+/** What astro (build and dev), `npm run new` and the capture read: the site's code, its articles, the scripts, and the Kubernetes module files a capture's preparation checks its builds against. */
+const SITE = ['astro.config.mjs', 'package.json', 'tsconfig.json', 'src', 'content', 'public', 'scripts', 'kube'];
 /** Caches astro and vite write into node_modules. */
 const CACHES = ['.vite', '.astro'];
 

@@ -11,6 +11,8 @@ import {
   routeLines,
   sysctlChanges,
   undoSysctls,
+  withClusterSettings,
+  CLUSTER_SETTINGS,
   type SysctlIo,
   type Sysctls,
 } from '../../src/capture/kind/engine/host-state.ts';
@@ -268,4 +270,24 @@ test('recovery of a kind run killed after its teardown removed the marker still 
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
   }
+});
+
+test("a kill -9 before the journal saw the cluster's changes: the settings a kind cluster changes are still undone, an administrator's are not", () => {
+  // The host after a real cluster's create (the teardown's sample), and vm.swappiness set by hand meanwhile.
+  const now: Sysctls = { ...before, 'vm.swappiness': '33' };
+  for (const r of reported) now[r.name] = r.after;
+  const journal = withClusterSettings(before, now, []);
+  assert.deepEqual(
+    journal.map((e) => e.name),
+    reported.map((r) => r.name).sort(),
+    'every setting the real teardown wrote back is one a kind cluster changes',
+  );
+  assert.ok(!journal.some((e) => e.name === 'vm.swappiness'), "the administrator's change is not the cluster's");
+  assert.ok(reported.every((r) => CLUSTER_SETTINGS.includes(r.name)));
+  // A journal entry already there keeps what it saw: its value set is the one an undo checks.
+  const seen = [{ name: 'kernel.panic', before: before['kernel.panic']!, set: '10' }];
+  assert.deepEqual(
+    withClusterSettings(before, now, seen).find((e) => e.name === 'kernel.panic'),
+    seen[0],
+  );
 });

@@ -12,7 +12,7 @@ import { DriverError } from '../provider/node-provider.ts';
 import { forgetRecord } from '../run-registry.ts';
 import { liveContainers, markerOf } from './cluster-containers.ts';
 import * as cmd from './commands.ts';
-import { leftText, readSysctls, undoSysctls, undoText, unjournalled, type SysctlUndo, type Sysctls } from './engine/host-state.ts';
+import { leftText, readSysctls, undoSysctls, undoText, unjournalled, withClusterSettings, type SysctlUndo, type Sysctls } from './engine/host-state.ts';
 import { isOwned, markerPath, removeMarker, writeMarker } from './ownership.ts';
 import { kindStatePaths, type KindPlace } from './settings.ts';
 
@@ -140,8 +140,10 @@ export class ClusterTeardown {
       log(`removed the empty ${LIB_MODULES} that docker made for kind's node mounts`);
       removed.push(`the empty ${LIB_MODULES} docker made for kind's node mounts`);
     }
-    if (before.hostJournal !== null) {
-      const { restored, left, failed } = undoSysctls(before.hostJournal);
+    // What the journal saw, and what a kind cluster is known to change that it had not seen yet (a kill -9 between two readings).
+    const journal = before.hostSysctls !== null ? withClusterSettings(before.hostSysctls, readSysctls(), before.hostJournal ?? []) : before.hostJournal;
+    if (journal !== null) {
+      const { restored, left, failed } = undoSysctls(journal);
       if (restored.length > 0) {
         log(`undid what the cluster changed of this host's kernel settings: ${restored.map(undoText).join(', ')}`);
         removed.push(`the cluster's changes to this host's kernel settings (written back: ${restored.map(undoText).join(', ')})`);
@@ -151,7 +153,7 @@ export class ClusterTeardown {
     }
     if (before.hostSysctls !== null) {
       // Seen, never written: no journal says the cluster made these.
-      const other = unjournalled(before.hostSysctls, readSysctls(), before.hostJournal ?? []);
+      const other = unjournalled(before.hostSysctls, readSysctls(), journal ?? []);
       if (other.length > 0)
         log(
           `left as they are, not recorded as the cluster's changes (different from before its create): ${other.map((c) => `${c.name} ${c.before} -> ${c.after}`).join(', ')}`,

@@ -207,6 +207,35 @@ export const undoText = (e: SysctlUndo): string => `${e.name} ${e.set} -> ${e.be
 export const leftText = ({ entry, now }: { entry: SysctlUndo; now: string | undefined }): string =>
   `left ${entry.name} at ${now ?? '(gone)'}: changed by someone else since (set to ${entry.set}, ${entry.before} before)`;
 
+/**
+ * The settings a kind cluster changes on the kernel its nodes share with the host (a real
+ * teardown's list, tests/fixtures/samples/host/kind-teardown-wrote-back.txt): the nodes' kubelet
+ * sets kernel.panic, kernel.panic_on_oops and vm.overcommit_memory, the nodes' systemd fs.file-max
+ * and fs.protected_*, and docker's IPv6 network turns IPv6 forwarding on. The journal is read
+ * every few seconds while kind creates; a change the journal had not seen yet when a kill -9 came
+ * is still the cluster's when it is one of these.
+ */
+export const CLUSTER_SETTINGS: readonly string[] = [
+  'fs.file-max',
+  'fs.protected_fifos',
+  'fs.protected_regular',
+  'fs.protected_symlinks',
+  'kernel.panic',
+  'kernel.panic_on_oops',
+  'net.ipv6.conf.all.forwarding',
+  'net.ipv6.conf.default.forwarding',
+  'vm.overcommit_memory',
+];
+
+/** A journal completed with the changes of CLUSTER_SETTINGS it had not seen yet: each set to its value now. */
+export function withClusterSettings(before: Sysctls, now: Sysctls, journal: readonly SysctlUndo[]): SysctlUndo[] {
+  const journalled = new Set(journal.map((e) => e.name));
+  const unseen = sysctlChanges(before, now)
+    .filter((c) => !journalled.has(c.name) && CLUSTER_SETTINGS.includes(c.name))
+    .map((c) => ({ name: c.name, before: c.before, set: c.after }));
+  return [...journal, ...unseen].sort((a, b) => a.name.localeCompare(b.name));
+}
+
 /** Settings that differ from `before` and that no journal entry covers: seen, never written (not known to be the project's). */
 export function unjournalled(before: Sysctls, now: Sysctls, journal: readonly SysctlUndo[]): SysctlChange[] {
   const journalled = new Set(journal.map((e) => e.name));
