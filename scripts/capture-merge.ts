@@ -87,7 +87,8 @@ async function main(): Promise<void> {
       acceptBrokenClaims: args.acceptBrokenClaims,
     });
   } catch (error) {
-    if (error instanceof SwapError) fail([error.message, ...(error.code === 3 ? [ACCEPT_HINT] : ['nothing was merged'])], error.code);
+    // An unsettled swap's message says which targets hold what.
+    if (error instanceof SwapError) fail([error.message, ...(error.code === 3 ? [ACCEPT_HINT] : error.settled ? ['nothing was merged'] : [])], error.code);
     if (error instanceof SwapInterrupted) fail(['interrupted; the snapshots were left as they were'], signalExitCode(stopSignal ?? 'SIGINT'));
     fail([`${(error as Error).message}; the snapshots were left as they were`], 1);
   }

@@ -8,6 +8,7 @@ import { gitInfo } from '../../src/capture/host.ts';
 import { formatSummary } from '../../src/capture/progress.ts';
 import { swapPaths } from '../../src/capture/snapshot-writer.ts';
 import { judgeRuns } from '../../src/capture/judge-run.ts';
+import { swapInTogether, SwapTogetherError } from '../../src/capture/swap-together.ts';
 import { checkOutFolder, checkTarget, TargetError } from '../../src/capture/target.ts';
 import { otherRelease, targetOf, type ArticlePlan } from './articles.ts';
 import { fail, failingOn, say, type CaptureContext } from './edge.ts';
@@ -82,7 +83,15 @@ async function judgeAndSwap(article: ArticleCapture, held: HeldRuns, folderOfOth
   const judgement = judgeRuns(slug, defs, staged, folderOfOther);
   if (judgement.verdict === 'facts' || judgement.broken.length) return keepAsideAndExit(article, held, staged, judgement, folderOfOther);
   for (const note of judgement.notes) say([`capture: ${note}`]);
-  for (const { result } of held.done) await result.staged?.commit();
+  // All or none: every target judged again, then swapped under a journal; a failure midway puts back the ones done.
+  try {
+    await swapInTogether(held.done.flatMap(({ result }) => (result.staged ? [result.staged] : [])));
+  } catch (error) {
+    if (!(error instanceof SwapTogetherError)) throw error;
+    // Unsettled, the records stay: the next capture or --clean reads the journal they lead to.
+    if (error.settled) await held.abandon();
+    fail(error.message, 1);
+  }
   ctx.interrupts.running = false;
   held.release();
   for (const { variant, result, previous, seconds } of held.done) {

@@ -6,6 +6,7 @@
 // (asked of the provider itself, ProviderLeftovers) are removed. Every action is one line.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import type { ProviderLeftovers } from './provider/node-provider.ts';
+import { settleJournal } from './swap-together.ts';
 import { forgetRecord, ownerAlive, readRecords, registryDir, type CaptureRecord } from './run-registry.ts';
 
 function isDir(path: string): boolean {
@@ -18,6 +19,9 @@ function isDir(path: string): boolean {
 
 /** Finishes or undoes the swap of a dead run and removes its staging and set-aside folders; one line per action. */
 export function settleSwap(paths: { target: string; staging: string; previous: string }, runId: string): string[] {
+  // Part of a swap of several targets together: settled for all of them from its journal.
+  const together = settleJournal(paths.target, runId);
+  if (together !== null) return together;
   const done: string[] = [];
   const { target, staging, previous } = paths;
   if (!existsSync(target) && !isSymlink(target)) {

@@ -50,7 +50,7 @@ export interface CaptureResult {
   steps: StepSnapshot[];
   target: string;
   /** With deferSwap: swaps the staged run in, or removes it (the target stays as it was). */
-  staged?: Pick<Staging, 'commit' | 'discard'>;
+  staged?: Staging;
 }
 
 export class CaptureAborted extends Error {

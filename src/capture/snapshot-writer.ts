@@ -1,20 +1,26 @@
 // Writes one run into a staging folder beside the target and swaps it in only
 // when the run is complete and valid. Until commit() the target is untouched;
 // discard() removes everything the run wrote.
-import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { dump } from 'js-yaml';
 import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from '../evidence/schema.ts';
 import { formatIssues } from '../evidence/issues.ts';
 import { quoted } from '../evidence/terminal-text.ts';
+import { swapInTogether } from './swap-together.ts';
 
 export interface Staging {
+  readonly runId: string;
   readonly dir: string;
   readonly target: string;
+  /** Where the target is set aside during the swap. */
+  readonly previous: string;
+  /** Whether the target is still what the capture may replace, asked right before the swap. */
+  mayReplace(): boolean;
   writeStep(step: StepSnapshot): Promise<void>;
   writeRun(run: RunSnapshot): Promise<void>;
-  /** Validates the staged run, then replaces `target` with it. */
+  /** Replaces `target` with the staged run (swapInTogether, one target); several are swapped together by swapInTogether itself. */
   commit(): Promise<void>;
   /** Removes the staging folder; the target stays as it was. */
   discard(): Promise<void>;
@@ -56,26 +62,6 @@ export function inside(dir: string, name: string): string {
   return path;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * For the fault tests only: with SHICE_TEST_PAUSE_IN_SWAP=1 the swap stops
- * between its two renames and says so, so a test can kill it exactly there.
- */
-async function pauseInSwapForTests(): Promise<void> {
-  if (process.env.SHICE_TEST_PAUSE_IN_SWAP !== '1') return;
-  process.stderr.write('swap: paused between the two renames (SHICE_TEST_PAUSE_IN_SWAP)\n');
-  // A timer holds the event loop: the process waits here until it is killed.
-  await new Promise(() => setInterval(() => {}, 60_000));
-}
-
 /**
  * Opens the run's staging folder beside `target`. `mayReplace` is asked again
  * right before the swap: the target is replaced only if it is still what the
@@ -89,9 +75,12 @@ export async function openStaging(target: string, runId: string, mayReplace: () 
   const stepIds: string[] = [];
   let done = false;
 
-  return {
+  const staging: Staging = {
+    runId,
     dir,
     target,
+    previous,
+    mayReplace,
     async writeStep(step) {
       const checked = parsed(stepSchema, step, `${basename(dir)}/${String((step as { id?: unknown }).id).slice(0, 80)}.yaml`);
       await writeFile(inside(dir, `${checked.id}.yaml`), toYaml(checked));
@@ -105,19 +94,8 @@ export async function openStaging(target: string, runId: string, mayReplace: () 
     },
     async commit() {
       if (done) throw new Error('this staging folder was already committed or discarded');
-      if (!(await exists(join(dir, 'run.yaml')))) throw new Error(`refusing to swap in ${dir}: it has no run.yaml`);
-      if (!mayReplace()) throw new Error(`refusing to replace ${target}: it no longer holds only a snapshot folder of this article`);
-      const hadTarget = await exists(target);
-      if (hadTarget) await rename(target, previous);
-      if (hadTarget) await pauseInSwapForTests();
-      try {
-        await rename(dir, target);
-      } catch (error) {
-        if (hadTarget) await rename(previous, target);
-        throw error;
-      }
+      await swapInTogether([staging]);
       done = true;
-      if (hadTarget) await rm(previous, { recursive: true, force: true });
     },
     async discard() {
       if (done) return;
@@ -125,4 +103,5 @@ export async function openStaging(target: string, runId: string, mayReplace: () 
       await rm(dir, { recursive: true, force: true });
     },
   };
+  return staging;
 }

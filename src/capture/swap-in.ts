@@ -2,8 +2,8 @@
 // from other machines) swapped into their targets as a capture swaps its own:
 // each run recorded and its target locked first, its files copied into a
 // staging folder beside the target (run.yaml last), its facts derived there
-// again, and only then every target replaced. Any failure before the swaps
-// leaves every target as it was and nothing beside it. The I/O of --accept and
+// again, and only then every target replaced, all or none (swap-together.ts).
+// Any failure leaves every target as it was and nothing beside it. The I/O of --accept and
 // capture:merge, once.
 import { minorOf, versionsOf } from '../experiment/kubernetes.ts';
 import { constants as fsConstants, copyFileSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { judgeRuns } from './judge-run.ts';
 import { runFolderName } from './merge-plan.ts';
 import { acquireLock, LockHeld, type Lock } from './lock.ts';
 import { settleSwap } from './recover.ts';
+import { swapInTogether, SwapTogetherError } from './swap-together.ts';
 import { currentOwner, forgetRecord, recordCapture, type Owner } from './run-registry.ts';
 import { openStaging, swapPaths, type Staging } from './snapshot-writer.ts';
 import { inspectTarget, judgeTarget } from './target.ts';
@@ -25,9 +26,12 @@ import { readBaseline, type Baseline } from './what-changed.ts';
 export class SwapError extends Error {
   override name = 'SwapError';
   readonly code: number;
-  constructor(message: string, code: number) {
+  /** False when a swap was cut short and could not be put back: its journal stays for recovery, and the message says which targets hold what. */
+  readonly settled: boolean;
+  constructor(message: string, code: number, settled = true) {
     super(message);
     this.code = code;
+    this.settled = settled;
   }
 }
 
@@ -127,6 +131,8 @@ export interface SwapInOptions {
   acceptBrokenClaims: boolean;
   /** Called once every lock is held, before anything is copied (the caller's "cleaning up is now due" mark). */
   onLocked?: () => void;
+  /** Called once every staged copy is judged, right before the swap (the tests change a target there). */
+  beforeSwap?: () => void;
 }
 
 /**
@@ -188,9 +194,16 @@ export async function swapInRuns(groups: readonly IncomingGroup[], options: Swap
           3,
         );
     }
+    options.beforeSwap?.();
     if (options.signal.aborted) throw new SwapInterrupted('interrupted');
-    for (const staging of stagings) await staging.commit();
+    // All or none: every target judged again, then swapped under a journal; a failure midway puts back the ones done.
+    await swapInTogether(stagings);
   } catch (error) {
+    if (error instanceof SwapTogetherError) {
+      // Unsettled, the records and locks stay: recovery reads the journal they lead to.
+      if (error.settled) await undo();
+      throw new SwapError(error.message, 1, error.settled);
+    }
     await undo();
     throw error;
   }

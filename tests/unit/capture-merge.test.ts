@@ -566,3 +566,46 @@ test("a merged stream is held to the capture's limit: 7 MiB of stderr with no cu
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test('a foreign file dropped into the second target while the staged copies are judged: no target is swapped, and the message says so', async () => {
+  const tmp = scratch();
+  const cwd = process.cwd();
+  try {
+    const project = projectCopy(root, tmp);
+    const runs = outFolder(tmp, 'run-074-lab', { [`${S074}.lab`]: SAMPLE, [`${S074}.lab.nftables`]: committed(S074, 'snapshots.lab.nftables') });
+    process.chdir(project);
+    process.env.SHICE_RUN_REGISTRY = join(tmp, 'registry');
+    const article = join(project, 'content/articles', S074);
+    const before = treeDigest(join(project, 'content'));
+    const ready = await prepareMerge({ root: project, dirs: [runs], variants: [], acceptBrokenClaims: false });
+    assert.ok('groups' in ready, JSON.stringify(ready).slice(0, 400));
+    assert.deepEqual(
+      ready.groups.flatMap((g) => g.runs.map((r) => r.target)),
+      [join(article, 'snapshots.lab'), join(article, 'snapshots.lab.nftables')],
+    );
+    const foreign = join(article, 'snapshots.lab.nftables', 'notes.txt');
+    await assert.rejects(
+      swapInRuns(ready.groups, {
+        signal: new AbortController().signal,
+        say: () => {},
+        acceptBrokenClaims: false,
+        beforeSwap: () => writeFileSync(foreign, 'mine\n'),
+      }),
+      (error: SwapError) => {
+        assert.ok(error instanceof SwapError && error.settled, String(error));
+        assert.match(
+          error.message,
+          /^refusing to swap in: content\/articles\/074-external-traffic-policy\/snapshots\.lab\.nftables no longer holds only a snapshot folder of this article; nothing was swapped in, all 2 target\(s\) as they were$/,
+        );
+        return true;
+      },
+    );
+    rmSync(foreign);
+    assert.deepEqual(treeDigest(join(project, 'content')), before, 'every target as it was, nothing beside it');
+    assert.deepEqual(readdirSync(join(tmp, 'registry')), [], 'no record left');
+  } finally {
+    process.chdir(cwd);
+    delete process.env.SHICE_RUN_REGISTRY;
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
