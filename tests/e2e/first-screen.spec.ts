@@ -4,7 +4,8 @@
 // <p> and <li> text inside <article>, outside figures, tables, code, details,
 // navigation, SVG and asides (the evidence a click away is not read in passing).
 import { expect, test, type Page } from '@playwright/test';
-import { articlePathOf, articleSlugs, LANGS } from './support/articles.ts';
+import { articlePathOf, LANGS } from './support/articles.ts';
+import { titleTemplate } from './support/templates.ts';
 
 /** The published original of 074 in Chinese has 3,061 such characters; the article may have half again as many. */
 const PROSE_BUDGET_074_ZH = 4590;
@@ -25,9 +26,9 @@ async function runningProse(page: Page): Promise<number> {
 
 test.use({ viewport: { width: 375, height: 812 } });
 
-for (const slug of articleSlugs()) {
-  for (const lang of LANGS) {
-    const path = articlePathOf(lang, slug);
+// The article with the longest Chinese title (measured on the built pages): its header pushes the value furthest down.
+for (const lang of LANGS) {
+  for (const { path } of [titleTemplate(lang)]) {
     test(`${path}: the first headline value is on the first screen of a phone`, async ({ page }) => {
       await page.goto(path);
       const value = page.locator('.headline-value [data-fact]').first();

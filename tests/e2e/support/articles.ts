@@ -99,24 +99,6 @@ export function runRecordPathsOf(lang: Lang, slug: string): string[] {
 }
 
 /**
- * The record pages the page-by-page sweeps (layout, axe, language) visit: every
- * record of the headline version, and, for the first article only, of the oldest
- * older version. The other versions' records are the same template over other
- * runs: versions.spec.ts and the crawl reach each of them, and the sweep grows by
- * one article's records, not by every version of every article.
- */
-export function sweptRecordPathsOf(lang: Lang, slug: string): string[] {
-  const all = runRecordPathsOf(lang, slug);
-  if (slug !== writtenArticles()[0]?.slug) return all.filter((path) => !/\/run\/v\d+\.\d+\//.test(path));
-  const versionOf = (path: string) => /\/run\/(v\d+\.\d+)\//.exec(path)?.[1] ?? null;
-  const oldest = all
-    .map(versionOf)
-    .filter((v): v is string => v !== null)
-    .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]))[0];
-  return all.filter((path) => versionOf(path) === null || versionOf(path) === oldest);
-}
-
-/**
  * The evidence page of an article in one language, when the article writes one
  * (evidence.<lang>.mdx in the language the page shows: its own, or the other one's
  * on a fallback page), else nothing.
