@@ -135,7 +135,7 @@ test('a build never reads snapshots from SHICE_SNAPSHOT_ROOT, and sends no telem
   assert.equal(env.ASTRO_TELEMETRY_DISABLED, '1');
   assert.equal(env.SHICE_CACHE, undefined, "the real project's build keeps the machine's cache");
   // A cold build's Open Graph cards are drawn, never read back from an earlier build's cache.
-  assert.equal(buildEnvironment({ SHICE_CACHE: '/var/cache/shice' }, '/tmp/copy/.shice-cache').SHICE_CACHE, '/tmp/copy/.shice-cache');
+  assert.equal(buildEnvironment({ SHICE_CACHE: '/var/cache/shice' }, '/srv/copy/.shice-cache').SHICE_CACHE, '/srv/copy/.shice-cache');
 });
 
 test('fidelity: the same text with and without bound values is the same page; other text is not', () => {
