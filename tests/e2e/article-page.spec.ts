@@ -2,14 +2,13 @@
 // link to it working, each run's record on a page of its own, the run described in the reader's
 // language, a table of contents, headings in order, tokens never broken, code
 // blocks that scroll and say what they show, a light page; and the site's
-// publishing: /en/ 404s in English, URLs without their slash, a base path.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// publishing: /en/ 404s in English, URLs without their slash (a base path: binding.spec.ts,
+// with the other builds of the site, one at a time).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { expect, test, type Page } from '@playwright/test';
 import { load } from 'js-yaml';
-import { committedSnapshots, ROOT, SLUG } from './support/evidence.ts';
+import { committedSnapshots, SLUG } from './support/evidence.ts';
 
 const PAGES = [
   { lang: 'zh' as const, path: `/${SLUG}/` },
@@ -233,40 +232,5 @@ test.describe('publishing under preview', () => {
     const response = await page.goto(`/${SLUG}`);
     expect(response?.status()).toBe(200);
     await expect(page.locator(`article[data-article="${SLUG}"]`)).toBeVisible();
-  });
-});
-
-test.describe.serial('a build for a public URL with a path', () => {
-  test.setTimeout(120_000);
-
-  test('SHICE_SITE_URL sets canonical URLs, feeds and the sitemap, and every link carries the base path', () => {
-    const out = mkdtempSync(join(tmpdir(), 'shice-base-'));
-    try {
-      const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', out], {
-        cwd: ROOT,
-        env: { ...process.env, SHICE_SITE_URL: 'https://measured.example.org/shice/' },
-        encoding: 'utf8',
-      });
-      expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
-      expect(build.stdout, 'no placeholder warning when the URL is set').not.toContain('SHICE_SITE_URL is not set');
-      const article = readFileSync(join(out, 'en', SLUG, 'index.html'), 'utf8');
-      expect(article).toContain(`<link rel="canonical" href="https://measured.example.org/shice/en/${SLUG}/">`);
-      expect(readFileSync(join(out, 'sitemap-0.xml'), 'utf8')).toContain(`<loc>https://measured.example.org/shice/${SLUG}/</loc>`);
-      expect(readFileSync(join(out, 'rss.xml'), 'utf8')).toContain(`https://measured.example.org/shice/${SLUG}/`);
-      const htmlFiles = (dir: string): string[] =>
-        readdirSync(dir).flatMap((name) => {
-          const file = join(dir, name);
-          return statSync(file).isDirectory() ? htmlFiles(file) : name.endsWith('.html') ? [file] : [];
-        });
-      for (const file of htmlFiles(out)) {
-        const rootLinks = [...readFileSync(file, 'utf8').matchAll(/(?:href|src)="(\/[^"]*)"/g)].map((m) => m[1]!);
-        expect(
-          rootLinks.filter((link) => !link.startsWith('/shice/')),
-          file,
-        ).toEqual([]);
-      }
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
   });
 });

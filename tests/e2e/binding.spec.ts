@@ -1,8 +1,9 @@
 // A page is bound, not typed: a build from other snapshots shows the other
-// values, and snapshot text cannot inject markup. That every page of the
+// values, and snapshot text cannot inject markup; a build for a public URL
+// with a path carries it in every link. That every page of the
 // committed site says what its snapshots say is checked page by page:
 // pages.spec.ts (articles and evidence pages) and tests/built (run records).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -202,8 +203,41 @@ function editYaml(file: string, edit: (data: Record<string, unknown>) => void): 
   writeFileSync(file, dump(data, { lineWidth: -1 }));
 }
 
+// Every build of the site here runs in this one serial group: two astro builds at once in the same
+// project share its .astro/ folder, and one removes the chunks the other is rendering from.
 test.describe.serial('builds from other snapshots', () => {
   test.setTimeout(180_000);
+
+  test('SHICE_SITE_URL sets canonical URLs, feeds and the sitemap, and every link carries the base path', () => {
+    const out = mkdtempSync(join(tmpdir(), 'shice-base-'));
+    try {
+      const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', out], {
+        cwd: ROOT,
+        env: { ...process.env, SHICE_SITE_URL: 'https://measured.example.org/shice/' },
+        encoding: 'utf8',
+      });
+      expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
+      expect(build.stdout, 'no placeholder warning when the URL is set').not.toContain('SHICE_SITE_URL is not set');
+      const article = readFileSync(join(out, 'en', SLUG, 'index.html'), 'utf8');
+      expect(article).toContain(`<link rel="canonical" href="https://measured.example.org/shice/en/${SLUG}/">`);
+      expect(readFileSync(join(out, 'sitemap-0.xml'), 'utf8')).toContain(`<loc>https://measured.example.org/shice/${SLUG}/</loc>`);
+      expect(readFileSync(join(out, 'rss.xml'), 'utf8')).toContain(`https://measured.example.org/shice/${SLUG}/`);
+      const htmlFiles = (dir: string): string[] =>
+        readdirSync(dir).flatMap((name) => {
+          const file = join(dir, name);
+          return statSync(file).isDirectory() ? htmlFiles(file) : name.endsWith('.html') ? [file] : [];
+        });
+      for (const file of htmlFiles(out)) {
+        const rootLinks = [...readFileSync(file, 'utf8').matchAll(/(?:href|src)="(\/[^"]*)"/g)].map((m) => m[1]!);
+        expect(
+          rootLinks.filter((link) => !link.startsWith('/shice/')),
+          file,
+        ).toEqual([]);
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
 
   test('a snapshot holding <script> and <img onerror> renders as text', async ({ page }) => {
     const payload = '<script>window.__shiceXss = 1</script><img src=x onerror="window.__shiceXss = 2">';

@@ -248,6 +248,8 @@ test.describe('narrow and wide screens', () => {
 });
 
 test.describe('accessibility (axe)', () => {
+  // The pages chosen are the heaviest of their template by design: axe on 074's evidence page took over 30 s on a busy machine.
+  test.setTimeout(90_000);
   const targets = [...homes, ...notFounds, ...templates].map((t) => t.path);
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const path of targets) {
