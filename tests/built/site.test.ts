@@ -234,7 +234,7 @@ test("every article's link-preview card is a 1200×630 PNG", () => {
     for (const lang of LANGS) {
       const root = page(fileOf(articlePath(lang, slug))!);
       const image = attr(findAll(root, (el) => el.tag === 'meta' && attr(el, 'property') === 'og:image')[0], 'content');
-      assert.ok(image?.startsWith(`${SITE_URL}/`) && image.endsWith('/og.png'), `${slug} ${lang}: og:image ${image}`);
+      assert.ok(image !== null && image.startsWith(`${SITE_URL}/`) && image.endsWith('/og.png'), `${slug} ${lang}: og:image ${image}`);
       const bytes = readFileSync(fileOf(image.slice(SITE_URL.length))!);
       assert.equal(bytes.subarray(0, 8).toString('hex'), '89504e470d0a1a0a', `${image}: a PNG`);
       assert.equal(bytes.subarray(12, 16).toString('latin1'), 'IHDR');
