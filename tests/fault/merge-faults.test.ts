@@ -1,6 +1,6 @@
 // capture:merge killed and interrupted, on a copy of the project: a kill -9
-// between the two renames of a swap is finished by `capture --clean` from the
-// merge's record; a SIGTERM while the runs are judged leaves every target as it
+// between the two renames of a swap, or between the swaps of two targets, is
+// finished by `capture --clean` from the merge's records and journal; a SIGTERM while the runs are judged leaves every target as it
 // was and nothing beside it. The run merged is the lab run recorded as a fixture.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +69,41 @@ test(
         readdirSync(article).filter((n) => n.startsWith('.')),
         [],
         'no staging, previous or lock left',
+      );
+      assert.deepEqual(readdirSync(join(tmp, 'registry')), [], 'no record left');
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'kill -9 between the swaps of two targets: capture --clean finishes both from the journal, none is left new beside one left old',
+  { timeout: 120_000 },
+  async () => {
+    const { tmp, runs, article, start } = scene();
+    try {
+      cpSync(join(article, 'snapshots.lab.nftables'), join(runs, `${SLUG}.lab.nftables`), { recursive: true });
+      const nftables = treeDigest(join(article, 'snapshots.lab.nftables'));
+      const merge = start('capture-merge.ts', [runs], { SHICE_TEST_PAUSE_IN_SWAP: 'between-targets' });
+      await merge.until(/swap: paused between two targets/);
+      merge.child.kill('SIGKILL');
+      assert.equal((await merge.done).signal, 'SIGKILL');
+      const beside = readdirSync(article).filter((n) => n.startsWith('.'));
+      assert.ok(
+        beside.some((n) => n.startsWith('.snapshots.lab.previous-')) && beside.some((n) => n.startsWith('.snapshots.lab.nftables.swap-')),
+        beside.join(' '),
+      );
+
+      const clean = await start('capture.ts', ['--clean']).done;
+      assert.equal(clean.code, 0, clean.stderr);
+      assert.match(clean.stderr, /finished the interrupted swap of run 20261204T185353Z-bf7734, run \S+ \(2 target\(s\) together\)/);
+      assert.deepEqual(treeDigest(join(article, 'snapshots.lab')), treeDigest(SAMPLE), 'the first target holds its new run');
+      assert.deepEqual(treeDigest(join(article, 'snapshots.lab.nftables')), nftables, 'the second target holds its new run (the same run merged again)');
+      assert.deepEqual(
+        readdirSync(article).filter((n) => n.startsWith('.')),
+        [],
+        'no journal, staging, previous or lock left',
       );
       assert.deepEqual(readdirSync(join(tmp, 'registry')), [], 'no record left');
     } finally {
