@@ -18,8 +18,11 @@ export interface JudgedRun {
 }
 
 export type Judgement =
-  /** A fact cannot be derived from an unhealthy run (a step reached its limit): no measurement; each problem names the file, the fact and the step. */
-  | { verdict: 'facts'; problems: string[] }
+  /**
+   * No measurement; each problem names the file and the field or fact. `malformed`: a file does not
+   * read as snapshots (YAML, schema); `unhealthy`: a fact cannot be derived from a run that went wrong.
+   */
+  | { verdict: 'facts'; problems: string[]; reason: 'malformed' | 'unhealthy' }
   /** Every fact derived; `broken` holds one block per claim that no longer holds (none: the run may be swapped in). */
   | { verdict: 'claims'; broken: string[]; notes: string[] };
 
@@ -37,6 +40,7 @@ export function unhealthyBecause(evidence: ArticleEvidence): string | undefined 
  */
 export function judgeRuns(slug: string, defs: ArticleDefinitions, runs: readonly JudgedRun[], folderOfOther: (variant: string) => string): Judgement {
   const problems: string[] = [];
+  const malformed: string[] = [];
   const broken: string[] = [];
   for (const run of runs) {
     const named = (line: string) => (run.variant === null ? line : `${run.variant}: ${line}`);
@@ -55,10 +59,11 @@ export function judgeRuns(slug: string, defs: ArticleDefinitions, runs: readonly
       broken.push(...unfound.map((u) => named(`fact "${u.id}" is not in this run: ${u.message}\n    looked for in ${u.file}`)));
     } catch (error) {
       if (!(error instanceof EvidenceError)) throw error;
-      problems.push(...error.problems.map((p) => (run.variant === null ? p : `variant ${run.variant}: ${p}`)));
+      malformed.push(...error.problems.map((p) => (run.variant === null ? p : `variant ${run.variant}: ${p}`)));
     }
   }
-  if (problems.length) return { verdict: 'facts', problems };
+  if (malformed.length) return { verdict: 'facts', problems: [...malformed, ...problems], reason: 'malformed' };
+  if (problems.length) return { verdict: 'facts', problems, reason: 'unhealthy' };
 
   const notes: string[] = [];
   const experiment = defs.experiment ?? null;

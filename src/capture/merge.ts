@@ -131,7 +131,8 @@ export async function prepareMerge(input: MergeInput): Promise<MergeReady | Merg
     const onOther = group.release === headlineVersion(article.experiment) ? '' : `, Kubernetes ${group.release.minor}`;
     const label = `${group.runs.map((r) => r.shown).join(', ')} (${group.slug}, ${group.environment}${onOther})`;
     if (judged.verdict === 'facts') {
-      facts.push(`${label}: facts cannot be derived, so this is no measurement: ${judged.problems.join(' | ')}`);
+      const why = judged.reason === 'malformed' ? 'does not read as snapshots' : 'facts cannot be derived';
+      facts.push(`${label}: ${why}, so this is no measurement: ${judged.problems.join(' | ')}`);
       continue;
     }
     if (judged.broken.length) {

@@ -262,6 +262,16 @@ test('a run that no longer shows a fact, one that went wrong, and one on which a
       /run-074-kind-iptables\/074-external-traffic-policy.* \(074-external-traffic-policy, kind\): facts cannot be derived, so this is no measurement: .*health-worker2\.yaml.*reached its time limit/,
     );
 
+    // A malformed merge input: a file that does not read as a step, named with its field, not "facts cannot be derived".
+    cpSync(committed(S074, 'snapshots'), join(ipt!, S074), { recursive: true });
+    writeFileSync(file('cluster-via-worker.yaml'), readFileSync(file('cluster-via-worker.yaml'), 'utf8').replace('exitCode: 0', 'exitCode: nope'));
+    const malformed = await prepareMerge({ root, dirs: [ipt!, nft!], variants: [], acceptBrokenClaims: false });
+    assert.ok('code' in malformed && malformed.code === 1, JSON.stringify(malformed));
+    assert.match(
+      malformed.lines[0]!,
+      /\(074-external-traffic-policy, kind\): does not read as snapshots, so this is no measurement: .*cluster-via-worker\.yaml: field "exitCode": expected an integer, got "nope"$/,
+    );
+
     cpSync(committed(S074, 'snapshots'), join(ipt!, S074), { recursive: true });
     writeFileSync(file('local-via-worker2.yaml'), readFileSync(file('local-via-worker2.yaml'), 'utf8').replace('exitCode: 28', 'exitCode: 7'));
     const claims = await prepareMerge({ root, dirs: [ipt!, nft!], variants: [], acceptBrokenClaims: false });
