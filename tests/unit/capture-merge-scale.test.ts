@@ -38,7 +38,7 @@ test(`a merge of ${ARTICLES * 4} run folders: read, judged and swapped in, its t
     symlinkSync(join(root, 'src'), join(project, 'src'));
     const dirs: string[] = [];
     for (let i = 1; i <= ARTICLES; i++) {
-      const slug = `s${String(i).padStart(3, '0')}-scale`;
+      const slug = `${String(100 + i)}-scale`;
       // The article's definitions, its committed runs left out (the merge brings them).
       cpSync(join(root, 'content/articles', SOURCE), join(articles, slug), {
         recursive: true,
