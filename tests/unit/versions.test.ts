@@ -1,7 +1,6 @@
 // Kubernetes versions as a dimension of an experiment's evidence
-// (src/evidence/runs/versions.ts): the committed v1.37 runs, and beside them a
-// copy standing for an older version (in a temporary folder only, its run.yaml
-// naming that version), built into one evidence; the claim matrix read over
+// (src/evidence/runs/versions.ts): the committed v1.37 runs, and beside them the
+// committed v1.36 runs (copied into a temporary folder), built into one evidence; the claim matrix read over
 // every version, a claim broken on the older one named there, a declared
 // version without snapshots not measured, and a folder whose run names another
 // version refused.
@@ -30,24 +29,23 @@ const FOLDERS = ['snapshots', 'snapshots.nftables', 'snapshots.lab', 'snapshots.
 const committedVersion = () =>
   (load(readFileSync(join(ARTICLE, 'snapshots', 'run.yaml'), 'utf8')) as { versions: Record<string, string> }).versions['kubernetes']!;
 
-/** The committed runs, and the same runs again as `older`'s (run.yaml's versions.kubernetes set to `release`): a temporary folder. */
-function copyRuns(older: { minor: string; release: string } | null = { minor: 'v1.36', release: 'v1.36.3' }): string {
+/** The committed headline runs and, unless `older` is false, the committed v1.36 runs beside them: a temporary folder. */
+function copyRuns(older = true): string {
   const tmp = mkdtempSync(join(tmpdir(), 'shice-versions-'));
   for (const folder of FOLDERS) {
     cpSync(join(ARTICLE, folder), join(tmp, folder), { recursive: true });
-    if (!older) continue;
-    const target = join(tmp, folder.replace(/^snapshots/, `snapshots.${older.minor}`));
-    cpSync(join(ARTICLE, folder), target, { recursive: true });
-    setVersion(join(target, 'run.yaml'), older.release);
+    if (older) place(tmp, folderOf('v1.36', folder), 'v1.36', folder);
   }
   return tmp;
 }
 
-function setVersion(runYaml: string, release: string) {
-  const text = readFileSync(runYaml, 'utf8');
-  const edited = text.replace(/^( {2}kubernetes: ).+$/m, `$1${release}`);
-  assert.notEqual(edited, text, `${runYaml}: expected a versions.kubernetes line`);
-  writeFileSync(runYaml, edited);
+/** `snapshots.lab` of minor v1.36 is `snapshots.v1.36.lab`. */
+const folderOf = (minor: string, folder: string) => folder.replace(/^snapshots/, `snapshots.${minor}`);
+
+/** The committed run of `minor` in `folder` (its headline counterpart) put at `target` in `tmp`, replacing what was there. */
+function place(tmp: string, target: string, minor: string, folder: string) {
+  rmSync(join(tmp, target), { recursive: true, force: true });
+  cpSync(join(ARTICLE, folderOf(minor, folder)), join(tmp, target), { recursive: true });
 }
 
 /** 074's experiment declaring `kubernetes`, or no versions at all when it is undefined. */
@@ -219,7 +217,8 @@ test('a declared version without snapshots is not measured, and named; the headl
 test('a folder whose run names another version is refused: one line naming the file, the field, what was expected and found', () => {
   const tmp = copyRuns();
   try {
-    setVersion(join(tmp, 'snapshots.v1.36.lab.nftables', 'run.yaml'), 'v1.35.4');
+    // A real v1.35 run in the v1.36 folder.
+    place(tmp, 'snapshots.v1.36.lab.nftables', 'v1.35', 'snapshots.lab.nftables');
     const error = (() => {
       try {
         build(tmp);
@@ -235,8 +234,8 @@ test('a folder whose run names another version is refused: one line naming the f
       /snapshots\.v1\.36\.lab\.nftables\/run\.yaml: field "versions\.kubernetes": expected a v1\.36 release \(the Kubernetes version this folder holds, e\.g\. v1\.36\.3\), got "v1\.35\.4"$/,
     );
     // The headline folder too: its run must be of the headline release's minor, versions declared or not.
-    setVersion(join(tmp, 'snapshots.v1.36.lab.nftables', 'run.yaml'), 'v1.36.9');
-    setVersion(join(tmp, 'snapshots', 'run.yaml'), 'v1.36.3');
+    place(tmp, 'snapshots.v1.36.lab.nftables', 'v1.36', 'snapshots.lab.nftables');
+    place(tmp, 'snapshots', 'v1.36', 'snapshots');
     for (const experiment of [withVersions(['v1.37', 'v1.36']), article074])
       assert.throws(
         () => build(tmp, experiment),
