@@ -21,6 +21,7 @@ import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
 import { registryDir } from '../../src/capture/run-registry.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
+import { busyLoops } from '../support/busy.ts';
 
 const SLUG = '074-external-traffic-policy';
 /** Where `--out` puts the lab's runs: the lab is this article's second environment (`<slug>.lab`, `<slug>.lab.<variant>`). */
@@ -89,7 +90,7 @@ async function assertKept(out: string, targets: string[], stderr: string): Promi
 const runIdsOf = (stderr: string): string[] => [...stderr.matchAll(/\(run ([0-9A-Za-z-]+)\)/g)].map((m) => m[1]!);
 
 test(
-  'the lab capture reproduces the published observations of article 074 with real Kubernetes, in iptables and in nftables mode',
+  'the lab capture reproduces the published observations of article 074 with real Kubernetes, in iptables and in nftables mode, beside a busy loop on every core',
   { skip, timeout: 240_000 },
   async () => {
     assert.equal(missing, null, `prerequisites: ${missing}`);
@@ -97,7 +98,9 @@ test(
     try {
       const started = performance.now();
       // Every variant, as the author runs it: iptables and nftables; ipvs is left out with one line (no IPVS in this kernel).
-      const result = await capture(out);
+      // A shared machine: every core busy with something else while the lab is measured.
+      const stopLoops = busyLoops();
+      const result = await capture(out).finally(stopLoops);
       const wallMs = performance.now() - started;
       assert.equal(result.code, 0, result.stderr);
       assert.equal((result.stderr.match(/\[(\d+)\/\1\] health-worker-after-delete on control-plane: exit 0/g) ?? []).length, 2, 'both runs ran every step');
@@ -108,7 +111,8 @@ test(
         );
       }
       assert.deepEqual((await readdir(out)).sort(), [FOLDER, `${FOLDER}.nftables`], 'each variant in its own folder, nothing else');
-      // The same software on the same kernel as the committed lab runs: each report says so, whatever addresses this run was given.
+      // The same software on the same kernel as the committed lab runs: each report says so, whatever addresses this run was given
+      // and however the load stretched its requests.
       assert.deepEqual(
         (result.stderr.match(/^what changed: .*$/gm) ?? []).map((line) => /^what changed: (no change in behaviour|the environment changed) /.test(line)),
         [true, true],
@@ -147,7 +151,10 @@ test(
         assert.equal(fact('local-via-worker2.rc'), '28');
         const timeoutMs = Number(CURL_TIMEOUT_SECONDS) * 1000;
         const dropMs = snapshots.steps.get('local-via-worker2')!.durationMs;
-        assert.ok(dropMs >= timeoutMs && dropMs < timeoutMs + 1500, `curl gave up after ${dropMs} ms`);
+        // The step waited out curl's limit; curl's own count says it gave up at the limit (the wall time is the busy machine's too).
+        assert.ok(dropMs >= timeoutMs, `curl gave up after ${dropMs} ms`);
+        const curlMs = Number(/timed out after (\d+) milliseconds/.exec(fact('local-via-worker2.error'))?.[1]);
+        assert.ok(curlMs >= timeoutMs && curlMs < timeoutMs + 500, `curl's own count: ${curlMs} ms`);
         if (mode === 'iptables') {
           // worker2's filter table drops s-local's NodePort.
           assert.equal(fact('filter-worker2.dropPort'), fact('service.s-local.nodePort'));
