@@ -208,12 +208,14 @@ export const leftText = ({ entry, now }: { entry: SysctlUndo; now: string | unde
   `left ${entry.name} at ${now ?? '(gone)'}: changed by someone else since (set to ${entry.set}, ${entry.before} before)`;
 
 /**
- * The settings a kind cluster changes on the kernel its nodes share with the host (a real
- * teardown's list, tests/fixtures/samples/host/kind-teardown-wrote-back.txt): the nodes' kubelet
- * sets kernel.panic, kernel.panic_on_oops and vm.overcommit_memory, the nodes' systemd fs.file-max
- * and fs.protected_*, and docker's IPv6 network turns IPv6 forwarding on. The journal is read
- * every few seconds while kind creates; a change the journal had not seen yet when a kill -9 came
- * is still the cluster's when it is one of these.
+ * The settings a kind cluster changed on the kernel its nodes share with the host, as a real
+ * teardown wrote them back (tests/fixtures/samples/host/kind-teardown-wrote-back.txt). Three are the
+ * nodes' kubelet's, by its source at the release that ran: setupKernelTunables in
+ * pkg/kubelet/cm/container_manager_linux.go (v1.37.2) sets kernel.panic to 10, kernel.panic_on_oops
+ * and vm.overcommit_memory to 1. Which part of a node sets fs.file-max and fs.protected_*, and what
+ * turns IPv6 forwarding on, was not traced here: the sample alone says the cluster's run changed them.
+ * The journal is read every few seconds while kind creates; a change it had not seen yet when a
+ * kill -9 came is still the cluster's when it is one of these.
  */
 export const CLUSTER_SETTINGS: readonly string[] = [
   'fs.file-max',
