@@ -66,6 +66,13 @@ export function stepNode(step: StepDef): string {
   return step.kind === 'exec' ? step.node : 'host';
 }
 
+/** The phase line that opens the steps: everything before it set the environment up, everything after it until the teardown is the experiment. */
+export function stepsPhase(total: number): string {
+  return `running the experiment's ${total} steps`;
+}
+export const STEPS_PHASE_LINE = /^· running the experiment's \d+ steps$/;
+export const TEARDOWN_PHASE_LINE = /^· taking the .+ environment down$/;
+
 export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
   const { driver, signal, reporter } = input;
   // An experiment with variants that reaches here whole runs as its default variant.
@@ -93,6 +100,7 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
       );
     const view = topologyView(topology);
     await cluster.checkHealthy(ctx, 'before the first step');
+    reporter.phase(stepsPhase(experiment.steps.length));
 
     for (const [index, step] of experiment.steps.entries()) {
       throwIfAborted(signal);

@@ -1,6 +1,6 @@
 // Article 074, the headline, captured on a real kind cluster as a user captures
-// it: the CLI with the kind driver, both kube-proxy modes, beside a busy loop on
-// every core, on the engine and images kind:prepare makes (built here, without
+// it: the CLI with the kind driver, both kube-proxy modes, every core busy while
+// the steps run, on the engine and images kind:prepare makes (built here, without
 // any registry, where none answers). The kind suite takes this one reference
 // experiment whatever the number of articles (docs/testing.md says what covers
 // the others).
@@ -41,7 +41,7 @@ import {
   type KindHost,
 } from './support.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
-import { busyLoops } from '../support/busy.ts';
+import { busyWhileSteps } from '../support/busy.ts';
 
 const SLUG = '074-external-traffic-policy';
 const onCI = process.env.CI === 'true';
@@ -78,18 +78,21 @@ function folderHash(dir: string): string {
 }
 
 kindTest(
-  "article 074 on a real kind cluster, both modes, beside a busy loop on every core: the article's observations hold, the report sees no change in behaviour, and the capture leaves nothing behind",
+  "article 074 on a real kind cluster, both modes, with a busy loop on every core while the steps run: the article's observations hold, the report sees no change in behaviour, and the capture leaves nothing behind",
   async (t) => {
     const beforeRun = await leftovers();
     assert.deepEqual(beforeRun.state, [], 'no kubeconfig or cluster state of an earlier capture to begin with');
     const started = performance.now();
-    // A shared runner: every core busy with something else while the cluster is measured.
-    const stopLoops = busyLoops();
-    const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', out, '--variant', 'iptables,nftables'], host!.env, (line) =>
-      t.diagnostic(line),
-    ).finally(stopLoops);
-    t.diagnostic(`capture of both variants on kind, every core busy: ${Math.round((performance.now() - started) / 1000)} s`);
+    // A shared runner: every core busy with something else while each cluster's steps are measured.
+    const busy = busyWhileSteps();
+    const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', out, '--variant', 'iptables,nftables'], host!.env, (line) => {
+      busy.onLine(line);
+      t.diagnostic(line);
+    });
+    const busyRuns = await busy.stop();
+    t.diagnostic(`capture of both variants on kind, every core busy during the steps: ${Math.round((performance.now() - started) / 1000)} s`);
     assert.equal(run.code, 0, run.stderr);
+    assert.equal(busyRuns, 2, 'both runs ran their steps beside the busy loops');
     // Each variant's report against the committed run of the same software: addresses handed out in
     // another order, new ports and requests slowed by the load (timing) are no change; on a machine
     // with other versions, the environment changed.
