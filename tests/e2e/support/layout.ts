@@ -1,5 +1,4 @@
 // Layout checks a reader on a phone would notice: sideways scrolling.
-import { mkdirSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 
 export interface Overflow {
@@ -29,14 +28,4 @@ export async function sidewaysOverflow(page: Page): Promise<Overflow> {
       .map((el) => `${describe(el)} (right edge ${Math.round(el.getBoundingClientRect().right)} px)`);
     return { scrollWidth: root.scrollWidth, clientWidth: width, culprits };
   });
-}
-
-export const SCREENSHOT_DIR = 'test-results/screenshots';
-
-/** A full-page PNG for a human to look at: test-results/screenshots/<name>.png. */
-export async function saveScreenshot(page: Page, name: string): Promise<string> {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const path = `${SCREENSHOT_DIR}/${name}.png`;
-  await page.screenshot({ path, fullPage: true });
-  return path;
 }
