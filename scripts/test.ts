@@ -1,9 +1,12 @@
-// `npm test`: every suite of tests/support/suites.ts, in the order that fails
-// fastest, each named as it runs, then one summary: per suite its passed,
-// failed and skipped tests and why any skipped. `npm test -- <word>...` runs
-// the suites of those words (or whose names contain them); package.json's
-// test:* scripts are that. It stops after the first suite that fails (the
-// later ones need what it checks: a build for the browser).
+// `npm test`: every suite of tests/support/suites.ts in two lanes side by side,
+// the host's (root: the lab, the faults, kind) and the machine's (the checks,
+// the unit tests, the build and the browser), each lane's suites one after
+// another in the order that fails fastest; every line a suite prints carries
+// its word. Then one summary: per suite its passed, failed and skipped tests
+// and why any skipped. `npm test -- <word>...` runs the suites of those words
+// (or whose names contain them); package.json's test:* scripts are that. Once
+// a suite fails no further suite starts (the later ones need what it checks: a
+// build for the browser); the one running in the other lane finishes.
 //
 // A suite fails when it exits non-zero, when any of its tests skipped or none
 // ran (a missing prerequisite: the suite did not run), or when it leaves an
@@ -22,7 +25,7 @@
 // the machine (tests/support/prerequisites.ts): as root on Debian or Ubuntu it
 // installs the missing Debian packages itself (apt-get, no service started);
 // anywhere else, and for root or Go, it stops with one line for each.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +66,7 @@ const optOut = optedOutSuites(
   process.env.CI === 'true',
 );
 if ('problem' in optOut) fail(optOut.problem);
+const optedOut = optOut.optedOut;
 
 // Playwright's own Chromium serves the browser suite where Debian's is absent (playwright.config.ts).
 const machine = () => probeMachine(process.env, (program) => program === '/usr/bin/chromium' && existsSync(chromium.executablePath()));
@@ -129,43 +133,103 @@ function readReport(suite: Suite, file: string): Report | null | undefined {
 /** Whether the named network namespaces' folder is a mount point now. */
 const netnsMounted = () => isMountPoint(realNetnsDir(), readFileSync('/proc/self/mountinfo', 'utf8'));
 
-function runSuite(suite: Suite, reportFile: string, temp: string): SuiteOutcome {
+/** Every line a suite prints, prefixed with its word so that two lanes' output stays apart; the last ones kept for a failure. */
+function prefixedOutput(suite: Suite, width: number): { write: (chunk: string, stream: 'stdout' | 'stderr') => void; flush: () => void; tail: () => string[] } {
+  const pending = { stdout: '', stderr: '' };
+  const kept: string[] = [];
+  const emit = (line: string) => {
+    process.stdout.write(`${suite.word.padEnd(width)} | ${line}\n`);
+    kept.push(line);
+    if (kept.length > TAIL_LINES) kept.shift();
+  };
+  return {
+    write(chunk, stream) {
+      const parts = (pending[stream] + chunk).split('\n');
+      pending[stream] = parts.pop()!;
+      for (const line of parts) emit(line.replace(/\r$/, ''));
+    },
+    flush() {
+      for (const stream of ['stdout', 'stderr'] as const) if (pending[stream] !== '') emit(pending[stream]);
+      pending.stdout = pending.stderr = '';
+    },
+    tail: () => [...kept],
+  };
+}
+
+/** The last lines of a failed suite, printed again under the summary: two lanes' output interleaves. */
+const TAIL_LINES = 40;
+
+async function runSuite(suite: Suite, reportFile: string, temp: string, width: number): Promise<{ outcome: SuiteOutcome; tail: string[] }> {
   const argv = suite.argv(reportFile);
   const env = { ...process.env, TMPDIR: temp, ...(suite.report === 'playwright' ? { PLAYWRIGHT_JSON_OUTPUT_NAME: reportFile } : {}) };
   const mountedBefore = netnsMounted();
-  const run = spawnSync(argv[0]!, argv.slice(1), { cwd: root, stdio: 'inherit', env });
-  const ended = run.error ? { error: run.error.message } : run.signal ? { signal: run.signal } : { code: run.status ?? 1 };
-  // The mount `ip netns add` makes is the host's one change a lab could leave: there after the suite, not before, it is the suite's.
-  const hostLeftovers = !mountedBefore && netnsMounted() ? [`a mount at ${NETNS_RUN_DIR}`] : [];
-  return { ended, report: readReport(suite, reportFile), leftovers: tempLeftovers([], readdirSync(temp)), hostLeftovers };
+  const output = prefixedOutput(suite, width);
+  const ended = await new Promise<SuiteOutcome['ended']>((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.write(chunk, 'stdout'));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.write(chunk, 'stderr'));
+    child.on('error', (error) => resolve({ error: error.message }));
+    child.on('close', (code, signal) => resolve(signal ? { signal } : { code: code ?? 1 }));
+  });
+  output.flush();
+  // The mount `ip netns add` makes is the host's one change a lab could leave: there after a host suite, not
+  // before, it is that suite's (the machine lane's suites run beside the host lane and never make it).
+  const hostLeftovers = suite.lane === 'host' && !mountedBefore && netnsMounted() ? [`a mount at ${NETNS_RUN_DIR}`] : [];
+  return { outcome: { ended, report: readReport(suite, reportFile), leftovers: tempLeftovers([], readdirSync(temp)), hostLeftovers }, tail: output.tail() };
 }
 
-const lines: { ok: boolean; line: string }[] = [];
-for (const suite of selected.suites) {
-  if (optOut.optedOut.has(suite.word)) {
-    lines.push({ ok: true, line: `SKIP ${suite.name}: ${optedOutDetail}` });
-    continue;
-  }
-  process.stdout.write(`\n=== ${suite.name}: ${suite.shown.join(' ')}\n`);
-  const started = performance.now();
-  const temp = join(reportDir, `${suite.word}.tmp`);
-  mkdirSync(temp);
-  const verdict = judgeSuite(runSuite(suite, join(reportDir, `${suite.word}.report`), temp));
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  lines.push({ ok: verdict.ok, line: `${verdict.ok ? 'ok  ' : 'FAIL'} ${suite.name} (${seconds} s)${verdict.detail ? `: ${verdict.detail}` : ''}` });
-  if (!verdict.ok) {
-    process.stdout.write(`=== ${suite.name} failed: ${verdict.detail}\n`);
-    break;
+interface Finished {
+  ok: boolean;
+  line: string;
+  tail: string[];
+}
+
+const finished = new Map<string, Finished>();
+const state = { failed: false, interrupted: null as NodeJS.Signals | null };
+const width = Math.max(...selected.suites.map((s) => s.word.length));
+// Ctrl-C reaches every suite (one process group) and each cleans up after itself: wait for them, start no other.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (state.interrupted = signal));
+
+/** One lane's suites in order; none starts after a suite of either lane has failed or an interrupt. */
+async function runLane(suites: Suite[]): Promise<void> {
+  for (const suite of suites) {
+    if (state.failed || state.interrupted) return;
+    if (optedOut.has(suite.word)) {
+      finished.set(suite.word, { ok: true, line: `SKIP ${suite.name}: ${optedOutDetail}`, tail: [] });
+      continue;
+    }
+    process.stdout.write(`=== ${suite.word}: ${suite.name}: ${suite.shown.join(' ')}\n`);
+    const started = performance.now();
+    const temp = join(reportDir, `${suite.word}.tmp`);
+    mkdirSync(temp);
+    const { outcome, tail } = await runSuite(suite, join(reportDir, `${suite.word}.report`), temp, width);
+    const verdict = judgeSuite(outcome);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    finished.set(suite.word, {
+      ok: verdict.ok,
+      line: `${verdict.ok ? 'ok  ' : 'FAIL'} ${suite.name} (${seconds} s)${verdict.detail ? `: ${verdict.detail}` : ''}`,
+      tail,
+    });
+    process.stdout.write(`=== ${suite.word}: ${verdict.ok ? 'passed' : `failed: ${verdict.detail}`} (${seconds} s)\n`);
+    if (!verdict.ok) state.failed = true;
   }
 }
+
+const started = performance.now();
+// Two lanes side by side (tests/support/suites.ts, Lane): the host's suites one after another, and beside them the
+// machine's. A suite that fails lets the running one of the other lane finish, and no further suite starts.
+await Promise.all((['host', 'machine'] as const).map((lane) => runLane(selected.suites.filter((s) => s.lane === lane))));
 
 rmSync(reportDir, { recursive: true, force: true });
-process.stdout.write('\n=== summary\n');
+const lines = selected.suites.flatMap((s) => finished.get(s.word) ?? []);
+for (const failure of lines.filter((l) => !l.ok))
+  process.stdout.write(`\n=== the last lines of the failed suite: ${failure.line}\n${failure.tail.join('\n')}\n`);
+process.stdout.write(`\n=== summary (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 for (const { line } of lines) process.stdout.write(`${line}\n`);
 const failed = lines.filter((l) => !l.ok).length;
 const skipped = lines.filter((l) => l.line.startsWith('SKIP')).length;
 const notReached = selected.suites.length - lines.length;
 process.stdout.write(
-  `suites: ${lines.length - failed - skipped} passed, ${skipped} opted out, ${failed} failed${notReached ? `, ${notReached} not run after the failure` : ''}\n`,
+  `suites: ${lines.length - failed - skipped} passed, ${skipped} opted out, ${failed} failed${notReached ? `, ${notReached} not run after ${state.interrupted ? `the interrupt (${state.interrupted})` : 'the failure'}` : ''}\n`,
 );
-process.exit(failed ? 1 : 0);
+process.exit(state.interrupted === 'SIGINT' ? 130 : state.interrupted === 'SIGTERM' ? 143 : failed ? 1 : 0);

@@ -20,6 +20,14 @@ export const TEMP_PREFIXES: readonly string[] = ['shice-', 'playwright-artifacts
 
 export type ReportFormat = 'tap' | 'playwright' | null;
 
+/**
+ * Which of npm test's two lanes a suite runs in. The host lane's suites run as root and change the machine
+ * while they run (network namespaces and their mount, a Docker engine, kind clusters, kernel settings), and
+ * each compares the host before and after it: they run one after another. The machine lane's suites only
+ * use the CPU, their own temporary folder and a port: they run beside the host lane, one after another too.
+ */
+export type Lane = 'host' | 'machine';
+
 export interface Suite {
   /** The suite's name in `npm test -- <word>`, SHICE_TEST_OPTOUT and package.json's `test:<...>` script. */
   word: string;
@@ -28,12 +36,13 @@ export interface Suite {
   shown: string[];
   argv: (reportFile: string) => string[];
   report: ReportFormat;
+  lane: Lane;
 }
 
-/** Every suite, in the order that fails fastest. */
+/** Every suite, each lane's in the order that fails fastest (the summary's order). */
 export function suiteList(root: string, node: string): Suite[] {
   const astro = `${root}/node_modules/astro/bin/astro.mjs`;
-  const nodeTest = (word: string, name: string, pattern: string, filesAtOnce: number): Suite => {
+  const nodeTest = (word: string, name: string, pattern: string, filesAtOnce: number, lane: Lane = 'machine'): Suite => {
     // Files side by side (each file's tests in order): most of a suite's time is waiting on processes,
     // control planes and clusters, not the CPU. Two at once on any machine; kind's, which share one engine
     // and one cluster name, one at a time.
@@ -53,14 +62,16 @@ export function suiteList(root: string, node: string): Suite[] {
         ...args,
       ],
       report: 'tap',
+      lane,
     };
   };
-  const command = (word: string, name: string, argv: string[]): Suite => ({
+  const command = (word: string, name: string, argv: string[], lane: Lane = 'machine'): Suite => ({
     word,
     name,
     shown: argv.map((a) => (a === node ? 'node' : a.replace(`${root}/`, ''))),
     argv: () => argv,
     report: null,
+    lane,
   });
   return [
     // The house's rules, fastest of all: one format (prettier, its files named by .prettierignore), and no import cycle or import back up the data flow.
@@ -71,14 +82,14 @@ export function suiteList(root: string, node: string): Suite[] {
     nodeTest('unit', 'unit (node:test)', 'tests/unit/**/*.test.ts', 2),
     command('types', 'types (astro check)', [node, astro, 'check']),
     // The lab runs the real Kubernetes components: built here when missing or stale (a cold build takes minutes).
-    command('kube', 'Kubernetes binaries (npm run lab:build)', [node, `${root}/scripts/build-kube.ts`]),
+    command('kube', 'Kubernetes binaries (npm run lab:build)', [node, `${root}/scripts/build-kube.ts`], 'host'),
     // Two labs at once are two sets of namespaces named after their runs; a file that kills runs on purpose keeps its own registry.
-    nodeTest('lab', 'lab capture on this kernel (node:test)', 'tests/lab/**/*.test.ts', 2),
+    nodeTest('lab', 'lab capture on this kernel (node:test)', 'tests/lab/**/*.test.ts', 2, 'host'),
     // Two fault files at a time: each keeps its own registry and project copy; its kill -9 tests let the commands a killed run had in flight end before they look.
-    nodeTest('fault', 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', 'tests/fault/**/*.test.ts', 2),
+    nodeTest('fault', 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', 'tests/fault/**/*.test.ts', 2, 'host'),
     // Real kind clusters: kind:prepare's engine and images (built without a registry where none answers), a new article's
     // path from npm run new to its page, article 074's capture, and the host as it was before the engine started.
-    nodeTest('kind', 'kind: a new article and article 074 on real kind clusters, the host as found (node:test)', 'tests/kind/**/*.test.ts', 1),
+    nodeTest('kind', 'kind: a new article and article 074 on real kind clusters, the host as found (node:test)', 'tests/kind/**/*.test.ts', 1, 'host'),
     command('build', 'build (astro build)', [node, astro, 'build']),
     // What the build wrote, read as files: every run record against its snapshots, every link and card of every page.
     // Seconds, and no browser: the browser suite loads each article's pages once and one page of each template thoroughly.
@@ -93,6 +104,7 @@ export function suiteList(root: string, node: string): Suite[] {
       // On this Node (24), not whatever `node` a PATH without node_modules/.bin finds first.
       argv: () => [node, `${root}/node_modules/@playwright/test/cli.js`, 'test', '--reporter=list,json'],
       report: 'playwright',
+      lane: 'machine',
     },
   ];
 }

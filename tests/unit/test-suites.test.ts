@@ -143,3 +143,12 @@ test("package.json's test:* scripts each run one suite of the list through scrip
     assert.ok(argv.includes('--test-reporter=tap') && argv.includes('--test-reporter-destination=/r.tap'), 'its TAP goes to the report file');
   }
 });
+
+test('two lanes: the suites that change the host (the Kubernetes build the lab needs first, the lab, the faults, kind) one after another in one, every other in the other', () => {
+  const lane = (name: 'host' | 'machine') => suites.filter((s) => s.lane === name).map((s) => s.word);
+  assert.deepEqual(lane('host'), ['kube', 'lab', 'fault', 'kind']);
+  for (const word of MUST_RUN_ON_CI) assert.ok(lane('host').includes(word), `${word} compares the host before and after it: nothing may run beside it there`);
+  // The build before what reads it, in the same lane.
+  const machine = lane('machine');
+  for (const reader of ['built', 'browser']) assert.ok(machine.indexOf('build') < machine.indexOf(reader), `build before ${reader}`);
+});
