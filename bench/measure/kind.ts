@@ -26,6 +26,7 @@ import { measured, notMeasured, type Figure } from '../figures.ts';
 import { buildCost, describeBuild, sampleMachine } from '../site/cpu.ts';
 import { makeTempDir } from '../temp-dirs.ts';
 import { failureLine } from '../failure-line.ts';
+import { captureOverFloor, KIND_FLOOR_TARGET } from '../kind-floor.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 /** The article whose capture is timed (its default variant, iptables). */
@@ -40,6 +41,10 @@ const FIGURES = {
   deleteAlone: f('deleteAlone', 'kind delete cluster alone'),
   capture: f('capture', 'kind capture of 074 (iptables, headline release): wall time, process start to exit'),
   ratio: f('ratio', 'kind capture / kind create cluster alone, same run', 'x'),
+  overFloor: {
+    ...f('overFloor', "kind capture over its floor: capture / (create and delete alone, nodes and pods Ready and kube-proxy synced, the steps' own time)", 'x'),
+    target: { op: '<=' as const, value: KIND_FLOOR_TARGET },
+  },
   preflight: f('preflight', 'kind capture: start to kind create (preflight, engine and image checks)'),
   cluster: f('cluster', 'kind capture: kind create cluster'),
   standIn: f('standIn', 'kind capture: podCIDRs, kindnetd stand-in, substitute images loaded'),
@@ -180,6 +185,12 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
         const stepsMs = steps.reduce((sum, step) => sum + step.durationMs, 0);
         const part = (figure: (typeof FIGURES)[keyof typeof FIGURES], ms: number | null, why = 'no such part in this run') =>
           ms === null ? notMeasured(figure, why) : measured(figure, s(ms));
+        const floor = captureOverFloor(capture.wallMs, {
+          createMs: alone.create.wallMs,
+          deleteMs: alone.del.wallMs,
+          readyMs: parts.nodesReadyMs + parts.podsReadyMs,
+          stepsOwnMs: stepsMs,
+        });
         return [
           measured(FIGURES.prepare, s(prepare.wallMs), { note: prepare.note }),
           engineAt === undefined ? notMeasured(FIGURES.engine, 'kind:prepare printed no engine line') : measured(FIGURES.engine, s(engineAt)),
@@ -193,6 +204,7 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
           measured(FIGURES.ratio, capture.wallMs / alone.create.wallMs, {
             note: `${s(capture.wallMs).toFixed(1)} s over ${s(alone.create.wallMs).toFixed(1)} s`,
           }),
+          measured(FIGURES.overFloor, floor.ratio, { note: floor.note, details: { floorMs: floor.floorMs } }),
           part(FIGURES.preflight, parts.preflightMs),
           part(FIGURES.cluster, parts.clusterMs),
           part(FIGURES.standIn, parts.standInMs, "kind's official image: no stand-in"),

@@ -67,10 +67,11 @@ export function stepNode(step: StepDef): string {
 }
 
 /** The phase line that opens the steps: everything before it set the environment up, everything after it until the teardown is the experiment. */
+export const STEPS_PHASE_WORDS = "running the experiment's";
 export function stepsPhase(total: number): string {
-  return `running the experiment's ${total} steps`;
+  return `${STEPS_PHASE_WORDS} ${total} steps`;
 }
-export const STEPS_PHASE_LINE = /^· running the experiment's \d+ steps$/;
+export const STEPS_PHASE_LINE = new RegExp(`^· ${STEPS_PHASE_WORDS} \\d+ steps$`);
 export const TEARDOWN_PHASE_LINE = /^· taking the .+ environment down$/;
 
 export async function runCapture(input: CaptureInput): Promise<CaptureResult> {

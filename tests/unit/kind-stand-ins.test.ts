@@ -257,4 +257,14 @@ test("a kind capture's parts, from the times its real progress lines arrived at"
     null,
     'a run without the marks has no parts',
   );
+  // A capture that opens its steps with their phase line: the steps begin there, not where the first one ended.
+  const pods = at('· waiting for pod ');
+  const opened = [
+    ...lines.filter((l) => l.atMs <= pods),
+    { atMs: pods + 500, text: "· running the experiment's 11 steps" },
+    ...lines.filter((l) => l.atMs > pods),
+  ];
+  const withLine = kindParts(opened, 40_000)!;
+  assert.equal(withLine.podsReadyMs, 500);
+  assert.equal(withLine.stepsMs, at('· taking the kind environment down') - pods - 500);
 });

@@ -1,6 +1,7 @@
 // The parts of a kind capture as its progress lines mark them, in one place:
 // the driver and the shared session print these words, the bench reads the
 // times the lines arrived at back into parts.
+import { STEPS_PHASE_WORDS } from '../runner.ts';
 
 /** The first words of the progress line that opens each part (after the `· ` of a phase line). */
 export const KIND_MARKS = {
@@ -9,6 +10,7 @@ export const KIND_MARKS = {
   apply: 'waiting for the default ServiceAccount',
   nodesReady: 'waiting for the nodes to be Ready',
   podsReady: 'waiting for pod ',
+  steps: STEPS_PHASE_WORDS,
   down: 'taking the kind environment down',
 } as const;
 
@@ -47,7 +49,8 @@ export function kindParts(lines: readonly TimedLine[], exitMs: number): KindPart
   const apply = at(lines, KIND_MARKS.apply);
   const nodes = at(lines, KIND_MARKS.nodesReady);
   const pods = at(lines, KIND_MARKS.podsReady);
-  const firstStep = lines.find((l) => /^\[\s*1\/\d+\]/.test(l.text))?.atMs ?? null;
+  // The line that opens the steps; a capture older than it marked them only by the first step's end.
+  const firstStep = at(lines, KIND_MARKS.steps) ?? lines.find((l) => /^\[\s*1\/\d+\]/.test(l.text))?.atMs ?? null;
   const down = at(lines, KIND_MARKS.down);
   if (create === null || apply === null || nodes === null || pods === null || firstStep === null || down === null) return null;
   return {
