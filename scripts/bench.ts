@@ -19,6 +19,7 @@ import { measureWeight } from '../bench/measure/weight.ts';
 import { measureE2e } from '../bench/measure/e2e.ts';
 import { measureLab } from '../bench/measure/lab.ts';
 import { measureKind } from '../bench/measure/kind.ts';
+import { measureNpmTest } from '../bench/measure/npm-test.ts';
 import { gitInfo } from '../src/capture/host.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -31,6 +32,7 @@ const PHASES: Record<Group, (ctx: BenchContext) => Promise<Figure[]>> = {
   growth: measureGrowth,
   lab: measureLab,
   kind: measureKind,
+  tests: measureNpmTest,
 };
 
 async function compare(files: [string, string]): Promise<void> {

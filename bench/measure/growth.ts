@@ -136,9 +136,45 @@ export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
   const series = await growthSeries(ctx, slug, ctx.args.sizes);
   return [
     ...growthFigures(series.evidence, series.floor),
+    seriesSiteFigure(SERIES_ARTICLES, ctx.cancelSignal.aborted ? { failure: 'interrupted' } : await seriesSiteBuild(ctx, slug)),
     // Interrupted: no more builds (the run writes no result anyway).
     ogCardFigure(OG_ARTICLES, ctx.cancelSignal.aborted ? { with: [], without: [], failure: 'interrupted' } : await ogCardBuilds(ctx, slug)),
   ];
+}
+
+/** The series as its author will have it: 75 articles. */
+export const SERIES_ARTICLES = 75;
+
+/** One cold build of a site of `SERIES_ARTICLES` copies of the article, as a user builds it: every page, its cards drawn, the search index. */
+async function seriesSiteBuild(ctx: BenchContext, slug: string): Promise<BuildResult | { failure: string }> {
+  try {
+    return await withTemporary(
+      ctx,
+      () =>
+        ctx.progress.task(`generating a site of ${SERIES_ARTICLES} articles (copies of ${slug}), its Open Graph cards included`, () =>
+          generateSite(ctx.root, 'evidence', `series-${SERIES_ARTICLES}`, (dir) => writeEvidenceCopies(ctx.root, dir, slug, SERIES_ARTICLES), {
+            ogCards: true,
+          }),
+        ),
+      (project) =>
+        ctx.progress.task(`building the ${SERIES_ARTICLES}-article site, cold`, () =>
+          astroBuild(project.dir, { config: BENCH_CONFIG, timeoutMs: ctx.args.buildTimeoutSeconds * 1000 * 4, cancelSignal: ctx.cancelSignal }),
+        ),
+    );
+  } catch (error) {
+    return { failure: error instanceof BuildTimeout ? `too slow on this machine: ${errorMessage(error)}` : errorMessage(error) };
+  }
+}
+
+/** The 75-article site's cold build: wall time, with its CPU time, peak memory and pages beside it. Pure. */
+export function seriesSiteFigure(n: number, build: BuildResult | { failure: string }): Figure {
+  const base = { id: 'growth.seriesSite', group: 'growth' as const, unit: 's' as const, label: `${n}-article site: one cold build, every page and card` };
+  if ('failure' in build) return notMeasured(base, build.failure);
+  const memory = build.peakRssBytes === null ? 'peak memory not read' : `peak memory ${(build.peakRssBytes / 2 ** 20).toFixed(0)} MiB (the build process)`;
+  return measured(base, build.seconds, {
+    note: `${build.cost.cpuSeconds === null ? 'CPU time not read' : `CPU ${build.cost.cpuSeconds.toFixed(1)} s`}, ${memory}, ${build.htmlFiles} HTML pages; load ${build.cost.loadBefore.toFixed(1)} -> ${build.cost.loadAfter.toFixed(1)}`,
+    details: { cpuSeconds: build.cost.cpuSeconds, peakRssBytes: build.peakRssBytes, htmlFiles: build.htmlFiles },
+  });
 }
 
 /** Copies in the sites that measure the Open Graph cards: 40 cards, a build of well under a minute without them. */

@@ -4,7 +4,7 @@
 // (src/og/card-cache.ts) is one of them: a cold build gets one of its own in
 // the copy, emptied with the rest, so that the cards are drawn (growth.ogCard
 // measures drawing them), never read back from an earlier build.
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { buildCost, sampleMachine, type BuildCost } from './cpu.ts';
@@ -21,6 +21,8 @@ export interface BuildResult {
   cost: BuildCost;
   /** HTML files written to dist/. */
   htmlFiles: number;
+  /** The build process's peak resident memory, in bytes (its own getrusage at exit; the processes it starts are not in it). */
+  peakRssBytes: number | null;
 }
 
 export interface BuildOptions {
@@ -47,14 +49,31 @@ export function buildEnvironment(env: NodeJS.ProcessEnv, machineCache?: string):
   return { ...rest, ASTRO_TELEMETRY_DISABLED: '1', ...(machineCache ? { SHICE_CACHE: machineCache } : {}) };
 }
 
+/** Loaded before astro: at exit, the process's own peak resident memory (getrusage, in KiB) into the file the bench names. */
+const PEAK_RSS_HOOK = `data:text/javascript,${encodeURIComponent(
+  "import { writeFileSync } from 'node:fs'; const file = process.env.SHICE_BENCH_PEAK_RSS; process.on('exit', () => writeFileSync(file, String(process.resourceUsage().maxRSS)));",
+)}`;
+
+async function readPeakRss(file: string): Promise<number | null> {
+  try {
+    const kib = Number((await readFile(file, 'utf8')).trim());
+    return Number.isFinite(kib) && kib > 0 ? kib * 1024 : null;
+  } catch {
+    return null;
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
 export async function astroBuild(dir: string, options: BuildOptions): Promise<BuildResult> {
   if (!options.keepCaches) for (const cache of CACHES) await rm(join(dir, cache), { recursive: true, force: true });
-  const args = [join(dir, 'node_modules/astro/bin/astro.mjs'), 'build', ...(options.config ? ['--config', options.config] : [])];
+  const peakRssFile = join(dir, '.bench-peak-rss');
+  const args = ['--import', PEAK_RSS_HOOK, join(dir, 'node_modules/astro/bin/astro.mjs'), 'build', ...(options.config ? ['--config', options.config] : [])];
   const before = sampleMachine();
   const started = performance.now();
   const result = await execa(process.execPath, args, {
     cwd: dir,
-    env: buildEnvironment(process.env, options.keepCaches ? undefined : join(dir, MACHINE_CACHE)),
+    env: { ...buildEnvironment(process.env, options.keepCaches ? undefined : join(dir, MACHINE_CACHE)), SHICE_BENCH_PEAK_RSS: peakRssFile },
     extendEnv: false,
     timeout: options.timeoutMs,
     ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
@@ -70,5 +89,5 @@ export async function astroBuild(dir: string, options: BuildOptions): Promise<Bu
     const tail = output.trim().split('\n').slice(-12).join('\n');
     throw new Error(`astro build in ${dir} failed (exit ${result.exitCode ?? result.signal}): ${failureLine(output)}\n${tail}`);
   }
-  return { seconds, cost, htmlFiles: await countHtml(join(dir, 'dist')) };
+  return { seconds, cost, htmlFiles: await countHtml(join(dir, 'dist')), peakRssBytes: await readPeakRss(peakRssFile) };
 }

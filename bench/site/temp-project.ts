@@ -33,7 +33,7 @@ export interface TempProject {
   remove(): Promise<void>;
 }
 
-async function linkNodeModules(root: string, dir: string): Promise<void> {
+export async function linkNodeModules(root: string, dir: string): Promise<void> {
   const source = join(root, 'node_modules');
   const target = join(dir, 'node_modules');
   await mkdir(target);

@@ -10,6 +10,7 @@ const build = (seconds: number, cpuSeconds: number | null, load = 0.5): BuildRes
   seconds,
   cost: { cpuSeconds, loadBefore: load, loadAfter: load },
   htmlFiles: 10,
+  peakRssBytes: null,
 });
 
 test('the ratio is of the faster builds over wall time, with the ratio of the least CPU times beside it', () => {

@@ -41,6 +41,7 @@ const build = (seconds: number, cpuSeconds: number | null, load = 0.5): BuildRes
   seconds,
   cost: { cpuSeconds, loadBefore: load, loadAfter: load },
   htmlFiles: 1,
+  peakRssBytes: null,
 });
 
 test('the slopes over wall and CPU time, each build described beside its size', () => {
