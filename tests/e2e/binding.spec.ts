@@ -3,8 +3,7 @@
 // with a path carries it in every link. That every page of the
 // committed site says what its snapshots say is checked page by page:
 // pages.spec.ts (articles and evidence pages) and tests/built (run records).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -27,6 +26,7 @@ import {
   type Variant074,
 } from './support/evidence.ts';
 import { copyCommittedRuns } from '../support/snapshot-root.ts';
+import { siteCopy } from '../support/project-copy.ts';
 
 const LANGS = [
   { lang: 'zh' as const, path: `/${SLUG}/` },
@@ -177,15 +177,21 @@ async function checkPageAgainst(page: Page, runs: Runs074, lang: 'zh' | 'en', fi
   expect(await strayDigits(page), 'no digit in the prose outside a bound element').toEqual([]);
 }
 
-/** Builds the site from a copy of the committed snapshots changed by `mutate`, into a temporary folder. */
+/**
+ * A copy of the site to build in: never the checkout, where the build suite's dist/ is served to the other specs. Every
+ * article, since each links the others (ArticleLink refuses a link to an article the site does not have).
+ */
+const siteToBuild = (what: string) => siteCopy(ROOT, what);
+
+/** Builds a copy of the site from a copy of the committed snapshots changed by `mutate`. */
 function buildFrom(mutate: (dir: string) => void, env: NodeJS.ProcessEnv = {}): { root: string; dist: string; snapshots: string } {
-  const root = mkdtempSync(join(tmpdir(), 'shice-fixture-'));
+  const root = siteToBuild('fixture');
   // Every article's runs, every variant and environment, as SHICE_SNAPSHOT_ROOT lays them out; `mutate` changes 074's headline run.
-  const snapshots = join(copyCommittedRuns(ROOT, join(root, 'snapshots')), SLUG);
+  const snapshots = join(copyCommittedRuns(root, join(root, 'snapshots')), SLUG);
   mutate(snapshots);
   const dist = join(root, 'dist');
-  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', dist], {
-    cwd: ROOT,
+  const build = spawnSync(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', dist], {
+    cwd: root,
     env: { ...process.env, ...env, SHICE_SNAPSHOT_ROOT: join(root, 'snapshots') },
     encoding: 'utf8',
   });
@@ -203,16 +209,16 @@ function editYaml(file: string, edit: (data: Record<string, unknown>) => void): 
   writeFileSync(file, dump(data, { lineWidth: -1 }));
 }
 
-// Every build of the site here runs in this one serial group: two astro builds at once in the same
-// project share its .astro/ folder, and one removes the chunks the other is rendering from.
+// The builds here run one after another: two astro builds at once on two cores only slow each other.
 test.describe.serial('builds from other snapshots', () => {
   test.setTimeout(180_000);
 
   test('SHICE_SITE_URL sets canonical URLs, feeds and the sitemap, and every link carries the base path', () => {
-    const out = mkdtempSync(join(tmpdir(), 'shice-base-'));
+    const copy = siteToBuild('base');
+    const out = join(copy, 'dist');
     try {
-      const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', out], {
-        cwd: ROOT,
+      const build = spawnSync(process.execPath, [join(copy, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', out], {
+        cwd: copy,
         env: { ...process.env, SHICE_SITE_URL: 'https://measured.example.org/shice/' },
         encoding: 'utf8',
       });
@@ -235,7 +241,7 @@ test.describe.serial('builds from other snapshots', () => {
         ).toEqual([]);
       }
     } finally {
-      rmSync(out, { recursive: true, force: true });
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 

@@ -11,6 +11,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyCommittedRuns } from '../support/snapshot-root.ts';
+import { siteCopy } from '../support/project-copy.ts';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { toYaml } from '../../src/capture/snapshot-writer.ts';
@@ -52,10 +53,11 @@ function htmlFiles(dir: string): string[] {
 }
 
 test('non-UTF-8 and cut output build into pages that show it escaped, with a note in each language', { timeout: 180_000 }, () => {
-  const work = mkdtempSync(join(tmpdir(), 'shice-fault-page-'));
+  // A copy of the site: the host lane never builds in the checkout, where the machine lane's builds run.
+  const work = siteCopy(root, 'fault-page');
   try {
     // Every article's committed runs (the article binds its nftables and lab runs too); the headline run is changed.
-    copyCommittedRuns(root, join(work, 'runs'));
+    copyCommittedRuns(work, join(work, 'runs'));
     const snapshots = join(work, 'runs', SLUG);
     edit(join(snapshots, 'cluster-via-worker.yaml'), (step) => {
       const bytes = Buffer.concat([Buffer.from(step.stdout as string), Buffer.from([0xff, 0xfe]), Buffer.from(' trailing bytes\n')]);
@@ -72,8 +74,8 @@ test('non-UTF-8 and cut output build into pages that show it escaped, with a not
     assert.match(facts.get('cluster-via-worker.client')!.value, /^\d+\.\d+\.\d+\.\d+$/);
 
     const outDir = join(work, 'dist');
-    const build = spawnSync(process.execPath, [join(root, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', outDir], {
-      cwd: root,
+    const build = spawnSync(process.execPath, [join(work, 'node_modules/astro/bin/astro.mjs'), 'build', '--outDir', outDir], {
+      cwd: work,
       encoding: 'utf8',
       env: { ...process.env, SHICE_SNAPSHOT_ROOT: join(work, 'runs') },
       timeout: 170_000,
