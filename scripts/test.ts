@@ -25,7 +25,7 @@
 // the machine (tests/support/prerequisites.ts): as root on Debian or Ubuntu it
 // installs the missing Debian packages itself (apt-get, no service started);
 // anywhere else, and for root or Go, it stops with one line for each.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,6 +166,8 @@ async function runSuite(suite: Suite, reportFile: string, temp: string, width: n
   const output = prefixedOutput(suite, width);
   const ended = await new Promise<SuiteOutcome['ended']>((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
+    running.add(child);
+    child.on('close', () => running.delete(child));
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.write(chunk, 'stdout'));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.write(chunk, 'stderr'));
     child.on('error', (error) => resolve({ error: error.message }));
@@ -187,8 +189,15 @@ interface Finished {
 const finished = new Map<string, Finished>();
 const state = { failed: false, interrupted: null as NodeJS.Signals | null };
 const width = Math.max(...selected.suites.map((s) => s.word.length));
+/** The suites running now. */
+const running = new Set<ChildProcess>();
 // Ctrl-C reaches every suite (one process group) and each cleans up after itself: wait for them, start no other.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => (state.interrupted = signal));
+// SIGTERM is what a supervisor sends to npm test alone: it is passed on to the running suites, which clean up the same way.
+process.on('SIGINT', () => (state.interrupted = 'SIGINT'));
+process.on('SIGTERM', () => {
+  state.interrupted = 'SIGTERM';
+  for (const child of running) child.kill('SIGTERM');
+});
 
 /** One lane's suites in order; none starts after a suite of either lane has failed or an interrupt. */
 async function runLane(suites: Suite[]): Promise<void> {

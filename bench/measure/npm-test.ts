@@ -1,12 +1,11 @@
-// `npm test` as CI runs it (CI=true), warm, on two copies of the repository made
-// in the same bench run: the tracked files as they are, and the same with 20
-// more articles (the bench's copies of --article, each with its own runs). The
+// `npm test` as CI runs it (CI=true), warm, on two clones of the repository's
+// HEAD made in the same bench run: as it is, and with 20 more articles (the
+// bench's copies of --article, each with its own runs). The
 // difference is what the suites charge for articles; the flat cost is the aim.
 // The copies run one after another: the host suites compare the host before and
 // after, and the machine's one engine and kind cluster name are shared.
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Figure } from '../figures.ts';
 import { MORE_ARTICLES, npmTestFigures, summarySuites, type NpmTestRun } from '../npm-test-cost.ts';
@@ -15,21 +14,17 @@ import { linkNodeModules, writeEvidenceCopies } from '../site/temp-project.ts';
 import { makeTempDir, type TempDir } from '../temp-dirs.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
-/** The repository's tracked files (what a clean clone holds) and its installed packages, in a temporary folder. */
+/** A clone of the repository's HEAD (what CI checks out: its history too, which the suites read) with its installed packages linked. */
 async function repositoryCopy(root: string, label: string): Promise<TempDir> {
   const temp = await makeTempDir(label);
   try {
-    const tracked = (await execa('git', ['-C', root, 'ls-files', '-z'])).stdout.split('\0').filter(Boolean);
-    for (const file of tracked) {
-      await mkdir(dirname(join(temp.dir, file)), { recursive: true });
-      await copyFile(join(root, file), join(temp.dir, file));
-    }
-    await linkNodeModules(root, temp.dir);
+    await execa('git', ['clone', '--quiet', '--no-hardlinks', root, join(temp.dir, 'repo')]);
+    await linkNodeModules(root, join(temp.dir, 'repo'));
   } catch (error) {
     await temp.remove();
     throw error;
   }
-  return temp;
+  return { dir: join(temp.dir, 'repo'), remove: temp.remove };
 }
 
 function npmTest(ctx: BenchContext, dir: string, what: string): Promise<NpmTestRun> {
@@ -54,14 +49,16 @@ function npmTest(ctx: BenchContext, dir: string, what: string): Promise<NpmTestR
         }
       });
     child.on('error', reject);
-    child.on('close', (code) =>
+    child.on('close', (code) => {
+      // A run that failed says why in its own words: its last lines go to the progress output.
+      if (code !== 0) for (const line of output.trimEnd().split('\n').slice(-30)) ctx.progress.note(`  npm test (${what}) │ ${line.slice(0, 200)}`);
       resolve({
         wallSeconds: (performance.now() - started) / 1000,
         cpuSeconds: buildCost(before, sampleMachine()).cpuSeconds,
         exitCode: code,
         suites: summarySuites(output),
-      }),
-    );
+      });
+    });
   });
 }
 
