@@ -288,7 +288,9 @@ export function importGraph(
       const rule = rules.find((r) => file.startsWith(r.layer));
       const crossed = rule?.forbidden.find((f) => target.startsWith(f));
       if (rule && crossed)
-        problems.push(`${file}:${site.line}: imports ${target}: ${rule.layer.slice(0, -1)} must not import ${crossed.slice(0, -1)} (${rule.because})`);
+        problems.push(
+          `${file}:${site.line}: imports ${target}: ${rule.layer.replace(/\/$/, '')} must not import ${crossed.replace(/\/$/, '')} (${rule.because})`,
+        );
       if (files.has(target) && !targets.includes(target)) targets.push(target);
     }
     edges.set(file, targets);

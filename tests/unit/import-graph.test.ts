@@ -70,6 +70,17 @@ test('a layer violation names the file, the line, what it imports and the rule',
   ]);
 });
 
+test('a rule that names a file, not a folder, names it whole: a driver importing the runner above it', () => {
+  const r = checkTree({
+    'src/capture/runner.ts': 'export const stepsPhase = (n: number) => `running ${n} steps`;\n',
+    'src/capture/kind/phases.ts': "import { stepsPhase } from '../runner.ts';\nexport const mark = stepsPhase(0);\n",
+  });
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.stderr.trim().split('\n'), [
+    'src/capture/kind/phases.ts:1: imports src/capture/runner.ts: src/capture/kind must not import src/capture/runner.ts (a driver provides nodes: it knows neither another driver nor the platform above it)',
+  ]);
+});
+
 test('a dynamic import of a missing file is found; a specifier held in a string, a template or a comment is not an import', () => {
   const r = checkTree({
     'tests/unit/x.test.ts': [

@@ -257,13 +257,12 @@ test("a kind capture's parts, from the times its real progress lines arrived at"
     null,
     'a run without the marks has no parts',
   );
-  // A capture that opens its steps with their phase line: the steps begin there, not where the first one ended.
+  // A capture that opens its steps with the runner's phase line: the steps begin there, not where the first one ended.
+  const { stepsPhase } = await import('../../src/capture/runner.ts');
+  const { KIND_MARKS } = await import('../../src/capture/kind/phases.ts');
+  assert.ok(stepsPhase(11).startsWith(KIND_MARKS.steps), 'the mark is the words the runner prints');
   const pods = at('· waiting for pod ');
-  const opened = [
-    ...lines.filter((l) => l.atMs <= pods),
-    { atMs: pods + 500, text: "· running the experiment's 11 steps" },
-    ...lines.filter((l) => l.atMs > pods),
-  ];
+  const opened = [...lines.filter((l) => l.atMs <= pods), { atMs: pods + 500, text: `· ${stepsPhase(11)}` }, ...lines.filter((l) => l.atMs > pods)];
   const withLine = kindParts(opened, 40_000)!;
   assert.equal(withLine.podsReadyMs, 500);
   assert.equal(withLine.stepsMs, at('· taking the kind environment down') - pods - 500);

@@ -1,7 +1,6 @@
 // The parts of a kind capture as its progress lines mark them, in one place:
 // the driver and the shared session print these words, the bench reads the
 // times the lines arrived at back into parts.
-import { STEPS_PHASE_WORDS } from '../runner.ts';
 
 /** The first words of the progress line that opens each part (after the `· ` of a phase line). */
 export const KIND_MARKS = {
@@ -10,7 +9,8 @@ export const KIND_MARKS = {
   apply: 'waiting for the default ServiceAccount',
   nodesReady: 'waiting for the nodes to be Ready',
   podsReady: 'waiting for pod ',
-  steps: STEPS_PHASE_WORDS,
+  // The runner's line that opens the steps (runner.ts, stepsPhase; a driver does not import the runner above it).
+  steps: "running the experiment's ",
   down: 'taking the kind environment down',
 } as const;
 
