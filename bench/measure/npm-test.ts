@@ -5,6 +5,7 @@
 // The copies run one after another: the host suites compare the host before and
 // after, and the machine's one engine and kind cluster name are shared.
 import { spawn } from 'node:child_process';
+import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Figure } from '../figures.ts';
@@ -18,6 +19,8 @@ import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 async function repositoryCopy(root: string, label: string): Promise<TempDir> {
   const temp = await makeTempDir(label);
   try {
+    // Readable by every user, as a checkout is: a unit test runs npm test as an unprivileged user to see it refuse.
+    await chmod(temp.dir, 0o755);
     await execa('git', ['clone', '--quiet', '--no-hardlinks', root, join(temp.dir, 'repo')]);
     await linkNodeModules(root, join(temp.dir, 'repo'));
   } catch (error) {
