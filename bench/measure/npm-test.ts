@@ -51,7 +51,10 @@ function npmTest(ctx: BenchContext, dir: string, what: string): Promise<NpmTestR
           ctx.progress.note(`  npm test (${what}) │ ${output.trimEnd().split('\n').at(-1)!.slice(0, 160)}`);
         }
       });
-    child.on('error', reject);
+    // An interrupt kills npm test (SIGTERM), which waits for its suites to clean up: the copy is removed only once it has closed.
+    child.on('error', (error) => {
+      if (error.name !== 'AbortError') reject(error);
+    });
     child.on('close', (code) => {
       // A run that failed says why in its own words: its last lines go to the progress output.
       if (code !== 0) for (const line of output.trimEnd().split('\n').slice(-30)) ctx.progress.note(`  npm test (${what}) │ ${line.slice(0, 200)}`);
