@@ -10,12 +10,14 @@
 // the capture's own processes (kind, kubectl, docker's CLI) beside the wall time:
 // the cluster's work runs under dockerd, not under the bench, and is not in it.
 import { spawn } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { renderKindConfig } from '../../src/capture/kind/config.ts';
 import { engineEnv, findEngine } from '../../src/capture/kind/engine/engine.ts';
+import { journalChanges, readSysctls, undoSysctls } from '../../src/capture/kind/engine/host-state.ts';
 import { readImagesRecord } from '../../src/capture/kind/image/build.ts';
 import { kindParts, type TimedLine } from '../../src/capture/kind/phases.ts';
 import { kindPathDirs } from '../../src/capture/kind/prepare.ts';
@@ -130,10 +132,19 @@ export async function measureKind(ctx: BenchContext): Promise<Figure[]> {
       ctx,
       async () => {
         const temp = await makeTempDir('kind');
+        // What a cluster of kind's changes on the host, read before it: the capture's teardown undoes it, and so does the bench.
+        const sysctls = readSysctls();
+        const hadNetwork = (await execa('docker', ['network', 'ls', '--format', '{{.Name}}'], { env })).stdout.split('\n').includes('kind');
+        const hadLibModules = existsSync('/lib/modules');
         return {
           dir: temp.dir,
           remove: async () => {
             await execa('kind', ['delete', 'cluster', '--name', 'shice-bench', '--kubeconfig', join(temp.dir, 'kubeconfig')], { env, reject: false });
+            if (!hadNetwork) await execa('docker', ['network', 'rm', 'kind'], { env, reject: false });
+            if (!hadLibModules) await rmdir('/lib/modules').catch(() => {});
+            const undo = undoSysctls(journalChanges(sysctls, readSysctls()));
+            if (undo.failed.length > 0 || undo.left.length > 0)
+              note(`kernel settings the bench's cluster changed and could not be written back: ${JSON.stringify(undo)}`);
             await temp.remove();
           },
         };
