@@ -14,6 +14,7 @@ export interface BenchArgs {
   compare: [string, string] | null;
   skipLab: boolean;
   skipKind: boolean;
+  skipTests: boolean;
   /** Groups to measure, in the order they run. */
   groups: Group[];
   /** Article counts of the growth series. */
@@ -43,6 +44,7 @@ Reports, does not assert: exits 1 only when a figure could not be measured.
 Options:
   --skip-lab              do not run the lab capture (root, Linux) and do not fail for it
   --skip-kind             do not run kind:prepare and the kind capture (root, Linux, Docker) and do not fail for it
+  --skip-tests            do not run npm test twice (root, Linux; about half an hour) and do not fail for it
   --only GROUP[,GROUP]    measure only these: ${GROUPS.join(', ')}
   --sizes N,N,...         articles per site in the growth series (default ${DEFAULTS.sizes.join(',')})
   --binding-articles N    articles per site in the binding comparison (default ${DEFAULTS.bindingArticles})
@@ -68,6 +70,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         compare: { type: 'boolean', default: false },
         'skip-lab': { type: 'boolean', default: false },
         'skip-kind': { type: 'boolean', default: false },
+        'skip-tests': { type: 'boolean', default: false },
         only: { type: 'string' },
         sizes: { type: 'string' },
         'binding-articles': { type: 'string' },
@@ -113,6 +116,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     compare,
     skipLab: v['skip-lab'],
     skipKind: v['skip-kind'],
+    skipTests: v['skip-tests'],
     groups,
     sizes,
     bindingArticles: v['binding-articles'] === undefined ? DEFAULTS.bindingArticles : positiveInteger('--binding-articles', v['binding-articles']),

@@ -107,7 +107,10 @@ async function bench(args: BenchArgs): Promise<number> {
   const s = results.summary;
   process.stdout.write(`\n${s.measured} measured (${s.meetTarget} meet their target, ${s.missTarget} miss it), ${s.notMeasured} not measured\n`);
   process.stdout.write(`results: ${RESULTS_DIR}/${name}${complete ? ` and ${RESULTS_DIR}/latest.json` : ' (a partial run: latest.json left as it was)'}\n`);
-  return exitCodeFor(figures, new Set<Group>([...(args.skipLab ? ['lab' as const] : []), ...(args.skipKind ? ['kind' as const] : [])]));
+  return exitCodeFor(
+    figures,
+    new Set<Group>([...(args.skipLab ? ['lab' as const] : []), ...(args.skipKind ? ['kind' as const] : []), ...(args.skipTests ? ['tests' as const] : [])]),
+  );
 }
 
 async function main(): Promise<void> {

@@ -86,6 +86,10 @@ async function timedRun(ctx: BenchContext, label: string, what: string, more: nu
 }
 
 export async function measureNpmTest(ctx: BenchContext): Promise<Figure[]> {
+  if (ctx.args.skipTests) {
+    const failure = 'skipped (--skip-tests)';
+    return npmTestFigures({ failure }, { failure });
+  }
   if (process.platform !== 'linux' || process.getuid?.() !== 0) {
     const failure = "npm test's lab, fault and kind suites need Linux and root, and CI=true runs them";
     return npmTestFigures({ failure }, { failure });

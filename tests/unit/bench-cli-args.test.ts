@@ -12,6 +12,8 @@ test('no arguments: every group, the sizes and counts of the brief', () => {
   assert.equal(args.article, '074-external-traffic-policy');
   assert.equal(args.skipLab, false);
   assert.equal(args.skipKind, false);
+  assert.equal(args.skipTests, false);
+  assert.equal(parseBenchArgs(['--skip-tests']).skipTests, true);
   assert.equal(args.compare, null);
 });
 
