@@ -236,16 +236,36 @@ export function parseCommandLine<const T extends ParseArgsOptionsConfig>(argv: s
   }
 }
 
-/** Picks the articles to capture; an unknown slug is an error that lists the known ones. */
+/** How many known slugs an unknown one's error names: the line stays one line at 75 articles. */
+export const KNOWN_SHOWN = 5;
+
+/** The known slugs nearest `slug` (the longest common start first, then in order), at most `count`. Pure. */
+export function nearestSlugs(slug: string, known: readonly string[], count = KNOWN_SHOWN): string[] {
+  const shared = (a: string) => {
+    let n = 0;
+    while (n < a.length && n < slug.length && a[n] === slug[n]) n++;
+    return n;
+  };
+  return known
+    .map((s, i) => ({ s, i, n: shared(s) }))
+    .sort((a, b) => b.n - a.n || a.i - b.i)
+    .slice(0, count)
+    .sort((a, b) => a.i - b.i)
+    .map((x) => x.s);
+}
+
+/** Picks the articles to capture; an unknown slug is an error that names the known ones nearest it. */
 export function selectSlugs(requested: string[], known: string[]): string[] {
   if (requested.length === 0) return known;
   const unknown = requested.filter((s) => !known.includes(s));
   if (unknown.length) {
+    const shown = nearestSlugs(unknown[0]!, known);
+    const more = known.length - shown.length;
     throw new UsageError(
       `unknown article ${unknown
         .slice(0, 3)
         .map((s) => quoted(clip(s, 60)))
-        .join(', ')}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ''}; known: ${known.join(', ') || 'none'}`,
+        .join(', ')}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ''}; known: ${shown.join(', ') || 'none'}${more > 0 ? ` and ${more} more` : ''}`,
     );
   }
   return [...new Set(requested)];

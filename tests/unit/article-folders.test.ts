@@ -11,11 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArticleFolderError, articleEntryProblem, articleFolders, listArticleSlugs, loadArticle } from '../../src/authoring/load.ts';
+import { REFERENCE_ARTICLES, withLinkedArticles } from '../support/reference-articles.ts';
+import { nearestSlugs } from '../../src/capture/cli-args.ts';
 import { projectCopy } from '../support/project-copy.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** The project's own articles, as its folder lists them. */
-const COMMITTED = readdirSync(join(root, 'content/articles')).sort();
+/** The articles a project copy holds. */
+const COMMITTED = withLinkedArticles(root, REFERENCE_ARTICLES);
 
 test('articleEntryProblem: a link to nothing or out of the project is one line naming it; a folder or a link inside is none', () => {
   const realRoot = '/p';
@@ -97,13 +100,20 @@ test(
     }),
 );
 
+/** The known articles an unknown slug's line names: the nearest of the checkout's. */
+const knownLine = (slug: string) => {
+  const known = articleFolders(root);
+  const shown = nearestSlugs(slug, known);
+  return `${shown.join(', ')}${known.length > shown.length ? ` and ${known.length - shown.length} more` : ''}`;
+};
+
 test('capture and capture:matrix quote a slug with control characters JSON-escaped, in one line', { timeout: 60_000 }, () => {
   for (const slug of ['076-a\ncapture: done', '076-a\u001b[2J', '076-a\u2028b\u007f']) {
     const capture = spawnSync(process.execPath, [join(root, 'scripts/capture.ts'), slug, '--dry-run'], { cwd: root, encoding: 'utf8' });
     assert.equal(capture.status, 2, capture.stderr);
     assert.equal(
       capture.stderr,
-      `capture: unknown article ${JSON.stringify(slug).replace(/[\u007f\u2028]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}; known: ${COMMITTED.join(', ')}\n`,
+      `capture: unknown article ${JSON.stringify(slug).replace(/[\u007f\u2028]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}; known: ${knownLine(slug)}\n`,
     );
   }
   const matrix = spawnSync(process.execPath, [join(root, 'scripts/capture-matrix.ts'), '076-a\u001b[2J'], { cwd: root, encoding: 'utf8' });

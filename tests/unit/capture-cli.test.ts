@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCaptureArgs, selectSlugs, UsageError } from '../../src/capture/cli-args.ts';
+import { nearestSlugs, parseCaptureArgs, selectSlugs, UsageError } from '../../src/capture/cli-args.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
 import { symbolicTopologyView, topologyView } from '../../src/capture/topology-view.ts';
 import { formatStepDone, formatSummary } from '../../src/capture/progress.ts';
@@ -48,6 +48,13 @@ test('mistakes are one clear line', () => {
 
 test('an unknown slug names itself and the known ones', () => {
   assert.throws(() => selectSlugs(['nope'], ['074-external-traffic-policy']), /unknown article "nope"; known: 074-external-traffic-policy/);
+  // A series of 75: the line names the five nearest the slug asked, in the series' order, and how many more there are.
+  const series = Array.from({ length: 75 }, (_, i) => `${String(i + 1).padStart(3, '0')}-article`);
+  assert.throws(
+    () => selectSlugs(['047-artcle'], series),
+    (e: Error) => e.message === 'unknown article "047-artcle"; known: 040-article, 041-article, 042-article, 043-article, 047-article and 70 more',
+  );
+  assert.deepEqual(nearestSlugs('076-internal', ['074-a', '075-b', '076-internal-traffic-policy'], 2), ['074-a', '076-internal-traffic-policy']);
   assert.deepEqual(selectSlugs([], ['a', 'b']), ['a', 'b']);
   assert.deepEqual(selectSlugs(['b', 'b'], ['a', 'b']), ['b']);
 });

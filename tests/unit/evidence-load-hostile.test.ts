@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyCommittedRuns } from '../support/snapshot-root.ts';
 import { fileURLToPath } from 'node:url';
+import { REFERENCE_ARTICLES } from '../support/reference-articles.ts';
 import { checkArticles, problemsMessage } from '../../src/article/check/integration.ts';
 import { invalidUtf8Offset, loadSnapshots } from '../../src/evidence/load.ts';
 import { EvidenceError, displayPath } from '../../src/evidence/errors.ts';
@@ -24,7 +25,7 @@ function snapshotRoot(): string {
 
 /** The build's problems with the runs under `runs`; exactly one is expected, and returned. */
 async function buildProblem(runs: string): Promise<string> {
-  const { problems } = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: runs });
+  const { problems } = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: runs }, { only: REFERENCE_ARTICLES });
   assert.equal(problems.length, 1, problems.join('\n'));
   assert.ok(!problems[0]!.includes('\n'), 'one line');
   return problems[0]!;
@@ -134,7 +135,7 @@ test('a swap cut short (the folder set aside, the staged run beside it) makes th
     renameSync(join(runs, SLUG), join(runs, `.${SLUG}.previous-${runId}`));
     cpSync(join(runs, `.${SLUG}.previous-${runId}`), join(runs, `.${SLUG}.staging-${runId}`), { recursive: true });
     for (const draft of [undefined, '1']) {
-      const { problems } = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: runs, ...(draft ? { SHICE_DRAFT: draft } : {}) });
+      const { problems } = await checkArticles(root, { SHICE_SNAPSHOT_ROOT: runs, ...(draft ? { SHICE_DRAFT: draft } : {}) }, { only: REFERENCE_ARTICLES });
       assert.equal(problems.length, 1, problems.join('\n'));
       assert.match(
         problems[0]!,

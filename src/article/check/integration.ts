@@ -24,7 +24,12 @@ import { SITE_ADDRESS } from '../../site.config.ts';
 export async function checkArticles(
   root: string,
   env: NodeJS.ProcessEnv = process.env,
-  fresh?: string,
+  options: {
+    /** A key that makes every article load afresh (dev, after a change) instead of from the module cache. */
+    fresh?: string;
+    /** The articles to check, of those content/articles holds (every one when absent). */
+    only?: readonly string[];
+  } = {},
 ): Promise<{ problems: string[]; drafts: string[]; findings: string[]; summary: string }> {
   const problems: string[] = [];
   /** Claims that broke outside the headline environment: the page shows them, the build names them. */
@@ -37,6 +42,15 @@ export async function checkArticles(
   let slugs: string[];
   try {
     slugs = articleFolders(root);
+    const missing = (options.only ?? []).filter((slug) => !slugs.includes(slug));
+    if (missing.length)
+      return {
+        problems: missing.map((slug) => `${ARTICLES}/${slug}: no such article; expected one of: ${slugs.join(', ')}`),
+        drafts,
+        findings,
+        summary: 'the articles were not read',
+      };
+    if (options.only) slugs = slugs.filter((slug) => options.only!.includes(slug));
   } catch (error) {
     if (!(error instanceof ArticleFolderError)) throw error;
     return { problems: error.message.split('\n'), drafts, findings, summary: 'the articles were not read' };
@@ -57,8 +71,8 @@ export async function checkArticles(
     try {
       const target = articleTarget(root, slug, env);
       // Stamped before deriving: a file that changes meanwhile is not served from the memo.
-      const stamps = fresh === undefined ? memo.stamps(target) : null;
-      const article = await loadArticle(root, slug, fresh);
+      const stamps = options.fresh === undefined ? memo.stamps(target) : null;
+      const article = await loadArticle(root, slug, options.fresh);
       const evidence = evidenceFromDisk(slug, target.snapshotsDir, article, { variants: true, draft: target.draft });
       // The pages take it from the memo instead of deriving it again (evidence-memo.ts); dev pages derive afresh.
       if (stamps !== null) memo.remember(target, stamps, evidence);
@@ -233,7 +247,7 @@ export function shiceEvidence(): AstroIntegration {
           running = running
             .then(async () => {
               if (mine !== generation) return; // a later change will check again
-              const { problems, summary } = await checkArticles(root, process.env, `${Date.now()}-${mine}`);
+              const { problems, summary } = await checkArticles(root, process.env, { fresh: `${Date.now()}-${mine}` });
               setDevProblems(problems);
               if (problems.length) logger.error(`after a change to ${relative(root, file)}: ${problemsMessage(problems)}`);
               else logger.info(`after a change to ${relative(root, file)}: ${summary}, no problem`);
