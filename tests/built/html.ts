@@ -50,8 +50,10 @@ export function parseHtml(html: string): Element {
     const el: Element = { tag: name, attrs, children: [], parent: current };
     current.children.push(el);
     if (RAW.has(name)) {
-      const end = html.toLowerCase().indexOf(`</${name}`, at);
-      const stop = end < 0 ? html.length : end;
+      const endTag = new RegExp(`</${name}`, 'gi');
+      endTag.lastIndex = at;
+      const end = endTag.exec(html);
+      const stop = end === null ? html.length : end.index;
       el.children.push(html.slice(at, stop));
       at = html.indexOf('>', stop) + 1 || html.length;
       tag.lastIndex = at;
@@ -63,14 +65,37 @@ export function parseHtml(html: string): Element {
   return root;
 }
 
-/** Every element below `root`, in document order. */
-export function* elements(root: Element): Generator<Element> {
-  for (const child of root.children)
-    if (typeof child !== 'string') {
-      yield child;
-      yield* elements(child);
-    }
+/** Every element below `root`, in document order; a page's whole list is kept, since every check walks it. */
+export function elements(root: Element): Element[] {
+  const kept = root.tag === '#root' ? wholePages.get(root) : undefined;
+  if (kept) return kept;
+  const found: Element[] = [];
+  const stack: Node[] = [...root.children].reverse();
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (typeof node === 'string') continue;
+    found.push(node);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  if (root.tag === '#root') wholePages.set(root, found);
+  return found;
 }
+const wholePages = new WeakMap<Element, Element[]>();
+
+/** The elements below `root` with each id, in document order. */
+export function byId(root: Element): Map<string, Element[]> {
+  let ids = idIndexes.get(root);
+  if (!ids) {
+    ids = new Map();
+    for (const el of elements(root)) {
+      const id = el.attrs.get('id');
+      if (id !== undefined) ids.set(id, [...(ids.get(id) ?? []), el]);
+    }
+    idIndexes.set(root, ids);
+  }
+  return ids;
+}
+const idIndexes = new WeakMap<Element, Map<string, Element[]>>();
 
 export function textOf(node: Node): string {
   return typeof node === 'string' ? node : node.tag === 'script' || node.tag === 'style' ? '' : node.children.map(textOf).join('');
@@ -81,7 +106,7 @@ export const hasClass = (el: Element, name: string): boolean => (el.attrs.get('c
 
 /** The elements below `root` that `test` accepts. */
 export function findAll(root: Element, test: (el: Element) => boolean): Element[] {
-  return [...elements(root)].filter(test);
+  return elements(root).filter(test);
 }
 
 export function closest(el: Element, test: (el: Element) => boolean): Element | null {

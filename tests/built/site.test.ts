@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { boundValueProblems, everyArticleRuns, ROOT, type BoundElement } from '../e2e/support/runs.ts';
-import { attr, closest, findAll, hasClass, parseHtml, textOf, type Element } from './html.ts';
+import { attr, byId, closest, findAll, hasClass, parseHtml, textOf, type Element } from './html.ts';
 import { site } from '../../src/site.config.ts';
 
 const DIST = join(ROOT, 'dist');
@@ -39,7 +39,7 @@ function page(file: string): Element {
 const idSets = new Map<string, Set<string>>();
 function idsOf(file: string): Set<string> {
   let ids = idSets.get(file);
-  if (!ids) idSets.set(file, (ids = new Set(findAll(page(file), (el) => el.attrs.has('id')).map((el) => attr(el, 'id')!))));
+  if (!ids) idSets.set(file, (ids = new Set(byId(page(file)).keys())));
   return ids;
 }
 
@@ -96,17 +96,16 @@ for (const runs of everyRun) {
         // One row per step in order, each step's argv and raw output once, as the snapshot has them.
         const rows = findAll(root, (el) => el.tag === 'tr' && el.attrs.has('data-step')).map((tr) => attr(tr, 'data-step'));
         assert.deepEqual(rows, run.steps, `${path}: one row per step, in order`);
-        const ids = new Map<string, number>();
-        for (const el of findAll(root, (e) => e.attrs.has('id'))) ids.set(attr(el, 'id')!, (ids.get(attr(el, 'id')!) ?? 0) + 1);
+        const ids = byId(root);
         for (const step of run.steps) {
-          const outputs = findAll(root, (el) => attr(el, 'id') === `output-${step}`);
+          const outputs = ids.get(`output-${step}`) ?? [];
           if (outputs.length !== 1 || !hasClass(outputs[0]!, 'step-output')) {
             problems.push(`#output-${step}: ${outputs.length} raw outputs`);
             continue;
           }
           const output = outputs[0]!;
           if (findAll(output, (el) => attr(el, 'data-fact') === `${step}.argv`).length !== 1) problems.push(`#output-${step}: its argv, bound, once`);
-          const row = findAll(root, (el) => attr(el, 'id') === `run-step-${step}`)[0];
+          const row = ids.get(`run-step-${step}`)?.[0];
           if (!row || findAll(row, (el) => el.tag === 'a' && attr(el, 'href') === `#output-${step}`).length !== 1)
             problems.push(`#run-step-${step}: a row linking its output`);
           for (const [stream, expected] of [
@@ -128,7 +127,7 @@ for (const runs of everyRun) {
             else if (text !== want) problems.push(`#output-${step}: its ${stream} is not the snapshot's`);
           }
         }
-        for (const [id, count] of ids) if (count > 1) problems.push(`id="${id}" ${count} times`);
+        for (const [id, same] of ids) if (same.length > 1) problems.push(`id="${id}" ${same.length} times`);
         // Fragment links on the page land; the record links its article.
         for (const a of findAll(root, (el) => el.tag === 'a' && (attr(el, 'href') ?? '').startsWith('#')))
           if (!ids.has(decodeURIComponent(attr(a, 'href')!.slice(1))) && attr(a, 'href') !== '#') problems.push(`a link to ${attr(a, 'href')}, no such id`);
@@ -223,7 +222,7 @@ test('every claim matrix link lands on a step output of its run’s record', () 
       assert.ok(toSteps.length > 0, `${path}: links go to steps, not only to records`);
       for (const href of toSteps) {
         const [record, fragment] = href.split('#') as [string, string];
-        const target = findAll(page(fileOf(record)!), (el) => attr(el, 'id') === decodeURIComponent(fragment));
+        const target = byId(page(fileOf(record)!)).get(decodeURIComponent(fragment)) ?? [];
         assert.ok(target.length === 1 && hasClass(target[0]!, 'step-output'), `${path}: ${href} lands on a step output`);
       }
     }
