@@ -21,7 +21,7 @@ import { labDriver } from '../../src/capture/lab/index.ts';
 import { runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { treeDigest } from './support.ts';
+import { treeDigest } from '../support/tree-digest.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const SLUG = '074-external-traffic-policy';

@@ -32,7 +32,7 @@ import { waitUntil } from '../../src/capture/process.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
 import { runCapture, type CaptureReporter } from '../../src/capture/runner.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
-import { treeDigest } from './support.ts';
+import { treeDigest } from '../support/tree-digest.ts';
 import { expectedComponents, runComponents } from '../lab/support.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 

@@ -19,7 +19,7 @@ import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { readRecords } from '../../src/capture/run-registry.ts';
 import { projectCopy } from '../support/project-copy.ts';
-import { treeDigest } from './support.ts';
+import { treeDigest } from '../support/tree-digest.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -17,7 +17,7 @@ import { findUnboundValues } from '../../src/evidence/mdx-check.ts';
 import { escapeInvalidUtf8, readableStep, storeStream, streamBytes, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
 import { outputBlocks, streamNoteText } from '../../src/article/render/raw-output.ts';
 import { judgeTarget, checkPathShape, outFolderProblem } from '../../src/capture/target.ts';
-import { treeDigest } from './support.ts';
+import { treeDigest } from '../support/tree-digest.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE = join(root, 'tests/fixtures/snapshots/074-sample');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { projectCopy } from '../support/project-copy.ts';
-import { treeDigest } from './support.ts';
+import { treeDigest } from '../support/tree-digest.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 const SLUG = '074-external-traffic-policy';

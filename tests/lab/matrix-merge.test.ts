@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { MatrixRun } from '../../src/capture/matrix.ts';
-import { treeDigest } from '../fault/support.ts';
+import { treeDigest } from '../support/tree-digest.ts';
 import { projectCopy } from '../support/project-copy.ts';
 import { kernelTest } from './support.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';

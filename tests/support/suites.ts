@@ -86,7 +86,13 @@ export function suiteList(root: string, node: string): Suite[] {
     // Two labs at once are two sets of namespaces named after their runs; a file that kills runs on purpose keeps its own registry.
     nodeTest('lab', 'lab capture on this kernel (node:test)', 'tests/lab/**/*.test.ts', 2, 'host'),
     // Two fault files at a time: each keeps its own registry and project copy; its kill -9 tests let the commands a killed run had in flight end before they look.
-    nodeTest('fault', 'faults: kill -9, concurrent captures, hostile targets and output (node:test)', 'tests/fault/**/*.test.ts', 2, 'host'),
+    nodeTest(
+      'fault',
+      'faults: kill -9, SIGTERM and frozen components in real lab captures, concurrent captures (node:test)',
+      'tests/fault/**/*.test.ts',
+      2,
+      'host',
+    ),
     // Real kind clusters: kind:prepare's engine and images (built without a registry where none answers), a new article's
     // path from npm run new to its page, article 074's capture, and the host as it was before the engine started.
     nodeTest('kind', 'kind: a new article and article 074 on real kind clusters, the host as found (node:test)', 'tests/kind/**/*.test.ts', 1, 'host'),
@@ -96,6 +102,13 @@ export function suiteList(root: string, node: string): Suite[] {
     nodeTest('built', 'built site without a browser: run records against their snapshots, links, cards (node:test over dist/)', 'tests/built/**/*.test.ts', 1),
     // astro dev on a copy of the project: the real content/ is never written.
     nodeTest('dev', 'dev server: evidence checks on change (node:test, astro dev on a copy)', 'tests/dev/**/*.test.ts', 1),
+    // Hostile input that needs no lab and no root: snapshot folders, MDX imports, output and merges killed midway, each in a copy of the project.
+    nodeTest(
+      'hostile',
+      'hostile input: snapshots, MDX and public/ out of bounds, page output, merges killed midway (node:test, on copies)',
+      'tests/hostile/**/*.test.ts',
+      2,
+    ),
     {
       word: 'browser',
       name: 'browser (Playwright, Chromium)',

@@ -1,4 +1,4 @@
-// What the fault tests compare: a folder's tree, byte for byte, links included.
+// A folder's tree, byte for byte, links included: what the fault, hostile and merge tests compare before and after.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';

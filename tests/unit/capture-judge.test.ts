@@ -13,7 +13,7 @@ import { judgeRuns } from '../../src/capture/judge-run.ts';
 import { keepAside, keptFolder, KeptRunError, readKept, type KeptManifest } from '../../src/capture/kept-run.ts';
 import { parseCaptureArgs, UsageError } from '../../src/capture/cli-args.ts';
 import { displayPath } from '../../src/evidence/errors.ts';
-import { treeDigest } from '../fault/support.ts';
+import { treeDigest } from '../support/tree-digest.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLUG = '074-external-traffic-policy';

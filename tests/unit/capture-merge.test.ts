@@ -18,7 +18,7 @@ import { UsageError } from '../../src/capture/cli-args.ts';
 import { kubeRelease } from '../../src/experiment/kubernetes.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
-import { treeDigest } from '../fault/support.ts';
+import { treeDigest } from '../support/tree-digest.ts';
 import { projectCopy } from '../support/project-copy.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');

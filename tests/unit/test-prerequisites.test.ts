@@ -12,7 +12,7 @@ import { goMinor, isDebianLike, planSetup, SUITE_NEEDS, type MachineProbe } from
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const debian = readFileSync(new URL('../fixtures/samples/os-release/debian-12', import.meta.url), 'utf8');
-const everySuite = ['format', 'imports', 'workflows', 'unit', 'types', 'kube', 'lab', 'fault', 'kind', 'build', 'dev', 'browser'];
+const everySuite = ['format', 'imports', 'workflows', 'unit', 'types', 'kube', 'lab', 'fault', 'kind', 'build', 'built', 'dev', 'hostile', 'browser'];
 const allPackages = [...new Set(Object.values(SUITE_NEEDS).flatMap((n) => n.programs.map((p) => p.debianPackage)))].sort();
 
 const machine = (over: Partial<MachineProbe> = {}): MachineProbe => ({
