@@ -305,7 +305,8 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     assert.ok(versions['host-os'] && versions['host-arch']);
 
     // The health check before the first step: the node containers and kubelets (the provider's),
-    // then the plan's probes and the pods, the probes at once (their order is the scheduler's).
+    // the plan's probes and the pods, all asked at once (their order is the scheduler's); which
+    // answer counts first is the failure paths' to show (below).
     const beforeHealth = (await h.calls()).length;
     await cluster.checkHealthy(ctx, 'before the first step');
     const healthCalls = (await h.calls()).slice(beforeHealth).map((c) => c.argv);
@@ -325,7 +326,6 @@ test('contract: a full run reads every value from the tools, runs the steps and 
         ...expected.health,
       ]),
     );
-    assert.deepEqual(healthCalls.at(-1), expected.health.at(-1), 'the pods are read once every component answered');
 
     // The steps, as the capture engine runs them: each one, then the health check.
     const view = topologyView(topology);

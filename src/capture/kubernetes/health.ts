@@ -10,7 +10,7 @@ import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, probeOf, type KubeIo } from 
 
 const frozen = (exitCode: number | null) => (exitCode === 28 ? ': no answer within 2 s, frozen?' : '');
 
-/** What broke since the reading: the provider's word first, then kube-proxy's and the control plane's probes, then the Pods (the first two asked at once). */
+/** What broke since the reading: the provider's word first, then kube-proxy's and the control plane's probes, then the Pods (all three asked at once). */
 export async function clusterProblems(
   io: KubeIo,
   experiment: Experiment,
@@ -18,10 +18,15 @@ export async function clusterProblems(
   deleted: ReadonlySet<string>,
   ctx: ProviderContext,
 ): Promise<string[]> {
-  // The provider and the components asked at once (each bounded), and read in that order, as if
-  // asked one after the other: a probe on a node that stopped fails, and the provider's word on it
-  // comes first. The pods are read once both found nothing.
-  const [providerSaid, componentsSaid] = await Promise.allSettled([io.provider.problems(ctx), componentProblems(io, experiment, ctx)]);
+  // The provider, the components and the API server's list of pods asked at once (each bounded), and read
+  // in that order, as if asked one after the other: a probe on a node that stopped fails, and the provider's
+  // word on it comes first; the pods count once both found nothing. Asked one after another, the check
+  // between two steps took the sum of the three, and a capture has a check after every step.
+  const [providerSaid, componentsSaid, podsSaid] = await Promise.allSettled([
+    io.provider.problems(ctx),
+    componentProblems(io, experiment, ctx),
+    io.kubectl(k.kubectlGetPods(io.access.target), io.timeouts.quickMs, 'read the pods (health check)', ctx, false),
+  ]);
   if (providerSaid.status === 'rejected') throw providerSaid.reason;
   const fromProvider = providerSaid.value;
   let problems = [...fromProvider];
@@ -30,7 +35,8 @@ export async function clusterProblems(
     problems.push(...componentsSaid.value);
   }
   if (problems.length === 0) {
-    const pods = await io.kubectl(k.kubectlGetPods(io.access.target), io.timeouts.quickMs, 'read the pods (health check)', ctx, false);
+    if (podsSaid.status === 'rejected') throw podsSaid.reason;
+    const pods = podsSaid.value;
     if (pods.exitCode !== 0)
       problems.push(
         `the API server did not list the pods (${pods.timedOut ? `no answer within ${seconds(io.timeouts.quickMs)}` : firstLine(text(pods.stderr))})`,
