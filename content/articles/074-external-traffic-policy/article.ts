@@ -40,7 +40,8 @@ const experiment: Experiment = {
     fromClient('local-via-worker2', 's-local via the node without a backend', (t) => `http://${t.ip('worker2')}:${t.nodePort('s-local')}/`),
     exec('filter-worker2', 'worker2', "worker2's filter table", () => ['iptables-save', '-t', 'filter'], { variants: ['iptables'] }),
     // Where the masquerade the article explains is written: worker, with the backend, holds both
-    // Services' external chains (Cluster marks every connection, Local only the node's own).
+    // Services' external chains (Cluster marks every connection; Local sends pods and the node itself
+    // cluster-wide, marks only the node's own, and keeps what comes from outside on the node).
     exec('nat-worker', 'worker', "worker's nat table", () => ['iptables-save', '-t', 'nat'], { variants: ['iptables'] }),
     // In nftables mode kube-proxy keeps its rules in its own table: the drop lives there.
     exec('nft-worker2', 'worker2', "kube-proxy's nftables table on worker2", () => ['nft', 'list', 'table', 'ip', 'kube-proxy'], { variants: ['nftables'] }),
@@ -87,12 +88,15 @@ const variantFacts = {
   iptables: {
     'filter-worker2.dropRule': iptables.rule('filter-worker2', DROP),
     'filter-worker2.dropPort': iptables.option('filter-worker2', DROP, '--dport'),
-    // worker's nat table: s-cluster's external chain marks every connection for masquerade; s-local's
-    // marks only the node's own and sends the rest to the node's own endpoints (KUBE-SVL-…);
-    // KUBE-POSTROUTING masquerades what is marked.
+    // worker's nat table: s-cluster's external chain marks every connection for masquerade. s-local's
+    // sends connections from pods and from the node itself to every endpoint (KUBE-SVC-…), marking only
+    // the node's own, and the rest, from outside, to the node's own endpoints (KUBE-SVL-…), as
+    // pkg/proxy/iptables/proxier.go writes it; KUBE-POSTROUTING masquerades what is marked.
     'nat-worker.clusterMark': iptables.rule('nat-worker', () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade traffic for default/s-cluster external destinations' })),
     'nat-worker.localMark': iptables.rule('nat-worker', () => LOCAL_MARK),
     'nat-worker.localRoute': iptables.inChainOf('nat-worker', LOCAL_MARK, 'KUBE-SVL-'),
+    'nat-worker.localPodRoute': iptables.rule('nat-worker', () => ({ table: 'nat', comment: 'pod traffic for default/s-local external destinations' })),
+    'nat-worker.localNodeRoute': iptables.rule('nat-worker', () => ({ table: 'nat', comment: 'route LOCAL traffic for default/s-local external destinations' })),
     'nat-worker.masquerade': iptables.rule('nat-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
   },
   nftables: {
@@ -164,12 +168,16 @@ export default defineArticle({
       variants: ['iptables'],
     },
     { id: 'nat-masquerades-cluster-not-local',
-      zh: 'worker 的 nat 表里，s-cluster 把每个从外部进来的连接都打上伪装标记；s-local 只给来自节点自身的连接打标记，外来的连接交给本节点的后端；带标记的包出节点时做 MASQUERADE',
-      en: "In worker’s nat table, s-cluster marks every connection from outside for masquerade; s-local marks only connections from the node itself and hands the others to the node’s own backends; marked packets are masqueraded on the way out",
+      zh: 'worker 的 nat 表里，s-cluster 把经 NodePort 进来的每个连接都打上伪装标记；s-local 把来自 Pod 网段和来自节点自身的连接交给整个 Service 的后端，只给节点自身的连接打标记，其余来自集群外的连接交给本节点的后端；带标记的包出节点时做 MASQUERADE',
+      en: "In worker’s nat table, s-cluster marks every connection that arrives by its NodePort for masquerade; s-local sends connections from the pod range and from the node itself to all of the Service’s endpoints, marking only the node’s own, and hands the rest, from outside the cluster, to the node’s own backends; marked packets are masqueraded on the way out",
       holds: (v) =>
         !v('nat-worker.clusterMark').includes('--src-type') &&
         v('nat-worker.localMark').includes('--src-type LOCAL') &&
         /^-A \S+ -j KUBE-SVL-\S+$/.test(v('nat-worker.localRoute')) &&
+        v('nat-worker.localPodRoute').includes(` -s ${v('cluster.podSubnet')} `) &&
+        / -j KUBE-SVC-\S+$/.test(v('nat-worker.localPodRoute')) &&
+        v('nat-worker.localNodeRoute').includes('--src-type LOCAL') &&
+        / -j KUBE-SVC-\S+$/.test(v('nat-worker.localNodeRoute')) &&
         v('nat-worker.masquerade').includes('-j MASQUERADE'),
       variants: ['iptables'],
     },
