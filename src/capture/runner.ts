@@ -117,7 +117,7 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
 
     throwIfAborted(signal);
     // Before down(): the stand-in's decisions are read from the environment while it is still there.
-    const environment = await cluster.describe(runIdentity(experiment, versions), ctx);
+    const environment = await cluster.describe(runIdentity(experiment, versions, topology), ctx);
     const finishedAt = now();
     const run = runSnapshot({ ...input, experiment }, environment, topology, versions, startedAt, finishedAt);
     await staging.writeRun(run);
@@ -148,10 +148,15 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
 }
 
 /** The mode and version a run's description names: what kube-proxy and the API server reported. */
-export function runIdentity(experiment: Experiment, versions: Readonly<Record<string, string>>): Omit<RunIdentity, 'nodes'> {
+export function runIdentity(
+  experiment: Experiment,
+  versions: Readonly<Record<string, string>>,
+  topology: Pick<Topology, 'services'>,
+): Omit<RunIdentity, 'nodes'> {
   return {
     kubeProxyMode: versions['kube-proxy-mode'] ?? experiment.cluster.kubeProxyMode,
     kubernetesVersion: versions['kubernetes'] ?? null,
+    loadBalancers: topology.services.filter((s) => s.type === 'LoadBalancer').length,
   };
 }
 

@@ -41,11 +41,12 @@ export function kindEnvironment(run: RunIdentity, kind: KindRunReading): RunEnvi
   }
   for (const sub of kind.substitutions)
     limits.push({ en: `${sub.note.en} (${sub.image} -> ${sub.ranInstead})`, zh: `${sub.note.zh}（${sub.image} -> ${sub.ranInstead}）` });
-  limits.push(
-    {
+  if (run.loadBalancers > 0)
+    limits.push({
       en: 'It has no cloud load balancer: a LoadBalancer Service stays pending; only its NodePorts and health-check port are served.',
       zh: '没有云负载均衡器：LoadBalancer 类型的 Service 一直处于 pending 状态，只有它的 NodePort 和健康检查端口在工作。',
-    },
+    });
+  limits.push(
     run.nodes === 1
       ? { en: 'Its one node runs on the host kernel, on one Docker network.', zh: '它唯一的节点运行在主机的内核上，连在一个 Docker 网络里。' }
       : { en: 'All nodes share one host kernel and one Docker network.', zh: '所有节点共用主机的同一个内核和同一个 Docker 网络。' },

@@ -26,4 +26,6 @@ export interface RunIdentity {
   kubernetesVersion: string | null;
   /** How many nodes the experiment declared. */
   nodes: number;
+  /** How many of the Services read back are of type LoadBalancer: the note on a load balancer that never comes is said only where one is. */
+  loadBalancers: number;
 }

@@ -36,7 +36,7 @@ test('the kind driver describes the mode and version of its run', () => {
     loadImages: false,
     stateDir: join(tmpdir(), 'shice-env-test'),
   });
-  const env = kind.describe({ kubeProxyMode: 'nftables', kubernetesVersion: 'v1.37.0', nodes: 3 });
+  const env = kind.describe({ kubeProxyMode: 'nftables', kubernetesVersion: 'v1.37.0', nodes: 3, loadBalancers: 1 });
   assert.equal(
     env.summary.en,
     'A real three-node kind cluster (Kubernetes v1.37.0, nodes as Docker containers on one host), kube-proxy in nftables mode, kindnet as the CNI.',
@@ -48,7 +48,7 @@ test('the kind driver describes the mode and version of its run', () => {
 });
 
 test('three nodes, offline: every sentence as the kind driver wrote it before its description moved to i18n', () => {
-  const env = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 3 }, offline);
+  const env = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 3, loadBalancers: 1 }, offline);
   assert.deepEqual(env.summary, {
     en: "A real three-node kind cluster (Kubernetes v1.37.2, nodes as Docker containers on one host), kube-proxy in iptables mode; kindnetd's part written by shice's stand-in.",
     zh: '一个真实的三节点 kind 集群（Kubernetes v1.37.2，节点是同一台主机上的 Docker 容器），kube-proxy 为 iptables 模式；kindnetd 的部分由 shice 的替身写入。',
@@ -75,7 +75,7 @@ test('three nodes, offline: every sentence as the kind driver wrote it before it
   ]);
   // Without a version the API server reported, none is named.
   assert.match(
-    kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: null, nodes: 3 }, official).summary.en,
+    kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: null, nodes: 3, loadBalancers: 1 }, official).summary.en,
     /^A real three-node kind cluster \(Kubernetes, /,
   );
 });
@@ -85,15 +85,15 @@ test('the number of nodes is what the experiment declares: one to nine in words,
   assert.deepEqual(nodeCount(2), { en: 'two-node', zh: '两节点' });
   assert.deepEqual(nodeCount(3), { en: 'three-node', zh: '三节点' });
   assert.deepEqual(nodeCount(9), { en: 'nine-node', zh: '九节点' });
-  const two = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 2 }, official);
+  const two = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 2, loadBalancers: 1 }, official);
   assert.match(two.summary.en, /^A real two-node kind cluster /);
   assert.match(two.summary.zh, /^一个真实的两节点 kind 集群/);
   assert.doesNotMatch(`${two.summary.en} ${two.summary.zh}`, /three|三/);
-  const ten = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 10 }, official);
+  const ten = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 10, loadBalancers: 1 }, official);
   assert.match(ten.summary.en, /^A real 10-node kind cluster /);
   assert.match(ten.summary.zh, /^一个真实的 10 节点 kind 集群/);
   // One node stands for no multi-node cluster, and shares its kernel with no other node.
-  const one = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 1 }, official);
+  const one = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 1, loadBalancers: 1 }, official);
   assert.match(one.summary.en, /^A real one-node kind cluster /);
   assert.match(one.summary.zh, /^一个真实的单节点 kind 集群/);
   assert.deepEqual(one.standsFor, { en: 'A single-node Kubernetes cluster.', zh: '它代表一个单节点的 Kubernetes 集群。' });
@@ -104,9 +104,18 @@ test('every Chinese description the kind driver can write passes the Chinese cop
   for (const reading of [official, offline]) {
     for (const nodes of [1, 2, 3, 9, 10, 12]) {
       for (const kubernetesVersion of ['v1.37.2', null]) {
-        const env = kindEnvironment({ kubeProxyMode: 'nftables', kubernetesVersion, nodes }, reading);
+        const env = kindEnvironment({ kubeProxyMode: 'nftables', kubernetesVersion, nodes, loadBalancers: 1 }, reading);
         for (const text of [env.summary.zh, env.standsFor.zh, ...env.limits.map((l) => l.zh)]) assert.deepEqual(checkChineseProse(text), [], text);
       }
     }
   }
+});
+
+test('the note on a load balancer that never comes is said where the run read a LoadBalancer Service back, and nowhere else', () => {
+  const pending = /no cloud load balancer/;
+  const with074 = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 3, loadBalancers: 2 }, official);
+  assert.ok(with074.limits.some((l) => pending.test(l.en) && /LoadBalancer 类型/.test(l.zh)));
+  const without = kindEnvironment({ kubeProxyMode: 'iptables', kubernetesVersion: 'v1.37.2', nodes: 3, loadBalancers: 0 }, official);
+  assert.ok(!without.limits.some((l) => pending.test(l.en) || /负载均衡器/.test(l.zh)), JSON.stringify(without.limits));
+  assert.equal(without.limits.length, with074.limits.length - 1, 'only that note is left out');
 });

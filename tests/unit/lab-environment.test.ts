@@ -21,7 +21,7 @@ import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 
 const ARTICLES = fileURLToPath(new URL('../../content/articles/', import.meta.url));
 const alpine = ['nginx:1.27-alpine'];
-const run = (kubeProxyMode: string, kubernetesVersion: string | null, nodes = 3) => ({ kubeProxyMode, kubernetesVersion, nodes });
+const run = (kubeProxyMode: string, kubernetesVersion: string | null, nodes = 3) => ({ kubeProxyMode, kubernetesVersion, nodes, loadBalancers: 0 });
 
 test('the lab describes the mode and version of its run, in both languages', () => {
   const nft = labEnvironment({ run: run('nftables', 'v1.37.2'), binaries: 'built', imagesReplaced: alpine });

@@ -9,10 +9,18 @@ import { experimentForVariant } from '../../src/experiment/variants.ts';
 
 test("the identity a description names is what the tools reported, the experiment's mode only when kube-proxy was not asked", () => {
   const nft = experimentForVariant(experiment, 'nftables');
-  assert.deepEqual(runIdentity(nft, { 'kube-proxy-mode': 'nftables', kubernetes: 'v1.37.2' }), { kubeProxyMode: 'nftables', kubernetesVersion: 'v1.37.2' });
+  assert.deepEqual(runIdentity(nft, { 'kube-proxy-mode': 'nftables', kubernetes: 'v1.37.2' }, { services: [] }), {
+    kubeProxyMode: 'nftables',
+    kubernetesVersion: 'v1.37.2',
+    loadBalancers: 0,
+  });
   // What kube-proxy said wins over what was asked of it.
-  assert.deepEqual(runIdentity(nft, { 'kube-proxy-mode': 'iptables' }), { kubeProxyMode: 'iptables', kubernetesVersion: null });
-  assert.deepEqual(runIdentity(nft, {}), { kubeProxyMode: 'nftables', kubernetesVersion: null });
+  assert.deepEqual(runIdentity(nft, { 'kube-proxy-mode': 'iptables' }, { services: [] }), {
+    kubeProxyMode: 'iptables',
+    kubernetesVersion: null,
+    loadBalancers: 0,
+  });
+  assert.deepEqual(runIdentity(nft, {}, { services: [] }), { kubeProxyMode: 'nftables', kubernetesVersion: null, loadBalancers: 0 });
 });
 
 // The drivers' descriptions: tests/unit/lab-environment.test.ts, tests/unit/kind-environment.test.ts.
