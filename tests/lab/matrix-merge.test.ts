@@ -54,21 +54,27 @@ kernelTest('the matrix, a capture per entry and the merge, as capture.yml calls 
     );
 
     const downloaded = join(tmp, 'runs');
+    // The runners capture side by side, each into a folder of its own, as capture.yml's jobs do.
+    const captured = await Promise.all(
+      include.map(async (run) => {
+        const out = join(tmp, 'runner', run.artifact, 'run');
+        const args = [run.slug, '--driver', 'lab', '--k8s', run.kubernetes, '--out', out, ...(run.variant ? ['--variant', run.variant] : [])];
+        const started = performance.now();
+        const result = await execa(node, [join(root, 'scripts/capture.ts'), ...args], { cwd: root, reject: false });
+        t.diagnostic(`${run.artifact}: exit ${result.exitCode} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+        return { run, out, result };
+      }),
+    );
     const uploaded: string[] = [];
-    for (const run of include) {
-      const out = join(tmp, 'runner', run.artifact, 'run');
-      const args = [run.slug, '--driver', 'lab', '--k8s', run.kubernetes, '--out', out, ...(run.variant ? ['--variant', run.variant] : [])];
-      const started = performance.now();
-      const captured = await execa(node, [join(root, 'scripts/capture.ts'), ...args], { cwd: root, reject: false });
-      t.diagnostic(`${run.artifact}: exit ${captured.exitCode} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    for (const { run, out, result } of captured) {
       if (run.variant === 'ipvs') {
         // The job fails, and upload-artifact's if-no-files-found: error finds nothing: the merge gets nothing of it.
-        assert.equal(captured.exitCode, 2, captured.stderr);
-        assert.match(captured.stderr, /variant ipvs on Kubernetes v[\d.]+: .*IPVS/);
+        assert.equal(result.exitCode, 2, result.stderr);
+        assert.match(result.stderr, /variant ipvs on Kubernetes v[\d.]+: .*IPVS/);
         assert.ok(!existsSync(out) || readdirSync(out).length === 0, 'a refused run writes nothing');
         continue;
       }
-      assert.equal(captured.exitCode, 0, captured.stderr);
+      assert.equal(result.exitCode, 0, result.stderr);
       cpSync(out, join(downloaded, `run-${run.artifact}`), { recursive: true });
       uploaded.push(`run-${run.artifact}`);
     }

@@ -102,6 +102,11 @@ export function controllerManagerArgv(input: ControlPlaneInput): string[] {
     `--cluster-signing-cert-file=${pki(PKI_FILES.caCert)}`,
     `--cluster-signing-key-file=${pki(PKI_FILES.caKey)}`,
     '--use-service-account-credentials=true',
+    // kubeadm leaves the client limit at 20 requests/s, burst 30: minting a token for each of ~45
+    // controllers then waits about 5 s on the limiter at every start (measured: nodes Ready in
+    // 6.5 s, 1.4-2.1 s without it). The run's own few requests never reach either limit.
+    '--kube-api-qps=200',
+    '--kube-api-burst=400',
     '--leader-elect=false',
   ];
 }
