@@ -76,6 +76,12 @@ export interface ArticleDefinition<F extends FactSpecs, V extends Record<string,
   charts?: ChartDef<Id>[];
   paths?: PacketPathDef<Id>[];
   walkthrough?: WalkthroughStop[];
+  /**
+   * The upstream code a mechanism sentence rests on, by id (`<Cite id="…" />` ends the sentence): a file of
+   * kubernetes/kubernetes and the lines that decide it, as the file has them without indentation. `npm run cite`
+   * keeps those lines of every release the runs used in upstream.yaml; the build checks the two agree.
+   */
+  citations?: Record<string, { file: string; lines: string[]; about: Text }>;
 }
 
 /** An article's definition, as article.ts exports it by default: checked by the type checker, loaded by src/authoring/load.ts. */

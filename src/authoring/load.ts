@@ -14,6 +14,7 @@ import type { ArticleDefinitions } from '../evidence/runs/from-disk.ts';
 import type { ComparisonRow } from '../evidence/runs/variants.ts';
 import type { Claim } from './article.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from './parts.ts';
+import type { CitationDef } from '../evidence/upstream.ts';
 import { quoted } from '../evidence/terminal-text.ts';
 import { STEP_ID_RULE, stepIdSchema } from '../evidence/schema.ts';
 import { folderNameProblem, shownSlug } from './slug.ts';
@@ -32,6 +33,7 @@ export interface Article extends ArticleDefinitions {
   charts: ChartDef[];
   paths: PacketPathDef[];
   walkthrough?: WalkthroughStop[];
+  citations: CitationDef[];
 }
 
 export const articleDir = (root: string, slug: string): string => join(root, ARTICLES, slug);
@@ -64,6 +66,26 @@ function claimDefs(claims: unknown, field: string, file: string, problems: strin
         { id: String(c.id), statement: { zh: String(c.zh ?? ''), en: String(c.en ?? '') }, holds: c.holds, ...(c.variants ? { variants: c.variants } : {}) },
       ];
     problems.push(`${file}: field "${field}", item ${i + 1}: expected { id, zh, en, holds }, got ${describe(c)}`);
+    return [];
+  });
+}
+
+function citationDefs(value: unknown, file: string, problems: string[]): CitationDef[] {
+  if (value === undefined) return [];
+  if (!isObject(value)) {
+    problems.push(`${file}: field "citations": expected citations by id, got ${describe(value)}`);
+    return [];
+  }
+  return Object.entries(value).flatMap(([id, c]) => {
+    const field = `${file}: field "citations.${id}"`;
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) problems.push(`${field}: expected an id of lower-case letters, digits and hyphens`);
+    else if (!isObject(c) || typeof c.file !== 'string' || /^\/|\.\./.test(c.file))
+      problems.push(`${field}: expected { file, lines, about } with file a path inside kubernetes/kubernetes, got ${describe(isObject(c) ? c.file : c)}`);
+    else if (!Array.isArray(c.lines) || !c.lines.every((l) => typeof l === 'string') || !c.lines.some((l) => l.trim() !== ''))
+      problems.push(`${field}.lines: expected the cited lines, as strings, not all empty, got ${describe(c.lines)}`);
+    else if (!isObject(c.about) || typeof c.about.zh !== 'string' || typeof c.about.en !== 'string')
+      problems.push(`${field}.about: expected { zh, en }, got ${describe(c.about)}`);
+    else return [{ id, file: c.file, lines: c.lines as string[], about: { zh: c.about.zh, en: c.about.en } }];
     return [];
   });
 }
@@ -146,6 +168,7 @@ export function articleFrom(exported: unknown, slug: string, file = definitionFi
   const paths = list<PacketPathDef>(exported.paths, 'paths', file, problems);
   const walkthrough = exported.walkthrough === undefined ? undefined : list<WalkthroughStop>(exported.walkthrough, 'walkthrough', file, problems);
   const comparisonRows = exported.comparisonRows === undefined ? undefined : list<ComparisonRow>(exported.comparisonRows, 'comparisonRows', file, problems);
+  const citations = citationDefs(exported.citations, file, problems);
   if (problems.length) throw new Error(problems.join('\n'));
   return {
     slug,
@@ -156,6 +179,7 @@ export function articleFrom(exported: unknown, slug: string, file = definitionFi
     claimDefs: claims,
     charts,
     paths,
+    citations,
     ...(variantFactDefs ? { variantFactDefs } : {}),
     ...(comparisons ? { comparisonDefs: comparisons } : {}),
     ...(walkthrough ? { walkthrough } : {}),

@@ -66,6 +66,12 @@ const zh = {
   largestLimit: '最大的局限：',
   allLimits: '全部局限',
   tocLabel: '目录',
+  /** A sentence's link to the upstream lines it rests on, and the section that shows them. */
+  citeMark: '源码',
+  citeTitle: '这句话依据的上游源码：{about}',
+  sourcesHeading: '上游源码',
+  sourcesIntro: '下面的代码行引自 kubernetes/kubernetes，版本与本文运行所用的 Kubernetes 相同；构建时逐行核对过，其他版本的行号附后。',
+  sourcesOther: '其他版本：',
   copy: '复制',
   /** What a copy button copies, said after `copy` to screen readers only. */
   copyCommand: '命令',
@@ -195,6 +201,12 @@ const en: typeof zh = {
   largestLimit: 'Largest limit: ',
   allLimits: 'All limits',
   tocLabel: 'Contents',
+  citeMark: 'source',
+  citeTitle: 'The upstream code this sentence rests on: {about}',
+  sourcesHeading: 'Upstream source',
+  sourcesIntro:
+    'These lines are quoted from kubernetes/kubernetes at the release this article’s run used; the build checks each of them, and gives where they are in the other releases.',
+  sourcesOther: 'Other releases: ',
   copy: 'Copy',
   copyCommand: ' the command',
   copyOutput: ' the output',

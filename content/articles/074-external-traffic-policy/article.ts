@@ -8,6 +8,11 @@ import {
   threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, exec, curlArgv, type Experiment, type FactIdOf, type PathStation, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
+/** kube-proxy's iptables mode, the headline's: where its rules are decided. */
+const IPTABLES_PROXIER = 'pkg/proxy/iptables/proxier.go';
+/** kube-proxy's nftables mode, the evidence page's second column. */
+const NFTABLES_PROXIER = 'pkg/proxy/nftables/proxier.go';
+
 /** curl gives up after this many seconds; the DROP under Local shows up as curl's exit code 28. */
 const CURL_TIMEOUT_SECONDS = '3';
 /** The kube-proxy modes this article's runs measured (ipvs is declared, and not measured here). */
@@ -396,4 +401,232 @@ export default defineArticle({
       steps: ['delete-backend', 'health-worker-after-delete'],
     },
   ],
+  // The upstream code each mechanism sentence rests on (<Cite id>), as kubernetes/kubernetes has it at every
+  // release the runs used: npm run cite keeps the lines in upstream.yaml, the build checks them.
+  citations: {
+    'cluster-masquerades': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        'if !svcInfo.ExternalPolicyLocal() {',
+        '// If we are using non-local endpoints we need to masquerade,',
+        '// in case we cross nodes.',
+      ],
+      about: { zh: 'Cluster：外部流量链给每个连接打上伪装标记，因为后端可能在别的节点上', en: 'Cluster: the external chain marks every connection for masquerade, since the endpoint may be on another node' },
+    },
+    'local-retains-source': {
+      file: IPTABLES_PROXIER,
+      lines: ['} else {', '// If we are only using same-node endpoints, we can retain the', '// source IP in most cases.'],
+      about: { zh: 'Local：只用本节点的后端，来源地址多数情况下可以保留', en: 'Local: with only same-node endpoints, the source address can be kept in most cases' },
+    },
+    'local-pod-traffic': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// Treat all locally-originated pod -> external destination',
+        '// traffic as a special-case.  It is subject to neither',
+        '// form of traffic policy, which simulates going up-and-out',
+        '// to an external load-balancer and coming back in.',
+      ],
+      about: { zh: 'Local：来自 Pod 网段的连接不受流量策略约束，交给整个 Service 的后端', en: 'Local: connections from the pod range are subject to no traffic policy and go to every endpoint of the Service' },
+    },
+    'local-node-traffic': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// Locally originated traffic (not a pod, but the host node)',
+        '// still needs masquerade because the LBIP itself is a local',
+        '// address, so that will be the chosen source IP.',
+        'natRules.Write(',
+        '"-A", string(externalTrafficChain),',
+        '"-m", "comment", "--comment", fmt.Sprintf(`"masquerade LOCAL traffic for %s external destinations"`, svcPortNameString),',
+        '"-m", "addrtype", "--src-type", "LOCAL",',
+        '"-j", string(kubeMarkMasqChain))',
+        '',
+        '// Redirect all src-type=LOCAL -> external destination to the',
+        '// policy=cluster chain. This allows traffic originating',
+        '// from the host to be redirected to the service correctly.',
+      ],
+      about: { zh: 'Local：节点自己发起的连接照样打伪装标记，也交给整个 Service 的后端', en: 'Local: connections the node itself makes are still marked for masquerade, and go to every endpoint too' },
+    },
+    'local-outside-traffic': {
+      file: IPTABLES_PROXIER,
+      lines: ['// Anything else falls thru to the appropriate policy chain.', 'if hasExternalEndpoints {', 'natRules.Write(', '"-A", string(externalTrafficChain),', '"-j", string(externalPolicyChain))'],
+      about: { zh: 'Local：其余的连接，即来自集群外的，落到只含本节点后端的策略链', en: 'Local: the rest, traffic from outside, falls through to the policy chain of the node’s own endpoints' },
+    },
+    'local-external-policy': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        'externalPolicyChain := clusterPolicyChain',
+        'hasExternalEndpoints := hasEndpoints',
+        'if svcInfo.ExternalPolicyLocal() {',
+        'externalPolicyChain = localPolicyChain',
+        'if len(localEndpoints) == 0 {',
+        'hasExternalEndpoints = false',
+        '}',
+        '}',
+      ],
+      about: { zh: 'Local：外部流量只用本节点后端的链，本节点没有后端就没有端点可用', en: 'Local: external traffic uses the chain of the node’s own endpoints; with none on the node it has none to use' },
+    },
+    'local-drops-without-endpoints': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// The externalTrafficPolicy is "Local" but there are no',
+        '// local endpoints. Traffic to "external" IPs from outside',
+        '// the cluster will be dropped, but traffic from inside',
+        '// the cluster may still be accepted.',
+        'externalTrafficFilterTarget = "DROP"',
+      ],
+      about: { zh: 'Local 且本节点没有后端：从集群外来的流量被 DROP', en: 'Local with no local endpoint: traffic from outside the cluster is dropped' },
+    },
+    'health-port-only-for-load-balancers': {
+      file: 'pkg/api/service/util.go',
+      lines: ['func NeedsHealthCheck(service *api.Service) bool {', 'if service.Spec.Type != api.ServiceTypeLoadBalancer {', 'return false', '}', 'return RequestsOnlyLocalTraffic(service)'],
+      about: { zh: '只有 LoadBalancer 类型、策略为 Local 的 Service 需要健康检查端口', en: 'Only a Service of type LoadBalancer with policy Local needs a health-check port' },
+    },
+    'health-port-answers': {
+      file: 'pkg/proxy/healthcheck/service_health.go',
+      lines: ['if count != 0 && kubeProxyHealthy {', 'resp.WriteHeader(http.StatusOK)', '} else {', 'resp.WriteHeader(http.StatusServiceUnavailable)', '}'],
+      about: { zh: '健康检查端口：本节点有就绪的后端且 kube-proxy 健康时返回成功，否则返回服务不可用', en: 'The health-check port: success while the node has a ready endpoint and kube-proxy is healthy, service unavailable otherwise' },
+    },
+    'health-port-counts-ready': {
+      file: 'pkg/proxy/endpointschangetracker.go',
+      lines: [
+        '// Only add ready endpoints for health checking. Terminating endpoints may still serve traffic',
+        '// but the health check signal should fail if there are only terminating endpoints on a node.',
+        'if !ep.IsReady() {',
+        'continue',
+        '}',
+      ],
+      about: { zh: '健康检查只数就绪的本地端点，正在终止的不算', en: 'The health check counts only ready local endpoints, not terminating ones' },
+    },
+    // The evidence page's nftables column and environments.
+    'nft-own-table': {
+      file: NFTABLES_PROXIER,
+      lines: [
+        '// Our nftables table. All of our chains/sets/maps are created inside this table,',
+        '// so they don\'t need any "kube-" or "kube-proxy-" prefix of their own.',
+        'kubeProxyTable = "kube-proxy"',
+      ],
+      about: { zh: 'nftables 模式：kube-proxy 的链、集合和映射都建在它自己的 kube-proxy 表里', en: 'nftables mode: kube-proxy creates all its chains, sets and maps in a table of its own, kube-proxy' },
+    },
+    'nft-health-server': {
+      file: NFTABLES_PROXIER,
+      lines: ['if err := proxier.serviceHealthServer.SyncEndpoints(proxier.endpointsMap.LocalReadyEndpoints()); err != nil {'],
+      about: { zh: 'nftables 模式同样把本节点就绪的后端交给 kube-proxy 的健康检查服务', en: 'nftables mode, too, hands the node’s ready endpoints to kube-proxy’s health-check server' },
+    },
+    'nft-clears-iptables': {
+      file: 'cmd/kube-proxy/app/server_linux.go',
+      lines: [
+        '// Clean up iptables and ipvs rules if switching to nftables, or if cleanupAndExit',
+        'if !isIPTablesBased(mode) || cleanupAndExit {',
+        'encounteredError = iptables.CleanupLeftovers(ctx) || encounteredError',
+      ],
+      about: { zh: 'kube-proxy 以 nftables 模式启动时，清掉 iptables 和 IPVS 模式留下的规则', en: 'Starting in nftables mode, kube-proxy clears the rules the iptables and IPVS modes left' },
+    },
+    'nft-local-drops': {
+      file: NFTABLES_PROXIER,
+      lines: [
+        'if !hasInternalEndpoints {',
+        '// The internalTrafficPolicy is "Local" but there are no local',
+        '// endpoints. Traffic to the clusterIP will be dropped, but',
+        '// external traffic may still be accepted.',
+        'internalTrafficFilterVerdict = "drop"',
+        'serviceNoLocalEndpointsTotalInternal++',
+        '}',
+        'if !hasExternalEndpoints {',
+        '// The externalTrafficPolicy is "Local" but there are no',
+        '// local endpoints. Traffic to "external" IPs from outside',
+        '// the cluster will be dropped, but traffic from inside',
+        '// the cluster may still be accepted.',
+        'externalTrafficFilterVerdict = "drop"',
+      ],
+      about: {
+        zh: 'nftables 模式：策略为 Local 而本节点没有端点时判决为丢弃，ClusterIP 看 internalTrafficPolicy，外部地址看 externalTrafficPolicy',
+        en: 'nftables mode: under policy Local with no endpoint on the node the verdict is drop; internalTrafficPolicy for the ClusterIP, externalTrafficPolicy for external addresses',
+      },
+    },
+    'nft-no-endpoint-maps': {
+      file: NFTABLES_PROXIER,
+      lines: [
+        '// Set up "no endpoints" drop/reject handling',
+        'tx.Add(&knftables.Map{',
+        'Name:    noEndpointServicesMap,',
+        'Type:    ipvX_addr + " . inet_proto . inet_service : verdict",',
+        'Comment: ptr.To("vmap to drop or reject packets to services with no endpoints"),',
+        '})',
+        'tx.Add(&knftables.Map{',
+        'Name:    noEndpointNodePortsMap,',
+        'Type:    "inet_proto . inet_service : verdict",',
+        'Comment: ptr.To("vmap to drop or reject packets to service nodeports with no endpoints"),',
+      ],
+      about: {
+        zh: '两张判决映射：no-endpoint-services 按 Service 地址、协议和端口查，no-endpoint-nodeports 只按协议和 NodePort 查',
+        en: 'The two verdict maps: no-endpoint-services is keyed by Service address, protocol and port; no-endpoint-nodeports by protocol and NodePort alone',
+      },
+    },
+    'nft-nodeport-ips': {
+      file: NFTABLES_PROXIER,
+      lines: ['tx.Add(&knftables.Set{', 'Name:    nodePortIPsSet,', 'Type:    ipvX_addr,', 'Comment: ptr.To("IPs that accept NodePort traffic"),'],
+      about: { zh: 'nodeport-ips 集合：接受 NodePort 流量的地址', en: 'The set nodeport-ips: the addresses that accept NodePort traffic' },
+    },
+    'iptables-nodeport-any-local': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        'filterRules.Write(',
+        '"-A", string(kubeExternalServicesChain),',
+        '"-m", "comment", "--comment", externalTrafficFilterComment,',
+        '"-m", "addrtype", "--dst-type", "LOCAL",',
+        '"-m", protocol, "-p", protocol,',
+        '"--dport", strconv.Itoa(svcInfo.NodePort()),',
+      ],
+      about: { zh: 'iptables 模式：NodePort 的丢弃规则用 --dst-type LOCAL 匹配本机的任何地址', en: 'iptables mode: a NodePort’s drop rule matches any local address with --dst-type LOCAL' },
+    },
+    'nft-nodeport-drop-element': {
+      file: NFTABLES_PROXIER,
+      lines: [
+        'if !hasExternalEndpoints {',
+        '// Either no endpoints at all (REJECT) or no endpoints for',
+        '// external traffic (DROP anything that didn\'t get',
+        '// short-circuited by the EXT chain.)',
+        'proxier.noEndpointNodePorts.ensureElem(tx, &knftables.Element{',
+        'Map: noEndpointNodePortsMap,',
+      ],
+      about: {
+        zh: 'nftables 模式：只有本节点没有可供外部流量用的端点时，NodePort 才在 no-endpoint-nodeports 里有元素',
+        en: 'nftables mode: a NodePort has an element in no-endpoint-nodeports only while the node has no endpoint for external traffic',
+      },
+    },
+    'nft-hook-order': {
+      file: NFTABLES_PROXIER,
+      lines: [
+        '// filter base chains (filter priority)',
+        '{filterInputChain, knftables.FilterType, knftables.InputHook, knftables.FilterPriority},',
+        '{filterForwardChain, knftables.FilterType, knftables.ForwardHook, knftables.FilterPriority},',
+        '{filterOutputChain, knftables.FilterType, knftables.OutputHook, knftables.FilterPriority},',
+        '',
+        '// nat base chains (dnat priority)',
+        '{natPreroutingChain, knftables.NATType, knftables.PreroutingHook, knftables.DNATPriority},',
+      ],
+      about: { zh: 'nftables 模式的基础链：filter-input 挂在 input 钩子上，nat-prerouting 挂在更早的 prerouting 钩子上', en: 'nftables mode’s base chains: filter-input on the input hook, nat-prerouting on the earlier prerouting hook' },
+    },
+    'nft-external-falls-through': {
+      file: NFTABLES_PROXIER,
+      lines: [
+        '// Anything else falls thru to the appropriate policy chain.',
+        'if hasExternalEndpoints {',
+        'tx.Add(&knftables.Rule{',
+        'Chain: externalTrafficChain,',
+        'Rule: knftables.Concat(',
+        '"goto", externalPolicyChain,',
+      ],
+      about: { zh: 'nftables 模式：外部流量链只在有可供外部流量用的端点时才转到策略链', en: 'nftables mode: the external chain goes on to the policy chain only when there are endpoints for external traffic' },
+    },
+    'ipam-next-free': {
+      file: 'pkg/controller/nodeipam/ipam/cidrset/cidr_set.go',
+      lines: [
+        '// AllocateNext allocates the next free CIDR range. This will set the range',
+        '// as occupied and return the allocated range.',
+        'func (s *CidrSet) AllocateNext() (*net.IPNet, error) {',
+      ],
+      about: { zh: '节点 IPAM：每次分配下一个空闲的子网', en: 'Node IPAM: each allocation takes the next free range' },
+    },
+  },
 });

@@ -19,6 +19,8 @@ import { placeholderWarning } from '../../site-address.ts';
 import { packetPathProblems, type PacketPathDef } from '../render/packet-path.ts';
 import type { ArticleEvidence } from '../../evidence/runs/types.ts';
 import { SITE_ADDRESS } from '../../site.config.ts';
+import { citationProblems, UPSTREAM_FILE } from '../../evidence/upstream.ts';
+import { everyRun, readUpstreamRecord, runReleases } from '../../evidence/upstream-disk.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
 export async function checkArticles(
@@ -95,6 +97,20 @@ export async function checkArticles(
           claimIds: bindable.claims.map((c) => c.id),
         }),
       );
+      // Citations (<Cite id>): every sentence's cited lines, as upstream.yaml holds them for every release a run used.
+      const upstream = readUpstreamRecord(dir, `${ARTICLES}/${slug}/${UPSTREAM_FILE}`);
+      problems.push(...upstream.problems);
+      if (!evidence.unmeasured)
+        problems.push(
+          ...citationProblems({
+            definitionFile: article.file,
+            upstreamFile: `${ARTICLES}/${slug}/${UPSTREAM_FILE}`,
+            defs: article.citations,
+            record: upstream.record,
+            releases: runReleases(evidence),
+            sources: [...sources, ...evidenceSources],
+          }),
+        );
       // Packet paths (<PacketPath id>): every definition names facts some run of the article has, used on a page or not.
       problems.push(...packetPathsProblems(article.paths, article.file, evidence));
       const { headline: broken, elsewhere } = brokenClaimsByEnvironment(evidence);
@@ -146,12 +162,6 @@ export function sharedRunIds(runs: readonly CommittedRun[]): string[] {
       ? []
       : [`${same[1]!.file}: field "runId": ${runId} is also the run id of ${same[0]!.file}; expected every committed run to have its own id`],
   );
-}
-
-/** Every run of an article: its own, every variant's, every environment's. */
-function everyRun(evidence: ArticleEvidence): ArticleEvidence[] {
-  const inEnvironment = (e: ArticleEvidence) => [e, ...(e.variantRuns?.runs.values() ?? [])];
-  return [...inEnvironment(evidence), ...[...(evidence.environmentRuns?.runs.values() ?? [])].flatMap(inEnvironment)];
 }
 
 /**

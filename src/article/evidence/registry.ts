@@ -11,6 +11,8 @@ import { evidenceFromDisk } from '../../evidence/runs/from-disk.ts';
 import { articleFrom, definitionFile, type Article } from '../../authoring/load.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from '../../authoring/parts.ts';
 import { articleTarget, evidenceMemo, PageEvidence } from './evidence-memo.ts';
+import { readUpstreamRecord } from '../../evidence/upstream-disk.ts';
+import { UPSTREAM_FILE, type CitationDef, type UpstreamRecord } from '../../evidence/upstream.ts';
 
 const modules = import.meta.glob<{ default?: unknown }>('/content/articles/*/article.ts', { eager: true });
 const definitions = new Map(Object.entries(modules).map(([path, m]) => [path.split('/').at(-2)!, m.default]));
@@ -89,4 +91,18 @@ export function packetPathOf(slug: string, id: string): { def: PacketPathDef; fi
       `${article.file}: field "paths": no path "${id}" (the article uses <PacketPath id="${id}" />); it declares: ${article.paths.map((p) => p.id).join(', ') || 'none'}`,
     );
   return { def, file: article.file };
+}
+
+const citationCache = new Map<string, { defs: CitationDef[]; record: UpstreamRecord }>();
+
+/** The article's citations and the upstream lines kept for them (upstream.yaml), read once per build; in dev, on every page. */
+export function citationsOf(slug: string): { defs: CitationDef[]; record: UpstreamRecord } {
+  const kept = import.meta.env.DEV ? undefined : citationCache.get(slug);
+  if (kept) return kept;
+  const shown = `content/articles/${slug}/${UPSTREAM_FILE}`;
+  const { record, problems } = readUpstreamRecord(articleTarget(process.cwd(), slug).articleDir, shown);
+  if (problems.length) throw new Error(problems.join('\n'));
+  const citations = { defs: articleOf(slug).citations, record: record ?? new Map() };
+  citationCache.set(slug, citations);
+  return citations;
 }
