@@ -11,6 +11,10 @@ import {
   type Answer, type Experiment, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
+const IPTABLES_PROXIER = 'pkg/proxy/iptables/proxier.go';
+const TOPOLOGY = 'pkg/proxy/topology.go';
+const CORE_TYPES = 'pkg/apis/core/types.go';
+
 /** How many requests each worker receives per policy, as an external load balancer with equal weights would send them. */
 export const REQUESTS_PER_NODE = 300;
 /** How many standard deviations a count may stray from its expectation before a claim breaks. */
@@ -23,8 +27,8 @@ type Policy = (typeof POLICIES)[number];
 
 /**
  * One curl, many requests: the URL glob sends REQUESTS_PER_NODE to worker, then as many
- * to worker2. `Connection: close` makes each a new connection, which kube-proxy balances
- * on its own; every answer prints "<the pod's name> <HTTP status> <the node address it entered by>".
+ * to worker2. `Connection: close` makes each a new connection, for which kube-proxy's rules (iptables
+ * mode in every run) pick a backend on their own; every answer prints "<the pod's name> <HTTP status> <the node address it entered by>".
  */
 const spread = (service: string) => (t: TopologyView) =>
   curlArgv(`http://{${t.ip('worker')},${t.ip('worker2')}}:${t.nodePort(service)}/?request=[1-${REQUESTS_PER_NODE}]`, {
@@ -163,4 +167,139 @@ export default defineArticle({
       ],
     },
   ],
+  // The upstream code each mechanism sentence rests on (<Cite id>); the lines hold, unchanged, in every release the runs used.
+  citations: {
+    'local-external-chain': {
+      file: IPTABLES_PROXIER,
+      lines: ['externalPolicyChain := clusterPolicyChain', 'hasExternalEndpoints := hasEndpoints', 'if svcInfo.ExternalPolicyLocal() {', 'externalPolicyChain = localPolicyChain'],
+      about: { zh: 'Local：经 NodePort 或负载均衡地址进来的外部流量走本节点后端的链', en: 'Local: external traffic, by NodePort or load-balancer address, goes to the chain of the node’s own endpoints' },
+    },
+    'health-counts-ready-local': {
+      file: 'pkg/proxy/endpointschangetracker.go',
+      lines: [
+        '// Only add ready endpoints for health checking. Terminating endpoints may still serve traffic',
+        '// but the health check signal should fail if there are only terminating endpoints on a node.',
+        'if !ep.IsReady() {',
+        'continue',
+        '}',
+        '',
+        'if ep.IsLocal() {',
+      ],
+      about: { zh: '健康检查只数本节点上就绪的后端', en: 'The health check counts only the node’s own ready endpoints' },
+    },
+    'spread-max-skew': {
+      file: 'pkg/scheduler/framework/plugins/podtopologyspread/filtering.go',
+      lines: ['matchNum := s.TpValueToMatchNum[i][tpVal]', 'skew := matchNum + selfMatchNum - minMatchNum', 'if skew > int(c.MaxSkew) {'],
+      about: { zh: '分布约束：放上这个 Pod 后，节点的 Pod 数比最少的节点多出 maxSkew 以上，就不能放', en: 'Spread constraint: a node is ruled out if, with this pod, it would hold more than maxSkew pods above the emptiest node' },
+    },
+    'spread-taints-honor': {
+      file: CORE_TYPES,
+      lines: [
+        '// NodeTaintsPolicy indicates how we will treat node taints when calculating',
+        '// pod topology spread skew. Options are:',
+        '// - Honor: nodes without taints, along with tainted nodes for which the incoming pod',
+        '// has a toleration, are included.',
+      ],
+      about: { zh: 'nodeTaintsPolicy 为 Honor 时，Pod 不容忍其污点的节点不参与计数', en: 'With nodeTaintsPolicy Honor, nodes whose taints the pod does not tolerate are left out of the count' },
+    },
+    'node-affinity-score': {
+      file: 'pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go',
+      lines: [
+        '// Score returns the sum of the weights of the terms that match the Node.',
+        "// Terms came from the Pod .spec.affinity.nodeAffinity and from the plugin's",
+        '// default affinity.',
+      ],
+      about: { zh: '节点亲和性打分：节点满足的 preferred 规则的权重之和', en: 'Node affinity score: the sum of the weights of the preferred terms a node matches' },
+    },
+    'scheduler-one-at-a-time': {
+      file: 'pkg/scheduler/scheduler.go',
+      lines: [
+        '// We need to start scheduleOne loop in a dedicated goroutine,',
+        '// because scheduleOne function hangs on getting the next item',
+        '// from the SchedulingQueue.',
+        '// If there are no new pods to schedule, it will be hanging there',
+        '// and if done in this goroutine it will be blocking closing',
+        '// SchedulingQueue, in effect causing a deadlock on shutdown.',
+        'go wait.UntilWithContext(ctx, sched.ScheduleOne, 0)',
+      ],
+      about: { zh: '调度器在一个循环里从调度队列逐个取出 Pod 安排', en: 'The scheduler runs one loop that takes the next pod from its queue and places it' },
+    },
+    'hostname-is-pod-name': {
+      file: 'pkg/kubelet/kubelet_pods.go',
+      lines: [
+        'hostname := pod.Name',
+        'if len(pod.Spec.Hostname) > 0 {',
+        'if msgs := utilvalidation.IsDNS1123Label(pod.Spec.Hostname); len(msgs) != 0 {',
+        'return "", "", fmt.Errorf("pod Hostname %q is not a valid DNS label: %s", pod.Spec.Hostname, strings.Join(msgs, ";"))',
+        '}',
+        'hostname = pod.Spec.Hostname',
+        '}',
+      ],
+      about: { zh: 'kubelet：Pod 的主机名是它的名字，除非 spec.hostname 另有指定', en: 'kubelet: a pod’s hostname is its name, unless spec.hostname says otherwise' },
+    },
+    'sandbox-hostname': {
+      file: 'pkg/kubelet/kuberuntime/kuberuntime_sandbox.go',
+      lines: ['podSandboxConfig.Hostname = podHostname'],
+      about: { zh: 'kubelet 把主机名写进交给容器运行时的沙箱配置', en: 'kubelet puts the hostname in the sandbox config it hands to the container runtime' },
+    },
+    'iptables-random': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// Each rule is a probabilistic match.',
+        'args = append(args,',
+        '"-m", "statistic",',
+        '"--mode", "random",',
+        '"--probability", proxier.probability(numEndpoints-i))',
+      ],
+      about: {
+        zh: 'iptables 模式：每条后端规则按剩下的后端数随机匹配，每个新连接落到各个后端的机会相同',
+        en: 'iptables mode: each endpoint rule matches at random, one in as many as endpoints remain, so a new connection is equally likely to reach any endpoint',
+      },
+    },
+    'cluster-endpoints': {
+      file: TOPOLOGY,
+      lines: ['clusterEndpoints = filterEndpoints(endpoints, func(ep Endpoint) bool {', 'if !ep.IsReady() {', 'return false', '}'],
+      about: { zh: 'Cluster：整个集群里就绪的后端都是候选', en: 'Cluster: every ready endpoint in the cluster is a candidate' },
+    },
+    'local-endpoints': {
+      file: TOPOLOGY,
+      lines: ['if hasLocalReadyEndpoints {', 'localEndpoints = filterEndpoints(endpoints, func(ep Endpoint) bool {', 'return ep.IsLocal() && ep.IsReady()'],
+      about: { zh: 'Local：只取本节点上就绪的后端', en: 'Local: only the node’s own ready endpoints' },
+    },
+    'nftables-random': {
+      file: 'pkg/proxy/nftables/proxier.go',
+      lines: ['"numgen random mod", len(endpoints), "vmap",'],
+      about: { zh: 'nftables 模式：用随机数对后端个数取模，挑出后端', en: 'nftables mode: a random number modulo the number of endpoints picks the endpoint' },
+    },
+    'ipvs-round-robin': {
+      file: 'pkg/proxy/ipvs/proxier.go',
+      lines: ['// defaultScheduler is the default ipvs scheduler algorithm - round robin.', 'defaultScheduler = "rr"'],
+      about: { zh: 'IPVS 模式：默认调度算法是轮询', en: 'IPVS mode: the default scheduler is round robin' },
+    },
+    'local-retains-source': {
+      file: IPTABLES_PROXIER,
+      lines: ['} else {', '// If we are only using same-node endpoints, we can retain the', '// source IP in most cases.'],
+      about: { zh: 'Local：只用本节点的后端，来源地址多数情况下可以保留', en: 'Local: with only same-node endpoints, the source address can be kept in most cases' },
+    },
+    'spread-only-when-scheduling': {
+      file: CORE_TYPES,
+      lines: [
+        '// If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled',
+        '// to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies',
+        "// MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler",
+        "// won't make it *more* imbalanced.",
+      ],
+      about: { zh: '分布约束只约束新来的 Pod：已有的不均会留下，调度器只是不让它更不均', en: 'The spread constraint binds only incoming pods: an existing imbalance stays, the scheduler only does not make it worse' },
+    },
+    'health-weight-header': {
+      file: 'pkg/proxy/healthcheck/service_health.go',
+      lines: ['resp.Header().Set("X-Load-Balancing-Endpoint-Weight", strconv.Itoa(count))'],
+      about: { zh: '健康检查在响应头里报告本节点的后端数，供负载均衡器加权', en: 'The health check reports the node’s endpoint count in a response header, for a load balancer to weight by' },
+    },
+    'itp-local-chain': {
+      file: IPTABLES_PROXIER,
+      lines: ['if svcInfo.InternalPolicyLocal() {', 'internalPolicyChain = localPolicyChain'],
+      about: { zh: 'internalTrafficPolicy 为 Local 时，集群内部的流量也走本节点后端的链', en: 'With internalTrafficPolicy Local, traffic from inside the cluster also goes to the chain of the node’s own endpoints' },
+    },
+  },
 });
