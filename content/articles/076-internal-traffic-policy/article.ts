@@ -9,6 +9,10 @@ import {
   curlArgv, service, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, type Experiment, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
+/** kube-proxy's two modes: where each writes its rules. */
+const IPTABLES_PROXIER = 'pkg/proxy/iptables/proxier.go';
+const NFTABLES_PROXIER = 'pkg/proxy/nftables/proxier.go';
+
 /** curl gives up after this many seconds: a dropped packet shows up as curl's exit code 28. */
 const CURL_TIMEOUT_SECONDS = '3';
 /** The kube-proxy modes this article's runs measured. */
@@ -345,4 +349,179 @@ export default defineArticle({
       },
     }),
   ],
+  // The upstream code each mechanism sentence rests on (<Cite id>), as kubernetes/kubernetes has it at every
+  // release the runs used: npm run cite keeps the lines in upstream.yaml, the build checks them.
+  citations: {
+    'internal-policy-chain': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// internalPolicyChain is the chain containing the endpoints for',
+        '// "internal" (ClusterIP) traffic. internalTrafficChain is the chain that',
+        '// internal traffic is routed to (which is always the same as',
+        '// internalPolicyChain). hasInternalEndpoints is true if we should',
+        '// generate rules pointing to internalTrafficChain, or false if there are',
+        '// no available internal endpoints.',
+        'internalPolicyChain := clusterPolicyChain',
+        'hasInternalEndpoints := hasEndpoints',
+        'if svcInfo.InternalPolicyLocal() {',
+        'internalPolicyChain = localPolicyChain',
+        'if len(localEndpoints) == 0 {',
+        'hasInternalEndpoints = false',
+      ],
+      about: {
+        zh: '发往 ClusterIP 的流量走内部策略的链：Local 下只含本节点的端点，本节点一个都没有时就无处可去',
+        en: 'Traffic to the ClusterIP takes the internal policy’s chain: under Local it holds only this node’s endpoints, and with none here it leads nowhere',
+      },
+    },
+    'masquerade-off-cluster': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// This masquerades off-cluster traffic to a service VIP. The',
+        '// idea is that you can establish a static route for your',
+        '// Service range, routing to any node, and that node will',
+        '// bridge into the Service for you. Since that might bounce',
+        '// off-node, we masquerade here.',
+        'natRules.Write(',
+        '"-A", string(internalTrafficChain),',
+        'args,',
+        'proxier.localDetector.IfNotLocal(),',
+        '"-j", string(kubeMarkMasqChain))',
+      ],
+      about: {
+        zh: '内部流量的链只给来源不在集群 Pod 网段里的连接打伪装标记',
+        en: 'The internal chain marks a connection for masquerade only when its source is outside the cluster’s pod range',
+      },
+    },
+    'masquerade-marked': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '"-A", string(kubePostroutingChain),',
+        '"-m", "comment", "--comment", `"kubernetes service traffic requiring SNAT"`,',
+        '"-j", "MASQUERADE",',
+      ],
+      about: {
+        zh: 'KUBE-POSTROUTING：带伪装标记的 Service 流量在出节点前被 MASQUERADE',
+        en: 'KUBE-POSTROUTING: Service traffic that carries the mark is masqueraded on its way out',
+      },
+    },
+    'no-local-endpoints-drop': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// The internalTrafficPolicy is "Local" but there are no local',
+        '// endpoints. Traffic to the clusterIP will be dropped, but',
+        '// external traffic may still be accepted.',
+        'internalTrafficFilterTarget = "DROP"',
+        'internalTrafficFilterComment = fmt.Sprintf(`"%s has no local endpoints"`, svcPortNameString)',
+      ],
+      about: {
+        zh: '内部策略为 Local、本节点没有端点：发往 ClusterIP 的流量被 DROP，注释是“has no local endpoints”',
+        en: 'Internal policy Local and no endpoint on this node: traffic to the ClusterIP is dropped, commented "has no local endpoints"',
+      },
+    },
+    'no-endpoints-reject': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// The service has no endpoints at all; hasInternalEndpoints and',
+        '// hasExternalEndpoints will also be false, and we will not',
+        '// generate any chains in the "nat" table for the service; only',
+        '// rules in the "filter" table rejecting incoming packets for',
+        '// the service\'s IPs.',
+        'internalTrafficFilterTarget = "REJECT"',
+        'internalTrafficFilterComment = fmt.Sprintf(`"%s has no endpoints"`, svcPortNameString)',
+      ],
+      about: {
+        zh: '整个集群都没有端点：filter 表里的规则把发往 Service 的包 REJECT，注释是“has no endpoints”',
+        en: 'No endpoint anywhere in the cluster: a rule in the filter table rejects packets to the Service, commented "has no endpoints"',
+      },
+    },
+    'external-destinations': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// Similarly, externalPolicyChain is the chain containing the endpoints',
+        '// for "external" (NodePort, LoadBalancer, and ExternalIP) traffic.',
+      ],
+      about: {
+        zh: '外部流量指发往 NodePort、负载均衡器地址和外部 IP 的流量',
+        en: 'External traffic is traffic to a NodePort, a load balancer’s address or an external IP',
+      },
+    },
+    'external-pod-traffic': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// Treat all locally-originated pod -> external destination',
+        '// traffic as a special-case.  It is subject to neither',
+        '// form of traffic policy, which simulates going up-and-out',
+        '// to an external load-balancer and coming back in.',
+      ],
+      about: {
+        zh: '外部策略为 Local 时，来自 Pod 网段、发往外部目的地址的流量不受流量策略约束',
+        en: 'Under external policy Local, traffic from the pod range to an external destination is subject to no traffic policy',
+      },
+    },
+    'external-node-traffic': {
+      file: IPTABLES_PROXIER,
+      lines: [
+        '// Redirect all src-type=LOCAL -> external destination to the',
+        '// policy=cluster chain. This allows traffic originating',
+        '// from the host to be redirected to the service correctly.',
+      ],
+      about: {
+        zh: '外部策略为 Local 时，节点自己发往外部目的地址的流量转到 Cluster 策略的链',
+        en: 'Under external policy Local, the node’s own traffic to an external destination goes to the Cluster policy’s chain',
+      },
+    },
+    'terminating-fallback': {
+      file: 'pkg/proxy/topology.go',
+      lines: [
+        '// If we didn\'t get any endpoints, try again using terminating endpoints.',
+        '// (Note that we would already have chosen to ignore topology if there',
+        '// were no ready endpoints for the given topology, so the problem at this',
+        '// point must be that there are no ready endpoints anywhere.)',
+      ],
+      about: {
+        zh: '没有就绪端点时，kube-proxy 再从正在终止、仍在服务的端点里挑',
+        en: 'With no ready endpoint, kube-proxy tries again with endpoints that are terminating but still serving',
+      },
+    },
+    'nft-no-local-endpoints-drop': {
+      file: NFTABLES_PROXIER,
+      lines: [
+        '// The internalTrafficPolicy is "Local" but there are no local',
+        '// endpoints. Traffic to the clusterIP will be dropped, but',
+        '// external traffic may still be accepted.',
+        'internalTrafficFilterVerdict = "drop"',
+      ],
+      about: {
+        zh: 'nftables 模式：内部策略为 Local、本节点没有端点时，ClusterIP 的判决是 drop',
+        en: 'nftables mode: with internal policy Local and no endpoint on this node, the ClusterIP’s verdict is drop',
+      },
+    },
+    'nft-no-endpoints-reject': {
+      file: NFTABLES_PROXIER,
+      lines: [
+        '// The service has no endpoints at all; hasInternalEndpoints and',
+        '// hasExternalEndpoints will also be false, and we will not',
+        '// generate any chains in the "nat" table for the service; only',
+        '// rules in the "filter" table rejecting incoming packets for',
+        '// the service\'s IPs.',
+        'internalTrafficFilterVerdict = fmt.Sprintf("goto %s", rejectChain)',
+      ],
+      about: {
+        zh: 'nftables 模式：整个集群都没有端点时，ClusterIP 的判决是转到 reject-chain',
+        en: 'nftables mode: with no endpoint anywhere in the cluster, the ClusterIP’s verdict goes to reject-chain',
+      },
+    },
+    'pod-ranges-in-order': {
+      file: 'pkg/controller/nodeipam/ipam/cidrset/cidr_set.go',
+      lines: [
+        '// AllocateNext allocates the next free CIDR range. This will set the range',
+        '// as occupied and return the allocated range.',
+        'func (s *CidrSet) AllocateNext() (*net.IPNet, error) {',
+      ],
+      about: {
+        zh: '节点 IPAM 控制器给每个新节点分配下一个空闲的 Pod 网段',
+        en: 'The node IPAM controller gives each new node the next free pod range',
+      },
+    },
+  },
 });
