@@ -123,10 +123,13 @@ export async function rootListeners(): Promise<Map<string, string>> {
   return listening;
 }
 
-/** Listening sockets of the root namespace that were not there `before` (ss's lines, owners included). */
+/** The Docker engine's own processes: the kind suite's, which runs beside the lab suites and publishes its clusters' API ports. */
+const ENGINE_OWNERS = /users:\(\("(dockerd|docker-proxy|containerd|containerd-shim[\w-]*)",/;
+
+/** Listening sockets of the root namespace that were not there `before` (ss's lines, owners included), the Docker engine's aside. */
 export async function newRootListeners(before: Map<string, string>): Promise<string[]> {
   return [...(await rootListeners())]
-    .filter(([key]) => !before.has(key))
+    .filter(([key, line]) => !before.has(key) && !ENGINE_OWNERS.test(line))
     .map(([, line]) => line)
     .sort();
 }
