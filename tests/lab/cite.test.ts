@@ -48,7 +48,7 @@ kernelTest("npm run cite writes the reference articles' committed upstream.yaml 
 
     const unknown = await cite('999-nothing');
     assert.equal(unknown.exitCode, 2);
-    assert.equal(unknown.stderr, 'cite: "999-nothing": no such article in content/articles\n');
+    assert.equal(unknown.stderr, 'cite: "999-nothing": no such article in content/articles');
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -75,6 +75,23 @@ const readArgv = (pid: number): string[] | null => {
   }
 };
 
+/** The parent of a process, from /proc/<pid>/stat (its fourth field, after the command in parentheses). */
+const parentOf = (pid: number): number | null => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+};
+
+/** What kube-proxy runs for a moment at each sync (iptables-restore, nft, conntrack, ...): its own, never a component. */
+const isKubeProxyTool = (pid: number): boolean => {
+  const parent = parentOf(pid);
+  const argv = parent === null ? null : readArgv(parent);
+  return argv !== null && argv.length > 0 && programOf(argv) === 'kube-proxy';
+};
+
 /**
  * Every process of the run as `<program> in <namespace>`, sorted: those inside
  * its namespaces (read from /proc/<pid>/ns/net against /run/netns, named after
@@ -93,7 +110,7 @@ export async function runComponents(runId: string): Promise<string[]> {
     .filter((e) => /^\d+$/.test(e))
     .map(Number)) {
     const argv = readArgv(pid);
-    if (argv === null || argv.length === 0 || !isAlive(pid)) continue;
+    if (argv === null || argv.length === 0 || !isAlive(pid) || isKubeProxyTool(pid)) continue;
     const inside = byInode.get(netnsInode(`/proc/${pid}/ns/net`) ?? -1);
     if (inside !== undefined) found.push(`${programOf(argv)} in ${inside}`);
     else if (argv.join(' ').includes(`${LAB_PREFIX}${runId}`)) found.push(`${programOf(argv)} in another namespace`);
