@@ -1,13 +1,12 @@
-// `npm test`: every suite of tests/support/suites.ts in three lanes side by
-// side, the host's (root: the Kubernetes build, the lab, the faults), the
-// engine's (kind, once the build is done) and the machine's (the checks, the
-// unit tests, the build and the browser), each lane's suites one after
+// `npm test`: every suite of tests/support/suites.ts in two lanes side by side,
+// the host's (root: the lab, the faults, kind) and the machine's (the checks,
+// the unit tests, the build and the browser), each lane's suites one after
 // another in the order that fails fastest; every line a suite prints carries
 // its word. Then one summary: per suite its passed, failed and skipped tests
 // and why any skipped. `npm test -- <word>...` runs the suites of those words
 // (or whose names contain them); package.json's test:* scripts are that. Once
 // a suite fails no further suite starts (the later ones need what it checks: a
-// build for the browser); the ones running in the other lanes finish.
+// build for the browser); the one running in the other lane finishes.
 //
 // A suite fails when it exits non-zero, when any of its tests skipped or none
 // ran (a missing prerequisite: the suite did not run), or when it leaves an
@@ -46,8 +45,6 @@ import {
   suiteList,
   tapReport,
   tempLeftovers,
-  ENGINE_LANE_AFTER,
-  type Lane,
   type Report,
   type Suite,
   type SuiteOutcome,
@@ -164,10 +161,7 @@ const TAIL_LINES = 40;
 
 async function runSuite(suite: Suite, reportFile: string, temp: string, width: number): Promise<{ outcome: SuiteOutcome; tail: string[] }> {
   const argv = suite.argv(reportFile);
-  // The host and engine lanes run side by side: each suite's run records in a registry of its own, so that one
-  // suite's --clean never takes what the other's captures still use (tests/support/suites.ts, Lane).
-  const registry = suite.lane === 'machine' ? {} : { SHICE_RUN_REGISTRY: join(reportDir, `${suite.word}.runs`) };
-  const env = { ...process.env, TMPDIR: temp, ...registry, ...(suite.report === 'playwright' ? { PLAYWRIGHT_JSON_OUTPUT_NAME: reportFile } : {}) };
+  const env = { ...process.env, TMPDIR: temp, ...(suite.report === 'playwright' ? { PLAYWRIGHT_JSON_OUTPUT_NAME: reportFile } : {}) };
   const mountedBefore = netnsMounted();
   const output = prefixedOutput(suite, width);
   const ended = await new Promise<SuiteOutcome['ended']>((resolve) => {
@@ -181,7 +175,7 @@ async function runSuite(suite: Suite, reportFile: string, temp: string, width: n
   });
   output.flush();
   // The mount `ip netns add` makes is the host's one change a lab could leave: there after a host suite, not
-  // before, it is that suite's (the engine and machine lanes' suites run beside the host lane and never make it).
+  // before, it is that suite's (the machine lane's suites run beside the host lane and never make it).
   const hostLeftovers = suite.lane === 'host' && !mountedBefore && netnsMounted() ? [`a mount at ${NETNS_RUN_DIR}`] : [];
   return { outcome: { ended, report: readReport(suite, reportFile), leftovers: tempLeftovers([], readdirSync(temp)), hostLeftovers }, tail: output.tail() };
 }
@@ -206,7 +200,7 @@ process.on('SIGTERM', () => {
 });
 
 /** One lane's suites in order; none starts after a suite of either lane has failed or an interrupt. */
-async function runLane(suites: Suite[], done: (word: string) => void = () => {}): Promise<void> {
+async function runLane(suites: Suite[]): Promise<void> {
   for (const suite of suites) {
     if (state.failed || state.interrupted) return;
     if (optedOut.has(suite.word)) {
@@ -227,22 +221,13 @@ async function runLane(suites: Suite[], done: (word: string) => void = () => {})
     });
     process.stdout.write(`=== ${suite.word}: ${verdict.ok ? 'passed' : `failed: ${verdict.detail}`} (${seconds} s)\n`);
     if (!verdict.ok) state.failed = true;
-    done(suite.word);
   }
 }
 
 const started = performance.now();
-// Three lanes side by side (tests/support/suites.ts, Lane): the host's suites one after another; kind's beside them
-// once the Kubernetes build is done; the machine's beside both. A suite that fails lets the running ones of the
-// other lanes finish, and no further suite starts.
-let built: () => void = () => {};
-const kubeBuilt = new Promise<void>((resolve) => (built = resolve));
-const inLane = (lane: Lane) => selected.suites.filter((s) => s.lane === lane);
-await Promise.all([
-  runLane(inLane('host'), (word) => word === ENGINE_LANE_AFTER && built()).finally(() => built()),
-  kubeBuilt.then(() => runLane(inLane('engine'))),
-  runLane(inLane('machine')),
-]);
+// Two lanes side by side (tests/support/suites.ts, Lane): the host's suites one after another, and beside them the
+// machine's. A suite that fails lets the running one of the other lane finish, and no further suite starts.
+await Promise.all((['host', 'machine'] as const).map((lane) => runLane(selected.suites.filter((s) => s.lane === lane))));
 
 rmSync(reportDir, { recursive: true, force: true });
 const lines = selected.suites.flatMap((s) => finished.get(s.word) ?? []);

@@ -140,13 +140,10 @@ export async function rootListeners(): Promise<Map<string, string>> {
   return listening;
 }
 
-/** The Docker engine's own processes: the kind suite's, which runs beside the lab suites and publishes its clusters' API ports. */
-const ENGINE_OWNERS = /users:\(\("(dockerd|docker-proxy|containerd|containerd-shim[\w-]*)",/;
-
-/** Listening sockets of the root namespace that were not there `before` (ss's lines, owners included), the Docker engine's aside. */
+/** Listening sockets of the root namespace that were not there `before` (ss's lines, owners included). */
 export async function newRootListeners(before: Map<string, string>): Promise<string[]> {
   return [...(await rootListeners())]
-    .filter(([key, line]) => !before.has(key) && !ENGINE_OWNERS.test(line))
+    .filter(([key]) => !before.has(key))
     .map(([, line]) => line)
     .sort();
 }

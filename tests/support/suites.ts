@@ -21,18 +21,12 @@ export const TEMP_PREFIXES: readonly string[] = ['shice-', 'playwright-artifacts
 export type ReportFormat = 'tap' | 'playwright' | null;
 
 /**
- * Which of npm test's lanes a suite runs in. The host lane's suites run as root and change the machine while
- * they run (network namespaces and their mount, kernel settings), and each compares the host before and after
- * it: they run one after another. The engine lane's (kind) change only what the Docker engine makes (containers,
- * its networks and bridges, its rules, the kernel settings kind's nodes write) and compare only that, and the
- * lab never touches it (every lab link, route and rule lies in the lab's own namespaces): it runs beside the
- * host lane once the Kubernetes build is done. Each suite of those two lanes keeps its run records in a
- * registry of its own. The machine lane's suites only use the CPU, their own temporary folder and a port.
+ * Which of npm test's two lanes a suite runs in. The host lane's suites run as root and change the machine
+ * while they run (network namespaces and their mount, a Docker engine, kind clusters, kernel settings), and
+ * each compares the host before and after it: they run one after another. The machine lane's suites only
+ * use the CPU, their own temporary folder and a port: they run beside the host lane, one after another too.
  */
-export type Lane = 'host' | 'engine' | 'machine';
-
-/** The suite an engine-lane suite waits for: the Kubernetes binaries both the lab and kind's node images are built from. */
-export const ENGINE_LANE_AFTER = 'kube';
+export type Lane = 'host' | 'machine';
 
 export interface Suite {
   /** The suite's name in `npm test -- <word>`, SHICE_TEST_OPTOUT and package.json's `test:<...>` script. */
@@ -101,7 +95,7 @@ export function suiteList(root: string, node: string): Suite[] {
     ),
     // Real kind clusters: kind:prepare's engine and images (built without a registry where none answers), a new article's
     // path from npm run new to its page, article 074's capture, and the host as it was before the engine started.
-    nodeTest('kind', 'kind: a new article and article 074 on real kind clusters, the host as found (node:test)', 'tests/kind/**/*.test.ts', 1, 'engine'),
+    nodeTest('kind', 'kind: a new article and article 074 on real kind clusters, the host as found (node:test)', 'tests/kind/**/*.test.ts', 1, 'host'),
     command('build', 'build (astro build)', [node, astro, 'build']),
     // What the build wrote, read as files: every run record against its snapshots, every link and card of every page.
     // Seconds, and no browser: the browser suite loads each article's pages once and one page of each template thoroughly.
