@@ -414,7 +414,7 @@ export default defineArticle({
         'internalTrafficFilterComment = fmt.Sprintf(`"%s has no local endpoints"`, svcPortNameString)',
       ],
       about: {
-        zh: '内部策略为 Local、本节点没有端点：发往 ClusterIP 的流量被 DROP，注释是“has no local endpoints”',
+        zh: '内部策略为 Local、本节点没有端点：发往 ClusterIP 的流量被 DROP，规则的注释写明本节点没有端点',
         en: 'Internal policy Local and no endpoint on this node: traffic to the ClusterIP is dropped, commented "has no local endpoints"',
       },
     },
@@ -430,7 +430,7 @@ export default defineArticle({
         'internalTrafficFilterComment = fmt.Sprintf(`"%s has no endpoints"`, svcPortNameString)',
       ],
       about: {
-        zh: '整个集群都没有端点：filter 表里的规则把发往 Service 的包 REJECT，注释是“has no endpoints”',
+        zh: '整个集群都没有端点：filter 表里的规则把发往 Service 的包 REJECT，规则的注释写明没有端点',
         en: 'No endpoint anywhere in the cluster: a rule in the filter table rejects packets to the Service, commented "has no endpoints"',
       },
     },
