@@ -9,6 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { load } from 'js-yaml';
 import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
 import {
@@ -60,25 +61,39 @@ function rewrite(dir: string, replacements: ReadonlyArray<readonly [string, stri
   for (const [from] of replacements) assert.ok(seen.has(from), `${dir} holds ${from}`);
 }
 
+/** Article 075's committed kind run, as the re-run below rewrites it: read from its files, never typed here. */
+const RUN_075 = join(article(S075), 'snapshots');
+const committed075 = load(readFileSync(join(RUN_075, 'run.yaml'), 'utf8')) as {
+  runId: string;
+  startedAt: string;
+  durationMs: number;
+  git: { commit?: string };
+  pods: { name: string }[];
+  services: { nodePort: number | null; healthCheckNodePort: number | null }[];
+};
+const stepDurations075 = readdirSync(RUN_075)
+  .filter((name) => name.endsWith('.yaml') && name !== 'run.yaml')
+  .map((name) => (load(readFileSync(join(RUN_075, name), 'utf8')) as { durationMs: number }).durationMs);
+/** The pod-template hash a re-run's Deployment names its Pods with. */
+const RERUN_HASH = 'web-5d8f7c9b4-';
+const RERUN_RUN_ID = '20261205T090112Z-4c1d2e';
+
 /**
  * Article 075's committed kind run as a re-run with the same behaviour would differ from it: another
  * run id and start, other durations, other random ports, and the Deployment's Pods named afresh (in the
  * same order, so each keeps its role).
  */
 const RERUN_075: ReadonlyArray<readonly [string, string]> = [
-  ['20261204T133644Z-7ea593', '20261205T090112Z-4c1d2e'],
-  ['2026-12-04T13:3', '2026-12-05T09:0'],
-  ['durationMs: 62092', 'durationMs: 65310'],
-  ['durationMs: 97.671', 'durationMs: 112.5'],
-  ['durationMs: 96.427', 'durationMs: 91.03'],
-  ['durationMs: 358.633', 'durationMs: 401.2'],
-  ['durationMs: 348.484', 'durationMs: 330.9'],
-  ['web-68b8cc69d6-fkstc', 'web-5d8f7c9b4-fxzq2'],
-  ['web-68b8cc69d6-q9q87', 'web-5d8f7c9b4-qz8hg'],
-  ['web-68b8cc69d6-rbvpl', 'web-5d8f7c9b4-rk4x5'],
-  ['31323', '30412'],
-  ['32474', '30999'],
-  ['32002', '31777'],
+  [committed075.runId, RERUN_RUN_ID],
+  // The start's date and hour (and tens of minutes): every timestamp of the run moves with it.
+  [committed075.startedAt.slice(0, 15), '2025-01-02T03:4'],
+  [`durationMs: ${committed075.durationMs}`, `durationMs: ${committed075.durationMs + 3218}`],
+  ...stepDurations075.map((ms) => [`durationMs: ${ms}`, `durationMs: ${(ms * 1.1 + 0.5).toFixed(3)}`] as const),
+  ...committed075.pods.filter((p) => isGeneratedPodName(p.name)).map((p, i) => [p.name, `${RERUN_HASH}${['fxzq2', 'qz8hg', 'rk4x5'][i]}`] as const),
+  ...committed075.services
+    .flatMap((s) => [s.nodePort, s.healthCheckNodePort])
+    .filter((port): port is number => port !== null)
+    .map((port, i) => [String(port), String(30412 + 587 * i)] as const),
 ];
 
 function rerunOf075(t: TestContext): string {
@@ -178,11 +193,11 @@ test('generated pod names: a ReplicaSet Pod name is one, a bare Pod or a Statefu
   for (const name of ['web-5d8f7c9b4-x2x7q', 'web-68b8cc69d6-fkstc', 'web-d9fc87585-2k4x5', 'my-app-b-bbbbb']) assert.ok(isGeneratedPodName(name), name);
   for (const name of ['backend', 'web-0', 'web-68b8cc69d6', 'web-68b8cc69d6-fkstca', 'web-68b8cc69d6-fksta', 'Web-68b8cc69d6-fkstc'])
     assert.ok(!isGeneratedPodName(name), name);
-  assert.deepEqual(side(S075, join(article(S075), 'snapshots'), defs075).generatedPods, [
-    'web-68b8cc69d6-fkstc',
-    'web-68b8cc69d6-q9q87',
-    'web-68b8cc69d6-rbvpl',
-  ]);
+  assert.deepEqual(
+    side(S075, join(article(S075), 'snapshots'), defs075).generatedPods,
+    committed075.pods.map((p) => p.name).filter((name) => name.startsWith('web-')),
+  );
+  assert.equal(committed075.pods.filter((p) => p.name.startsWith('web-')).length, 3, "the Deployment's three Pods");
   assert.deepEqual(side(S074, join(article(S074), 'snapshots'), defs074, 'iptables').generatedPods, [], "074's backend is a bare Pod");
 });
 
@@ -192,7 +207,7 @@ test('a re-run of 075 that differs only in volatile values reads "no change in b
   const next = side(S075, dir, defs075);
   const lines = whatChangedLines(baseline, next);
   assert.match(lines[0]!, /^what changed: no change in behaviour \(only volatile values differ: \d+ facts\)$/);
-  assert.equal(lines[1], `  compared run 20261205T090112Z-4c1d2e with run 20261204T133644Z-7ea593, the committed snapshots content/articles/${S075}/snapshots`);
+  assert.equal(lines[1], `  compared run ${RERUN_RUN_ID} with run ${committed075.runId}, the committed snapshots content/articles/${S075}/snapshots`);
   assert.match(lines[2]!, /^ {2}volatile, expected to differ on every run, not a change in behaviour \(\d+ facts\):$/);
   assert.ok(
     lines.slice(3).every((l) => l.startsWith('    ~ ')),
@@ -217,7 +232,7 @@ test('the same re-run with one real change: the headline says the behaviour chan
   const dir = rerunOf075(t);
   const file = join(dir, 'spread-local.yaml');
   const text = readFileSync(file, 'utf8');
-  const answer = /^ {2}(web-5d8f7c9b4-\w+) 200 (\S+)$/m.exec(text)!;
+  const answer = new RegExp(`^ {2}(${RERUN_HASH}\\w+) 200 (\\S+)$`, 'm').exec(text)!;
   writeFileSync(file, text.replace(answer[0], `  ${answer[1]} 503 ${answer[2]}`));
   const lines = whatChangedLines(committed(S075, 'snapshots', defs075), side(S075, dir, defs075));
   assert.match(lines[0]!, /^what changed: the behaviour changed \(1 claim, 1 fact\)$/);
@@ -240,12 +255,13 @@ test('a fact declared volatile (FactDef volatile) is listed apart with its reaso
   const commit: FactDef = runFact('run.git.commit', (run) => run.git.commit ?? 'none');
   const declared: FactDef = { ...commit, volatile: { reason: 'the commit the capture ran from' } };
   const dir = rerunOf075(t);
-  rewrite(dir, [['d8d3e2f4e6d25a51556cfceb990d45af608d9b82', '0123456789abcdef0123456789abcdef01234567']]);
+  const commitSha = committed075.git.commit!;
+  rewrite(dir, [[commitSha, '0123456789abcdef0123456789abcdef01234567']]);
   const withFact = (def: FactDef): ArticleDefinitions => ({ ...defs075, factDefs: [...defs075.factDefs, def] });
 
   const plain = whatChangedLines(committed(S075, 'snapshots', withFact(commit)), side(S075, dir, withFact(commit)));
   assert.match(plain[0]!, /^what changed: the behaviour changed \(1 fact\)$/);
-  assert.ok(plain.includes('  run.git.commit: "d8d3e2f4e6d25a51556cfceb990d45af608d9b82" -> "0123456789abcdef0123456789abcdef01234567"'));
+  assert.ok(plain.includes(`  run.git.commit: "${commitSha}" -> "0123456789abcdef0123456789abcdef01234567"`));
 
   const lines = whatChangedLines(committed(S075, 'snapshots', withFact(declared)), side(S075, dir, withFact(declared)));
   assert.match(lines[0]!, /^what changed: no change in behaviour \(only volatile values differ/);
