@@ -12,20 +12,24 @@ import { evidenceFromDisk } from '../src/evidence/runs/from-disk.ts';
 import { readUpstreamRecord, runReleases } from '../src/evidence/upstream-disk.ts';
 import { citeRelease, renderUpstream, UPSTREAM_FILE, UPSTREAM_MODULE, type CitedLines, type UpstreamRecord } from '../src/evidence/upstream.ts';
 import { runTool } from '../src/capture/process.ts';
+import { parseCommandLine, UsageError } from '../src/capture/cli-args.ts';
 import { articleTarget } from '../src/article/evidence/evidence-memo.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
-const args = process.argv.slice(2);
 const USAGE = `usage: npm run cite -- [slug ...]
   reads the lines every citation of article.ts names from ${UPSTREAM_MODULE} at each release the article's runs used,
   and writes them to content/articles/<slug>/${UPSTREAM_FILE} (every article with citations when no slug is given)`;
-if (args.includes('--help') || args.includes('-h')) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
-const option = args.find((a) => a.startsWith('-'));
-if (option !== undefined) {
-  process.stderr.write(`cite: unknown option ${JSON.stringify(option)}; ${USAGE.split('\n')[0]}\n`);
+let slugs: string[];
+try {
+  const { values, positionals } = parseCommandLine(process.argv.slice(2), { help: { type: 'boolean', short: 'h', default: false } });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  slugs = positionals;
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`cite: ${error.message}; ${USAGE.split('\n')[0]}\n`);
   process.exit(2);
 }
 
@@ -60,16 +64,16 @@ function change(id: string, release: string, before: CitedLines | undefined, aft
 }
 
 const known = await listArticleSlugs(root);
-const unknown = args.filter((slug) => !known.includes(slug));
+const unknown = slugs.filter((slug) => !known.includes(slug));
 if (unknown.length) {
   process.stderr.write(`cite: ${unknown.map((s) => JSON.stringify(s)).join(', ')}: no such article in ${ARTICLES}\n`);
   process.exit(2);
 }
 let failed = false;
-for (const slug of args.length ? args : known) {
+for (const slug of slugs.length ? slugs : known) {
   const article = await loadArticle(root, slug);
   if (!article.citations.length) {
-    if (args.length) process.stderr.write(`cite: ${slug}: article.ts declares no citations; nothing to read\n`);
+    if (slugs.length) process.stderr.write(`cite: ${slug}: article.ts declares no citations; nothing to read\n`);
     continue;
   }
   const dir = articleDir(root, slug);

@@ -13,9 +13,9 @@ import { labUnavailable } from '../../src/capture/lab/tools.ts';
 export const unavailable = labUnavailable();
 const onCI = process.env.CI === 'true';
 
-export function kernelTest(name: string, body: (t: TestContext) => Promise<void>): void {
+export function kernelTest(name: string, body: (t: TestContext) => Promise<void>, timeoutMs = 180_000): void {
   const skip = unavailable !== null && !onCI ? `lab prerequisites missing: ${unavailable}` : false;
-  test(name, { skip, timeout: 180_000 }, async (t) => {
+  test(name, { skip, timeout: timeoutMs }, async (t) => {
     if (unavailable !== null) assert.fail(`CI=true and the lab cannot run here: ${unavailable}`);
     await body(t);
   });

@@ -7,7 +7,7 @@ import type { AstroConfig, AstroIntegration } from 'astro';
 import { EvidenceError } from '../../evidence/errors.ts';
 import { terminalSafe } from '../../evidence/terminal-text.ts';
 import { isDraft } from '../evidence/draft.ts';
-import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount } from '../../evidence/runs/variants.ts';
+import { bindableIds, brokenClaimsByEnvironment, evaluatedClaimCount, everyRun } from '../../evidence/runs/variants.ts';
 import { evidenceFromDisk } from '../../evidence/runs/from-disk.ts';
 import { ARTICLES, ArticleFolderError, articleFolders, loadArticle } from '../../authoring/load.ts';
 import { checkArticleSources, type ArticleSource } from './check-article.ts';
@@ -20,7 +20,7 @@ import { packetPathProblems, type PacketPathDef } from '../render/packet-path.ts
 import type { ArticleEvidence } from '../../evidence/runs/types.ts';
 import { SITE_ADDRESS } from '../../site.config.ts';
 import { citationProblems, UPSTREAM_FILE } from '../../evidence/upstream.ts';
-import { everyRun, readUpstreamRecord, runReleases } from '../../evidence/upstream-disk.ts';
+import { readUpstreamRecord, runReleases } from '../../evidence/upstream-disk.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
 export async function checkArticles(

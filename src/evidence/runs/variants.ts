@@ -364,3 +364,11 @@ function evaluatedClaimCountOfEnvironment(evidence: ArticleEvidence): number {
   if (!runs) return evidence.claims.length;
   return [...runs.runs.values()].reduce((n, run) => n + run.claims.length, 0) + runs.comparisons.length;
 }
+
+/** Every run of the article's evidence: each version's, each environment's, each variant's. */
+export function everyRun(evidence: ArticleEvidence): ArticleEvidence[] {
+  const inEnvironment = (e: ArticleEvidence) => [e, ...(e.variantRuns?.runs.values() ?? [])];
+  const inVersion = (v: ArticleEvidence) => [...inEnvironment(v), ...[...(v.environmentRuns?.runs.values() ?? [])].flatMap(inEnvironment)];
+  const versions = evidence.versionRuns ? [...evidence.versionRuns.runs.values()] : [evidence];
+  return versions.flatMap(inVersion);
+}
