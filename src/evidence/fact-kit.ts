@@ -19,7 +19,7 @@ import { durationSeconds } from './extract/duration.ts';
 import { headerValue, jsonField, parseHttpResponse } from './extract/http.ts';
 import { findRule, findRules, optionValue, parseIptablesSave, type RuleQuery } from './extract/iptables-save.ts';
 import { flowEntriesShown, parseConntrackList, type ConntrackEntry } from './extract/conntrack.ts';
-import { findChain, findChainRule, findPortVerdict, findSet, parseNftTable } from './extract/nft.ts';
+import { findChain, findChainRule, findPortVerdict, findSet, findTable, parseNftRuleset } from './extract/nft.ts';
 import { parseIpAddressJson, podGatewayOnNode } from './extract/ip-address.ts';
 import { node, nodeIP } from './extract/run.ts';
 import { binomialExpectation, countWhere, parseAnswers, share, type Answer } from './extract/answers.ts';
@@ -151,20 +151,23 @@ export const iptables = {
 /** A verdict map's element by its key: a NodePort map's `protocol . port`, a Service map's `address . protocol . port`. */
 type VerdictQuery = (run: RunSnapshot) => { map: string; protocol: string; port: string; address?: string };
 
-/** `nft list table`: a chain's rule that mentions `text`, a base chain's hook, a set's elements, a verdict map's element for a port. */
+/** kube-proxy's IPv4 table, out of `nft list ruleset` (every table of the node at one moment) or `nft list table ip kube-proxy`. */
+const kubeProxyTable = (s: StepSnapshot) => findTable(parseNftRuleset(s.stdout), 'ip', 'kube-proxy');
+
+/** `nft list ruleset`, kube-proxy's table in it: a chain's rule that mentions `text`, a base chain's hook, a set's elements, a verdict map's element for a port. */
 export const nft = {
-  rule: (step: string, chain: string, text: string) => fromStep(step, (s) => findChainRule(parseNftTable(s.stdout), chain, text)),
+  rule: (step: string, chain: string, text: string) => fromStep(step, (s) => findChainRule(kubeProxyTable(s), chain, text)),
   hook: (step: string, chain: string) =>
     fromStep(step, (s) => {
-      const hook = findChain(parseNftTable(s.stdout), chain).hook;
+      const hook = findChain(kubeProxyTable(s), chain).hook;
       if (hook === undefined) throw new ExtractError(`chain "${chain}" is not a base chain (no hook)`);
       return hook;
     }),
-  set: (step: string, set: string) => fromStep(step, (s) => findSet(parseNftTable(s.stdout), set).elements.join(', ')),
+  set: (step: string, set: string) => fromStep(step, (s) => findSet(kubeProxyTable(s), set).elements.join(', ')),
   verdict: (step: string, query: VerdictQuery, field: 'element' | 'port' | 'verdict' | 'comment') =>
     fromStep(step, (s, run) => {
       const q = query(run);
-      const found = findPortVerdict(findSet(parseNftTable(s.stdout), q.map), q.protocol, q.port, q.address);
+      const found = findPortVerdict(findSet(kubeProxyTable(s), q.map), q.protocol, q.port, q.address);
       const value = field === 'element' ? found.text : found[field];
       if (value === undefined) throw new ExtractError(`the element has no ${field}: ${found.text}`);
       return value;

@@ -158,12 +158,12 @@ for (const { lang, path } of PAGES) {
     test('the DROP rule is a labelled excerpt that wraps on a phone, -j DROP in view; every code block says what it shows', async ({ page }) => {
       await page.setViewportSize({ width: 375, height: 900 });
       await page.goto(path);
-      const rule = page.locator('figure.code-figure', { has: page.locator('[data-fact="filter-worker2.dropRule"]') });
+      const rule = page.locator('figure.code-figure', { has: page.locator('[data-fact="iptables-worker2.dropRule"]') });
       await expect(rule.locator('figcaption')).toContainText('worker2');
       await expect(rule.locator('figcaption .excerpt-mark')).toHaveText(lang === 'zh' ? '节选' : 'excerpt');
       const pre = rule.locator('pre');
       expect(await pre.evaluate((el) => el.scrollWidth <= el.clientWidth), 'nothing of the rule is hidden sideways').toBe(true);
-      const fact = rule.locator('[data-fact="filter-worker2.dropRule"]');
+      const fact = rule.locator('[data-fact="iptables-worker2.dropRule"]');
       expect(await fact.evaluate((el) => el.getClientRects().length), 'the rule wraps over lines').toBeGreaterThan(1);
       // Between words only: no name inside the rule is broken.
       expect(await fact.locator('.nobr').evaluateAll((els) => els.filter((el) => el.getClientRects().length > 1).map((el) => el.textContent))).toEqual([]);

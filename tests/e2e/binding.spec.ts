@@ -251,7 +251,7 @@ test.describe.serial('builds from other snapshots', () => {
       editYaml(join(dir, 'cluster-via-worker.yaml'), (s) => {
         s['stderr'] = `${payload}\n`;
       });
-      editYaml(join(dir, 'filter-worker2.yaml'), (s) => {
+      editYaml(join(dir, 'iptables-worker2.yaml'), (s) => {
         s['stdout'] = `# ${payload}\n${s['stdout']}`;
       });
       editYaml(join(dir, 'run.yaml'), (r) => {

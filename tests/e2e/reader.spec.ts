@@ -85,7 +85,7 @@ test.describe('rules, commands and outputs are code, broken only between their t
   test('the DROP rule of worker2’s filter table is code in its measured line, "-j DROP" on one line', async ({ page }) => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.goto(articlePathOf('zh', '074-external-traffic-policy'));
-    const rule = page.locator('figure[data-measured] li[data-step="filter-worker2"] [data-fact="filter-worker2.dropRule"]');
+    const rule = page.locator('figure[data-measured] li[data-step="iptables-worker2"] [data-fact="iptables-worker2.dropRule"]');
     await expect(rule).toHaveClass(/\bcode\b/);
     expect(await rule.evaluate((el) => el.getClientRects().length), 'it wraps over lines').toBeGreaterThan(1);
     const jump = rule.locator('.tok', { hasText: /^-j DROP$/ });

@@ -17,7 +17,7 @@ test.describe('copy buttons', () => {
   test('the output button copies the output exactly as the snapshot has it, and says so to screen readers', async ({ page }) => {
     await page.goto(articlePathOf('en', SLUG));
     // A multi-line output: worker2's filter table.
-    const step = 'filter-worker2';
+    const step = 'iptables-worker2';
     const output = page.locator(`#output-${step} .step-stdout`);
     await page
       .locator(`#output-${step}`)

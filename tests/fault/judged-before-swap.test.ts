@@ -167,7 +167,7 @@ test(
       assert.match(run.stderr, new RegExp(`capture: ${slug}: \\d+ claim\\(s\\) no longer hold on this run, so it was not swapped in`));
       // curl through worker2 is answered now: the drop the claim rests on is gone, and so are the facts that show it.
       assert.match(run.stderr, /claim "local-drops-without-backend" no longer holds: .*\n {4}local-via-worker2\.rc = "0" /);
-      assert.match(run.stderr, /fact "filter-worker2\.dropRule" is not in this run: .*\n {4}looked for in \S+filter-worker2\.yaml/);
+      assert.match(run.stderr, /fact "iptables-worker2\.dropRule" is not in this run: .*\n {4}looked for in \S+iptables-worker2\.yaml/);
       assert.match(run.stderr, /fact "local-via-worker2\.error" is not in this run: /);
       assert.match(run.stderr, /^what changed: the behaviour changed \(\d+ claims, \d+ facts\)$/m);
       assert.match(run.stderr, /^ {2}claim local-drops-without-backend: holds -> broken$/m);

@@ -132,7 +132,7 @@ kindTest(
       assert.equal(fact('local-via-worker.client'), fact('node.control-plane.ip'), 'Local: the client address survives');
       assert.equal(fact('local-via-worker2.rc'), '28', "Local, via the node without the backend: dropped, curl's timeout");
       assert.deepEqual([fact('health-worker.status'), fact('health-worker2.status'), fact('health-worker-after-delete.status')], ['200', '503', '503']);
-      if (variant === 'iptables') assert.equal(fact('filter-worker2.dropPort'), fact('service.s-local.nodePort'));
+      if (variant === 'iptables') assert.equal(fact('iptables-worker2.dropPort'), fact('service.s-local.nodePort'));
       assert.deepEqual(formatBrokenClaims(evidence.claims), [], `${variant}: every claim of the article holds`);
     }
 

@@ -164,8 +164,8 @@ test(
         assert.ok(curlMs >= timeoutMs && curlMs < timeoutMs + 500, `curl's own count: ${curlMs} ms`);
         if (mode === 'iptables') {
           // worker2's filter table drops s-local's NodePort.
-          assert.equal(fact('filter-worker2.dropPort'), fact('service.s-local.nodePort'));
-          assert.match(fact('filter-worker2.dropRule'), /^-A KUBE-EXTERNAL-SERVICES .*"default\/s-local has no local endpoints".* -j DROP$/);
+          assert.equal(fact('iptables-worker2.dropPort'), fact('service.s-local.nodePort'));
+          assert.match(fact('iptables-worker2.dropRule'), /^-A KUBE-EXTERNAL-SERVICES .*"default\/s-local has no local endpoints".* -j DROP$/);
           assert.ok(!snapshots.steps.has('nft-worker2'));
         } else {
           // kube-proxy's own table: s-local's NodePort maps to drop, checked for new connections to worker2's own address.
@@ -177,7 +177,7 @@ test(
           assert.match(fact('nft-worker2.inputHook'), /^type filter hook input priority filter; policy accept;$/);
           assert.equal(fact('nft-worker2.checkRule'), 'ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports');
           assert.equal(fact('nft-worker2.nodePortIPs'), fact('node.worker2.ip'));
-          assert.ok(!snapshots.steps.has('filter-worker2'));
+          assert.ok(!snapshots.steps.has('iptables-worker2'));
         }
         // Health check: 200/1 on worker, 503/0 elsewhere, 503/0 on worker after the delete.
         assert.deepEqual([fact('health-worker.status'), fact('health-worker.localEndpoints')], ['200', '1']);

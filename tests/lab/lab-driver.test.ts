@@ -144,7 +144,7 @@ kernelTest(
       assert.equal(get('local-via-worker').stdout, `client=${node('control-plane').internalIP}\n`);
       assert.equal(get('local-via-worker2').exitCode, 28);
       // kube-proxy's own filter rules on worker2: the DROP for both Local Services, the health check port open.
-      const filter = get('filter-worker2').stdout;
+      const filter = get('iptables-worker2').stdout;
       for (const service of ['s-local', 's-lb']) {
         assert.ok(
           filter.includes(

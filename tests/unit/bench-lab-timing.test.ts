@@ -16,7 +16,7 @@ const STEPS: TimedStep[] = [
   },
   { id: 'local-via-worker', command: curl('http://172.18.0.2:32123/'), exitCode: 0, startedAt: '2026-12-02T11:47:49.401Z', durationMs: 40.195874 },
   { id: 'local-via-worker2', command: curl('http://172.18.0.4:32123/'), exitCode: 28, startedAt: '2026-12-02T11:47:49.445Z', durationMs: 3047.2459259999996 },
-  { id: 'filter-worker2', command: ['iptables-save', '-t', 'filter'], exitCode: 0, startedAt: '2026-12-02T11:47:52.499Z', durationMs: 33.51761799999986 },
+  { id: 'iptables-worker2', command: ['iptables-save', '-t', 'filter'], exitCode: 0, startedAt: '2026-12-02T11:47:52.499Z', durationMs: 33.51761799999986 },
   {
     id: 'delete-backend',
     command: ['ip', 'netns', 'del', 'shice-lab-20261202T114747Z-152be1.pod.default.backend'],

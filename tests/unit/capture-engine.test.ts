@@ -180,7 +180,7 @@ test("a step whose time limit is part of the experiment (onTimeout: 'record') is
     assert.equal(step.timedOut, true);
     assert.equal(step.exitCode, 143, 'ended by SIGTERM');
     assert.ok(step.durationMs >= 190, `it ran to its limit (${step.durationMs} ms)`);
-    assert.equal(stepSchema.parse(load(await readFile(join(target, 'filter-worker2.yaml'), 'utf8'))).timedOut, undefined);
+    assert.equal(stepSchema.parse(load(await readFile(join(target, 'iptables-worker2.yaml'), 'utf8'))).timedOut, undefined);
   });
 });
 
@@ -231,7 +231,7 @@ test(
     const exited = new Promise((resolve) => child.on('exit', resolve));
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('done filter-worker2')) resolve();
+        if (chunk.toString().includes('done iptables-worker2')) resolve();
       });
       child.on('exit', (code) => reject(new Error(`the capture exited (${code}) before it reached the hanging step`)));
     });

@@ -77,7 +77,7 @@ test('a claim that breaks is named with its variant, its values and the file eac
     assert.match(block!, /^iptables: claim "local-drops-without-backend" no longer holds: Under Local, a node without a local backend drops/);
     assert.ok(block!.includes(`local-via-worker2.rc = "7"  from ${displayPath(join(iptables, 'local-via-worker2.yaml'))}`), block);
     // A claim's values are the facts its check read: it stopped at the exit code, so the DROP rule's port is not listed.
-    assert.doesNotMatch(block!, /filter-worker2\.dropPort =/);
+    assert.doesNotMatch(block!, /iptables-worker2\.dropPort =/);
     assert.match(across!, /^across iptables, nftables: claim "modes-drop-alike" no longer holds/);
     assert.ok(across!.includes(`iptables:local-via-worker2.rc = "7"  from ${displayPath(join(iptables, 'local-via-worker2.yaml'))}`), across);
   } finally {

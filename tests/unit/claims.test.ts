@@ -78,7 +78,7 @@ const breaking: Record<string, Mutation> = {
   'cluster-extra-hop': stdout('conntrack-worker2.yaml', /(dport=\d+ )src=\S+/, '$1src=10.244.1.99'),
   // s-cluster's mark limited to the node's own traffic, as s-local's is: external connections would no longer be SNATed.
   'nat-masquerades-cluster-not-local': stdout(
-    'nat-worker.yaml',
+    'iptables-worker.yaml',
     /(--comment "masquerade traffic for default\/s-cluster external destinations")/,
     '$1 -m addrtype --src-type LOCAL',
   ),
@@ -131,7 +131,7 @@ test('a broken claim fails the build check with its name, statement, values and 
     assert.match(message, /iptables: claim "local-drops-without-backend" no longer holds: Under Local, a node without a local backend drops/);
     assert.match(message, /local-via-worker2\.rc = "7"  from .*local-via-worker2\.yaml/);
     // The check stopped at the exit code: the DROP rule's port, never read, is not listed as a value.
-    assert.doesNotMatch(message, /filter-worker2\.dropPort =/);
+    assert.doesNotMatch(message, /iptables-worker2\.dropPort =/);
     assert.match(
       message,
       /iptables: claim "nodeport-local-has-no-health-port" no longer holds: Only a LoadBalancer Service with Local gets a healthCheckNodePort/,

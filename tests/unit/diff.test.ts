@@ -15,7 +15,7 @@ const old: RunSide = {
   steps: ['cluster-via-worker', 'local-via-worker2'],
   facts: new Map([
     fact('service.s-local.nodePort', '30154'),
-    fact('filter-worker2.dropRule', '-A KUBE-EXTERNAL-SERVICES -p tcp -m tcp --dport 30154 -j DROP', 'filter-worker2'),
+    fact('iptables-worker2.dropRule', '-A KUBE-EXTERNAL-SERVICES -p tcp -m tcp --dport 30154 -j DROP', 'iptables-worker2'),
     fact('cluster-via-worker2.client', '172.18.0.4', 'cluster-via-worker2'),
     fact('local-via-worker2.rc', '28', 'local-via-worker2'),
     fact('local-via-worker2.seconds', '3.1', 'local-via-worker2'),
@@ -32,7 +32,7 @@ test('random-by-design values are marked volatile, real changes are not', () => 
     steps: ['cluster-via-worker', 'local-via-worker2', 'conntrack-worker2'],
     facts: new Map([
       fact('service.s-local.nodePort', '32490'),
-      fact('filter-worker2.dropRule', '-A KUBE-EXTERNAL-SERVICES -p tcp -m tcp --dport 32490 -j DROP', 'filter-worker2'),
+      fact('iptables-worker2.dropRule', '-A KUBE-EXTERNAL-SERVICES -p tcp -m tcp --dport 32490 -j DROP', 'iptables-worker2'),
       fact('cluster-via-worker2.client', '10.244.2.1', 'cluster-via-worker2'),
       fact('local-via-worker2.rc', '7', 'local-via-worker2'),
       fact('local-via-worker2.seconds', '3.3', 'local-via-worker2'),
@@ -45,7 +45,7 @@ test('random-by-design values are marked volatile, real changes are not', () => 
   const diff = diffRuns(old, next);
   const byId = new Map(diff.facts.map((f) => [f.id, f]));
   assert.equal(byId.get('service.s-local.nodePort')!.volatile, 'port allocated at random');
-  assert.equal(byId.get('filter-worker2.dropRule')!.volatile, 'the same role in both runs (service.s-local.nodePort)');
+  assert.equal(byId.get('iptables-worker2.dropRule')!.volatile, 'the same role in both runs (service.s-local.nodePort)');
   assert.equal(byId.get('cluster-via-worker.argv')!.volatile, 'only its random-by-design parts changed');
   assert.equal(byId.get('local-via-worker2.seconds')!.volatile, 'duration within its noise');
   assert.equal(byId.get('local-via-worker2.error')!.volatile, 'timing inside a message');

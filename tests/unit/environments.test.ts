@@ -81,7 +81,7 @@ test('the committed runs: every environment and mode built, each bindable by env
   const { factIds, stepIds } = bindableIds(evidence);
   for (const id of ['node.worker.podGateway', 'lab:node.worker.podGateway', 'lab/nftables:nft-worker2.drop.verdict', 'lab/iptables:local-via-worker2.rc'])
     assert.ok(factIds.includes(id), id);
-  assert.ok(stepIds.includes('lab/nftables:nft-worker2') && stepIds.includes('lab:filter-worker2'));
+  assert.ok(stepIds.includes('lab/nftables:nft-worker2') && stepIds.includes('lab:iptables-worker2'));
   assert.deepEqual(brokenClaimsByEnvironment(evidence), { headline: [], elsewhere: [] });
 });
 

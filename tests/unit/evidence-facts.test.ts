@@ -89,9 +89,9 @@ test('the facts say what the snapshots say (read here independently of the extra
   assert.equal(value('local-via-worker2.seconds'), (sample.steps.get('local-via-worker2')!.durationMs / 1000).toFixed(1));
   assert.match(value('local-via-worker2.error'), /^Connection timed out after \d+ milliseconds$/);
 
-  assert.ok(stdout('filter-worker2').split('\n').includes(value('filter-worker2.dropRule')));
-  assert.match(value('filter-worker2.dropRule'), /^-A KUBE-EXTERNAL-SERVICES .* -j DROP$/);
-  assert.equal(value('filter-worker2.dropPort'), value('service.s-local.nodePort'));
+  assert.ok(stdout('iptables-worker2').split('\n').includes(value('iptables-worker2.dropRule')));
+  assert.match(value('iptables-worker2.dropRule'), /^-A KUBE-EXTERNAL-SERVICES .* -j DROP$/);
+  assert.equal(value('iptables-worker2.dropPort'), value('service.s-local.nodePort'));
 
   assert.equal(value('conntrack-worker2.count'), String(stdout('conntrack-worker2').trim().split('\n').length));
   assert.equal(value('conntrack-worker2.first.line'), stdout('conntrack-worker2').trim().split('\n')[0]);
@@ -151,8 +151,8 @@ test('a fact the extractor cannot find names the step file, the fact and what wa
     ),
     [`${file}: fact "local-via-worker.client": looked for a line "client=<address>" in stdout, got ""`],
   );
-  const filter = sample.files.steps.get('filter-worker2')!;
-  const noDrop = withStep('filter-worker2', (s) => ({
+  const filter = sample.files.steps.get('iptables-worker2')!;
+  const noDrop = withStep('iptables-worker2', (s) => ({
     ...s,
     stdout: s.stdout
       .split('\n')
@@ -164,7 +164,7 @@ test('a fact the extractor cannot find names the step file, the fact and what wa
   assert.match(
     problems[0]!,
     new RegExp(
-      `^${filter.replace(/\./g, '\\.')}: fact "filter-worker2\\.dropRule": looked for a rule with table filter, chain KUBE-EXTERNAL-SERVICES, target DROP, --dport ${nodePort(sample.run, 's-local')} in iptables-save output, found none`,
+      `^${filter.replace(/\./g, '\\.')}: fact "iptables-worker2\\.dropRule": looked for a rule with table filter, chain KUBE-EXTERNAL-SERVICES, target DROP, --dport ${nodePort(sample.run, 's-local')} in iptables-save output, found none`,
     ),
   );
   const conntrack = sample.files.steps.get('conntrack-worker2')!;

@@ -114,7 +114,7 @@ test('every problem of every file is reported at once', () => {
       replaceIn(join(dir, 'cluster-via-worker.yaml'), /^durationMs: .*$/m, 'durationMs: -3');
       replaceIn(join(dir, 'cluster-via-worker.yaml'), /^kind: exec$/m, 'kind: shell');
       replaceIn(join(dir, 'cluster-via-worker.yaml'), /^stderr: ''$/m, "stderr: ''\nextra: 1\nnote: hi");
-      replaceIn(join(dir, 'filter-worker2.yaml'), /^startedAt: .*$/m, "startedAt: '2026-12-02'");
+      replaceIn(join(dir, 'iptables-worker2.yaml'), /^startedAt: .*$/m, "startedAt: '2026-12-02'");
       rmSync(join(dir, 'delete-backend.yaml'));
     },
     (dir) => {
@@ -125,7 +125,7 @@ test('every problem of every file is reported at once', () => {
         `${f('cluster-via-worker')}: field "durationMs": expected a number >= 0, got -3`,
         `${f('cluster-via-worker')}: field "extra": unknown field (allowed: id, kind, node, pod, title, command, argv, exitCode, timedOut, startedAt, durationMs, settle, stdout, stderr, stdoutEncoding, stderrEncoding, stdoutCut, stderrCut)`,
         `${f('cluster-via-worker')}: field "note": unknown field (allowed: id, kind, node, pod, title, command, argv, exitCode, timedOut, startedAt, durationMs, settle, stdout, stderr, stdoutEncoding, stderrEncoding, stdoutCut, stderrCut)`,
-        `${f('filter-worker2')}: field "startedAt": expected an ISO 8601 date-time with an offset (e.g. 2026-12-02T11:09:54.000Z), got "2026-12-02"`,
+        `${f('iptables-worker2')}: field "startedAt": expected an ISO 8601 date-time with an offset (e.g. 2026-12-02T11:09:54.000Z), got "2026-12-02"`,
         `${join(dir, 'run.yaml')}: field "steps[${experiment.steps.findIndex((s) => s.id === 'delete-backend')}]": lists step "delete-backend", but ${f('delete-backend')} does not exist`,
       ]);
     },

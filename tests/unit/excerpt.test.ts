@@ -10,7 +10,7 @@ import { excerptOf, factLines, ExcerptError, type ExcerptLine } from '../../src/
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));
 const nft = loadSnapshots(join(ARTICLE, 'snapshots.nftables')).steps.get('nft-worker2')!.stdout;
-const filter = loadSnapshots(join(ARTICLE, 'snapshots')).steps.get('filter-worker2')!.stdout;
+const filter = loadSnapshots(join(ARTICLE, 'snapshots')).steps.get('iptables-worker2')!.stdout;
 const text = (lines: readonly ExcerptLine[]) => lines.map((l) => (l.kind === 'gap' ? '…' : `${l.indent}${l.text}`));
 
 test("whole nft blocks in the output's order, with an ellipsis for every stretch left out, none left unsaid", () => {
@@ -62,8 +62,8 @@ test('the lines holding a text: the DROP rule of s-local, with the lines around 
   const rule = excerpt[1]!;
   assert.ok(rule.kind === 'line' && rule.text.startsWith('-A KUBE-EXTERNAL-SERVICES') && rule.text.endsWith('-j DROP'));
   assert.deepEqual(
-    factLines(excerpt, [{ id: 'filter-worker2.dropRule', value: rule.kind === 'line' ? rule.text : '' }], 'w'),
-    new Map([[rule.kind === 'line' ? rule.index : -1, 'filter-worker2.dropRule']]),
+    factLines(excerpt, [{ id: 'iptables-worker2.dropRule', value: rule.kind === 'line' ? rule.text : '' }], 'w'),
+    new Map([[rule.kind === 'line' ? rule.index : -1, 'iptables-worker2.dropRule']]),
   );
 });
 

@@ -37,8 +37,8 @@ test('rules, commands and outputs of the committed runs are code; the run’s se
   const byId = (pattern: RegExp) => facts.filter((f) => pattern.test(f.id) && /\s/.test(f.value));
   const code = [
     /\.(argv|command)$/,
-    /^filter-worker2\.dropRule$/,
-    /^nat-worker\./,
+    /^iptables-worker2\.dropRule$/,
+    /^iptables-worker\./,
     /^nft-worker2\.(inputHook|inputJump|checkRule)$/,
     /\.error$/,
     /\.reason$/,
@@ -55,9 +55,9 @@ test('rules, commands and outputs of the committed runs are code; the run’s se
     for (const f of found) assert.equal(valueForm(f), 'words', `${f.id} = ${f.value}`);
   }
   // The reader's example: the DROP rule, each token whole, the text unchanged.
-  const rule = facts.find((f) => f.id === 'filter-worker2.dropRule')!;
+  const rule = facts.find((f) => f.id === 'iptables-worker2.dropRule')!;
   const html = factHtml(rule);
-  assert.match(html, /^<span class="wraps code" data-fact="filter-worker2\.dropRule"/);
+  assert.match(html, /^<span class="wraps code" data-fact="iptables-worker2\.dropRule"/);
   assert.match(html, /<span class="tok">-A KUBE-EXTERNAL-SERVICES<\/span> <span class="tok">-p tcp<\/span>/);
   assert.match(html, /<span class="tok">-j DROP<\/span><\/span>$/);
   assert.equal(html.replace(/<[^>]*>/g, ''), escapeHtml(rule.value));

@@ -358,7 +358,7 @@ test('contract: a full run reads every value from the tools, runs the steps and 
     assert.equal(r('local-via-worker2').timedOut, undefined, "curl's own limit, not the step's");
     assert.match(r('local-via-worker2').stderr, /^curl: \(28\) Connection timed out after \d+ milliseconds\n$/);
     assert.match(
-      r('filter-worker2').stdout,
+      r('iptables-worker2').stdout,
       /-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default\/s-local has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 32088 -j DROP/,
     );
     assert.match(r('health-worker').stdout, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"localEndpoints": 1,/);

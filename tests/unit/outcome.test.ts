@@ -16,7 +16,7 @@ test("074 on kind: the DROP is a timeout at curl's limit, the other requests ans
   const seen = outcomes('074-external-traffic-policy', 'snapshots');
   assert.equal(seen.get('local-via-worker2'), "timed out at the client's limit");
   for (const step of ['cluster-via-worker', 'cluster-via-worker2', 'local-via-worker']) assert.equal(seen.get(step), 'answered at once', step);
-  for (const step of ['nat-worker', 'filter-worker2', 'delete-backend']) assert.equal(seen.get(step), 'ran', step);
+  for (const step of ['iptables-worker', 'iptables-worker2', 'delete-backend']) assert.equal(seen.get(step), 'ran', step);
 });
 
 test('075: a curl over 600 URLs (a glob) is many requests, whose total time is no one answer: it ran', () => {

@@ -10,7 +10,7 @@ const run = loadSnapshots(join(fileURLToPath(new URL('../../', import.meta.url))
 const steps = (...ids: string[]) => ids.map((id) => run.steps.get(id)!);
 
 test('a list of steps is named by what ran where, numbered where two would read the same; never by step id', () => {
-  const walk = steps('cluster-via-worker', 'cluster-via-worker2', 'conntrack-worker2', 'nat-worker');
+  const walk = steps('cluster-via-worker', 'cluster-via-worker2', 'conntrack-worker2', 'iptables-worker');
   assert.deepEqual(stepLinkNames(walk, 'zh'), [
     'control-plane 上的 curl（1）',
     'control-plane 上的 curl（2）',

@@ -152,8 +152,8 @@ test('each hop shows the addresses the run recorded for it', () => {
   const dropHtml = packetPathHtml(pathOf('local-via-worker2'), facts, 'en', { file: FILE });
   const drop = boundElements(dropHtml);
   assert.deepEqual(groupFacts(drop, 'svg', 'client->worker2'), ['node.control-plane.ip', 'node.worker2.ip', 'service.s-local.nodePort']);
-  assert.deepEqual(groupFacts(drop, 'svg', 'worker2'), ['node.worker2.name', 'node.worker2.ip', 'filter-worker2.dropPort']);
-  assert.equal(facts.get('filter-worker2.dropPort')!.value, facts.get('service.s-local.nodePort')!.value, 'the DROP is for the port the client asked');
+  assert.deepEqual(groupFacts(drop, 'svg', 'worker2'), ['node.worker2.name', 'node.worker2.ip', 'iptables-worker2.dropPort']);
+  assert.equal(facts.get('iptables-worker2.dropPort')!.value, facts.get('service.s-local.nodePort')!.value, 'the DROP is for the port the client asked');
   assert.match(dropHtml, /<text class="pp-event pp-event-drop"/);
   assert.equal((dropHtml.match(/<g class="pp-hop"/g) ?? []).length, 1, 'nothing goes past worker2');
   assert.match(dropHtml, /<g class="pp-station pp-node pp-idle" data-station="worker">/);
@@ -218,12 +218,12 @@ test('a definition naming a fact the run lacks fails with one line naming the fi
   );
   // A fact the run lost (a snapshot without it) is caught the same way.
   const lost = new Map(facts);
-  lost.delete('filter-worker2.dropPort');
+  lost.delete('iptables-worker2.dropPort');
   assert.throws(
     () => packetPathHtml(pathOf('local-via-worker2'), lost, 'en', { file: FILE }),
     (error: Error) => {
       assert.equal(error.message.split('\n').length, 1);
-      assert.match(error.message, /path "local-via-worker2": no fact "filter-worker2\.dropPort" \(leg 1 event 1 \(at worker2\)\)/);
+      assert.match(error.message, /path "local-via-worker2": no fact "iptables-worker2\.dropPort" \(leg 1 event 1 \(at worker2\)\)/);
       return true;
     },
   );
@@ -303,7 +303,7 @@ test('bound to another run, every value carries that run and comes from it', () 
   // nftables mode keeps its drop in its own table: worker2's filter table has no DROP rule to show.
   assert.throws(
     () => packetPathHtml(pathOf('local-via-worker2'), nft.facts, 'en', { file: FILE, binding }),
-    /^EvidenceError: \S+article\.ts: path "local-via-worker2": no fact "filter-worker2\.dropPort" \(leg 1 event 1 \(at worker2\)\) in the run it binds \(nftables\)/,
+    /^EvidenceError: \S+article\.ts: path "local-via-worker2": no fact "iptables-worker2\.dropPort" \(leg 1 event 1 \(at worker2\)\) in the run it binds \(nftables\)/,
   );
   // The lab's run has every fact too, with its own values.
   const lab = runs.lab.iptables;

@@ -22,9 +22,9 @@ test("curlArgv: the argv 074's and 075's runs recorded, in their order", () => {
 
 test('exec: a command on a node, with what the step may add', () => {
   const command = () => ['iptables-save', '-t', 'nat'];
-  assert.deepEqual(exec('nat-worker', 'worker', "worker's nat table", command, { variants: ['iptables'] }), {
+  assert.deepEqual(exec('iptables-worker', 'worker', "worker's nat table", command, { variants: ['iptables'] }), {
     kind: 'exec',
-    id: 'nat-worker',
+    id: 'iptables-worker',
     node: 'worker',
     title: "worker's nat table",
     command,

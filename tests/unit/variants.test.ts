@@ -43,13 +43,13 @@ test("a variant's experiment: the axis set, only that variant's steps; its folde
   assert.equal(nft.cluster.kubeProxyMode, 'nftables');
   assert.equal(nft.variants, undefined);
   const ids = nft.steps.map((s) => s.id);
-  assert.ok(ids.includes('nft-worker2') && !ids.includes('filter-worker2'));
+  assert.ok(ids.includes('nft-worker2') && !ids.includes('iptables-worker2'));
   const ipt = experimentForVariant(article074, 'iptables').steps.map((s) => s.id);
-  assert.ok(ipt.includes('filter-worker2') && !ipt.includes('nft-worker2'));
+  assert.ok(ipt.includes('iptables-worker2') && !ipt.includes('nft-worker2'));
   // The steps only one mode has: iptables reads its filter and nat tables, nftables kube-proxy's own table.
   assert.deepEqual(
     ipt.filter((id) => !ids.includes(id)),
-    ['filter-worker2', 'nat-worker'],
+    ['iptables-worker2', 'iptables-worker'],
   );
   assert.deepEqual(
     ids.filter((id) => !ipt.includes(id)),

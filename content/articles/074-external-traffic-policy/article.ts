@@ -43,13 +43,14 @@ const experiment: Experiment = {
     exec('conntrack-worker2', 'worker2', "worker2's conntrack entries for s-cluster's NodePort", (t) => ['conntrack', '-L', '-p', 'tcp', '--orig-port-dst', t.nodePort('s-cluster')]),
     fromClient('local-via-worker', 's-local via the node with the backend', (t) => `http://${t.ip('worker')}:${t.nodePort('s-local')}/`),
     fromClient('local-via-worker2', 's-local via the node without a backend', (t) => `http://${t.ip('worker2')}:${t.nodePort('s-local')}/`),
-    exec('filter-worker2', 'worker2', "worker2's filter table", () => ['iptables-save', '-t', 'filter'], { variants: ['iptables'] }),
+    // Every table of a node at one moment (nat and filter together), so a packet can be followed through it.
+    exec('iptables-worker2', 'worker2', "worker2's iptables rules, every table", () => ['iptables-save'], { variants: ['iptables'] }),
     // Where the masquerade the article explains is written: worker, with the backend, holds both
     // Services' external chains (Cluster marks every connection; Local sends pods and the node itself
     // cluster-wide, marks only the node's own, and keeps what comes from outside on the node).
-    exec('nat-worker', 'worker', "worker's nat table", () => ['iptables-save', '-t', 'nat'], { variants: ['iptables'] }),
-    // In nftables mode kube-proxy keeps its rules in its own table: the drop lives there.
-    exec('nft-worker2', 'worker2', "kube-proxy's nftables table on worker2", () => ['nft', 'list', 'table', 'ip', 'kube-proxy'], { variants: ['nftables'] }),
+    exec('iptables-worker', 'worker', "worker's iptables rules, every table", () => ['iptables-save'], { variants: ['iptables'] }),
+    // In nftables mode kube-proxy keeps its rules in its own table (the drop lives there), beside iptables-nft's: the whole ruleset.
+    exec('nft-worker2', 'worker2', "worker2's nftables ruleset", () => ['nft', 'list', 'ruleset'], { variants: ['nftables'] }),
     healthCheck('worker'),
     healthCheck('worker2'),
     healthCheck('control-plane'),
@@ -91,18 +92,18 @@ const noEndpoint = (service: string) => (run: Parameters<typeof nodePort>[0]) =>
 /** Facts only one mode's run has: where each mode keeps the drop for s-local's NodePort on worker2. */
 const variantFacts = {
   iptables: {
-    'filter-worker2.dropRule': iptables.rule('filter-worker2', DROP),
-    'filter-worker2.dropPort': iptables.option('filter-worker2', DROP, '--dport'),
+    'iptables-worker2.dropRule': iptables.rule('iptables-worker2', DROP),
+    'iptables-worker2.dropPort': iptables.option('iptables-worker2', DROP, '--dport'),
     // worker's nat table: s-cluster's external chain marks every connection for masquerade. s-local's
     // sends connections from pods and from the node itself to every endpoint (KUBE-SVC-…), marking only
     // the node's own, and the rest, from outside, to the node's own endpoints (KUBE-SVL-…), as
     // pkg/proxy/iptables/proxier.go writes it; KUBE-POSTROUTING masquerades what is marked.
-    'nat-worker.clusterMark': iptables.rule('nat-worker', () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade traffic for default/s-cluster external destinations' })),
-    'nat-worker.localMark': iptables.rule('nat-worker', () => LOCAL_MARK),
-    'nat-worker.localRoute': iptables.inChainOf('nat-worker', LOCAL_MARK, 'KUBE-SVL-'),
-    'nat-worker.localPodRoute': iptables.rule('nat-worker', () => ({ table: 'nat', comment: 'pod traffic for default/s-local external destinations' })),
-    'nat-worker.localNodeRoute': iptables.rule('nat-worker', () => ({ table: 'nat', comment: 'route LOCAL traffic for default/s-local external destinations' })),
-    'nat-worker.masquerade': iptables.rule('nat-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
+    'iptables-worker.clusterMark': iptables.rule('iptables-worker', () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade traffic for default/s-cluster external destinations' })),
+    'iptables-worker.localMark': iptables.rule('iptables-worker', () => LOCAL_MARK),
+    'iptables-worker.localRoute': iptables.inChainOf('iptables-worker', LOCAL_MARK, 'KUBE-SVL-'),
+    'iptables-worker.localPodRoute': iptables.rule('iptables-worker', () => ({ table: 'nat', comment: 'pod traffic for default/s-local external destinations' })),
+    'iptables-worker.localNodeRoute': iptables.rule('iptables-worker', () => ({ table: 'nat', comment: 'route LOCAL traffic for default/s-local external destinations' })),
+    'iptables-worker.masquerade': iptables.rule('iptables-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
   },
   nftables: {
     // The verdict map element kube-proxy wrote into its own table, and the path a new connection takes to it.
@@ -169,21 +170,21 @@ export default defineArticle({
     { id: 'local-drops-without-backend',
       zh: 'Local 策略下，没有本地后端的节点丢弃发往该 NodePort 的包：curl 以超时的退出码放弃，filter 表里有对应的 DROP 规则',
       en: 'Under Local, a node without a local backend drops packets to the NodePort: curl gives up with its timeout exit code and the filter table holds the DROP rule',
-      holds: (v) => v('local-via-worker2.rc') === '28' && v('filter-worker2.dropPort') === v('service.s-local.nodePort'),
+      holds: (v) => v('local-via-worker2.rc') === '28' && v('iptables-worker2.dropPort') === v('service.s-local.nodePort'),
       variants: ['iptables'],
     },
     { id: 'nat-masquerades-cluster-not-local',
       zh: 'worker 的 nat 表里，s-cluster 把经 NodePort 进来的每个连接都打上伪装标记；s-local 把来自 Pod 网段和来自节点自身的连接交给整个 Service 的后端，只给节点自身的连接打标记，其余来自集群外的连接交给本节点的后端；带标记的包出节点时做 MASQUERADE',
       en: "In worker’s nat table, s-cluster marks every connection that arrives by its NodePort for masquerade; s-local sends connections from the pod range and from the node itself to all of the Service’s endpoints, marking only the node’s own, and hands the rest, from outside the cluster, to the node’s own backends; marked packets are masqueraded on the way out",
       holds: (v) =>
-        !v('nat-worker.clusterMark').includes('--src-type') &&
-        v('nat-worker.localMark').includes('--src-type LOCAL') &&
-        /^-A \S+ -j KUBE-SVL-\S+$/.test(v('nat-worker.localRoute')) &&
-        v('nat-worker.localPodRoute').includes(` -s ${v('cluster.podSubnet')} `) &&
-        / -j KUBE-SVC-\S+$/.test(v('nat-worker.localPodRoute')) &&
-        v('nat-worker.localNodeRoute').includes('--src-type LOCAL') &&
-        / -j KUBE-SVC-\S+$/.test(v('nat-worker.localNodeRoute')) &&
-        v('nat-worker.masquerade').includes('-j MASQUERADE'),
+        !v('iptables-worker.clusterMark').includes('--src-type') &&
+        v('iptables-worker.localMark').includes('--src-type LOCAL') &&
+        /^-A \S+ -j KUBE-SVL-\S+$/.test(v('iptables-worker.localRoute')) &&
+        v('iptables-worker.localPodRoute').includes(` -s ${v('cluster.podSubnet')} `) &&
+        / -j KUBE-SVC-\S+$/.test(v('iptables-worker.localPodRoute')) &&
+        v('iptables-worker.localNodeRoute').includes('--src-type LOCAL') &&
+        / -j KUBE-SVC-\S+$/.test(v('iptables-worker.localNodeRoute')) &&
+        v('iptables-worker.masquerade').includes('-j MASQUERADE'),
       variants: ['iptables'],
     },
     { id: 'nft-drops-without-backend',
@@ -282,13 +283,13 @@ export default defineArticle({
       zh: '控制面 → worker2 {node.worker2.ip}:{service.s-local.nodePort}（s-local，本节点没有后端）：没有任何回应，curl 到了 --max-time {local-via-worker2.timeout} 秒的上限后放弃，rc={local-via-worker2.rc}，用时 {local-via-worker2.seconds} 秒',
       en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-local.nodePort} (s-local, no backend on this node): nothing came back; curl hit its {local-via-worker2.timeout} s limit and exited {local-via-worker2.rc} after {local-via-worker2.seconds} s',
     },
-    'filter-worker2': {
-      zh: 'worker2 的 filter 表中对应 s-local 的 NodePort {filter-worker2.dropPort} 的规则：{filter-worker2.dropRule}',
-      en: "The rule in worker2's filter table for s-local’s NodePort {filter-worker2.dropPort}: {filter-worker2.dropRule}",
+    'iptables-worker2': {
+      zh: 'worker2 的 filter 表中对应 s-local 的 NodePort {iptables-worker2.dropPort} 的规则：{iptables-worker2.dropRule}',
+      en: "The rule in worker2's filter table for s-local’s NodePort {iptables-worker2.dropPort}: {iptables-worker2.dropRule}",
     },
-    'nat-worker': {
-      zh: 'worker 的 nat 表里，s-cluster 外部流量链的第一条规则：{nat-worker.clusterMark}',
-      en: "The first rule of s-cluster’s external-traffic chain in worker’s nat table: {nat-worker.clusterMark}",
+    'iptables-worker': {
+      zh: 'worker 的 nat 表里，s-cluster 外部流量链的第一条规则：{iptables-worker.clusterMark}',
+      en: "The first rule of s-cluster’s external-traffic chain in worker’s nat table: {iptables-worker.clusterMark}",
     },
     'nft-worker2': {
       zh: 'worker2 上 kube-proxy 自己的 nftables 表：no-endpoint-nodeports 映射把 s-local 的 NodePort 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}），由 nodeport-endpoints-check 链查表，只对 nodeport-ips 中的 {nft-worker2.nodePortIPs} 生效',
@@ -353,7 +354,7 @@ export default defineArticle({
       stations: STATIONS,
       route: ['client', 'worker2', 'worker', 'pod'],
       hops: [toNode('worker2', 'service.s-local.nodePort')],
-      events: [event('worker2', 'drop', 'DROP：NodePort {filter-worker2.dropPort} 在本节点没有端点，不转发', 'DROP: NodePort {filter-worker2.dropPort} has no local endpoints; not forwarded')],
+      events: [event('worker2', 'drop', 'DROP：NodePort {iptables-worker2.dropPort} 在本节点没有端点，不转发', 'DROP: NodePort {iptables-worker2.dropPort} has no local endpoints; not forwarded')],
       outcome: {
         zh: '没有任何回应：curl 等满 {local-via-worker2.timeout} 秒，报出“{local-via-worker2.error}”，退出码 {local-via-worker2.rc}，用时 {local-via-worker2.seconds} 秒。',
         en: 'No answer at all: curl waited out its {local-via-worker2.timeout} s, reported "{local-via-worker2.error}" and exited with {local-via-worker2.rc} after {local-via-worker2.seconds} s.',
@@ -386,11 +387,11 @@ export default defineArticle({
     },
     { id: 's-cluster',
       object: { manifest: SERVICES, document: 'Service/s-cluster', highlight: ['type', 'externalTrafficPolicy'] },
-      steps: ['cluster-via-worker', 'cluster-via-worker2', 'conntrack-worker2', 'nat-worker'],
+      steps: ['cluster-via-worker', 'cluster-via-worker2', 'conntrack-worker2', 'iptables-worker'],
     },
     { id: 's-local',
       object: { manifest: SERVICES, document: 'Service/s-local', highlight: ['externalTrafficPolicy'] },
-      steps: ['local-via-worker', 'local-via-worker2', 'filter-worker2'],
+      steps: ['local-via-worker', 'local-via-worker2', 'iptables-worker2'],
     },
     { id: 's-lb-health-check',
       object: { manifest: SERVICES, document: 'Service/s-lb', highlight: ['type', 'externalTrafficPolicy'] },

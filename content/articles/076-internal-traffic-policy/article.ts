@@ -26,8 +26,8 @@ const fromPod = (id: string, node: 'worker' | 'worker2', service: string, title:
 const fromNode = (id: string, node: string, service: string, title: string) => exec(id, node, title, toClusterIP(service));
 const rules = (id: string, node: string, what: string, mode: 'iptables' | 'nftables') =>
   mode === 'iptables'
-    ? exec(id, node, `${node}'s filter table${what}`, () => ['iptables-save', '-t', 'filter'], { variants: ['iptables'] })
-    : exec(id, node, `kube-proxy's nftables table on ${node}${what}`, () => ['nft', 'list', 'table', 'ip', 'kube-proxy'], { variants: ['nftables'] });
+    ? exec(id, node, `${node}'s iptables rules, every table${what}`, () => ['iptables-save'], { variants: ['iptables'] })
+    : exec(id, node, `${node}'s nftables ruleset${what}`, () => ['nft', 'list', 'ruleset'], { variants: ['nftables'] });
 
 const experiment: Experiment = {
   slug: '076-internal-traffic-policy',
@@ -46,10 +46,13 @@ const experiment: Experiment = {
     fromPod('local-from-worker', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker"),
     fromPod('local-from-worker2', 'worker2', 's-local', "s-local's ClusterIP from the client pod on worker2"),
     fromNode('host-local-from-worker', 'worker', 's-local', "s-local's ClusterIP from worker's own network namespace"),
+    // Worker's rules as its own request met them: the nat table's masquerade mark for traffic from outside the pod range.
+    rules('iptables-worker', 'worker', '', 'iptables'),
+    rules('nft-worker', 'worker', '', 'nftables'),
     // The address worker holds on its pods' veths: the source its own requests to a pod leave with.
     exec('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']),
     fromNode('host-local-from-worker2', 'worker2', 's-local', "s-local's ClusterIP from worker2's own network namespace"),
-    rules('filter-worker2', 'worker2', '', 'iptables'),
+    rules('iptables-worker2', 'worker2', '', 'iptables'),
     rules('nft-worker2', 'worker2', '', 'nftables'),
     // Each policy on its own traffic: from outside through worker2's NodePort, from inside through the ClusterIP.
     exec('local-via-worker2', 'control-plane', "s-local's NodePort on worker2, from the control-plane", toNodePort('worker2', 's-local')),
@@ -58,7 +61,7 @@ const experiment: Experiment = {
     // The local backend deleted, then created again: how long until the client on its node sees each.
     { kind: 'delete-pod', id: 'delete-backend', title: 'delete the backend pod', pod: 'backend', namespace: 'default', settleClient: { step: 'local-from-worker', until: 'failed' } },
     fromPod('local-from-worker-after-delete', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker, the backend deleted"),
-    rules('filter-worker-after-delete', 'worker', ', the backend deleted', 'iptables'),
+    rules('iptables-worker-after-delete', 'worker', ', the backend deleted', 'iptables'),
     rules('nft-worker-after-delete', 'worker', ', the backend deleted', 'nftables'),
     { kind: 'recreate-pod', id: 'recreate-backend', title: 'create the backend pod again', pod: 'backend', namespace: 'default', manifest: 'manifests/backend.yaml', settleClient: { step: 'local-from-worker', until: 'answered' } },
     fromPod('local-from-worker-after-recreate', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker, the backend created again"),
@@ -108,8 +111,8 @@ const noEndpoint = (run: RunSnapshot) => ({ map: 'no-endpoint-services', protoco
 /** Facts only one mode's run has: where each mode keeps s-local's drop on worker2, and its reject once no endpoint is left. */
 const variantFacts = {
   iptables: {
-    'filter-worker2.dropRule': iptables.rule('filter-worker2', LOCAL_DROP),
-    'filter-worker-after-delete.rejectRule': iptables.rule('filter-worker-after-delete', NO_ENDPOINTS),
+    'iptables-worker2.dropRule': iptables.rule('iptables-worker2', LOCAL_DROP),
+    'iptables-worker-after-delete.rejectRule': iptables.rule('iptables-worker-after-delete', NO_ENDPOINTS),
   },
   nftables: {
     ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', noEndpoint),
@@ -169,7 +172,7 @@ export default defineArticle({
     { id: 'iptables-drop-rule',
       zh: 'iptables 模式下，worker2 的 filter 表里有一条丢弃发往 s-local ClusterIP 的包的规则，注释是“has no local endpoints”',
       en: 'In iptables mode, worker2’s filter table holds a rule that drops packets to s-local’s ClusterIP, commented "has no local endpoints"',
-      holds: (v) => v('filter-worker2.dropRule').includes(`-d ${v('service.s-local.clusterIP')}/32`),
+      holds: (v) => v('iptables-worker2.dropRule').includes(`-d ${v('service.s-local.clusterIP')}/32`),
       variants: ['iptables'],
     },
     { id: 'nft-drop-element',
@@ -198,7 +201,7 @@ export default defineArticle({
     { id: 'iptables-reject-rule',
       zh: 'iptables 模式下，此时 worker 的 filter 表里有一条 s-local 的 REJECT 规则，注释是“has no endpoints”',
       en: 'In iptables mode, worker’s filter table then holds a REJECT for s-local, commented "has no endpoints"',
-      holds: (v) => v('filter-worker-after-delete.rejectRule').includes(`-d ${v('service.s-local.clusterIP')}/32`),
+      holds: (v) => v('iptables-worker-after-delete.rejectRule').includes(`-d ${v('service.s-local.clusterIP')}/32`),
       variants: ['iptables'],
     },
     { id: 'nft-reject-element',
@@ -262,9 +265,9 @@ export default defineArticle({
       zh: 'worker2 自己 → s-local 的 ClusterIP：没有回应，rc={host-local-from-worker2.rc}，用时 {host-local-from-worker2.seconds} 秒',
       en: 'Worker2 itself to s-local’s ClusterIP: no answer; curl exited {host-local-from-worker2.rc} after {host-local-from-worker2.seconds} s',
     },
-    'filter-worker2': {
-      zh: 'worker2 的 filter 表中发往 s-local 的 ClusterIP 的规则：{filter-worker2.dropRule}',
-      en: 'The rule in worker2’s filter table for s-local’s ClusterIP: {filter-worker2.dropRule}',
+    'iptables-worker2': {
+      zh: 'worker2 的 filter 表中发往 s-local 的 ClusterIP 的规则：{iptables-worker2.dropRule}',
+      en: 'The rule in worker2’s filter table for s-local’s ClusterIP: {iptables-worker2.dropRule}',
     },
     'nft-worker2': {
       zh: 'worker2 上 kube-proxy 的 nftables 表：no-endpoint-services 把 s-local 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}）',
@@ -290,9 +293,9 @@ export default defineArticle({
       zh: '删除之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-delete.error}，rc={local-from-worker-after-delete.rc}，用时 {local-from-worker-after-delete.seconds} 秒',
       en: 'After the delete, the client pod on worker to s-local: {local-from-worker-after-delete.error}; curl exited {local-from-worker-after-delete.rc} after {local-from-worker-after-delete.seconds} s',
     },
-    'filter-worker-after-delete': {
-      zh: '删除之后 worker 的 filter 表中 s-local 的规则：{filter-worker-after-delete.rejectRule}',
-      en: 'The rule for s-local in worker’s filter table after the delete: {filter-worker-after-delete.rejectRule}',
+    'iptables-worker-after-delete': {
+      zh: '删除之后 worker 的 filter 表中 s-local 的规则：{iptables-worker-after-delete.rejectRule}',
+      en: 'The rule for s-local in worker’s filter table after the delete: {iptables-worker-after-delete.rejectRule}',
     },
     'nft-worker-after-delete': {
       zh: '删除之后 worker 上的 no-endpoint-services：{nft-worker-after-delete.reject.element}',

@@ -1,6 +1,7 @@
-// `nft list table` text: a table of sets, maps and chains, one statement a line,
-// a set's or map's `elements = { ... }` possibly over several lines. Chains keep
-// their rules as printed, so a page can quote them verbatim. Pure.
+// `nft list ruleset` and `nft list table` text: tables of sets, maps and chains,
+// one statement a line, a set's or map's `elements = { ... }` possibly over
+// several lines. Chains keep their rules as printed, so a page can quote them
+// verbatim. Pure.
 import { ExtractError } from '../errors.ts';
 
 export interface NftChain {
@@ -94,6 +95,35 @@ export function parseNftTable(text: string): NftTable {
     }
   }
   return table;
+}
+
+/**
+ * Every table of `nft list ruleset` (or of `nft list table`, one table), in order: each starts with a
+ * `table <family> <name> {` line at the margin and ends with the `}` there.
+ */
+export function parseNftRuleset(text: string): NftTable[] {
+  const blocks: string[][] = [];
+  let current: string[] | null = null;
+  for (const line of text.split('\n')) {
+    if (/^table\s/.test(line)) blocks.push((current = [line]));
+    else if (current !== null) {
+      current.push(line);
+      if (line === '}') current = null;
+    } else if (line.trim() !== '' && !line.startsWith('#'))
+      throw new ExtractError(`expected "table <family> <name> {" at the margin, got ${JSON.stringify(line.slice(0, 80))}`);
+  }
+  if (blocks.length === 0) throw new ExtractError(`expected "table <family> <name> {" on the first line, got ${JSON.stringify((text.split('\n')[0] ?? '').slice(0, 80))}`);
+  return blocks.map((lines) => parseNftTable(lines.join('\n')));
+}
+
+/** The one table `family name` of a ruleset: kube-proxy's is `ip kube-proxy` (IPv4) beside `ip6 kube-proxy` and iptables-nft's. */
+export function findTable(tables: readonly NftTable[], family: string, name: string): NftTable {
+  const found = tables.filter((t) => t.family === family && t.name === name);
+  if (found.length !== 1)
+    throw new ExtractError(
+      `looked for one table ${family} ${name}, found ${found.length}; the ruleset has ${tables.map((t) => `${t.family} ${t.name}`).join(', ') || 'none'}`,
+    );
+  return found[0]!;
 }
 
 export function findSet(table: NftTable, name: string): NftSet {
