@@ -108,13 +108,23 @@ const NO_ENDPOINTS = servicesRule('REJECT', 'has no endpoints');
 /** s-local's element in the verdict map kube-proxy keeps for Services without (local) endpoints: ClusterIP . tcp . port. */
 const noEndpoint = (run: RunSnapshot) => ({ map: 'no-endpoint-services', protocol: 'tcp', port: String(service(run, 's-local').port), address: service(run, 's-local').clusterIP });
 
-/** Facts only one mode's run has: where each mode keeps s-local's drop on worker2, and its reject once no endpoint is left. */
+/** The mark worker's nat table sets on traffic to s-local's ClusterIP from outside the pod range, in Local's internal chain. */
+const LOCAL_MASQ_MARK = () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'default/s-local cluster IP' });
+
+/**
+ * Facts only one mode's run has: where each mode keeps s-local's drop on worker2, its reject once no endpoint
+ * is left, and worker's masquerade of its own requests to the ClusterIP (the mark, then MASQUERADE).
+ */
 const variantFacts = {
   iptables: {
+    'iptables-worker.masqueradeMark': iptables.rule('iptables-worker', LOCAL_MASQ_MARK),
+    'iptables-worker.masquerade': iptables.rule('iptables-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
     'iptables-worker2.dropRule': iptables.rule('iptables-worker2', LOCAL_DROP),
     'iptables-worker-after-delete.rejectRule': iptables.rule('iptables-worker-after-delete', NO_ENDPOINTS),
   },
   nftables: {
+    'nft-worker.masqueradeMark': nft.rule('nft-worker', 'services', 'masquerade clusterIP traffic from outside cluster'),
+    'nft-worker.masquerade': nft.rule('nft-worker', 'masquerading', 'meta mark & 0x00004000 != 0x00000000'),
     ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', noEndpoint),
     'nft-worker2.checkRule': nft.rule('nft-worker2', 'service-endpoints-check', '@no-endpoint-services'),
     ...nftVerdictFacts('nft-worker-after-delete.reject', 'nft-worker-after-delete', noEndpoint),
@@ -179,6 +189,21 @@ export default defineArticle({
       zh: 'nftables 模式下，worker2 上 kube-proxy 的 no-endpoint-services 映射把 s-local 的 ClusterIP 判为 drop，由 service-endpoints-check 链查这张映射',
       en: 'In nftables mode, the no-endpoint-services map of kube-proxy’s table on worker2 sends s-local’s ClusterIP to drop, looked up by the service-endpoints-check chain',
       holds: (v) => v('nft-worker2.drop.verdict') === 'drop' && v('nft-worker2.checkRule').includes('vmap @no-endpoint-services'),
+      variants: ['nftables'],
+    },
+    { id: 'iptables-host-masquerade',
+      zh: 'iptables 模式下，worker 的 nat 表在 s-local 的 Local 内部链里给不来自 Pod 网段、发往其 ClusterIP 的包打伪装标记，KUBE-POSTROUTING 对带标记的包做 MASQUERADE',
+      en: 'In iptables mode, worker’s nat table marks packets to s-local’s ClusterIP that do not come from the pod range for masquerade, in s-local’s Local internal chain, and KUBE-POSTROUTING masquerades what is marked',
+      holds: (v) =>
+        v('iptables-worker.masqueradeMark').startsWith('-A KUBE-SVL-') && v('iptables-worker.masqueradeMark').includes(' ! -s ')
+        && v('iptables-worker.masqueradeMark').includes(`-d ${v('service.s-local.clusterIP')}/32`) && v('iptables-worker.masquerade').includes('-j MASQUERADE'),
+      variants: ['iptables'],
+    },
+    { id: 'nft-host-masquerade',
+      zh: 'nftables 模式下，worker 上 kube-proxy 表的 services 链给不来自 Pod 网段、发往 ClusterIP 的包打标记，masquerading 链对带标记的包做 masquerade',
+      en: 'In nftables mode, the services chain of kube-proxy’s table on worker marks packets to a ClusterIP that do not come from the pod range, and the masquerading chain masquerades what is marked',
+      holds: (v) =>
+        v('nft-worker.masqueradeMark').startsWith('ip daddr @cluster-ips ip saddr != ') && v('nft-worker.masquerade').includes(' masquerade'),
       variants: ['nftables'],
     },
     { id: 'host-network-alike',
@@ -264,6 +289,14 @@ export default defineArticle({
     'host-local-from-worker2': {
       zh: 'worker2 自己 → s-local 的 ClusterIP：没有回应，rc={host-local-from-worker2.rc}，用时 {host-local-from-worker2.seconds} 秒',
       en: 'Worker2 itself to s-local’s ClusterIP: no answer; curl exited {host-local-from-worker2.rc} after {host-local-from-worker2.seconds} s',
+    },
+    'iptables-worker': {
+      zh: 'worker 的 nat 表中 s-local 的 Local 内部链给不来自 Pod 网段的包打伪装标记：{iptables-worker.masqueradeMark}；KUBE-POSTROUTING 对带标记的包做伪装：{iptables-worker.masquerade}',
+      en: 'In worker’s nat table, s-local’s Local internal chain marks packets not from the pod range for masquerade: {iptables-worker.masqueradeMark}; KUBE-POSTROUTING masquerades what is marked: {iptables-worker.masquerade}',
+    },
+    'nft-worker': {
+      zh: 'worker 上 kube-proxy 的 nftables 表：services 链给不来自 Pod 网段的 ClusterIP 流量打标记（{nft-worker.masqueradeMark}），masquerading 链对带标记的包做伪装（{nft-worker.masquerade}）',
+      en: 'kube-proxy’s nftables table on worker: the services chain marks ClusterIP traffic not from the pod range ({nft-worker.masqueradeMark}), and the masquerading chain masquerades what is marked ({nft-worker.masquerade})',
     },
     'iptables-worker2': {
       zh: 'worker2 的 filter 表中发往 s-local 的 ClusterIP 的规则：{iptables-worker2.dropRule}',
