@@ -164,6 +164,16 @@ export const nft = {
       return hook;
     }),
   set: (step: string, set: string) => fromStep(step, (s) => findSet(kubeProxyTable(s), set).elements.join(', ')),
+  /**
+   * The one rule of kube-proxy's table, in any chain, that `match` accepts: for a rule whose chain differs by
+   * release (a mark kept per Service in one, for every ClusterIP at once in the next). `what` names it in the error.
+   */
+  ruleWhere: (step: string, what: string, match: (rule: string, chain: string, run: RunSnapshot) => boolean) =>
+    fromStep(step, (s, run) => {
+      const found = kubeProxyTable(s).chains.flatMap((c) => c.rules.filter((r) => match(r, c.name, run)));
+      if (found.length !== 1) throw new ExtractError(`looked for one rule ${what} in kube-proxy's table, found ${found.length}${found.length ? `: ${found.join('; ')}` : ''}`);
+      return found[0]!;
+    }),
   verdict: (step: string, query: VerdictQuery, field: 'element' | 'port' | 'verdict' | 'comment') =>
     fromStep(step, (s, run) => {
       const q = query(run);

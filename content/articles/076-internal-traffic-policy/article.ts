@@ -123,8 +123,11 @@ const variantFacts = {
     'iptables-worker-after-delete.rejectRule': iptables.rule('iptables-worker-after-delete', NO_ENDPOINTS),
   },
   nftables: {
-    'nft-worker.masqueradeMark': nft.rule('nft-worker', 'services', 'masquerade clusterIP traffic from outside cluster'),
-    'nft-worker.masquerade': nft.rule('nft-worker', 'masquerading', 'meta mark & 0x00004000 != 0x00000000'),
+    // v1.36 on: one rule of the services chain for every ClusterIP; v1.35 and v1.34: one in each Service's chain.
+    'nft-worker.masqueradeMark': nft.ruleWhere('nft-worker', "marking s-local's ClusterIP traffic from outside the pod range", (rule, _chain, run) =>
+      rule.includes(' ip saddr != ') && (rule.includes('ip daddr @cluster-ips ') || rule.startsWith(`ip daddr ${service(run, 's-local').clusterIP} `)) && /mark/.test(rule)),
+    'nft-worker.masquerade': nft.ruleWhere('nft-worker', 'masquerading what is marked', (rule, chain) =>
+      chain === 'masquerading' && rule.includes('masquerade') && !rule.includes('@hairpin-connections')),
     ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', noEndpoint),
     'nft-worker2.checkRule': nft.rule('nft-worker2', 'service-endpoints-check', '@no-endpoint-services'),
     ...nftVerdictFacts('nft-worker-after-delete.reject', 'nft-worker-after-delete', noEndpoint),
@@ -200,10 +203,9 @@ export default defineArticle({
       variants: ['iptables'],
     },
     { id: 'nft-host-masquerade',
-      zh: 'nftables 模式下，worker 上 kube-proxy 表的 services 链给不来自 Pod 网段、发往 ClusterIP 的包打标记，masquerading 链对带标记的包做 masquerade',
-      en: 'In nftables mode, the services chain of kube-proxy’s table on worker marks packets to a ClusterIP that do not come from the pod range, and the masquerading chain masquerades what is marked',
-      holds: (v) =>
-        v('nft-worker.masqueradeMark').startsWith('ip daddr @cluster-ips ip saddr != ') && v('nft-worker.masquerade').includes(' masquerade'),
+      zh: 'nftables 模式下，worker 上 kube-proxy 的表给不来自 Pod 网段、发往 s-local 的 ClusterIP 的包打伪装标记，masquerading 链对带标记的包做 masquerade',
+      en: 'In nftables mode, kube-proxy’s table on worker marks packets to s-local’s ClusterIP that do not come from the pod range for masquerade, and the masquerading chain masquerades what is marked',
+      holds: (v) => v('nft-worker.masqueradeMark').includes(' ip saddr != ') && v('nft-worker.masquerade').includes('masquerade'),
       variants: ['nftables'],
     },
     { id: 'host-network-alike',
@@ -295,8 +297,8 @@ export default defineArticle({
       en: 'In worker’s nat table, s-local’s Local internal chain marks packets not from the pod range for masquerade: {iptables-worker.masqueradeMark}; KUBE-POSTROUTING masquerades what is marked: {iptables-worker.masquerade}',
     },
     'nft-worker': {
-      zh: 'worker 上 kube-proxy 的 nftables 表：services 链给不来自 Pod 网段的 ClusterIP 流量打标记（{nft-worker.masqueradeMark}），masquerading 链对带标记的包做伪装（{nft-worker.masquerade}）',
-      en: 'kube-proxy’s nftables table on worker: the services chain marks ClusterIP traffic not from the pod range ({nft-worker.masqueradeMark}), and the masquerading chain masquerades what is marked ({nft-worker.masquerade})',
+      zh: 'worker 上 kube-proxy 的 nftables 表：给不来自 Pod 网段的 ClusterIP 流量打伪装标记的规则（{nft-worker.masqueradeMark}），masquerading 链对带标记的包做伪装（{nft-worker.masquerade}）',
+      en: 'kube-proxy’s nftables table on worker: the rule marking ClusterIP traffic not from the pod range ({nft-worker.masqueradeMark}), and the masquerading chain masquerading what is marked ({nft-worker.masquerade})',
     },
     'iptables-worker2': {
       zh: 'worker2 的 filter 表中发往 s-local 的 ClusterIP 的规则：{iptables-worker2.dropRule}',
