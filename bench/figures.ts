@@ -2,7 +2,7 @@
 // meets it, or why it could not be measured. Pure: building, judging and
 // formatting figures; the phases that measure live in bench/measure/.
 
-export const GROUPS = ['weight', 'e2e', 'binding', 'growth', 'lab', 'kind', 'tests'] as const;
+export const GROUPS = ['weight', 'e2e', 'binding', 'growth', 'merge', 'lab', 'kind', 'tests'] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** How a value is stored and shown: bytes are shown in KB (1 KB = 1024 bytes). */

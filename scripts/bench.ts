@@ -15,6 +15,7 @@ import { parseResults, resultFileName, RESULTS_SCHEMA_VERSION, type BenchResults
 import type { BenchContext } from '../bench/measure/context.ts';
 import { measureBinding } from '../bench/measure/binding.ts';
 import { measureGrowth } from '../bench/measure/growth.ts';
+import { measureMerge } from '../bench/measure/merge.ts';
 import { measureWeight } from '../bench/measure/weight.ts';
 import { measureE2e } from '../bench/measure/e2e.ts';
 import { measureLab } from '../bench/measure/lab.ts';
@@ -30,6 +31,7 @@ const PHASES: Record<Group, (ctx: BenchContext) => Promise<Figure[]>> = {
   e2e: measureE2e,
   binding: measureBinding,
   growth: measureGrowth,
+  merge: measureMerge,
   lab: measureLab,
   kind: measureKind,
   tests: measureNpmTest,
