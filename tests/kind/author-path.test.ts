@@ -1,11 +1,12 @@
 // The path an author takes with a new article, taken as an author takes it, on a
 // copy of the project (the real content/ is never written): `npm run new`, the
-// draft build, the build that refuses an article nobody measured, a capture on a
-// real kind cluster here (no registry: the scaffold declares its image's
-// substitute), a capture in the lab, and the build that publishes it, whose page
-// shows what the snapshots hold.
+// modes declared, the draft build before anything ran, the build that refuses
+// an article nobody measured, a capture in the lab and a draft with its run, a
+// capture on a real kind cluster here (no registry: the scaffold declares its
+// image's substitute), and the build that publishes it, whose page shows what
+// the snapshots hold.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { load } from 'js-yaml';
@@ -51,18 +52,34 @@ kindTest('a new article from npm run new to a published page: draft build, captu
   assert.equal(again.stderr, `new: content/articles/${SLUG} exists already; choose another slug\n`);
   assert.deepEqual(files(dir), scaffolded, 'a taken slug changes nothing');
 
+  // What the author adds first: the modes the article compares (only the default one is captured below).
+  const definition = join(dir, 'article.ts');
+  const scaffold = readFileSync(definition, 'utf8');
+  const withModes = scaffold.replace("    environments: ['kind', 'lab'],\n", "    environments: ['kind', 'lab'],\n    variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },\n");
+  assert.notEqual(withModes, scaffold, "the scaffold's environments line is where the modes go");
+  writeFileSync(definition, withModes);
+
+  // A preview from the first minute: nothing measured, every value a placeholder.
   const draft = await run(ASTRO, ['build'], { SHICE_DRAFT: '1' });
   assert.equal(draft.code, 0, draft.stderr);
   assert.match(readFileSync(join(project!, 'dist', SLUG, 'index.html'), 'utf8'), /尚未实测/, 'the draft shows its values as not yet measured');
+  assert.deepEqual(files(join(project!, 'dist', SLUG, 'run')), [], 'no record of a run that has not happened');
   const refused = await run(ASTRO, ['build']);
   assert.notEqual(refused.code, 0, 'a normal build refuses an article nobody measured');
   assert.match(refused.stdout + refused.stderr, new RegExp(`content/articles/${SLUG}/snapshots: not yet measured .*npm run capture -- ${SLUG}`));
 
-  // The two captures the next-step line names, the headline on kind and the lab, at the same time:
-  // each writes its own folder under a lock of its own.
-  const [kind, lab] = await Promise.all([run('scripts/capture.ts', [SLUG]), run('scripts/capture.ts', [SLUG, '--driver', 'lab'])]);
-  assert.equal(kind.code, 0, kind.stderr);
+  // The lab first (seconds), a preview with its run, then the headline on kind.
+  const lab = await run('scripts/capture.ts', [SLUG, '--driver', 'lab', '--variant', 'iptables']);
   assert.equal(lab.code, 0, lab.stderr);
+  const preview = await run(ASTRO, ['build'], { SHICE_DRAFT: '1' });
+  assert.equal(preview.code, 0, preview.stderr);
+  assert.match(readFileSync(join(project!, 'dist', SLUG, 'index.html'), 'utf8'), /尚未实测/, 'the headline (kind) is still a placeholder');
+  const labRecord = readFileSync(join(project!, 'dist', SLUG, 'run', 'lab', 'index.html'), 'utf8');
+  const labRun = load(readFileSync(join(dir, 'snapshots.lab', 'run.yaml'), 'utf8')) as { runId: string };
+  assert.ok(labRecord.includes(labRun.runId), "the lab's run has its record in the preview");
+  assert.match(readFileSync(join(project!, 'dist', SLUG, 'evidence', 'index.html'), 'utf8'), new RegExp(`data-environment="lab"[^>]*data-run="${labRun.runId}"|data-run="${labRun.runId}"[^>]*data-environment="lab"`), "the evidence page's claim matrix has the lab's column");
+  const kind = await run('scripts/capture.ts', [SLUG, '--variant', 'iptables']);
+  assert.equal(kind.code, 0, kind.stderr);
   for (const [folder, driver] of [
     ['snapshots', 'kind'],
     ['snapshots.lab', 'lab'],

@@ -3,7 +3,9 @@
 // build refuses it with one line).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { load } from 'js-yaml';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,8 @@ import { checkArticleSources } from '../../src/article/check/check-article.ts';
 import { checkChineseMdx } from '../../src/article/check/zh-copy.ts';
 import { NOT_YET_MEASURED, PLACEHOLDER } from '../../src/evidence/runs/unmeasured.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
+import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
+import { claimMatrix, measuredRuns } from '../../src/evidence/runs/environments.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -77,5 +81,64 @@ test('a never-captured article: a draft binds placeholders (declared values stay
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a never-captured article that declares variants, environments and versions previews as a draft, its headline run in placeholders', async () => {
+  const slug = '099-scaffold-variants';
+  const dir = join(root, 'content/articles', slug);
+  try {
+    const made = spawnSync(process.execPath, [join(root, 'scripts/new-article.ts'), slug], { cwd: root, encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    // What an author adds next: the modes and the releases the article is about.
+    const file = join(dir, 'article.ts');
+    const text = readFileSync(file, 'utf8');
+    const withAxes = text.replace(
+      "    environments: ['kind', 'lab'],\n",
+      "    environments: ['kind', 'lab'],\n    kubernetes: ['v1.37', 'v1.36'],\n    variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },\n",
+    );
+    assert.notEqual(withAxes, text, "the scaffold's environments line is where the axes go");
+    writeFileSync(file, withAxes);
+    const article = await loadArticle(root, slug);
+    const defs = { factDefs: article.factDefs, lines: article.lines, claimDefs: article.claimDefs, variantFactDefs: article.variantFactDefs, comparisonDefs: article.comparisonDefs, experiment: article.experiment };
+    assert.throws(() => evidenceFromDisk(slug, join(dir, 'snapshots'), defs), /snapshots: not yet measured \(no snapshots of 099-scaffold-variants\)/);
+    const draft = evidenceFromDisk(slug, join(dir, 'snapshots'), defs, { variants: true, draft: true });
+    assert.equal(draft.unmeasured, true);
+    assert.equal(draft.snapshots.run.runId, NOT_YET_MEASURED);
+    assert.equal(draft.facts.get('request.answer')!.value, PLACEHOLDER);
+    assert.equal(draft.facts.get('declared.app.replicas')!.value, '2', 'a declared value needs no run');
+    // The default variant in placeholders, the other mode, the lab and the older release named as not measured.
+    assert.deepEqual([draft.variantRuns?.measured, draft.variantRuns?.notMeasured], [['iptables'], ['nftables']]);
+    assert.deepEqual(draft.environmentRuns?.notMeasured, ['lab']);
+    assert.deepEqual(draft.versionRuns?.notMeasured, ['v1.36']);
+    assert.deepEqual(measuredRuns(draft), [], 'placeholders are no run: no column, no record');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a draft whose lab ran before its headline: the lab runs are its runs (columns, records), the headline placeholders are none', async () => {
+  const slug = '074-external-traffic-policy';
+  const article = await loadArticle(root, slug);
+  const defs = { factDefs: article.factDefs, lines: article.lines, claimDefs: article.claimDefs, variantFactDefs: article.variantFactDefs, comparisonDefs: article.comparisonDefs, experiment: article.experiment };
+  const tmp = mkdtempSync(join(tmpdir(), 'shice-draft-lab-'));
+  try {
+    // 074's committed lab runs of the headline release, with nothing measured on kind yet.
+    for (const folder of ['snapshots.lab', 'snapshots.lab.nftables']) cpSync(join(root, 'content/articles', slug, folder), join(tmp, folder), { recursive: true });
+    assert.throws(() => evidenceFromDisk(slug, join(tmp, 'snapshots'), defs), /snapshots: not yet measured/);
+    const draft = evidenceFromDisk(slug, join(tmp, 'snapshots'), defs, { variants: true, draft: true });
+    assert.equal(draft.unmeasured, true, 'the headline (kind) is still to come');
+    assert.equal(draft.snapshots.run.driver, 'kind', 'its placeholder run stands for the environment it waits for');
+    assert.equal(draft.snapshots.run.cluster.kubeProxyMode, 'iptables');
+    const runs = measuredRuns(draft);
+    assert.deepEqual(
+      runs.map((r) => [r.environment, r.variant, r.runId]),
+      ['snapshots.lab', 'snapshots.lab.nftables'].map((folder, i) => ['lab', ['iptables', 'nftables'][i], (load(readFileSync(join(tmp, folder, 'run.yaml'), 'utf8')) as { runId: string }).runId]),
+    );
+    const matrix = claimMatrix(draft);
+    assert.deepEqual(matrix.columns.map((c) => c.environment), ['lab', 'lab'], 'no column for a run that has not happened');
+    assert.ok(matrix.rows.every((row) => row.cells.every((cell) => cell.status !== 'broken')), "the lab's claims hold; no placeholder breaks one");
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
 });

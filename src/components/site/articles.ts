@@ -38,15 +38,14 @@ export interface RunRecordPageProps {
 
 /**
  * getStaticPaths() of the run records of one language: one page per measured run
- * of every article, in every environment (the article's own run first). An
- * article not yet measured (a draft) has none.
+ * of every article, in every environment (the article's own run first). A run
+ * not yet measured (a draft's placeholders) has none.
  */
 export async function runRecordPaths(lang: Lang): Promise<{ params: { slug: string; run: string | undefined }; props: RunRecordPageProps }[]> {
   const editions = (await loadEditions()).filter((edition) => edition.lang === lang);
   return editions.flatMap((edition) => {
-    const evidence = articleEvidence(edition.slug);
-    if (evidence.unmeasured) return [];
-    return measuredRuns(evidence).map(({ ref }) => {
+    // A draft has a record for each run it has (the lab's before kind's, say), none for its placeholders.
+    return measuredRuns(articleEvidence(edition.slug)).map(({ ref }) => {
       const run = Object.keys(ref).length ? ref : undefined;
       const param = [ref.version, ref.environment, ref.variant].filter(Boolean).join('/') || undefined;
       return { params: { slug: edition.slug, run: param }, props: { edition, run } };

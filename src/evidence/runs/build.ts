@@ -40,6 +40,8 @@ export function buildArticleEvidence(input: {
   version?: KubeRelease;
   /** In a draft never captured: the nodes, pods and Services it declares get their run facts as placeholders. */
   experiment?: Experiment | null;
+  /** The variant (kube-proxy mode) this folder holds: a draft's placeholder run names it. */
+  variant?: string;
   /** A capture judging its run: a fact not found breaks the claims that read it instead of failing (facts.ts, `collect`). */
   collectUnfound?: boolean;
 }): ArticleEvidence {
@@ -48,7 +50,10 @@ export function buildArticleEvidence(input: {
   const unmeasured = !existsSync(input.snapshotsDir) && interruptedSwapHint(input.snapshotsDir) === '';
   if (unmeasured && !input.draft) throw notYetMeasuredError(input.slug, input.snapshotsDir);
   const snapshots = unmeasured
-    ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines), declaredObjects(input.slug, input.experiment ?? null))
+    ? unmeasuredSnapshots(input.slug, input.snapshotsDir, Object.keys(input.lines), declaredObjects(input.slug, input.experiment ?? null), {
+        ...(input.environment === undefined ? {} : { environment: input.environment }),
+        ...(input.variant === undefined ? {} : { kubeProxyMode: input.variant }),
+      })
     : loadSnapshots(input.snapshotsDir, { slug: input.slug });
   if (!unmeasured && input.environment !== undefined && snapshots.run.driver !== input.environment)
     throw new EvidenceError(

@@ -59,7 +59,7 @@ export interface MeasuredRun {
 }
 
 /**
- * Every run the article was measured in, the headline version's first, in each
+ * Every run the article was measured in (a draft's placeholders are none), the headline version's first, in each
  * version the headline environment's first, each environment's default variant
  * before its others. `ref` leaves out what is the article's own (the headline
  * version, a version's headline environment, an environment's default variant).
@@ -76,11 +76,12 @@ function runsOfVersion(evidence: ArticleEvidence, version: string | undefined, v
   const ofEnvironment = (run: ArticleEvidence, environment: EnvironmentName | undefined, isHeadline: boolean): MeasuredRun[] => {
     const variants = run.variantRuns;
     const envRef = isHeadline || environment === undefined ? versionRef : { ...versionRef, environment };
-    if (!variants) return [{ version, environment, variant: undefined, runId: run.snapshots.run.runId, evidence: run, ref: envRef }];
-    return variants.measured.map((variant) => {
+    // A draft's placeholder run (never captured) is no run: no column, no record, no measured day.
+    if (!variants) return run.unmeasured ? [] : [{ version, environment, variant: undefined, runId: run.snapshots.run.runId, evidence: run, ref: envRef }];
+    return variants.measured.flatMap((variant) => {
       const own = variants.runs.get(variant)!;
       const ref = variant === variants.defaultVariant ? envRef : { ...envRef, variant };
-      return { version, environment, variant, runId: own.snapshots.run.runId, evidence: own, ref };
+      return own.unmeasured ? [] : [{ version, environment, variant, runId: own.snapshots.run.runId, evidence: own, ref }];
     });
   };
   if (!environments) return ofEnvironment(evidence, evidence.environment, true);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { readAuthorFile } from '../../authoring/author-file.ts';
 import { loadAll } from 'js-yaml';
 import { EvidenceError, displayPath } from '../errors.ts';
-import type { Experiment } from '../../experiment/types.ts';
+import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
 import type { Fact, FactDef } from '../facts.ts';
 import type { Snapshots } from '../load.ts';
 import type { RunSnapshot, StepSnapshot } from '../schema.ts';
@@ -59,12 +59,14 @@ export function unmeasuredSnapshots(
   dir: string,
   steps: readonly string[],
   declared: DeclaredObjects = { nodes: [], pods: [], services: [] },
+  /** Where and in which mode the run is still to come, so that the page names it as the runs it stands in for. */
+  awaited: { environment?: EnvironmentName; kubeProxyMode?: string } = {},
 ): Snapshots {
   const run: RunSnapshot = {
     schema: 1,
     slug,
     runId: NOT_YET_MEASURED,
-    driver: 'lab',
+    driver: awaited.environment ?? 'lab',
     environment: { summary: words, standsFor: words, limits: [words] },
     startedAt: EPOCH,
     finishedAt: EPOCH,
@@ -72,7 +74,7 @@ export function unmeasuredSnapshots(
     git: { commit: null, dirty: false },
     host: { os: PLACEHOLDER, arch: PLACEHOLDER, kernel: PLACEHOLDER },
     versions: {},
-    cluster: { name: PLACEHOLDER, kubeProxyMode: PLACEHOLDER, podSubnet: '0.0.0.0/0', serviceSubnet: '0.0.0.0/0' },
+    cluster: { name: PLACEHOLDER, kubeProxyMode: awaited.kubeProxyMode ?? PLACEHOLDER, podSubnet: '0.0.0.0/0', serviceSubnet: '0.0.0.0/0' },
     nodes: (declared.nodes.length ? declared.nodes : [PLACEHOLDER]).map((name) => ({
       name,
       k8sName: PLACEHOLDER,

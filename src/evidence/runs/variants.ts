@@ -100,9 +100,13 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
       claimsFile,
       environment: input.environment,
       ...(input.version === undefined ? {} : { version: input.version }),
+      // A draft previews the default variant before it ran (placeholders); the others are "not measured" until then.
+      draft: input.draft ?? false,
+      experiment,
+      variant,
     });
     const mode = evidence.snapshots.run.cluster.kubeProxyMode;
-    if (mode !== variant)
+    if (!evidence.unmeasured && mode !== variant)
       throw new EvidenceError(
         `${evidence.snapshots.files.run}: field "cluster.kubeProxyMode": expected "${variant}" (the variant this folder holds), got "${mode}"`,
       );
