@@ -238,3 +238,45 @@ export function findUnboundValues(file: string, source: string, options: Unbound
   }
   return found;
 }
+
+/**
+ * Components written inside code: `<Fact id="x" />` between backticks, or in a fenced block, is shown as
+ * that source text, not as the value, and no check would see it (it holds no digit). One problem each.
+ */
+export function componentsInCode(file: string, source: string, components: ReadonlySet<string>): BindingProblem[] {
+  const problems: BindingProblem[] = [];
+  const found = (text: string, line: number, offset: number, where: string) => {
+    for (const m of text.matchAll(/<([A-Z][A-Za-z]*)(?=[\s/>])/g)) {
+      if (!components.has(m[1]!)) continue;
+      const column = offset + m.index! + 1;
+      problems.push({
+        file,
+        line,
+        column,
+        message: `${file}:${line}:${column}: <${m[1]}> inside ${where} is shown as its source text, not rendered; take it out of the ${where === 'a code block' ? 'code block' : 'backticks'}`,
+      });
+    }
+  };
+  const lines = source.split('\n');
+  let i = 0;
+  if (lines[0]?.trim() === '---') {
+    const close = lines.findIndex((l, n) => n > 0 && l.trim() === '---');
+    i = close < 0 ? lines.length : close + 1;
+  }
+  let fence: string | undefined;
+  for (; i < lines.length; i++) {
+    const line = lines[i]!;
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence) {
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
+      else found(line, i + 1, 0, 'a code block');
+      continue;
+    }
+    if (marker) {
+      fence = marker;
+      continue;
+    }
+    for (const span of line.matchAll(/(`+)(.+?)\1/g)) found(span[2]!, i + 1, span.index! + span[1]!.length, 'inline code');
+  }
+  return problems;
+}

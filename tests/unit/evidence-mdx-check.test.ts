@@ -1,10 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BOUND_COMPONENTS, checkReferences, findFactReferences, findUnboundValues } from '../../src/evidence/mdx-check.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BOUND_COMPONENTS, checkReferences, componentsInCode, findFactReferences, findUnboundValues } from '../../src/evidence/mdx-check.ts';
+import { ARTICLE_COMPONENTS } from '../../src/article/check/check-article.ts';
 import { findNumericTokens } from '../../src/evidence/numbers.ts';
 import { scanMdx } from '../../src/evidence/mdx-scan.ts';
 
 const FILE = 'content/articles/074-external-traffic-policy/zh.mdx';
+const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 const page = [
   '---', //                                                   1
@@ -233,4 +238,42 @@ test('a <pre> put together from <Fact>s is refused: part of an output is shown w
     ],
     'one line for the block, none for a <pre> of a command or for the <Excerpt>',
   );
+});
+
+test('a component written inside code is refused where it stands: backticks and code blocks, not prose or frontmatter', () => {
+  const source = [
+    '---',
+    'title: `<Fact id="x" />` in a title is frontmatter, not code',
+    '---',
+    '',
+    'The answer is `<Fact id="request.answer" />`, and again <Fact id="request.answer" />.',
+    'A placeholder in a command is no component: `curl http://<NodeIP>:<NodePort>/`.',
+    '',
+    '```mdx',
+    '<Measured steps="request" />',
+    '```',
+    '',
+    'Two spans, ``<Cite id="a" />`` and `<Excerpt step="s">`.',
+  ].join('\n');
+  assert.deepEqual(
+    componentsInCode('zh.mdx', source, ARTICLE_COMPONENTS).map((p) => p.message),
+    [
+      'zh.mdx:5:16: <Fact> inside inline code is shown as its source text, not rendered; take it out of the backticks',
+      'zh.mdx:9:1: <Measured> inside a code block is shown as its source text, not rendered; take it out of the code block',
+      'zh.mdx:12:14: <Cite> inside inline code is shown as its source text, not rendered; take it out of the backticks',
+      'zh.mdx:12:37: <Excerpt> inside inline code is shown as its source text, not rendered; take it out of the backticks',
+    ],
+  );
+  // The committed articles have none.
+  for (const slug of ['074-external-traffic-policy', '075-local-uneven-weights', '076-internal-traffic-policy'])
+    for (const name of ['zh.mdx', 'en.mdx', 'evidence.zh.mdx', 'evidence.en.mdx']) {
+      const file = `content/articles/${slug}/${name}`;
+      assert.deepEqual(componentsInCode(file, readFileSync(join(ROOT_DIR, file), 'utf8'), ARTICLE_COMPONENTS), [], file);
+    }
+});
+
+test("the components refused inside code are those ArticleBody gives the MDX, and Fact", () => {
+  const body = readFileSync(join(ROOT_DIR, 'src/components/evidence/ArticleBody.astro'), 'utf8');
+  const given = /<Content components=\{\{([^}]*)\}\}/.exec(body)![1]!.split(',').map((n) => n.trim()).filter(Boolean);
+  assert.deepEqual([...ARTICLE_COMPONENTS].sort(), ['Fact', ...given].sort());
 });

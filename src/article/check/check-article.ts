@@ -2,8 +2,8 @@
 // <Fact>/<Measured> names something the run has, no measured-looking value is
 // typed into the prose, and the two languages bind the same evidence.
 // Pure: callers pass the sources and the evidence.
-import { load } from 'js-yaml';
-import { checkReferences, findFactReferences, findUnboundValues, type FactReference } from '../../evidence/mdx-check.ts';
+import { load, YAMLException } from 'js-yaml';
+import { checkReferences, componentsInCode, findFactReferences, findUnboundValues, type FactReference } from '../../evidence/mdx-check.ts';
 import { scanMdx, type MdxScan } from '../../evidence/mdx-scan.ts';
 import type { Lang } from '../../evidence/template.ts';
 
@@ -13,6 +13,12 @@ import type { Lang } from '../../evidence/template.ts';
  */
 export const ARTICLE_BOUND_COMPONENTS = ['VariantComparison', 'Chart', 'NotMeasured'];
 
+/** Every component an article's MDX can use (ArticleBody.astro passes them; Fact is compiled in): written inside code, each is refused. */
+export const ARTICLE_COMPONENTS: ReadonlySet<string> = new Set([
+  'Fact', 'RunBadge', 'Measured', 'Provenance', 'RunEnvironment', 'RunLimits', 'Walkthrough', 'Stop', 'EvidenceLink', 'Claim',
+  'VariantComparison', 'ClaimMatrix', 'Excerpt', 'ArticleLink', 'Chart', 'PacketPath', 'NotMeasured', 'Cite',
+]);
+
 export interface ArticleSource {
   lang: Lang;
   /** As messages show it: content/articles/<slug>/<lang>.mdx */
@@ -20,10 +26,27 @@ export interface ArticleSource {
   source: string;
 }
 
+/** A front matter that is no YAML, in one line: the file, the line in it, and what the YAML parser expected. */
+export class FrontMatterError extends Error {
+  override name = 'FrontMatterError';
+}
+
+/** The front matter's data; a YAML error is one line naming the file and the line (the front matter starts on line 2). */
+export function frontMatter(source: ArticleSource): Record<string, unknown> | null {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(source.source);
+  if (!match) return null;
+  try {
+    return load(match[1]!) as Record<string, unknown> | null;
+  } catch (error) {
+    if (!(error instanceof YAMLException)) throw error;
+    const line = (error.mark?.line ?? 0) + 2;
+    throw new FrontMatterError(`${source.file}:${line}: front matter: ${error.reason || 'not YAML'}; expected YAML between the two --- lines`);
+  }
+}
+
 /** The frontmatter's languageSpecificFacts: fact id -> reason. */
 export function languageSpecificFacts(source: ArticleSource): Map<string, string> {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(source.source);
-  const data = match ? (load(match[1]!) as { languageSpecificFacts?: Record<string, string> } | null) : null;
+  const data = frontMatter(source) as { languageSpecificFacts?: Record<string, string> } | null;
   return new Map(Object.entries(data?.languageSpecificFacts ?? {}));
 }
 
@@ -133,9 +156,18 @@ export function checkArticleSources(
   const stepIds = [...evidence.stepIds];
   const problems: string[] = [];
   // Each file is scanned once; every check below reads that one scan.
-  const reads = sources.map(readSource);
+  const reads = sources.flatMap((source) => {
+    try {
+      return [readSource(source)];
+    } catch (error) {
+      if (!(error instanceof FrontMatterError)) throw error;
+      problems.push(error.message);
+      return [];
+    }
+  });
   for (const { source: s, scan, claims, specific } of reads) {
     problems.push(...checkReferences(s.file, s.source, factIds, stepIds, scan).map((p) => p.message));
+    problems.push(...componentsInCode(s.file, s.source, ARTICLE_COMPONENTS).map((p) => p.message));
     problems.push(...findUnboundValues(s.file, s.source, { boundComponents: ARTICLE_BOUND_COMPONENTS }, scan).map((p) => p.message));
     problems.push(...stopProblems(s.file, s.source, evidence.stopIds ?? []));
     for (const ref of claims) {
