@@ -108,6 +108,41 @@ export function runFacts(run: RunSnapshot): FactDef[] {
   ];
 }
 
+/** What every step's run facts are (runFacts): the suffix after `<step>.`, and what it is. */
+const STEP_FACTS: Readonly<Record<string, string>> = {
+  rc: 'exit code',
+  seconds: 'duration',
+  node: 'node',
+  argv: 'argv',
+  command: 'command',
+  startedAt: 'start time',
+};
+/** Run facts whose ids do not depend on the run, and the prefixes whose ids do (tool versions, the driver's words). */
+const FIXED_RUN_FACTS = [
+  'cluster.name', 'cluster.nodeCount', 'cluster.podSubnet', 'cluster.serviceSubnet', 'cluster.kubeProxyMode',
+  'run.seconds', 'run.id', 'run.driver', 'run.startedAt', 'run.finishedAt', 'run.date', 'run.host', 'run.kubeProxyMode',
+  'version.os', 'version.kernel',
+];
+const RUN_FACT_PREFIXES = ['version.', 'run.version.', 'run.environment.', 'run.standIn.'];
+
+/**
+ * The facts of `ids` every run of this definition will have already (runFacts), each with what it is: known
+ * from the definition alone (its steps and nodes), so a draft build or the type check refuses them before a
+ * capture would. The Pods' and Services' (from the manifests) are left to withRunFacts. Pure.
+ */
+export function runFactCollisions(ids: readonly string[], steps: readonly string[], nodes: readonly string[]): Map<string, string> {
+  const known = new Map<string, string>();
+  for (const step of steps) for (const [suffix, what] of Object.entries(STEP_FACTS)) known.set(`${step}.${suffix}`, `step "${step}"'s ${what}`);
+  for (const node of nodes) for (const field of ['ip', 'name', 'podCIDR']) known.set(`node.${node}.${field}`, `node ${node}'s ${field}`);
+  for (const id of FIXED_RUN_FACTS) known.set(id, 'from run.yaml');
+  const found = new Map<string, string>();
+  for (const id of ids) {
+    const what = known.get(id) ?? (RUN_FACT_PREFIXES.some((p) => id.startsWith(p)) ? 'from run.yaml' : undefined);
+    if (what !== undefined) found.set(id, what);
+  }
+  return found;
+}
+
 /** An article's own facts and the run's: what the build derives. An id both declare is refused, in `file`'s words. */
 export function withRunFacts(defs: FactDef[], run: RunSnapshot, file = 'article.ts'): FactDef[] {
   const project = runFacts(run);

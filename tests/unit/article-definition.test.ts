@@ -69,6 +69,38 @@ test('the loader keeps what it was given: ids from the keys, the spec as written
   assert.deepEqual(article.claimDefs, []);
 });
 
+test("a fact id every run has already is refused by the loader, before a capture: a step's duration, a node's address, run.yaml's", async () => {
+  const experiment = { slug: '076-x', cluster: { nodes: [{ name: 'control-plane' }, { name: 'worker' }] }, steps: [{ id: 'rules', kind: 'exec' }] };
+  const spec = fromStep('rules', (s) => s.stdout);
+  assert.throws(
+    () =>
+      articleFrom(
+        { experiment, facts: { 'rules.seconds': spec, 'rules.dropRule': spec, 'node.worker.ip': spec }, variantFacts: { nftables: { 'version.kube-proxy': spec } }, lines: {} },
+        '076-x',
+      ),
+    (error: Error) => {
+      assert.deepEqual(error.message.split('\n').filter((l) => l.includes('every run has this fact')), [
+        `${FILE}: field "facts", fact "rules.seconds": every run has this fact already (step "rules"'s duration, src/evidence/run-facts.ts); expected an id of its own, e.g. "rules.<what it reads>"`,
+        `${FILE}: field "facts", fact "node.worker.ip": every run has this fact already (node worker's ip, src/evidence/run-facts.ts); expected an id of its own, e.g. "node.worker.<what it reads>"`,
+        `${FILE}: field "variantFacts.nftables", fact "version.kube-proxy": every run has this fact already (from run.yaml, src/evidence/run-facts.ts); expected an id of its own, e.g. "version.<what it reads>"`,
+      ]);
+      return true;
+    },
+  );
+});
+
+test('the ids the loader reserves are ids runs really have: every one a committed run derives, the manifests\' Pods and Services aside', async () => {
+  const { runFactCollisions, runFacts } = await import('../../src/evidence/run-facts.ts');
+  const { loadSnapshots } = await import('../../src/evidence/load.ts');
+  for (const slug of ['074-external-traffic-policy', '075-local-uneven-weights', '076-internal-traffic-policy']) {
+    const snapshots = loadSnapshots(join(root, 'content/articles', slug, 'snapshots.lab'), { slug });
+    const run = snapshots.run;
+    const ids = runFacts(run).map((d) => d.id).filter((id) => !/^(pod|service)\./.test(id));
+    const reserved = runFactCollisions(ids, run.steps, run.nodes.map((n) => n.name));
+    assert.deepEqual(ids.filter((id) => !reserved.has(id)), [], `${slug}: run facts the loader would not know`);
+  }
+});
+
 /** What `tsc` says of one definition, written beside the project's sources so its imports resolve. */
 function typeCheck(source: string): { status: number | null; out: string } {
   const dir = mkdtempSync(join(root, 'tests', '.types-'));
