@@ -164,15 +164,23 @@ export function articleFrom(exported: unknown, slug: string, file = definitionFi
   }
   if (isObject(experiment) && Array.isArray(experiment.steps)) {
     const steps = experiment.steps.map((s) => s?.id).filter((id): id is string => typeof id === 'string');
-    const nodes = Array.isArray(experiment.cluster?.nodes) ? experiment.cluster.nodes.map((n) => n?.name).filter((n): n is string => typeof n === 'string') : [];
+    const nodes = Array.isArray(experiment.cluster?.nodes)
+      ? experiment.cluster.nodes.map((n) => n?.name).filter((n): n is string => typeof n === 'string')
+      : [];
     const own: Array<[string, FactDef]> = [
       ...facts.map((d): [string, FactDef] => ['facts', d]),
       ...Object.entries(variantFactDefs ?? {}).flatMap(([variant, defs]) => defs.map((d): [string, FactDef] => [`variantFacts.${variant}`, d])),
     ];
-    const taken = runFactCollisions(own.map(([, d]) => d.id), steps, nodes);
+    const taken = runFactCollisions(
+      own.map(([, d]) => d.id),
+      steps,
+      nodes,
+    );
     for (const [field, d] of own)
       if (taken.has(d.id))
-        problems.push(`${file}: field "${field}", fact "${d.id}": every run has this fact already (${taken.get(d.id)}, src/evidence/run-facts.ts); expected an id of its own, e.g. "${d.id.replace(/\.[^.]*$/, '')}.<what it reads>"`);
+        problems.push(
+          `${file}: field "${field}", fact "${d.id}": every run has this fact already (${taken.get(d.id)}, src/evidence/run-facts.ts); expected an id of its own, e.g. "${d.id.replace(/\.[^.]*$/, '')}.<what it reads>"`,
+        );
   }
   if (!isObject(exported.lines)) problems.push(`${file}: field "lines": expected each step's measured line, by step id, got ${describe(exported.lines)}`);
   const claims = claimDefs(exported.claims, 'claims', file, problems);

@@ -171,7 +171,8 @@ export const nft = {
   ruleWhere: (step: string, what: string, match: (rule: string, chain: string, run: RunSnapshot) => boolean) =>
     fromStep(step, (s, run) => {
       const found = kubeProxyTable(s).chains.flatMap((c) => c.rules.filter((r) => match(r, c.name, run)));
-      if (found.length !== 1) throw new ExtractError(`looked for one rule ${what} in kube-proxy's table, found ${found.length}${found.length ? `: ${found.join('; ')}` : ''}`);
+      if (found.length !== 1)
+        throw new ExtractError(`looked for one rule ${what} in kube-proxy's table, found ${found.length}${found.length ? `: ${found.join('; ')}` : ''}`);
       return found[0]!;
     }),
   verdict: (step: string, query: VerdictQuery, field: 'element' | 'port' | 'verdict' | 'comment') =>

@@ -119,9 +119,21 @@ const STEP_FACTS: Readonly<Record<string, string>> = {
 };
 /** Run facts whose ids do not depend on the run, and the prefixes whose ids do (tool versions, the driver's words). */
 const FIXED_RUN_FACTS = [
-  'cluster.name', 'cluster.nodeCount', 'cluster.podSubnet', 'cluster.serviceSubnet', 'cluster.kubeProxyMode',
-  'run.seconds', 'run.id', 'run.driver', 'run.startedAt', 'run.finishedAt', 'run.date', 'run.host', 'run.kubeProxyMode',
-  'version.os', 'version.kernel',
+  'cluster.name',
+  'cluster.nodeCount',
+  'cluster.podSubnet',
+  'cluster.serviceSubnet',
+  'cluster.kubeProxyMode',
+  'run.seconds',
+  'run.id',
+  'run.driver',
+  'run.startedAt',
+  'run.finishedAt',
+  'run.date',
+  'run.host',
+  'run.kubeProxyMode',
+  'version.os',
+  'version.kernel',
 ];
 const RUN_FACT_PREFIXES = ['version.', 'run.version.', 'run.environment.', 'run.standIn.'];
 

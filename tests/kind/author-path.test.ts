@@ -55,7 +55,10 @@ kindTest('a new article from npm run new to a published page: draft build, captu
   // What the author adds first: the modes the article compares (only the default one is captured below).
   const definition = join(dir, 'article.ts');
   const scaffold = readFileSync(definition, 'utf8');
-  const withModes = scaffold.replace("    environments: ['kind', 'lab'],\n", "    environments: ['kind', 'lab'],\n    variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },\n");
+  const withModes = scaffold.replace(
+    "    environments: ['kind', 'lab'],\n",
+    "    environments: ['kind', 'lab'],\n    variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },\n",
+  );
   assert.notEqual(withModes, scaffold, "the scaffold's environments line is where the modes go");
   writeFileSync(definition, withModes);
 
@@ -77,7 +80,11 @@ kindTest('a new article from npm run new to a published page: draft build, captu
   const labRecord = readFileSync(join(project!, 'dist', SLUG, 'run', 'lab', 'index.html'), 'utf8');
   const labRun = load(readFileSync(join(dir, 'snapshots.lab', 'run.yaml'), 'utf8')) as { runId: string };
   assert.ok(labRecord.includes(labRun.runId), "the lab's run has its record in the preview");
-  assert.match(readFileSync(join(project!, 'dist', SLUG, 'evidence', 'index.html'), 'utf8'), new RegExp(`data-environment="lab"[^>]*data-run="${labRun.runId}"|data-run="${labRun.runId}"[^>]*data-environment="lab"`), "the evidence page's claim matrix has the lab's column");
+  assert.match(
+    readFileSync(join(project!, 'dist', SLUG, 'evidence', 'index.html'), 'utf8'),
+    new RegExp(`data-environment="lab"[^>]*data-run="${labRun.runId}"|data-run="${labRun.runId}"[^>]*data-environment="lab"`),
+    "the evidence page's claim matrix has the lab's column",
+  );
   const kind = await run('scripts/capture.ts', [SLUG, '--variant', 'iptables']);
   assert.equal(kind.code, 0, kind.stderr);
   for (const [folder, driver] of [

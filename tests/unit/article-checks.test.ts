@@ -91,9 +91,16 @@ test("a typed-in number in a stop's prose is caught like any other prose: the wa
 });
 
 test('a front matter that is no YAML is one problem naming the file and its line; the other file is still checked', () => {
-  const broken = { lang: 'zh' as const, file: 'content/articles/099-x/zh.mdx', source: '---\ntitle: "unclosed\nsummary: 一句话\n---\n\n正文 <Fact id="nope" />。\n' };
+  const broken = {
+    lang: 'zh' as const,
+    file: 'content/articles/099-x/zh.mdx',
+    source: '---\ntitle: "unclosed\nsummary: 一句话\n---\n\n正文 <Fact id="nope" />。\n',
+  };
   const fine = { lang: 'en' as const, file: 'content/articles/099-x/en.mdx', source: '---\ntitle: Fine\n---\n\nText <Fact id="nope" />.\n' };
   const problems = checkArticleSources([broken, fine], { factIds: [], stepIds: [] });
   assert.equal(problems[0], 'content/articles/099-x/zh.mdx:3: front matter: deficient indentation; expected YAML between the two --- lines');
-  assert.ok(problems.some((p) => p.startsWith('content/articles/099-x/en.mdx:5:') && p.includes('"nope"')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.startsWith('content/articles/099-x/en.mdx:5:') && p.includes('"nope"')),
+    problems.join('\n'),
+  );
 });

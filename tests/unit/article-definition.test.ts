@@ -75,29 +75,47 @@ test("a fact id every run has already is refused by the loader, before a capture
   assert.throws(
     () =>
       articleFrom(
-        { experiment, facts: { 'rules.seconds': spec, 'rules.dropRule': spec, 'node.worker.ip': spec }, variantFacts: { nftables: { 'version.kube-proxy': spec } }, lines: {} },
+        {
+          experiment,
+          facts: { 'rules.seconds': spec, 'rules.dropRule': spec, 'node.worker.ip': spec },
+          variantFacts: { nftables: { 'version.kube-proxy': spec } },
+          lines: {},
+        },
         '076-x',
       ),
     (error: Error) => {
-      assert.deepEqual(error.message.split('\n').filter((l) => l.includes('every run has this fact')), [
-        `${FILE}: field "facts", fact "rules.seconds": every run has this fact already (step "rules"'s duration, src/evidence/run-facts.ts); expected an id of its own, e.g. "rules.<what it reads>"`,
-        `${FILE}: field "facts", fact "node.worker.ip": every run has this fact already (node worker's ip, src/evidence/run-facts.ts); expected an id of its own, e.g. "node.worker.<what it reads>"`,
-        `${FILE}: field "variantFacts.nftables", fact "version.kube-proxy": every run has this fact already (from run.yaml, src/evidence/run-facts.ts); expected an id of its own, e.g. "version.<what it reads>"`,
-      ]);
+      assert.deepEqual(
+        error.message.split('\n').filter((l) => l.includes('every run has this fact')),
+        [
+          `${FILE}: field "facts", fact "rules.seconds": every run has this fact already (step "rules"'s duration, src/evidence/run-facts.ts); expected an id of its own, e.g. "rules.<what it reads>"`,
+          `${FILE}: field "facts", fact "node.worker.ip": every run has this fact already (node worker's ip, src/evidence/run-facts.ts); expected an id of its own, e.g. "node.worker.<what it reads>"`,
+          `${FILE}: field "variantFacts.nftables", fact "version.kube-proxy": every run has this fact already (from run.yaml, src/evidence/run-facts.ts); expected an id of its own, e.g. "version.<what it reads>"`,
+        ],
+      );
       return true;
     },
   );
 });
 
-test('the ids the loader reserves are ids runs really have: every one a committed run derives, the manifests\' Pods and Services aside', async () => {
+test("the ids the loader reserves are ids runs really have: every one a committed run derives, the manifests' Pods and Services aside", async () => {
   const { runFactCollisions, runFacts } = await import('../../src/evidence/run-facts.ts');
   const { loadSnapshots } = await import('../../src/evidence/load.ts');
   for (const slug of ['074-external-traffic-policy', '075-local-uneven-weights', '076-internal-traffic-policy']) {
     const snapshots = loadSnapshots(join(root, 'content/articles', slug, 'snapshots.lab'), { slug });
     const run = snapshots.run;
-    const ids = runFacts(run).map((d) => d.id).filter((id) => !/^(pod|service)\./.test(id));
-    const reserved = runFactCollisions(ids, run.steps, run.nodes.map((n) => n.name));
-    assert.deepEqual(ids.filter((id) => !reserved.has(id)), [], `${slug}: run facts the loader would not know`);
+    const ids = runFacts(run)
+      .map((d) => d.id)
+      .filter((id) => !/^(pod|service)\./.test(id));
+    const reserved = runFactCollisions(
+      ids,
+      run.steps,
+      run.nodes.map((n) => n.name),
+    );
+    assert.deepEqual(
+      ids.filter((id) => !reserved.has(id)),
+      [],
+      `${slug}: run facts the loader would not know`,
+    );
   }
 });
 

@@ -272,8 +272,12 @@ test('a component written inside code is refused where it stands: backticks and 
     }
 });
 
-test("the components refused inside code are those ArticleBody gives the MDX, and Fact", () => {
+test('the components refused inside code are those ArticleBody gives the MDX, and Fact', () => {
   const body = readFileSync(join(ROOT_DIR, 'src/components/evidence/ArticleBody.astro'), 'utf8');
-  const given = /<Content components=\{\{([^}]*)\}\}/.exec(body)![1]!.split(',').map((n) => n.trim()).filter(Boolean);
+  const given = /<Content components=\{\{([^}]*)\}\}/
+    .exec(body)![1]!
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   assert.deepEqual([...ARTICLE_COMPONENTS].sort(), ['Fact', ...given].sort());
 });

@@ -25,11 +25,17 @@ test('a ruleset is every table the node had, in order, each parsed whole', () =>
   assert.throws(() => findChain(kubeProxy(), 'KUBE-FIREWALL'), /looked for chain "KUBE-FIREWALL" in table ip kube-proxy/);
   // A single table (`nft list table`) is a ruleset of one.
   const one = parseNftRuleset('table ip t {\n\tchain c {\n\t\taccept\n\t}\n}\n');
-  assert.deepEqual(one.map((t) => [t.family, t.name, t.chains[0]!.rules]), [['ip', 't', ['accept']]]);
+  assert.deepEqual(
+    one.map((t) => [t.family, t.name, t.chains[0]!.rules]),
+    [['ip', 't', ['accept']]],
+  );
 });
 
 test('a ruleset that is not one names what it found, and a table that is missing or twice is named with what is there', () => {
-  assert.throws(() => parseNftRuleset('Error: Could not process rule: Operation not permitted\n'), /expected "table <family> <name> \{" at the margin, got "Error: Could not/);
+  assert.throws(
+    () => parseNftRuleset('Error: Could not process rule: Operation not permitted\n'),
+    /expected "table <family> <name> \{" at the margin, got "Error: Could not/,
+  );
   assert.throws(() => parseNftRuleset(''), /expected "table <family> <name> \{" on the first line, got ""/);
   assert.throws(() => findTable(parseNftRuleset(stdout), 'ip6', 'kube-proxy'), /looked for one table ip6 kube-proxy, found 0; the ruleset has .*ip kube-proxy/);
   const twice = 'table ip t {\n}\ntable ip t {\n}\n';

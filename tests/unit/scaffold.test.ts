@@ -100,7 +100,14 @@ test('a never-captured article that declares variants, environments and versions
     assert.notEqual(withAxes, text, "the scaffold's environments line is where the axes go");
     writeFileSync(file, withAxes);
     const article = await loadArticle(root, slug);
-    const defs = { factDefs: article.factDefs, lines: article.lines, claimDefs: article.claimDefs, variantFactDefs: article.variantFactDefs, comparisonDefs: article.comparisonDefs, experiment: article.experiment };
+    const defs = {
+      factDefs: article.factDefs,
+      lines: article.lines,
+      claimDefs: article.claimDefs,
+      variantFactDefs: article.variantFactDefs,
+      comparisonDefs: article.comparisonDefs,
+      experiment: article.experiment,
+    };
     assert.throws(() => evidenceFromDisk(slug, join(dir, 'snapshots'), defs), /snapshots: not yet measured \(no snapshots of 099-scaffold-variants\)/);
     const draft = evidenceFromDisk(slug, join(dir, 'snapshots'), defs, { variants: true, draft: true });
     assert.equal(draft.unmeasured, true);
@@ -120,11 +127,19 @@ test('a never-captured article that declares variants, environments and versions
 test('a draft whose lab ran before its headline: the lab runs are its runs (columns, records), the headline placeholders are none', async () => {
   const slug = '074-external-traffic-policy';
   const article = await loadArticle(root, slug);
-  const defs = { factDefs: article.factDefs, lines: article.lines, claimDefs: article.claimDefs, variantFactDefs: article.variantFactDefs, comparisonDefs: article.comparisonDefs, experiment: article.experiment };
+  const defs = {
+    factDefs: article.factDefs,
+    lines: article.lines,
+    claimDefs: article.claimDefs,
+    variantFactDefs: article.variantFactDefs,
+    comparisonDefs: article.comparisonDefs,
+    experiment: article.experiment,
+  };
   const tmp = mkdtempSync(join(tmpdir(), 'shice-draft-lab-'));
   try {
     // 074's committed lab runs of the headline release, with nothing measured on kind yet.
-    for (const folder of ['snapshots.lab', 'snapshots.lab.nftables']) cpSync(join(root, 'content/articles', slug, folder), join(tmp, folder), { recursive: true });
+    for (const folder of ['snapshots.lab', 'snapshots.lab.nftables'])
+      cpSync(join(root, 'content/articles', slug, folder), join(tmp, folder), { recursive: true });
     assert.throws(() => evidenceFromDisk(slug, join(tmp, 'snapshots'), defs), /snapshots: not yet measured/);
     const draft = evidenceFromDisk(slug, join(tmp, 'snapshots'), defs, { variants: true, draft: true });
     assert.equal(draft.unmeasured, true, 'the headline (kind) is still to come');
@@ -133,11 +148,22 @@ test('a draft whose lab ran before its headline: the lab runs are its runs (colu
     const runs = measuredRuns(draft);
     assert.deepEqual(
       runs.map((r) => [r.environment, r.variant, r.runId]),
-      ['snapshots.lab', 'snapshots.lab.nftables'].map((folder, i) => ['lab', ['iptables', 'nftables'][i], (load(readFileSync(join(tmp, folder, 'run.yaml'), 'utf8')) as { runId: string }).runId]),
+      ['snapshots.lab', 'snapshots.lab.nftables'].map((folder, i) => [
+        'lab',
+        ['iptables', 'nftables'][i],
+        (load(readFileSync(join(tmp, folder, 'run.yaml'), 'utf8')) as { runId: string }).runId,
+      ]),
     );
     const matrix = claimMatrix(draft);
-    assert.deepEqual(matrix.columns.map((c) => c.environment), ['lab', 'lab'], 'no column for a run that has not happened');
-    assert.ok(matrix.rows.every((row) => row.cells.every((cell) => cell.status !== 'broken')), "the lab's claims hold; no placeholder breaks one");
+    assert.deepEqual(
+      matrix.columns.map((c) => c.environment),
+      ['lab', 'lab'],
+      'no column for a run that has not happened',
+    );
+    assert.ok(
+      matrix.rows.every((row) => row.cells.every((cell) => cell.status !== 'broken')),
+      "the lab's claims hold; no placeholder breaks one",
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

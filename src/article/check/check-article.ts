@@ -15,8 +15,24 @@ export const ARTICLE_BOUND_COMPONENTS = ['VariantComparison', 'Chart', 'NotMeasu
 
 /** Every component an article's MDX can use (ArticleBody.astro passes them; Fact is compiled in): written inside code, each is refused. */
 export const ARTICLE_COMPONENTS: ReadonlySet<string> = new Set([
-  'Fact', 'RunBadge', 'Measured', 'Provenance', 'RunEnvironment', 'RunLimits', 'Walkthrough', 'Stop', 'EvidenceLink', 'Claim',
-  'VariantComparison', 'ClaimMatrix', 'Excerpt', 'ArticleLink', 'Chart', 'PacketPath', 'NotMeasured', 'Cite',
+  'Fact',
+  'RunBadge',
+  'Measured',
+  'Provenance',
+  'RunEnvironment',
+  'RunLimits',
+  'Walkthrough',
+  'Stop',
+  'EvidenceLink',
+  'Claim',
+  'VariantComparison',
+  'ClaimMatrix',
+  'Excerpt',
+  'ArticleLink',
+  'Chart',
+  'PacketPath',
+  'NotMeasured',
+  'Cite',
 ]);
 
 export interface ArticleSource {

@@ -112,7 +112,8 @@ export function parseNftRuleset(text: string): NftTable[] {
     } else if (line.trim() !== '' && !line.startsWith('#'))
       throw new ExtractError(`expected "table <family> <name> {" at the margin, got ${JSON.stringify(line.slice(0, 80))}`);
   }
-  if (blocks.length === 0) throw new ExtractError(`expected "table <family> <name> {" on the first line, got ${JSON.stringify((text.split('\n')[0] ?? '').slice(0, 80))}`);
+  if (blocks.length === 0)
+    throw new ExtractError(`expected "table <family> <name> {" on the first line, got ${JSON.stringify((text.split('\n')[0] ?? '').slice(0, 80))}`);
   return blocks.map((lines) => parseNftTable(lines.join('\n')));
 }
 
