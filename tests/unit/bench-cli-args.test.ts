@@ -34,7 +34,7 @@ test('--compare takes exactly two files', () => {
 
 test('every mistake is one line naming the option and what it expected', () => {
   const cases: Array<[string[], RegExp]> = [
-    [['--only', 'speed'], /--only: expected groups from weight, e2e, binding, growth, lab, kind, tests, got "speed"/],
+    [['--only', 'speed'], /--only: expected groups from weight, e2e, binding, growth, merge, lab, kind, tests, got "speed"/],
     [['--sizes', '1,50'], /--sizes: expected at least 3 different sizes/],
     [['--sizes', '1,x,3'], /--sizes: expected a whole number >= 1, got "x"/],
     [['--article', '076-a\nbench: done'], /^--article: expected a slug \(lowercase letters and digits joined by dashes\), got "076-a\\nbench: done"$/],
