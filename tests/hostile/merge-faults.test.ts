@@ -62,8 +62,8 @@ test(
 
       const clean = await start('capture.ts', ['--clean']).done;
       assert.equal(clean.code, 0, clean.stderr);
-      assert.match(clean.stderr, /finished the interrupted swap of run 20261204T185353Z-bf7734/);
-      assert.equal(loadSnapshots(join(article, 'snapshots.lab')).run.runId, '20261204T185353Z-bf7734', 'the run the merge was putting in place is there');
+      assert.match(clean.stderr, /finished the interrupted swap of run 20261206T144026Z-8bcb7d/);
+      assert.equal(loadSnapshots(join(article, 'snapshots.lab')).run.runId, '20261206T144026Z-8bcb7d', 'the run the merge was putting in place is there');
       assert.deepEqual(treeDigest(join(article, 'snapshots.lab')), treeDigest(SAMPLE));
       assert.deepEqual(
         readdirSync(article).filter((n) => n.startsWith('.')),
@@ -97,7 +97,7 @@ test(
 
       const clean = await start('capture.ts', ['--clean']).done;
       assert.equal(clean.code, 0, clean.stderr);
-      assert.match(clean.stderr, /finished the interrupted swap of run 20261204T185353Z-bf7734, run \S+ \(2 target\(s\) together\)/);
+      assert.match(clean.stderr, /finished the interrupted swap of run 20261206T144026Z-8bcb7d, run \S+ \(2 target\(s\) together\)/);
       assert.deepEqual(treeDigest(join(article, 'snapshots.lab')), treeDigest(SAMPLE), 'the first target holds its new run');
       assert.deepEqual(treeDigest(join(article, 'snapshots.lab.nftables')), nftables, 'the second target holds its new run (the same run merged again)');
       assert.deepEqual(
@@ -147,7 +147,7 @@ test("a step file of the input replaced the moment the target's lock appears: wh
       const merge = start('capture-merge.ts', [runs, '--variant', 'iptables']);
       await Promise.race([locked, merge.done]);
       // The backend now "sees" the client itself: claim cluster-hides-client breaks.
-      writeFileSync(step, readFileSync(step, 'utf8').replace('client=10.245.1.1', 'client=172.20.0.3'));
+      writeFileSync(step, readFileSync(step, 'utf8').replace('client=10.245.2.1', 'client=172.20.0.3'));
       const ended = await merge.done;
       assert.ok(ended.code === 0 || ended.code === 3, ended.stderr);
       if (ended.code === 3) {

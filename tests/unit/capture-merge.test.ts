@@ -326,18 +326,18 @@ test('the command merges runs as capture.yml calls it: swapped in byte for byte,
     assert.equal(merged.status, 0, merged.stderr);
     assert.deepEqual(treeDigest(join(labDir, 'snapshots.lab')), treeDigest(SAMPLE), 'the lab run swapped in byte for byte');
     assert.deepEqual(treeDigest(join(labDir, 'snapshots.lab.nftables')), treeDigest(committed(S074, 'snapshots.lab.nftables')), 'the other variant untouched');
-    assert.match(merged.stderr, /^merged 074-external-traffic-policy \(lab, iptables\): run 20261204T185353Z-bf7734 into .*snapshots\.lab$/m);
+    assert.match(merged.stderr, /^merged 074-external-traffic-policy \(lab, iptables\): run 20261206T144026Z-8bcb7d into .*snapshots\.lab$/m);
     assert.match(merged.stderr, /^claims: all \d+ hold$/m);
     assert.match(
       merged.stderr,
-      /^what changed: .*\n {2}compared run 20261204T185353Z-bf7734 with run \S+, the committed snapshots it replaced .*snapshots\.lab$/m,
+      /^what changed: .*\n {2}compared run 20261206T144026Z-8bcb7d with run \S+, the committed snapshots it replaced .*snapshots\.lab$/m,
     );
     assert.match(merged.stderr, /^capture:merge: 1 run\(s\) of 1 article\(s\) merged in [\d.]+ s$/m);
     const report = readFileSync(join(tmp, 'report.md'), 'utf8');
     // The heading is the run's verdict, as its report's headline says it: the pull request is titled with it.
     const said = /^what changed: (no change in behaviour|the environment changed|the behaviour changed)/m.exec(merged.stderr)![1]!.replace(/^the /, '');
     assert.equal(report.split('\n')[0], `# Capture: ${said}`);
-    assert.match(report, /^## 074-external-traffic-policy \\\(lab, iptables\\\): run 20261204T185353Z-bf7734$/m);
+    assert.match(report, /^## 074-external-traffic-policy \\\(lab, iptables\\\): run 20261206T144026Z-8bcb7d$/m);
     assert.match(report, /^```text\nclaims: all \d+ hold\nwhat changed: /m);
     const names = readdirSync(labDir);
     assert.deepEqual(
@@ -374,14 +374,15 @@ test('what is swapped in is what was judged: an input changed after its judgemen
         () =>
           writeFileSync(
             step('cluster-via-worker.yaml'),
-            readFileSync(step('cluster-via-worker.yaml'), 'utf8').replace('client=10.245.1.1', 'client=172.20.0.3'),
+            readFileSync(step('cluster-via-worker.yaml'), 'utf8').replace('client=10.245.2.1', 'client=172.20.0.3'),
           ),
         3,
         /on the copy beside the target \d+ claim\(s\) no longer hold: .*cluster-hides-client/,
       ],
       [
         'a run.yaml that names the other variant',
-        () => writeFileSync(step('run.yaml'), readFileSync(step('run.yaml'), 'utf8').replaceAll('iptables', 'nftables')),
+        // The mode the run names, not the step ids that carry the word (iptables-worker2).
+        () => writeFileSync(step('run.yaml'), readFileSync(step('run.yaml'), 'utf8').replaceAll('kubeProxyMode: iptables', 'kubeProxyMode: nftables')),
         2,
         /the run of snapshots\.lab\.nftables, not of .*snapshots\.lab$/,
       ],

@@ -14,10 +14,10 @@ test("parses worker2's entry for s-cluster's NodePort: DNAT to the pod, SNAT to 
   assert.equal(entry!.state, 'TIME_WAIT');
   assert.equal(entry!.original.src, '172.20.0.3');
   assert.equal(entry!.original.dst, '172.20.0.4');
-  assert.equal(entry!.original.dport, '32083');
+  assert.equal(entry!.original.dport, '32435');
   assert.match(entry!.original.sport!, /^\d+$/);
   assert.deepEqual(entry!.original.extra, {});
-  assert.equal(entry!.reply.src, '10.245.1.2');
+  assert.equal(entry!.reply.src, '10.245.2.2');
   assert.equal(entry!.reply.dst, '172.20.0.4');
   assert.equal(entry!.reply.sport, '80');
   assert.deepEqual(entry!.flags, ['ASSURED']);

@@ -6,7 +6,7 @@ import { ExtractError } from '../../src/evidence/errors.ts';
 import { readSample } from '../fixtures/samples/read-sample.ts';
 
 test('clientAddress reads the address nginx reported, from real curl output', () => {
-  assert.equal(clientAddress(readSample('curl/cluster-via-worker.yaml').stdout), '10.245.1.1');
+  assert.equal(clientAddress(readSample('curl/cluster-via-worker.yaml').stdout), '10.245.2.1');
   assert.equal(clientAddress(readSample('curl/cluster-via-worker2.yaml').stdout), '172.20.0.4');
   assert.equal(clientAddress(readSample('curl/local-via-worker.yaml').stdout), '172.20.0.3');
   // --write-out appends its own line after the body.

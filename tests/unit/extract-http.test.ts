@@ -60,7 +60,7 @@ test('parseHttpResponse and jsonField fail naming what they expected', () => {
     message: 'expected an HTTP status line ("HTTP/1.1 200 OK") at the start of stdout, got ""',
   });
   // curl without --include: only the body.
-  assert.throws(() => parseHttpResponse(readSample('curl/cluster-via-worker.yaml').stdout), /expected an HTTP status line .* got "client=10\.245\.1\.1"$/);
+  assert.throws(() => parseHttpResponse(readSample('curl/cluster-via-worker.yaml').stdout), /expected an HTTP status line .* got "client=10\.245\.2\.1"$/);
   assert.throws(() => parseHttpResponse('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n'), /expected a blank line after the headers of "HTTP\/1\.1 200 OK"/);
   assert.throws(() => parseHttpResponse('HTTP/1.1 200 OK\r\nnot a header\r\n\r\n'), /expected a header "Name: value", got "not a header"/);
   const r = parseHttpResponse(readSample('http/health-worker.yaml').stdout);

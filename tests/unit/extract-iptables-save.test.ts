@@ -89,12 +89,12 @@ test('parseIptablesSave reads every table of a full iptables-save, nat rules inc
   // Two rules a NodePort (kube-proxy v1.37): each still jumps to the Service's KUBE-EXT chain.
   assert.deepEqual(
     nodePorts.map((r) => optionValue(r.args, '--dport')),
-    ['32083', '32083', '30187', '30187', '31317', '31317'],
+    ['30495', '30495', '32435', '32435', '31466', '31466'],
   );
   assert.ok(nodePorts.every((r) => r.target?.startsWith('KUBE-EXT-')));
   // One endpoint a Service: the backend for the three, the API server for `kubernetes`.
   const dnat = findRules(save, { table: 'nat', target: 'DNAT' });
-  assert.deepEqual(dnat.map((r) => optionValue(r.args, '--to-destination')).sort(), ['10.245.1.2:80', '10.245.1.2:80', '10.245.1.2:80', '172.20.0.3:6443']);
+  assert.deepEqual(dnat.map((r) => optionValue(r.args, '--to-destination')).sort(), ['10.245.2.2:80', '10.245.2.2:80', '10.245.2.2:80', '172.20.0.3:6443']);
   // The same table read alone gives the same rules.
   const natOnly = parseIptablesSave(readSample('iptables/worker2-nat.yaml').stdout);
   assert.deepEqual(

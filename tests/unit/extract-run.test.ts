@@ -13,10 +13,10 @@ test('node IPs, pod IP, NodePorts and the health-check port come from run.yaml',
   assert.equal(nodeIP(run, 'control-plane'), '172.20.0.3');
   assert.equal(nodeIP(run, 'worker'), '172.20.0.2');
   assert.equal(nodeIP(run, 'worker2'), '172.20.0.4');
-  assert.equal(podIP(run, 'backend'), '10.245.1.2');
-  assert.equal(nodePort(run, 's-cluster'), '32011');
-  assert.equal(nodePort(run, 's-local'), '32296');
-  assert.equal(healthCheckNodePort(run, 's-lb'), '30837');
+  assert.equal(podIP(run, 'backend'), '10.245.2.2');
+  assert.equal(nodePort(run, 's-cluster'), '32435');
+  assert.equal(nodePort(run, 's-local'), '30495');
+  assert.equal(healthCheckNodePort(run, 's-lb'), '30863');
   assert.throws(() => healthCheckNodePort(run, 's-local'), /service "s-local" has no healthCheckNodePort in run\.yaml \(only LoadBalancer \+ Local gets one\)/);
   assert.throws(() => nodeIP(run, 'worker3'), {
     name: 'ExtractError',

@@ -79,6 +79,6 @@ test('076’s kind run: a request from a pod names the pod and its node; a Clust
   assert.equal(zh[3], '{node} 上 Pod client-worker2 里的 `curl` → s-local 的 ClusterIP');
   assert.equal(en[3], '`curl` in pod client-worker2 on {node} → s-local’s ClusterIP');
   assert.equal(zh[4], '{node} 上的 `curl` → s-local 的 ClusterIP', "a node's own request names no pod");
-  assert.equal(en[9], '`curl` on {node} → s-ext-local’s NodePort on worker2');
-  assert.equal(en[14], '{command} run by the capture on its host', 'the recreate: kubectl apply, short enough to be its own name');
+  assert.equal(en[10], '`curl` on {node} → s-ext-local’s NodePort on worker2');
+  assert.equal(en[15], '{command} run by the capture on its host', 'the recreate: kubectl apply, short enough to be its own name');
 });
