@@ -169,7 +169,7 @@ for (const { lang, path } of PAGES) {
       expect(await fact.locator('.nobr').evaluateAll((els) => els.filter((el) => el.getClientRects().length > 1).map((el) => el.textContent))).toEqual([]);
       // Lines were left out before and after it, and the excerpt says so; the whole output is a link away.
       expect(await pre.locator('.excerpt-gap').count()).toBeGreaterThan(0);
-      await expect(rule.locator('.excerpt-whole a[href="#output-filter-worker2"]')).toHaveCount(1);
+      await expect(rule.locator('.excerpt-whole a[href="#output-iptables-worker2"]')).toHaveCount(1);
       const unlabelled = await page.$$eval(
         'article pre',
         (pres) =>

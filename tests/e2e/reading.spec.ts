@@ -59,7 +59,7 @@ test.describe('copy buttons', () => {
     const page = await context.newPage();
     await page.goto(articlePathOf('en', SLUG));
     await expect(page.locator('.copy-button')).toHaveCount(0);
-    await expect(page.locator('#output-filter-worker2 pre').first()).toBeAttached();
+    await expect(page.locator('#output-iptables-worker2 pre').first()).toBeAttached();
     await context.close();
   });
 });
