@@ -134,6 +134,24 @@ export const iptables = {
       if (value === undefined) throw new ExtractError(`the rule has no ${option}: ${found.line}`);
       return value;
     }),
+  /**
+   * How a Service's chain picks an endpoint, in the nat table: KUBE-SVC-… (the cluster-wide one) or KUBE-SVL-…
+   * (a node's own, under Local). `endpoints`: how many KUBE-SEP-… rules it jumps to; `probabilities`: each
+   * rule's `-m statistic --mode random --probability` in order, comma-separated (the last rule has none).
+   */
+  picks: (step: string, service: string, chain: 'KUBE-SVC-' | 'KUBE-SVL-', field: 'endpoints' | 'probabilities') =>
+    fromStep(step, (s) => {
+      const rules = findRules(parseIptablesSave(s.stdout), { table: 'nat' }).filter(
+        (r) => r.chain.startsWith(chain) && r.target?.startsWith('KUBE-SEP-') && optionValue(r.args, '--comment')?.startsWith(`default/${service} -> `),
+      );
+      if (rules.length === 0) throw new ExtractError(`looked for ${chain}… rules of default/${service} jumping to KUBE-SEP-… in the nat table, found none`);
+      if (new Set(rules.map((r) => r.chain)).size !== 1)
+        throw new ExtractError(`default/${service}'s ${chain}… rules are in ${new Set(rules.map((r) => r.chain)).size} chains, expected one`);
+      if (field === 'endpoints') return String(rules.length);
+      const given = rules.map((r) => optionValue(r.args, '--probability')).filter((p): p is string => p !== undefined);
+      if (given.length === 0) throw new ExtractError(`default/${service}'s ${chain}… chain picks its one endpoint without a probability`);
+      return given.join(', ');
+    }),
   /** The one rule jumping to `targetPrefix…` in the chain of the rule `sibling` finds: a chain named by a hash, found by a comment. */
   inChainOf: (step: string, sibling: RuleQuery, targetPrefix: string) =>
     fromStep(step, (s) => {

@@ -7,7 +7,7 @@
 // node (by name). Node and Service facts, versions and each step's rc and
 // seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, healthCheckLine, answerFacts, choiceBars, withinBounds, choiceFacts, declared, factsFrom, fromRun, healthCheckFacts, curlArgv, exec, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, placement,
+  defineArticle, healthCheckLine, answerFacts, choiceBars, withinBounds, choiceFacts, declared, factsFrom, fromRun, healthCheckFacts, curlArgv, exec, iptables, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, placement,
   type Answer, type Experiment, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
@@ -51,6 +51,9 @@ const experiment: Experiment = {
   steps: [
     fromClient('health-worker', "s-local's health check on worker", healthCheck('worker')),
     fromClient('health-worker2', "s-local's health check on worker2", healthCheck('worker2')),
+    // Each worker's rules, every table at one moment: the chains that pick a backend for each new connection.
+    exec('iptables-worker', 'worker', "worker's iptables rules, every table", () => ['iptables-save']),
+    exec('iptables-worker2', 'worker2', "worker2's iptables rules, every table", () => ['iptables-save']),
     fromClient('spread-cluster', 's-cluster: the same number of requests to each worker', spread('s-cluster')),
     fromClient('spread-local', 's-local: the same number of requests to each worker', spread('s-local')),
   ],
@@ -85,6 +88,14 @@ const facts = {
   'declared.web.containerPort': declared('manifests/web.yaml', 'Deployment/web', 'spec.template.spec.containers.0.ports.0.containerPort'),
   ...healthCheckFacts('health-worker'),
   ...healthCheckFacts('health-worker2'),
+  // How each worker's nat table picks: s-cluster's chain over every endpoint, s-local's over the node's own.
+  ...factsFrom<`iptables-${(typeof WORKERS)[number]}.${'clusterEndpoints' | 'clusterProbabilities' | 'localEndpoints'}`>(
+    WORKERS.flatMap((w) => [
+      [`iptables-${w}.clusterEndpoints`, iptables.picks(`iptables-${w}`, 's-cluster', 'KUBE-SVC-', 'endpoints')],
+      [`iptables-${w}.clusterProbabilities`, iptables.picks(`iptables-${w}`, 's-cluster', 'KUBE-SVC-', 'probabilities')],
+      [`iptables-${w}.localEndpoints`, iptables.picks(`iptables-${w}`, 's-local', 'KUBE-SVL-', 'endpoints')],
+    ] as const),
+  ),
   ...spreadFacts('cluster'),
   ...spreadFacts('local'),
   'spread.sigmas': fromRun(() => String(SIGMAS)),
@@ -123,6 +134,16 @@ export default defineArticle({
         v('pod.web.count') === '3' && v('pod.shared-1.node') === v('pod.shared-2.node') && v('pod.lone.node') !== v('pod.shared-1.node')
         && WORKERS.every((w) => v(`health-${w}.localEndpoints`) === String(ROLES.filter((r) => v(`pod.${r}.node`) === w).length)),
     },
+    { id: 'rules-pick-at-random',
+      zh: '两个 worker 的 nat 表里，s-cluster 的链跳向三个后端，前两条规则依次以约三分之一、二分之一的概率随机匹配，剩下的落到第三个；s-local 的链只跳向本节点的后端，数目与健康检查报告的相同',
+      en: 'In both workers’ nat tables, s-cluster’s chain jumps to three endpoints, its first two rules matching at random with probabilities of about a third and a half, the rest falling to the third; s-local’s chain jumps only to the node’s own endpoints, as many as its health check reports',
+      holds: (v) =>
+        WORKERS.every((w) => {
+          const [first, second, ...more] = v(`iptables-${w}.clusterProbabilities`).split(', ').map(Number);
+          return v(`iptables-${w}.clusterEndpoints`) === '3' && more.length === 0 && Math.abs(first! - 1 / 3) < 1e-6 && Math.abs(second! - 1 / 2) < 1e-6
+            && v(`iptables-${w}.localEndpoints`) === v(`health-${w}.localEndpoints`);
+        }),
+    },
     { id: 'nodes-get-equal-traffic',
       zh: '每种策略下，两个节点收到的请求一样多，每个请求都得到了成功的回答',
       en: 'Under each policy both nodes received the same number of requests, and every request was answered successfully',
@@ -149,6 +170,14 @@ export default defineArticle({
   lines: {
     'health-worker': healthCheckLine('health-worker', 's-local 在 worker {node.worker.ip}:{service.s-local.healthCheckNodePort} 的健康检查', "s-local’s health check on worker, {node.worker.ip}:{service.s-local.healthCheckNodePort}"),
     'health-worker2': healthCheckLine('health-worker2', 's-local 在 worker2 {node.worker2.ip}:{service.s-local.healthCheckNodePort} 的健康检查', "s-local’s health check on worker2, {node.worker2.ip}:{service.s-local.healthCheckNodePort}"),
+    'iptables-worker': {
+      zh: 'worker 的 nat 表：s-cluster 的链跳向 {iptables-worker.clusterEndpoints} 个后端，随机匹配的概率依次为 {iptables-worker.clusterProbabilities}；s-local 的链跳向本节点的 {iptables-worker.localEndpoints} 个后端',
+      en: "Worker's nat table: s-cluster's chain jumps to {iptables-worker.clusterEndpoints} endpoints, matching at random with probabilities {iptables-worker.clusterProbabilities} in turn; s-local's chain to the node's own {iptables-worker.localEndpoints}",
+    },
+    'iptables-worker2': {
+      zh: 'worker2 的 nat 表：s-cluster 的链跳向 {iptables-worker2.clusterEndpoints} 个后端，随机匹配的概率依次为 {iptables-worker2.clusterProbabilities}；s-local 的链跳向本节点的 {iptables-worker2.localEndpoints} 个后端',
+      en: "Worker2's nat table: s-cluster's chain jumps to {iptables-worker2.clusterEndpoints} endpoints, matching at random with probabilities {iptables-worker2.clusterProbabilities} in turn; s-local's chain to the node's own {iptables-worker2.localEndpoints}",
+    },
     'spread-cluster': spreadLine('cluster', 'Cluster'),
     'spread-local': spreadLine('local', 'Local'),
   },
