@@ -32,7 +32,7 @@ after(async () => {
 const ASTRO = 'node_modules/astro/bin/astro.mjs';
 const files = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort() : []);
 
-kindTest('a new article from npm run new to a published page: draft build, captures on kind and in the lab, build', async (t) => {
+kindTest('a new article from npm run new to a published page: modes declared, draft build, a lab capture and a draft with its run, a kind capture, build', async (t) => {
   const dir = join(project!, 'content/articles', SLUG);
   const env = { ...host!.env, ASTRO_TELEMETRY_DISABLED: '1' };
   const run = (script: string, args: string[], extra: NodeJS.ProcessEnv = {}) =>
