@@ -48,6 +48,9 @@ test('075’s requests to both workers name both; the lab’s run names the same
     assert.deepEqual(named(folder, 'en'), [
       '`curl` on {node} → s-local’s health-check port on worker',
       '`curl` on {node} → s-local’s health-check port on worker2',
+      // iptables-save on each worker: named by its command.
+      '{command} on {node}',
+      '{command} on {node}',
       '`curl` on {node} → s-cluster’s NodePort on worker and worker2',
       '`curl` on {node} → s-local’s NodePort on worker and worker2',
     ]);
