@@ -193,7 +193,10 @@ test('a delete timed by its client: the probes start with the delete, and the ch
   assert.equal(settle.afterDeleteMs, undefined);
   assert.ok(settle.lastUnchangedMs! > 0 && settle.lastUnchangedMs! < settle.afterDeleteStartMs!, JSON.stringify(settle));
   // The change came before the delete returned, so counted from the delete's start it is within the delete's time, however busy the machine.
-  assert.ok(settle.afterDeleteStartMs! <= deleteReturnedAt - calledAt, 'the client failed before the delete returned: counted from the delete, not from its return');
+  assert.ok(
+    settle.afterDeleteStartMs! <= deleteReturnedAt - calledAt,
+    'the client failed before the delete returned: counted from the delete, not from its return',
+  );
 });
 
 test('a delete that fails stops its client probes and fails the step; a client that never changes is named', async () => {
