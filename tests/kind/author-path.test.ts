@@ -6,11 +6,12 @@
 // image's substitute), and the build that publishes it, whose page shows what
 // the snapshots hold.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { load } from 'js-yaml';
 import { siteCopy } from '../support/project-copy.ts';
+import { declareInScaffold } from '../support/scaffold-edit.ts';
 import { kindTest, prepareKind, ROOT, runScript, stopKindIfStarted, unavailable, type KindHost } from './support.ts';
 
 const SLUG = '099-author-path';
@@ -55,14 +56,7 @@ kindTest(
     assert.deepEqual(files(dir), scaffolded, 'a taken slug changes nothing');
 
     // What the author adds first: the modes the article compares (only the default one is captured below).
-    const definition = join(dir, 'article.ts');
-    const scaffold = readFileSync(definition, 'utf8');
-    const withModes = scaffold.replace(
-      "    environments: ['kind', 'lab'],\n",
-      "    environments: ['kind', 'lab'],\n    variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },\n",
-    );
-    assert.notEqual(withModes, scaffold, "the scaffold's environments line is where the modes go");
-    writeFileSync(definition, withModes);
+    declareInScaffold(join(dir, 'article.ts'), ["variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] }"]);
 
     // A preview from the first minute: nothing measured, every value a placeholder.
     const draft = await run(ASTRO, ['build'], { SHICE_DRAFT: '1' });

@@ -3,7 +3,7 @@
 // build refuses it with one line).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { load } from 'js-yaml';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { checkArticleSources } from '../../src/article/check/check-article.ts';
 import { checkChineseMdx } from '../../src/article/check/zh-copy.ts';
 import { NOT_YET_MEASURED, PLACEHOLDER } from '../../src/evidence/runs/unmeasured.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
+import { declareInScaffold } from '../support/scaffold-edit.ts';
 import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
 import { claimMatrix, measuredRuns } from '../../src/evidence/runs/environments.ts';
 
@@ -91,25 +92,10 @@ test('a never-captured article that declares variants, environments and versions
     const made = spawnSync(process.execPath, [join(root, 'scripts/new-article.ts'), slug], { cwd: root, encoding: 'utf8' });
     assert.equal(made.status, 0, made.stderr);
     // What an author adds next: the modes and the releases the article is about.
-    const file = join(dir, 'article.ts');
-    const text = readFileSync(file, 'utf8');
-    const withAxes = text.replace(
-      "    environments: ['kind', 'lab'],\n",
-      "    environments: ['kind', 'lab'],\n    kubernetes: ['v1.37', 'v1.36'],\n    variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },\n",
-    );
-    assert.notEqual(withAxes, text, "the scaffold's environments line is where the axes go");
-    writeFileSync(file, withAxes);
+    declareInScaffold(join(dir, 'article.ts'), ["kubernetes: ['v1.37', 'v1.36']", "variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] }"]);
     const article = await loadArticle(root, slug);
-    const defs = {
-      factDefs: article.factDefs,
-      lines: article.lines,
-      claimDefs: article.claimDefs,
-      variantFactDefs: article.variantFactDefs,
-      comparisonDefs: article.comparisonDefs,
-      experiment: article.experiment,
-    };
-    assert.throws(() => evidenceFromDisk(slug, join(dir, 'snapshots'), defs), /snapshots: not yet measured \(no snapshots of 099-scaffold-variants\)/);
-    const draft = evidenceFromDisk(slug, join(dir, 'snapshots'), defs, { variants: true, draft: true });
+    assert.throws(() => evidenceFromDisk(slug, join(dir, 'snapshots'), article), /snapshots: not yet measured \(no snapshots of 099-scaffold-variants\)/);
+    const draft = evidenceFromDisk(slug, join(dir, 'snapshots'), article, { variants: true, draft: true });
     assert.equal(draft.unmeasured, true);
     assert.equal(draft.snapshots.run.runId, NOT_YET_MEASURED);
     assert.equal(draft.facts.get('request.answer')!.value, PLACEHOLDER);
@@ -127,21 +113,13 @@ test('a never-captured article that declares variants, environments and versions
 test('a draft whose lab ran before its headline: the lab runs are its runs (columns, records), the headline placeholders are none', async () => {
   const slug = '074-external-traffic-policy';
   const article = await loadArticle(root, slug);
-  const defs = {
-    factDefs: article.factDefs,
-    lines: article.lines,
-    claimDefs: article.claimDefs,
-    variantFactDefs: article.variantFactDefs,
-    comparisonDefs: article.comparisonDefs,
-    experiment: article.experiment,
-  };
   const tmp = mkdtempSync(join(tmpdir(), 'shice-draft-lab-'));
   try {
     // 074's committed lab runs of the headline release, with nothing measured on kind yet.
     for (const folder of ['snapshots.lab', 'snapshots.lab.nftables'])
       cpSync(join(root, 'content/articles', slug, folder), join(tmp, folder), { recursive: true });
-    assert.throws(() => evidenceFromDisk(slug, join(tmp, 'snapshots'), defs), /snapshots: not yet measured/);
-    const draft = evidenceFromDisk(slug, join(tmp, 'snapshots'), defs, { variants: true, draft: true });
+    assert.throws(() => evidenceFromDisk(slug, join(tmp, 'snapshots'), article), /snapshots: not yet measured/);
+    const draft = evidenceFromDisk(slug, join(tmp, 'snapshots'), article, { variants: true, draft: true });
     assert.equal(draft.unmeasured, true, 'the headline (kind) is still to come');
     assert.equal(draft.snapshots.run.driver, 'kind', 'its placeholder run stands for the environment it waits for');
     assert.equal(draft.snapshots.run.cluster.kubeProxyMode, 'iptables');
