@@ -51,16 +51,16 @@ function readLock(path: string): LockInfo | null {
 }
 
 /**
- * Creates the lock only if none exists, and never visible half-written: the content goes to a
- * file of our own first and is linked into place (link fails if the lock exists). A lock opened
- * empty and written after would read as unreadable, that is dead, to a capture started at the
- * same moment, which would then take it over while its owner goes on.
+ * Creates the file at `path` only if none exists, and never visible half-written: the content goes
+ * to a file of our own first (`tag` names it) and is linked into place (link fails if one exists).
+ * A lock opened empty and written after would read as unreadable, that is dead, to a process started
+ * at the same moment, which would then take it over while its owner goes on.
  */
-function createExclusive(path: string, info: LockInfo): boolean {
-  const draft = `${path}.new-${info.runId}`;
+export function createExclusive(path: string, content: string, tag: string): boolean {
+  const draft = `${path}.new-${tag}`;
   const fd = openSync(draft, 'wx', 0o600);
   try {
-    writeSync(fd, `${JSON.stringify(info, null, 2)}\n`);
+    writeSync(fd, content);
   } finally {
     closeSync(fd);
   }
@@ -75,13 +75,15 @@ function createExclusive(path: string, info: LockInfo): boolean {
   }
 }
 
+const createLock = (path: string, info: LockInfo): boolean => createExclusive(path, `${JSON.stringify(info, null, 2)}\n`, info.runId);
+
 const ownerOf = (info: LockInfo): Owner => ({ pid: info.pid, startTime: info.startTime });
 
 /** Takes the lock at `path` for `info`'s capture, or throws LockHeld naming the live holder. */
 export function acquireLock(path: string, info: LockInfo): Lock {
   let removedDead: LockInfo | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (createExclusive(path, info)) return held(path, info, removedDead ?? null, false);
+    if (createLock(path, info)) return held(path, info, removedDead ?? null, false);
     const holder = readLock(path);
     if (holder !== null && ownerAlive(ownerOf(holder))) throw new LockHeld(holder, removedDead);
     // The holder is dead (or its lock unreadable). Move its lock aside under our name, atomically;
@@ -105,7 +107,7 @@ export function acquireLock(path: string, info: LockInfo): Lock {
       throw new LockHeld(moved);
     }
     rmSync(aside, { force: true });
-    if (createExclusive(path, info)) return held(path, info, moved, moved === null);
+    if (createLock(path, info)) return held(path, info, moved, moved === null);
     removedDead = moved ?? undefined;
   }
   const holder = readLock(path);

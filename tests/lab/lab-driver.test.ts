@@ -20,7 +20,7 @@ import { PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
 import { readRecords, recordRun, type RunRecord } from '../../src/capture/run-registry.ts';
 import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
-import { noteNetnsMount, releaseNetnsMount } from '../../src/capture/lab/netns-mount.ts';
+import { claimNetnsMount, releaseNetnsMount } from '../../src/capture/lab/netns-mount.ts';
 import { batchInput, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
 import { isAlive, waitUntil } from '../../src/capture/process.ts';
 import { text } from '../../src/capture/process.ts';
@@ -369,7 +369,7 @@ kernelTest('ip batches on the kernel: namespaces, their processes and their dele
     };
     writeFileSync(join(dir, 'b.ip'), batchInput(inner));
     // As the lab does before its first namespace: the mount `ip netns add` may make is noted, and released after.
-    noteNetnsMount();
+    await claimNetnsMount(runId);
     const root = {
       netns: null,
       commands: [
@@ -414,7 +414,7 @@ kernelTest('ip batches on the kernel: namespaces, their processes and their dele
   } finally {
     if (sleeper !== undefined && isAlive(sleeper)) process.kill(sleeper, 'SIGKILL');
     for (const ns of [a, b]) await execa('ip', ['netns', 'del', ns], { reject: false });
-    await releaseNetnsMount();
+    await releaseNetnsMount(runId);
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -432,7 +432,7 @@ kernelTest(
     const registry = mkdtempSync(join(tmpdir(), 'shice-labtest-registry-'));
     const started: number[] = [];
     try {
-      noteNetnsMount();
+      await claimNetnsMount(live);
       for (const ns of [staleNs, unrecordedNs, liveNs]) await execa('ip', ['netns', 'add', ns]);
       const inside = execa('ip', ['netns', 'exec', staleNs, 'sleep', '300'], { detached: true, cleanup: false, reject: false, stdio: 'ignore' });
       // A process the run started outside any namespace (its namespace already gone), and one whose pid was reused.
@@ -501,7 +501,7 @@ kernelTest(
     } finally {
       for (const pid of started) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
       for (const ns of [staleNs, unrecordedNs, liveNs]) await execa('ip', ['netns', 'del', ns], { reject: false });
-      await releaseNetnsMount();
+      await releaseNetnsMount(live);
       for (const dir of [liveFolder, staleFolder, registry]) rmSync(dir, { recursive: true, force: true });
     }
   },
@@ -512,7 +512,7 @@ kernelTest('up() refuses a run whose namespaces or folder exist already, and dow
   const ctx = { signal: new AbortController().signal, log: () => {} };
   const taken = `${LAB_PREFIX}${runId}.bridge`;
   try {
-    noteNetnsMount();
+    await claimNetnsMount(runId);
     await execa('ip', ['netns', 'add', taken]);
     const first = labRun(runId).provider;
     await assert.rejects(
@@ -533,7 +533,7 @@ kernelTest('up() refuses a run whose namespaces or folder exist already, and dow
     assert.ok(existsSync(join(runFolder(runId), 'marker')), 'a folder up() did not make stays');
   } finally {
     await execa('ip', ['netns', 'del', taken], { reject: false });
-    await releaseNetnsMount();
+    await releaseNetnsMount(runId);
     rmSync(runFolder(runId), { recursive: true, force: true });
   }
   assert.deepEqual(await labNamespaces(runId), []);

@@ -138,7 +138,7 @@ export async function removeLabRun(record: RunRecord): Promise<string[]> {
     rmSync(folder, { recursive: true, force: true });
     removed.push(`folder ${folder}`);
   }
-  const unmounted = await releaseNetnsMount();
+  const unmounted = await releaseNetnsMount(record.runId);
   if (unmounted !== null) removed.push(unmounted);
   return removed;
 }

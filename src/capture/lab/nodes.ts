@@ -89,7 +89,7 @@ export class LabNodes implements NodeProvider {
     ctx.log(
       `lab: namespaces for the bridge and the nodes ${this.layout.nodes.map((n) => `${n.name} ${n.internalIP}`).join(', ')} on ${BRIDGE_INTERFACE} (${this.layout.nodeSubnet})`,
     );
-    this.book.addNamespaces(this.network.namespaces);
+    await this.book.addNamespaces(this.network.namespaces);
     const network = performance.now();
     await runTogether([(signal) => this.buildNetwork(nested, signal), (signal) => this.bootstrap.prepare(signal)], ctx.signal);
     void this.hostVersions();

@@ -9,7 +9,7 @@ import { forgetRun, recordRun } from '../run-registry.ts';
 import { LabDaemons } from './daemons.ts';
 import { deleteNamespaces, listNamespaces, stopNamespaceProcesses } from './leftovers.ts';
 import { assertRunId, runFolder, runNamespacePrefix } from './names.ts';
-import { noteNetnsMount, releaseNetnsMount } from './netns-mount.ts';
+import { claimNetnsMount, releaseNetnsMount } from './netns-mount.ts';
 
 export class LabRunBook {
   readonly runId: string;
@@ -54,8 +54,8 @@ export class LabRunBook {
   }
 
   /** Namespaces about to be created, recorded before they exist: an interrupted `ip netns add` may still have created one. */
-  addNamespaces(names: readonly string[]): void {
-    if (this.namespaces.length === 0) noteNetnsMount();
+  async addNamespaces(names: readonly string[]): Promise<void> {
+    if (this.namespaces.length === 0) await claimNetnsMount(this.runId);
     this.namespaces.push(...names);
     this.record();
   }
@@ -119,7 +119,7 @@ export class LabRunBook {
       this.namespaces = this.namespaces.filter((ns) => left.has(ns));
     }
     if (this.folderCreated) rmSync(this.folder, { recursive: true, force: true });
-    const unmounted = await releaseNetnsMount();
+    const unmounted = await releaseNetnsMount(this.runId);
     this.finished = true;
     forgetRun(this.runId); // all it recorded is gone
     ctx.log(`lab down: ${all.length} namespaces and ${processes} processes removed in ${Math.round(performance.now() - start)} ms`);
