@@ -70,3 +70,29 @@ test('markers round-trip through the state folder; a broken one names its file a
   );
   assert.throws(() => parseMarker(JSON.stringify({ ...marker, runId: '' }), 'm.json'), /m\.json: field runId: expected a non-empty string/);
 });
+
+test('a kept cluster’s marker carries the host as it was before its create, for the run that deletes it; a broken one is named', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'shice-kind-marker-'));
+  // As a kind create on shice's engine journals them (the values a CI run's teardown wrote back).
+  const hostBefore = {
+    kindNetworkExisted: false,
+    libModulesExisted: false,
+    hostSysctls: { 'kernel.panic': '1', 'vm.overcommit_memory': '0' },
+    hostJournal: [
+      { name: 'kernel.panic', before: '1', set: '10' },
+      { name: 'vm.overcommit_memory', before: '0', set: '1' },
+    ],
+  };
+  try {
+    await writeMarker(dir, { ...marker, hostBefore });
+    assert.deepEqual((await readMarker(dir, 'kx-main'))?.hostBefore, hostBefore);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  for (const broken of [{ ...hostBefore, hostSysctls: 'kernel.panic=1' }, { ...hostBefore, hostJournal: {} }, 'before']) {
+    assert.throws(
+      () => parseMarker(JSON.stringify({ ...marker, hostBefore: broken }), 'm.json'),
+      /^Error: m\.json: field hostBefore: expected kindNetworkExisted, libModulesExisted, hostSysctls and hostJournal, each null or set$/,
+    );
+  }
+});

@@ -44,13 +44,17 @@ export class KindClusterLifecycle {
     const clusters = parseKindClusters((await tools.run(cmd.kindGetClusters(), { what: 'list kind clusters', ctx })).stdout);
     const exists = clusters.includes(cluster);
     let owned = false;
+    let marker: Awaited<ReturnType<typeof markerOf>> = null;
     if (exists) {
       const live = await liveContainers(tools, cluster, ctx);
-      owned = isOwned(await markerOf(stateDir, cluster), cluster, live);
+      marker = await markerOf(stateDir, cluster);
+      owned = isOwned(marker, cluster, live);
     }
     const decision = decideClusterAction({ cluster, exists, owned, reuse: options.reuse, markerFile: kindStatePaths(stateDir, cluster).marker });
     // Refused like a target that is not the capture's: exit 2, nothing touched.
     if (decision.action === 'refuse') throw new PrerequisiteError(decision.reason);
+    // A kept cluster's marker holds the host as it was before its create: whoever deletes it puts that back.
+    if ((decision.action === 'reuse' || decision.action === 'recreate') && marker?.hostBefore) this.claim.before = { ...marker.hostBefore };
     if (decision.action === 'reuse') {
       this.claim.owns = true;
       ctx.log(`reusing kind cluster "${cluster}", created by an earlier capture`);
@@ -76,17 +80,20 @@ export class KindClusterLifecycle {
     const { before } = this.claim;
     if (options.host) {
       // kind leaves its network behind; the capture removes it afterwards only if it was not there before.
-      const network = await tools.run(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), { what: `inspect docker network "${cmd.KIND_NETWORK}"`, check: 'none' });
-      before.kindNetworkExisted = network.exitCode === 0;
+      if (before.kindNetworkExisted === null) {
+        const network = await tools.run(cmd.dockerNetworkInspect(cmd.KIND_NETWORK), { what: `inspect docker network "${cmd.KIND_NETWORK}"`, check: 'none' });
+        before.kindNetworkExisted = network.exitCode === 0;
+      }
       // kind mounts the host's /lib/modules into every node; with shice's own engine that host is this machine.
-      if (engine !== null) before.libModulesExisted = existsSync(LIB_MODULES);
+      if (engine !== null) before.libModulesExisted ??= existsSync(LIB_MODULES);
       // Privileged nodes write kernel settings that are not namespaced (kubelet's kernel.panic, systemd's fs.file-max): the host's own.
-      if (engine !== null) before.hostSysctls = readSysctls();
+      // After a kept cluster was deleted to start afresh, its settings are still there: the host before it is the one to keep.
+      if (engine !== null) before.hostSysctls ??= readSysctls();
     }
     await writeFile(kindStatePaths(stateDir, cluster).config, renderKindConfig(experiment.cluster, options.runId, state.setup));
     // The record and the marker exist before kind starts: after a kill -9, the next capture or
     // --clean finds the cluster by them (leftovers.ts) and the marker proves it is this run's.
-    if (before.hostSysctls) before.hostJournal = [];
+    if (before.hostSysctls) before.hostJournal ??= [];
     const record = () => {
       if (options.host)
         recordKindRun({

@@ -4,6 +4,7 @@
 // foreign cluster that later took the same name does not match).
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SysctlUndo, Sysctls } from './engine/host-state.ts';
 
 export interface ContainerRef {
   id: string;
@@ -17,6 +18,20 @@ export interface OwnerMarker {
   createdAt: string;
   /** Empty while `kind create cluster` runs; filled once it has finished. */
   containers: ContainerRef[];
+  /** Written by --keep: the host as it was before the create, for the run that deletes the cluster to put back. */
+  hostBefore?: HostBefore;
+}
+
+/** What was there before a capture's create; null: it created nothing, or not ours to know. */
+export interface HostBefore {
+  /** Whether docker's network `kind` was there. */
+  kindNetworkExisted: boolean | null;
+  /** Whether /lib/modules was there before kind's node mounts (which docker creates when missing). */
+  libModulesExisted: boolean | null;
+  /** The host's kernel settings before the create; null: not this machine's kernel. */
+  hostSysctls: Sysctls | null;
+  /** What the create changed of them (the undo after the cluster is deleted); null: nothing journalled. */
+  hostJournal: SysctlUndo[] | null;
 }
 
 export const markerPath = (stateDir: string, cluster: string): string => join(stateDir, `${cluster}.owner.json`);
@@ -36,6 +51,19 @@ export function parseMarker(text: string, file: string): OwnerMarker {
   }
   if (!Array.isArray(m.containers) || !m.containers.every((c) => typeof c?.id === 'string' && typeof c?.name === 'string')) {
     throw new Error(`${file}: field containers: expected a list of {id, name}`);
+  }
+  const before = m.hostBefore as Partial<Record<keyof HostBefore, unknown>> | undefined;
+  const nullOr = (v: unknown, t: 'boolean' | 'object') => v === null || typeof v === t;
+  if (
+    before !== undefined &&
+    (typeof before !== 'object' ||
+      before === null ||
+      !nullOr(before.kindNetworkExisted, 'boolean') ||
+      !nullOr(before.libModulesExisted, 'boolean') ||
+      !nullOr(before.hostSysctls, 'object') ||
+      !(before.hostJournal === null || Array.isArray(before.hostJournal)))
+  ) {
+    throw new Error(`${file}: field hostBefore: expected kindNetworkExisted, libModulesExisted, hostSysctls and hostJournal, each null or set`);
   }
   return m as OwnerMarker;
 }

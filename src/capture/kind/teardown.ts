@@ -13,23 +13,13 @@ import { forgetRecord } from '../run-registry.ts';
 import { liveContainers, markerOf } from './cluster-containers.ts';
 import * as cmd from './commands.ts';
 import { leftText, readSysctls, undoSysctls, undoText, unjournalled, withClusterSettings, type SysctlUndo, type Sysctls } from './engine/host-state.ts';
-import { isOwned, markerPath, removeMarker, writeMarker } from './ownership.ts';
+import { isOwned, markerPath, removeMarker, writeMarker, type HostBefore } from './ownership.ts';
 import { kindStatePaths, type KindPlace } from './settings.ts';
 
 /** kind bind-mounts it into every node; docker creates it on the host when it is missing. */
 export const LIB_MODULES = '/lib/modules';
 
-/** What was there before this capture's create; null: it created nothing, or not ours to know. */
-export interface HostBefore {
-  /** Whether docker's network `kind` was there. */
-  kindNetworkExisted: boolean | null;
-  /** Whether /lib/modules was there before kind's node mounts (which docker creates when missing). */
-  libModulesExisted: boolean | null;
-  /** The host's kernel settings before the create; null: not this machine's kernel. */
-  hostSysctls: Sysctls | null;
-  /** What the create changed of them (the undo after the cluster is deleted); null: nothing journalled. */
-  hostJournal: SysctlUndo[] | null;
-}
+export type { HostBefore };
 
 /** What this run may do to the cluster, and what it has done: the lifecycle writes it, the teardown reads it. */
 export interface ClusterClaim {
@@ -73,6 +63,7 @@ export class ClusterTeardown {
     }
     if (place.options.keep) {
       await this.recordContainersIfMissing();
+      await this.keepHostBefore();
       log(`keeping kind cluster "${cluster}" (kubeconfig ${place.kubeconfig}); --reuse runs on it`);
       // Kept on purpose: no longer a leftover for the next capture or --clean to remove.
       if (claim.recorded) forgetRecord('kind', place.options.runId);
@@ -160,6 +151,13 @@ export class ClusterTeardown {
         );
     }
     return removed;
+  }
+
+  /** With --keep: the host as it was before the create goes into the marker, for the run that deletes the cluster. */
+  private async keepHostBefore(): Promise<void> {
+    const { before } = this.claim;
+    const marker = await markerOf(this.place.stateDir, this.target.cluster);
+    if (marker && Object.values(before).some((v) => v !== null)) await writeMarker(this.place.stateDir, { ...marker, hostBefore: before });
   }
 
   /** With --keep after an interrupted create, record what exists so a later --reuse or delete can prove ownership. */
