@@ -56,8 +56,9 @@ async function withProvider(script: Script, body: (provider: ScriptedProvider) =
   }
 }
 
-/** The cluster's probe of kube-proxy's health server on a node (cluster.ts, between steps). */
-const kubeProxyHealthz = (node: string) => `exec ${node} curl --silent --max-time 2 http://127.0.0.1:10256/healthz`;
+/** The health check's one curl on a node (health.ts, between steps): it asks kube-proxy's health server among others. */
+const kubeProxyHealthz = (node: string) => (call: string) =>
+  call.startsWith(`exec ${node} curl `) && call.includes(' --parallel ') && call.includes(' http://127.0.0.1:10256/healthz');
 
 async function readAll(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -111,7 +112,7 @@ test('a complete run replaces the snapshots with run.yaml and one valid file per
     assert.equal(provider.calls[0], 'up');
     assert.equal(provider.calls.at(-1), 'down');
     for (const node of ['control-plane', 'worker', 'worker2']) {
-      assert.equal(provider.calls.filter((c) => c === kubeProxyHealthz(node)).length, experiment.steps.length + 1, node);
+      assert.equal(provider.calls.filter(kubeProxyHealthz(node)).length, experiment.steps.length + 1, node);
     }
     assert.deepEqual((await readdir(parent)).sort(), ['snapshots'], 'no staging folder is left');
   });

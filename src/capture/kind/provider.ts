@@ -21,7 +21,7 @@ import {
   type ProviderContext,
 } from '../provider/node-provider.ts';
 import * as cmd from './commands.ts';
-import { NodeHealth } from './health.ts';
+import { KIND_AGENT_HEALTHZ, NodeHealth } from './health.ts';
 import { NodeImagePath } from './image-path.ts';
 import { KindClusterLifecycle } from './lifecycle.ts';
 import { kindFacts } from './provenance.ts';
@@ -34,6 +34,7 @@ const POD_LOOKUP_TIMEOUT_MS = 15_000;
 
 export class KindProvider implements NodeProvider {
   readonly name = 'kind' as const;
+  readonly agentHealthz = KIND_AGENT_HEALTHZ;
   /** The node image and stand-in path: the DriverRun's manifest copies and stand-in decisions come from it. */
   readonly image: NodeImagePath;
   private readonly lifecycle: KindClusterLifecycle;

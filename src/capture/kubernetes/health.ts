@@ -5,12 +5,12 @@ import type { Experiment } from '../../experiment/types.ts';
 import { firstLine, seconds, text } from '../process.ts';
 import * as k from '../kubectl/commands.ts';
 import { parsePodList, podChanges, type KubePod } from '../kubectl/topology.ts';
-import type { ProviderContext } from '../provider/node-provider.ts';
-import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, probeOf, type KubeIo } from './kube-io.ts';
+import type { NodeProvider, ProviderContext } from '../provider/node-provider.ts';
+import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, parseProbeAnswers, probesOf, type KubeIo, type ProbeAnswer } from './kube-io.ts';
 
 const frozen = (exitCode: number | null) => (exitCode === 28 ? ': no answer within 2 s, frozen?' : '');
 
-/** What broke since the reading: the provider's word first, then kube-proxy's and the control plane's probes, then the Pods (all three asked at once). */
+/** What broke since the reading: the provider's word first, then the nodes' health endpoints, then the Pods (all three asked at once). */
 export async function clusterProblems(
   io: KubeIo,
   experiment: Experiment,
@@ -51,22 +51,39 @@ export async function clusterProblems(
   return problems;
 }
 
-/** kube-proxy's /healthz on every node and the control plane's /healthz, all at once, each bounded. */
-async function componentProblems(io: KubeIo, experiment: Experiment, ctx: ProviderContext): Promise<string[]> {
-  const probes: Promise<string | null>[] = experiment.cluster.nodes.map(async (node) => {
-    const run = await io.onNode(node.name, probeOf(KUBE_PROXY_HEALTHZ), io.timeouts.quickMs, ctx);
-    return run.exitCode === 0 ? null : `kube-proxy on ${node.name} did not answer ${KUBE_PROXY_HEALTHZ} (curl exit ${run.exitCode}${frozen(run.exitCode)})`;
-  });
+/** What the health check asks on `node`: the provider's node agents, kube-proxy, and on the control plane its components (component, URL, whether the body must be ok). */
+export function healthEndpointsOf(provider: Pick<NodeProvider, 'agentHealthz'>, experiment: Experiment, node: string): HealthEndpoint[] {
   const controlPlane = experiment.cluster.nodes.find((n) => n.role === 'control-plane')!.name;
-  for (const [component, url] of CONTROL_PLANE_HEALTHZ) {
-    probes.push(
-      (async () => {
-        const run = await io.onNode(controlPlane, probeOf(url, true), io.timeouts.quickMs, ctx);
-        return run.exitCode === 0 && text(run.stdout).trim() === 'ok'
-          ? null
-          : `${component} on ${controlPlane} did not answer ${url} with ok (curl exit ${run.exitCode}${frozen(run.exitCode)})`;
-      })(),
-    );
-  }
-  return (await Promise.all(probes)).filter((p): p is string => p !== null);
+  return [
+    ...provider.agentHealthz.map(([component, url]) => ({ component, url, ok: true })),
+    { component: 'kube-proxy', url: KUBE_PROXY_HEALTHZ, ok: false },
+    ...(node === controlPlane ? CONTROL_PLANE_HEALTHZ.map(([component, url]) => ({ component, url, ok: true })) : []),
+  ];
+}
+
+export interface HealthEndpoint {
+  component: string;
+  url: string;
+  /** A /healthz answering 200 and ok when healthy; false for kube-proxy's, which answers with its sync state: any answer is alive. */
+  ok: boolean;
+}
+
+/** One node's answers judged, one phrase per endpoint that failed; `whole` is the curl's own exit, for URLs it printed nothing for. Pure. */
+export function endpointProblems(node: string, endpoints: HealthEndpoint[], answers: Map<string, ProbeAnswer>, whole: number | null): string[] {
+  return endpoints.flatMap(({ component, url, ok }) => {
+    const answer = answers.get(url) ?? { status: 0, curlExit: whole ?? -1 };
+    if (answer.curlExit === 0 && (!ok || answer.status === 200)) return [];
+    const why = answer.curlExit === 0 ? `HTTP ${answer.status}` : `curl exit ${answer.curlExit}${frozen(answer.curlExit)}`;
+    return [`${component} on ${node} did not answer ${url}${ok ? ' with ok' : ''} (${why})`];
+  });
+}
+
+/** Every node's health endpoints, one curl per node, all nodes at once, each bounded. */
+async function componentProblems(io: KubeIo, experiment: Experiment, ctx: ProviderContext): Promise<string[]> {
+  const perNode = experiment.cluster.nodes.map(async (node) => {
+    const endpoints = healthEndpointsOf(io.provider, experiment, node.name);
+    const run = await io.onNode(node.name, probesOf(endpoints.map((e) => e.url)), io.timeouts.quickMs, ctx);
+    return endpointProblems(node.name, endpoints, parseProbeAnswers(text(run.stdout)), run.exitCode);
+  });
+  return (await Promise.all(perNode)).flat();
 }

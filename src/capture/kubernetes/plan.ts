@@ -7,7 +7,8 @@ import * as k from '../kubectl/commands.ts';
 import type { DeclaredObjects } from '../kubectl/manifest-objects.ts';
 import { KUBE_PROXY_METRICS } from '../kubectl/proxy-sync.ts';
 import type { NodeProvider } from '../provider/node-provider.ts';
-import { CONTROL_PLANE_HEALTHZ, inNetns, KUBE_PROXY_HEALTHZ, KUBE_PROXY_MODE, probeOf } from './kube-io.ts';
+import { healthEndpointsOf } from './health.ts';
+import { inNetns, KUBE_PROXY_MODE, probeOf, probesOf } from './kube-io.ts';
 
 export interface ClusterPlan {
   setup: string[][];
@@ -18,7 +19,7 @@ export interface ClusterPlan {
 export function clusterPlan(
   experiment: Experiment,
   objects: DeclaredObjects,
-  provider: Pick<NodeProvider, 'plan' | 'nodeArgv' | 'podNetnsPlaceholder'>,
+  provider: Pick<NodeProvider, 'plan' | 'nodeArgv' | 'podNetnsPlaceholder' | 'agentHealthz'>,
   access: ClusterAccess,
   manifestFile: (manifest: string) => string,
   view: TopologyView,
@@ -46,8 +47,7 @@ export function clusterPlan(
     ...nodes.map((n) => provider.nodeArgv(n.name, probeOf(KUBE_PROXY_MODE))),
   ];
   const health = [
-    ...nodes.map((n) => provider.nodeArgv(n.name, probeOf(KUBE_PROXY_HEALTHZ))),
-    ...CONTROL_PLANE_HEALTHZ.map(([, url]) => provider.nodeArgv(controlPlane, probeOf(url, true))),
+    ...nodes.map((n) => provider.nodeArgv(n.name, probesOf(healthEndpointsOf(provider, experiment, n.name).map((e) => e.url)))),
     k.kubectlGetPods(t),
   ];
   // A step as it runs: on its node, or in its pod's network namespace there.

@@ -113,6 +113,6 @@ export async function releaseNetnsMount(runId: string): Promise<string | null> {
       }
     }
     rmSync(NETNS_MOUNT_NOTE, { force: true });
-    return plan.unmount ? `unmounted ${dir}, which the lab's first namespace had mounted` : null;
+    return plan.unmount ? `the mount at ${dir}, which the lab's first namespace had made` : null;
   });
 }

@@ -51,6 +51,8 @@ export interface LabNodesSettings {
 
 export class LabNodes implements NodeProvider {
   readonly name = 'lab' as const;
+  /** The lab kubelet (a stand-in) serves no health endpoint: its process is watched instead (problems()). */
+  readonly agentHealthz = [];
   private readonly layout: LabLayout;
   private readonly network: LabNetwork;
   private readonly proxyMode: KubeProxyMode;

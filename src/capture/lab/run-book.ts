@@ -123,6 +123,6 @@ export class LabRunBook {
     this.finished = true;
     forgetRun(this.runId); // all it recorded is gone
     ctx.log(`lab down: ${all.length} namespaces and ${processes} processes removed in ${Math.round(performance.now() - start)} ms`);
-    if (unmounted !== null) ctx.log(`lab down: ${unmounted}`);
+    if (unmounted !== null) ctx.log(`lab down: removed ${unmounted}`);
   }
 }

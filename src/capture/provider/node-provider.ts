@@ -57,6 +57,8 @@ export interface ExecLimits {
 
 export interface NodeProvider {
   readonly name: DriverName;
+  /** Health endpoints of the provider's own agents on every node (component, URL), asked by the platform with its own between steps. */
+  readonly agentHealthz: readonly (readonly [string, string])[];
   /**
    * Fails at once with a PrerequisiteError naming what is missing and how to get it,
    * also what this run (a variant) needs that the provider or machine cannot give.
