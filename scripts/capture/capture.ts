@@ -2,7 +2,8 @@
 // swapped in together (or kept aside when a claim broke), and what changed said.
 import { join, relative, resolve } from 'node:path';
 import type { CaptureArgs } from '../../src/capture/cli-args.ts';
-import { loadArticle } from '../../src/authoring/load.ts';
+import { definitionFile, loadArticle } from '../../src/authoring/load.ts';
+import { connectionReuseWarnings } from '../../src/experiment/connection-reuse.ts';
 import { PrerequisiteError, VariantUnsupported } from '../../src/capture/provider/node-provider.ts';
 import { gitInfo } from '../../src/capture/host.ts';
 import { formatSummary } from '../../src/capture/progress.ts';
@@ -23,6 +24,9 @@ export async function capture(args: CaptureArgs, plans: readonly ArticlePlan[], 
   // in: the snapshots this capture writes do not make the next article's run "dirty".
   const git = await gitInfo(ctx.root);
   checkTargets(args, plans, ctx.root);
+  // Said before any work, once an article: a curl that reuses its connection measures the first backend again.
+  for (const slug of new Set(plans.map((p) => p.slug)))
+    for (const line of connectionReuseWarnings(plans.find((p) => p.slug === slug)!.experiment, definitionFile(slug))) say([`capture: warning: ${line}`]);
   // Every run of every article and version checked against this machine before any starts: what it
   // lacks and the project builds is built now; what cannot be is every problem at once, exit 2, nothing written.
   await buildWhatRunsNeed(await planMachine(args, plans), ctx);

@@ -5,7 +5,7 @@ import type { CaptureArgs } from '../../src/capture/cli-args.ts';
 import { articleDir } from '../../src/authoring/load.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { planLines } from '../../src/capture/plan-text.ts';
-import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
+import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { otherRelease, type ArticlePlan } from './articles.ts';
 import { variantDrivers } from './providers.ts';
 import { planMachine, preparationComments } from './prepare.ts';

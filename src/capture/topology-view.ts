@@ -1,5 +1,5 @@
-// How step commands see run-time values: the real view answers from the
-// topology a driver found; the symbolic one answers placeholders for --dry-run.
+// How step commands see run-time values: the view answers from the topology a
+// driver found (placeholders for --dry-run: src/experiment/symbolic-view.ts).
 import type { Topology, TopologyView } from '../experiment/types.ts';
 
 function find<T extends { name: string }>(items: T[], name: string, what: string): T {
@@ -28,11 +28,3 @@ export function topologyView(t: Topology): TopologyView {
     },
   };
 }
-
-export const symbolicTopologyView: TopologyView = {
-  ip: (node) => `<${node}.ip>`,
-  podIP: (pod) => `<${pod}.podIP>`,
-  clusterIP: (service) => `<${service}.clusterIP>`,
-  nodePort: (service) => `<${service}.nodePort>`,
-  healthCheckNodePort: (service) => `<${service}.healthCheckNodePort>`,
-};

@@ -14,7 +14,7 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { withRunFacts } from '../../src/evidence/run-facts.ts';
 import { maxTime } from '../../src/evidence/extract/curl.ts';
-import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
+import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { article074 } from '../support/articles.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';

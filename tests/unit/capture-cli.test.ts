@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nearestSlugs, parseCaptureArgs, selectSlugs, UsageError } from '../../src/capture/cli-args.ts';
 import { makeRunId } from '../../src/capture/run-id.ts';
-import { symbolicTopologyView, topologyView } from '../../src/capture/topology-view.ts';
+import { topologyView } from '../../src/capture/topology-view.ts';
+import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { formatStepDone, formatSummary } from '../../src/capture/progress.ts';
 import { sampleTopology } from '../fixtures/capture/scripted-driver.ts';
 

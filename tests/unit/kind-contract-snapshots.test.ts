@@ -14,7 +14,7 @@ import { withRunFacts } from '../../src/evidence/run-facts.ts';
 import { runCapture } from '../../src/capture/runner.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFactsWithSkips } from '../../src/evidence/facts.ts';
-import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
+import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { ARTICLE_DIR, makeHarness, FAKE_KIND_RELEASE } from '../fixtures/fake-bin/harness.ts';
 
 /** The facts of article 074's default run (iptables): the common ones and that variant's own. */

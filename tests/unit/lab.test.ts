@@ -21,7 +21,7 @@ import {
 } from '../../src/capture/lab/components.ts';
 import { labDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
-import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
+import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { batchArgv, batchFailure, batchInput, ipArgv } from '../../src/capture/lab/ip-batch.ts';
 import {
   buildStamp,

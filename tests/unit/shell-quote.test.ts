@@ -10,7 +10,7 @@ import { shellCommand, shellWord } from '../../src/evidence/shell-quote.ts';
 import { planLines } from '../../src/capture/plan-text.ts';
 import { labDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
-import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
+import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { experiment074 as article074, experiment075 as article075 } from '../support/articles.ts';
 import type { Experiment } from '../../src/experiment/types.ts';

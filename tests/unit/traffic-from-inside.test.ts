@@ -15,7 +15,7 @@ import { buildLabLayout } from '../../src/capture/lab/layout.ts';
 import { gatewayOf, labNetwork } from '../../src/capture/lab/network.ts';
 import type { ProcessResult } from '../../src/capture/process.ts';
 import { DriverError } from '../../src/capture/provider/node-provider.ts';
-import { symbolicTopologyView } from '../../src/capture/topology-view.ts';
+import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { findPortVerdict, findSet, parseNftTable } from '../../src/evidence/extract/nft.ts';
 import type { DeletePodStep, RecreatePodStep, Topology } from '../../src/experiment/types.ts';
 import { experiment076 } from '../support/articles.ts';

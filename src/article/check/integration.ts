@@ -20,6 +20,7 @@ import { packetPathProblems, type PacketPathDef } from '../render/packet-path.ts
 import type { ArticleEvidence } from '../../evidence/runs/types.ts';
 import { SITE_ADDRESS } from '../../site.config.ts';
 import { citationProblems, UPSTREAM_FILE } from '../../evidence/upstream.ts';
+import { connectionReuseWarnings } from '../../experiment/connection-reuse.ts';
 import { readUpstreamRecord, runReleases } from '../../evidence/upstream-disk.ts';
 
 /** Every problem of every article, one line each; an empty list means the build may go on. */
@@ -32,13 +33,15 @@ export async function checkArticles(
     /** The articles to check, of those content/articles holds (every one when absent). */
     only?: readonly string[];
   } = {},
-): Promise<{ problems: string[]; drafts: string[]; findings: string[]; summary: string }> {
+): Promise<{ problems: string[]; drafts: string[]; findings: string[]; warnings: string[]; summary: string }> {
   const problems: string[] = [];
   /** Claims that broke outside the headline environment: the page shows them, the build names them. */
   const findings: string[] = [];
   let factCount = 0;
   let claimCount = 0;
   const drafts: string[] = [];
+  /** What the definition allows and a reader might not want: said, not refused (a curl that reuses its connection). */
+  const warnings: string[] = [];
   const memo = evidenceMemo();
   const committedRuns: CommittedRun[] = [];
   let slugs: string[];
@@ -50,12 +53,13 @@ export async function checkArticles(
         problems: missing.map((slug) => `${ARTICLES}/${slug}: no such article; expected one of: ${slugs.join(', ')}`),
         drafts,
         findings,
+        warnings,
         summary: 'the articles were not read',
       };
     if (options.only) slugs = slugs.filter((slug) => options.only!.includes(slug));
   } catch (error) {
     if (!(error instanceof ArticleFolderError)) throw error;
-    return { problems: error.message.split('\n'), drafts, findings, summary: 'the articles were not read' };
+    return { problems: error.message.split('\n'), drafts, findings, warnings, summary: 'the articles were not read' };
   }
   for (const slug of slugs) {
     const dir = join(root, ARTICLES, slug);
@@ -75,6 +79,7 @@ export async function checkArticles(
       // Stamped before deriving: a file that changes meanwhile is not served from the memo.
       const stamps = options.fresh === undefined ? memo.stamps(target) : null;
       const article = await loadArticle(root, slug, options.fresh);
+      warnings.push(...connectionReuseWarnings(article.experiment, article.file));
       const evidence = evidenceFromDisk(slug, target.snapshotsDir, article, { variants: true, draft: target.draft });
       // The pages take it from the memo instead of deriving it again (evidence-memo.ts); dev pages derive afresh.
       if (stamps !== null) memo.remember(target, stamps, evidence);
@@ -126,7 +131,7 @@ export async function checkArticles(
   }
   problems.push(...sharedRunIds(committedRuns));
   const summary = `${slugs.length} article(s), ${factCount} facts derived from their snapshots, ${claimCount} claims checked`;
-  return { problems, drafts, findings, summary };
+  return { problems, drafts, findings, warnings, summary };
 }
 
 /**
@@ -234,7 +239,7 @@ export function shiceEvidence(): AstroIntegration {
         // `astro preview` serves pages already built (a draft build's too): it judges nothing.
         if (command === 'preview') return;
         if (command === 'dev') updateConfig({ vite: { plugins: [recompileMdxOnEvidence(root)] } });
-        const { problems, drafts, findings, summary } = await checkArticles(root);
+        const { problems, drafts, findings, warnings, summary } = await checkArticles(root);
         // The dev server starts anyway: it shows the problems in the terminal and on the pages, until they are fixed.
         if (command === 'dev') {
           setDevProblems(problems);
@@ -243,6 +248,7 @@ export function shiceEvidence(): AstroIntegration {
           throw refusal([problemsMessage(problems)]);
         }
         for (const draft of drafts) logger.warn(terminalSafe(`draft build (SHICE_DRAFT): ${draft}`));
+        for (const warning of warnings) logger.warn(terminalSafe(warning));
         // Not a failure: a claim may hold in the headline environment and not in another; the page's claim matrix shows it.
         for (const finding of findings) logger.warn(terminalSafe(`a claim does not hold in every environment (shown on the page): ${finding}`));
         logger.info(summary);
