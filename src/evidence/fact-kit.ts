@@ -343,6 +343,27 @@ export function answerFacts<S extends string, N extends string>(
   ]);
 }
 
+/**
+ * A step's answers (one line each, as answerFacts reads them): which pods answered (HTTP 200), sorted
+ * and comma-separated, or how many distinct ones. Whether affinity pins a client is `distinct` = 1.
+ */
+export const answered = {
+  who: (step: string) => fromStep(step, (s) => distinctAnswerers(s).join(', ')),
+  distinct: (step: string) => fromStep(step, (s) => String(distinctAnswerers(s).length)),
+};
+
+function distinctAnswerers(s: StepSnapshot): string[] {
+  const who = [
+    ...new Set(
+      parseAnswers(s.stdout)
+        .filter((a) => a.status === '200')
+        .map((a) => a.who),
+    ),
+  ].sort();
+  if (who.length === 0) throw new ExtractError('no request was answered with HTTP 200');
+  return who;
+}
+
 /** What a group's count is checked against: how many answers could reach it, and the chance each one does. */
 export interface ChoiceModel {
   trials: number;

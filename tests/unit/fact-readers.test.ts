@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { answerFacts, choiceFacts, http, printed, stdout, withinBounds, type FactSpec } from '../../src/evidence/fact-kit.ts';
+import { answered, answerFacts, choiceFacts, http, printed, stdout, withinBounds, type FactSpec } from '../../src/evidence/fact-kit.ts';
 import { ExtractError } from '../../src/evidence/errors.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import type { StepSnapshot } from '../../src/evidence/schema.ts';
@@ -91,5 +91,24 @@ test('answerFacts and choiceFacts on a real spread of requests: counts per node 
   assert.throws(
     () => answers['spread-cluster.requests'].derive({ run: spread.run, step: garbled }),
     /stdout line 2: expected "<name> <HTTP status> <address>", got "not an answer"/,
+  );
+});
+
+test('answered: the distinct pods that answered a real spread, sorted, and how many; a step nobody answered names why', () => {
+  const spread = loadSnapshots(join(root, 'content/articles/075-local-uneven-weights/snapshots'));
+  const step = spread.steps.get('spread-cluster')!;
+  const value = (spec: FactSpec, s = step) => spec.derive({ run: spread.run, step: s }).value;
+  // s-cluster spreads over the three web pods the run's API server listed.
+  const web = spread.run.pods
+    .filter((p) => p.name.startsWith('web-'))
+    .map((p) => p.name)
+    .sort();
+  assert.equal(value(answered.who('spread-cluster')), web.join(', '));
+  assert.equal(value(answered.distinct('spread-cluster')), String(web.length));
+  // The same request line, failed (curl's 000 and no body): nobody answered.
+  const failed = { ...step, stdout: ' 000 \n' };
+  assert.throws(
+    () => value(answered.distinct('spread-cluster'), failed),
+    (e: unknown) => e instanceof ExtractError && e.message === 'no request was answered with HTTP 200',
   );
 });
