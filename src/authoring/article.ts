@@ -17,6 +17,7 @@ export { healthCheckNodePort, node, nodeIP, nodePort, placement, pod, service } 
 export { ExtractError } from '../evidence/errors.ts';
 export type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 export { threeNodeCluster } from '../experiment/clusters.ts';
+export { kubernetesSeries, type SeriesExperiment } from './series.ts';
 export { curlArgv, exec, inPod } from '../experiment/steps.ts';
 export { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../experiment/substitutes.ts';
 export type { ExecStep, Experiment, TopologyView } from '../experiment/types.ts';

@@ -4,8 +4,8 @@
 // paths and the step-by-step walkthrough. Node, pod and Service facts, versions
 // and each step's rc and seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, healthCheckLine, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts, event, hop, path, nodePort,
-  threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, exec, curlArgv, type Experiment, type FactIdOf, type PathStation, type TopologyView,
+  defineArticle, kubernetesSeries, healthCheckLine, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts, event,
+  hop, path, nodePort, exec, curlArgv, type Experiment, type FactIdOf, type PathStation, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's iptables mode, the headline's: where its rules are decided. */
@@ -24,17 +24,9 @@ const fromClient = (id: string, title: string, url: (t: TopologyView) => string,
 const healthCheck = (node: string, id = `health-${node}`, title = `s-lb's health check on ${node === 'control-plane' ? 'the control-plane' : node}`) =>
   fromClient(id, title, (t) => `http://${t.ip(node)}:${t.healthCheckNodePort('s-lb')}/`, true);
 
-const experiment: Experiment = {
+const experiment: Experiment = kubernetesSeries({
   slug: '074-external-traffic-policy',
-  cluster: threeNodeCluster(),
-  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
-  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
-  // Measured on a real kind cluster (the headline: the system the article is about) and in the namespace lab.
-  environments: ['kind', 'lab'],
-  // Measured on four minors; the newest is the headline, the others are checked from their committed runs.
-  kubernetes: ['v1.37', 'v1.36', 'v1.35', 'v1.34'],
   manifests: ['manifests/backend.yaml', 'manifests/services.yaml'],
-  client: 'control-plane',
   steps: [
     fromClient('cluster-via-worker', 's-cluster via the node with the backend', (t) => `http://${t.ip('worker')}:${t.nodePort('s-cluster')}/`),
     // The gateway the CNI put on the host side of the backend's veth, as worker holds it.
@@ -60,7 +52,7 @@ const experiment: Experiment = {
   // The same experiment under each of kube-proxy's modes; iptables (the first) is the default run.
   // ipvs needs IPVS in the kernel: the lab refuses it, kind passes it to its cluster config.
   variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables', 'ipvs'] },
-};
+});
 
 const facts = {
   // The image the manifest names (what a registry would have served): declared, not measured.

@@ -7,8 +7,8 @@
 // node (by name). Node and Service facts, versions and each step's rc and
 // seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, healthCheckLine, answerFacts, choiceBars, withinBounds, choiceFacts, declared, factsFrom, fromRun, healthCheckFacts, curlArgv, exec, iptables, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, placement,
-  type Answer, type Experiment, type RunSnapshot, type TopologyView,
+  defineArticle, kubernetesSeries, healthCheckLine, answerFacts, choiceBars, withinBounds, choiceFacts, declared, factsFrom, fromRun, healthCheckFacts, curlArgv, exec,
+  iptables, placement, type Answer, type Experiment, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 const IPTABLES_PROXIER = 'pkg/proxy/iptables/proxier.go';
@@ -37,17 +37,9 @@ const spread = (service: string) => (t: TopologyView) =>
 const healthCheck = (node: string) => (t: TopologyView) => curlArgv(`http://${t.ip(node)}:${t.healthCheckNodePort('s-local')}/`, { maxTime: '2', include: true });
 const fromClient = (id: string, title: string, command: (t: TopologyView) => string[]) => exec(id, 'control-plane', title, command);
 
-const experiment: Experiment = {
+const experiment: Experiment = kubernetesSeries({
   slug: '075-local-uneven-weights',
-  cluster: threeNodeCluster(),
-  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
-  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
-  // Measured on a real kind cluster (the headline: the system the article is about) and in the namespace lab.
-  environments: ['kind', 'lab'],
-  // Measured on four minors; the newest is the headline, the others are checked from their committed runs.
-  kubernetes: ['v1.37', 'v1.36', 'v1.35', 'v1.34'],
   manifests: ['manifests/web.yaml', 'manifests/services.yaml'],
-  client: 'control-plane',
   steps: [
     fromClient('health-worker', "s-local's health check on worker", healthCheck('worker')),
     fromClient('health-worker2', "s-local's health check on worker2", healthCheck('worker2')),
@@ -57,7 +49,7 @@ const experiment: Experiment = {
     fromClient('spread-cluster', 's-cluster: the same number of requests to each worker', spread('s-cluster')),
     fromClient('spread-local', 's-local: the same number of requests to each worker', spread('s-local')),
   ],
-};
+});
 
 /** The Deployment's pods by role, as the API placed them: one node must hold exactly one, another exactly two. */
 export function podsByRole(run: RunSnapshot): Record<Role, RunSnapshot['pods'][number]> {

@@ -5,8 +5,8 @@
 // pod and Service facts, versions and each step's rc and seconds come from every
 // run (src/evidence/run-facts.ts).
 import {
-  defineArticle, clientSettleFacts, curlFacts, declared, event, exec, hop, inPod, iptables, nft, nftVerdictFacts, path, podGateway, stdout,
-  curlArgv, service, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT, type Experiment, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
+  defineArticle, kubernetesSeries, clientSettleFacts, curlFacts, declared, event, exec, hop, inPod, iptables, nft, nftVerdictFacts, path, podGateway, stdout, curlArgv,
+  service, type Experiment, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's two modes: where each writes its rules. */
@@ -29,17 +29,9 @@ const rules = (id: string, node: string, what: string, mode: 'iptables' | 'nftab
     ? exec(id, node, `${node}'s iptables rules, every table${what}`, () => ['iptables-save'], { variants: ['iptables'] })
     : exec(id, node, `${node}'s nftables ruleset${what}`, () => ['nft', 'list', 'ruleset'], { variants: ['nftables'] });
 
-const experiment: Experiment = {
+const experiment: Experiment = kubernetesSeries({
   slug: '076-internal-traffic-policy',
-  cluster: threeNodeCluster(),
-  // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
-  imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
-  // Measured on a real kind cluster (the headline: the runs the prose binds) and in the namespace lab.
-  environments: ['kind', 'lab'],
-  // Measured on four minors; the newest is the headline, the others are checked from their committed runs.
-  kubernetes: ['v1.37', 'v1.36', 'v1.35', 'v1.34'],
   manifests: ['manifests/backend.yaml', 'manifests/clients.yaml', 'manifests/services.yaml'],
-  client: 'control-plane',
   steps: [
     fromPod('cluster-from-worker', 'worker', 's-cluster', "s-cluster's ClusterIP from the client pod on worker"),
     fromPod('cluster-from-worker2', 'worker2', 's-cluster', "s-cluster's ClusterIP from the client pod on worker2"),
@@ -68,7 +60,7 @@ const experiment: Experiment = {
   ],
   // The same experiment under each of kube-proxy's modes; iptables (the first) is the default run.
   variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },
-};
+});
 
 /** Which pod answered: the backend writes its name (the container's hostname) on the first line. */
 const server = (step: string) => stdout(step, /^server=(\S+)$/m);
