@@ -4,7 +4,7 @@
 import type { Lang } from '../site.config.ts';
 
 const zh = {
-  measuredHeading: '实测 · 本机执行输出',
+  measuredHeading: '实测 · 本次运行的输出',
   rawOutput: '原始输出',
   rawOutputAt: '原始输出见：',
   rawOutputOnRecord: '原始输出在这次运行的记录里：',

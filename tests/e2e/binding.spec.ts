@@ -163,7 +163,7 @@ async function checkPageAgainst(page: Page, runs: Runs074, lang: 'zh' | 'en', fi
   expect(figures.length, 'the page has measured figures').toBeGreaterThanOrEqual(figuresAtLeast);
   for (const figure of figures) {
     const evidence = runOf(runs, figure, `figure[data-measured="${figure.steps.join(' ')}"]`);
-    expect(figure.heading).toBe(lang === 'zh' ? '实测 · 本机执行输出' : 'Measured · output of this run');
+    expect(figure.heading).toBe(lang === 'zh' ? '实测 · 本次运行的输出' : 'Measured · output of this run');
     expect(
       figure.lines.map((l) => l.step),
       'one line per step, in order',

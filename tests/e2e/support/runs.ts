@@ -218,7 +218,7 @@ export interface MeasuredFigure {
   lines: { step: string | null; text: string; factSteps: (string | null)[] }[];
 }
 
-export const MEASURED_HEADING: Record<Lang, string> = { zh: '实测 · 本机执行输出', en: 'Measured · output of this run' };
+export const MEASURED_HEADING: Record<Lang, string> = { zh: '实测 · 本次运行的输出', en: 'Measured · output of this run' };
 
 export function measuredFigureProblems(figures: readonly MeasuredFigure[], runs: ArticleRuns, lang: Lang): string[] {
   const problems: string[] = [];
