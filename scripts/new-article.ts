@@ -12,8 +12,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const USAGE = `usage: npm run new -- <slug>
   makes content/articles/<slug>/ with every file an article needs, each saying what it is for:
-  article.ts (the one definition: experiment, facts, claims, lines), manifests/app.yaml, zh.mdx, en.mdx
-  <slug>: the series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity)
+  article.ts (the one definition: experiment, facts, claims, lines), manifests/app.yaml, zh.mdx, en.mdx,
+  evidence.zh.mdx, evidence.en.mdx (the page of evidence behind the article)
+  <slug>: the series number, then lowercase words joined by dashes (e.g. 078-topology-aware-routing)
   then: npm run build:draft, npm run capture -- <slug>, npm run capture -- <slug> --driver lab, npm run build
   see docs/authoring.md`;
 if (args.includes('--help') || args.includes('-h')) {

@@ -13,7 +13,7 @@ export interface ScaffoldFile {
 
 export { SLUG_PATTERN, SLUG_MAX_LENGTH } from './slug.ts';
 
-const USAGE = 'usage: npm run new -- <slug>   (e.g. 076-service-session-affinity: the series number, then words in lowercase and dashes)';
+const USAGE = 'usage: npm run new -- <slug>   (e.g. 078-topology-aware-routing: the series number, then words in lowercase and dashes)';
 
 /** The problem with a slug in one line, or null: the loader's rule (slug.ts). A hostile slug is quoted JSON-escaped and cut, never as typed. */
 export function slugProblem(slug: string | undefined): string | null {

@@ -24,7 +24,7 @@ export const shownSlug = (slug: string): string => quoted(clip(slug, 60));
 export function slugRuleProblem(slug: string): string | null {
   if (slug.length > SLUG_MAX_LENGTH) return `${slug.length} characters; expected at most ${SLUG_MAX_LENGTH}`;
   const match = SLUG_PATTERN.exec(slug);
-  if (!match) return 'expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity)';
+  if (!match) return 'expected the three-digit series number, then lowercase words joined by dashes (e.g. 078-topology-aware-routing)';
   if (Number(match[1]) === 0) return "series number 000; expected 001 or more (the front matter's series.number is positive)";
   return null;
 }

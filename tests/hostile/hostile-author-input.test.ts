@@ -114,8 +114,8 @@ test('an article folder whose name holds a line feed or ESC is refused by the on
     }
     assert.deepEqual(message.split('\n'), [
       'content/articles/"000-zero": the folder\'s name is no slug: series number 000; expected 001 or more (the front matter\'s series.number is positive); rename the folder',
-      'content/articles/"075-a\\nnew: created b": the folder\'s name is no slug: expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity); rename the folder',
-      'content/articles/"076-x\\u001b[2Jy": the folder\'s name is no slug: expected the three-digit series number, then lowercase words joined by dashes (e.g. 076-service-session-affinity); rename the folder',
+      'content/articles/"075-a\\nnew: created b": the folder\'s name is no slug: expected the three-digit series number, then lowercase words joined by dashes (e.g. 078-topology-aware-routing); rename the folder',
+      'content/articles/"076-x\\u001b[2Jy": the folder\'s name is no slug: expected the three-digit series number, then lowercase words joined by dashes (e.g. 078-topology-aware-routing); rename the folder',
     ]);
     await assert.rejects(loadArticle(copy, '076-x\u001b[2Jy'), /^ArticleFolderError: content\/articles\/"076-x\\u001b\[2Jy": the folder's name is no slug/);
     // The matrix (and the capture's dry run, through the same listArticleSlugs): the loader's lines, nothing raw.
