@@ -60,9 +60,14 @@ test('an endpoint that answered other than ok, and a curl that printed nothing, 
   // A kube-proxy answering 503 (its sync state) is alive: only the components that answer ok are held to 200.
   const stale = new Map(healthy).set('http://127.0.0.1:10256/healthz', { status: 503, curlExit: 0 });
   assert.deepEqual(endpointProblems('control-plane', endpoints, stale, 0), []);
-  // The node's exec failed before curl printed anything (a node container going away): each endpoint carries that exit.
-  assert.deepEqual(endpointProblems('worker', healthEndpointsOf(KIND_AGENTS, experiment, 'worker'), parseProbeAnswers(''), 137), [
-    'kubelet on worker did not answer http://127.0.0.1:10248/healthz with ok (curl exit 137)',
-    'kube-proxy on worker did not answer http://127.0.0.1:10256/healthz (curl exit 137)',
+  // The node's exec failed before curl printed anything (a node container going away): the node is named, not its endpoints.
+  assert.deepEqual(endpointProblems('worker', healthEndpointsOf(KIND_AGENTS, experiment, 'worker'), parseProbeAnswers(''), 126), [
+    'the health probe could not run on worker (its exec exited 126)',
+  ]);
+  // A line missing for one endpoint while others printed theirs is said as that.
+  const partial = new Map(healthy);
+  partial.delete('https://127.0.0.1:10257/healthz');
+  assert.deepEqual(endpointProblems('control-plane', endpoints, partial, 0), [
+    'kube-controller-manager on control-plane: curl printed no line for https://127.0.0.1:10257/healthz',
   ]);
 });

@@ -2,7 +2,7 @@
 // that was Ready still Ready, not replaced and not restarted. Anything else is
 // what broke, one phrase each: a broken run is no measurement.
 import type { Experiment } from '../../experiment/types.ts';
-import { firstLine, seconds, text } from '../process.ts';
+import { firstLine, seconds, text, waitUntil } from '../process.ts';
 import * as k from '../kubectl/commands.ts';
 import { parsePodList, podChanges, type KubePod } from '../kubectl/topology.ts';
 import type { NodeProvider, ProviderContext } from '../provider/node-provider.ts';
@@ -44,8 +44,12 @@ export async function clusterProblems(
     else problems.push(...podChanges(readPods, parsePodList(text(pods.stdout)), deleted));
   }
   if (problems.length > 0 && fromProvider.length === 0) {
-    // A probe that failed is often the first sign of a component that died meanwhile: the provider's word names the cause.
-    const cause = await io.provider.problems(ctx);
+    // A probe that failed is often the first sign of a component or node going away: the provider's word names the
+    // cause. Where a node's probe did not even run (its exec failed), the provider may need a moment to see the node
+    // stop (docker reports a killed container as running until its process has exited): its word is awaited, bounded.
+    const nodeGone = componentsSaid.status === 'fulfilled' && componentsSaid.value.some((p) => p.includes(NODE_EXEC_FAILED));
+    let cause: string[] = [];
+    await waitUntil(async () => (cause = await io.provider.problems(ctx)).length > 0, nodeGone ? PROVIDER_WORD_MS : 0, 200, ctx.signal);
     if (cause.length > 0) problems = cause;
   }
   return problems;
@@ -68,10 +72,20 @@ export interface HealthEndpoint {
   ok: boolean;
 }
 
-/** One node's answers judged, one phrase per endpoint that failed; `whole` is the curl's own exit, for URLs it printed nothing for. Pure. */
+/** How long the health check waits for the provider's word on a node whose probe could not run. */
+const PROVIDER_WORD_MS = 5000;
+/** The phrase of a node whose probe did not run at all (no line from curl): the node's exec failed. */
+const NODE_EXEC_FAILED = 'the health probe could not run on';
+
+/**
+ * One node's answers judged, one phrase per endpoint that failed. `whole` is the exit of the command on
+ * the node: with no line from curl at all, the probe did not run there (the node's exec failed). Pure.
+ */
 export function endpointProblems(node: string, endpoints: HealthEndpoint[], answers: Map<string, ProbeAnswer>, whole: number | null): string[] {
+  if (answers.size === 0 && whole !== 0) return [`${NODE_EXEC_FAILED} ${node} (${whole === null ? 'its exec gave no exit code' : `its exec exited ${whole}`})`];
   return endpoints.flatMap(({ component, url, ok }) => {
-    const answer = answers.get(url) ?? { status: 0, curlExit: whole ?? -1 };
+    const answer = answers.get(url);
+    if (answer === undefined) return [`${component} on ${node}: curl printed no line for ${url}`];
     if (answer.curlExit === 0 && (!ok || answer.status === 200)) return [];
     const why = answer.curlExit === 0 ? `HTTP ${answer.status}` : `curl exit ${answer.curlExit}${frozen(answer.curlExit)}`;
     return [`${component} on ${node} did not answer ${url}${ok ? ' with ok' : ''} (${why})`];
