@@ -56,7 +56,7 @@ test("kindnetd's routes: every other node's podCIDR via that node's InternalIP, 
   );
 });
 
-test('the stand-in runs, on each node in turn: read the MTU, write the conflist through stdin, add the routes', async () => {
+test('the stand-in runs on each node: read the MTU (and make the folder), then write the conflist through stdin beside the routes', async () => {
   const calls: { container: string; argv: string[]; input?: string }[] = [];
   const written = await standInForKindnetd(nodes, async (container, argv, _what, input) => {
     calls.push({ container, argv, ...(input !== undefined ? { input } : {}) });
