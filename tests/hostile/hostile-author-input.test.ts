@@ -257,7 +257,10 @@ test('a null field or a syntax error in article.ts, a 250-character run id: one 
     const slug = '074-external-traffic-policy';
     const definition = join(copy, 'content/articles', slug, 'article.ts');
     const source = readFileSync(definition, 'utf8');
-    writeFileSync(definition, source.replace(/cluster: [^\n]*,\n/, 'cluster: null,\n'));
+    // The series gives the cluster; an article that sets one of its own to null overrides it.
+    const slugLine = `slug: '${slug}',\n`;
+    assert.ok(source.includes(slugLine));
+    writeFileSync(definition, source.replace(slugLine, `${slugLine}  cluster: null,\n`));
     await assert.rejects(loadArticle(copy, slug, 'edit-1'), {
       message: `content/articles/${slug}/article.ts: field "experiment.cluster": expected the cluster (threeNodeCluster(), ...), got null`,
     });
