@@ -48,6 +48,17 @@ export interface Claim<Id extends string = string> {
   variants?: string[];
 }
 
+/**
+ * A comparison across the variants' runs written once, as a check of one run: it holds when it holds in
+ * each of `variants`' runs, `v` reading that run's facts (what `comparisons` evaluates over `<variant>:<id>`).
+ */
+export function inEveryVariant<Id extends string>(
+  variants: readonly string[],
+  holds: (v: (id: Id) => string) => boolean,
+): (v: (id: `${string}:${Id}`) => string) => boolean {
+  return (v) => variants.every((variant) => holds((id) => v(`${variant}:${id}`)));
+}
+
 /** A row of <VariantComparison />: one fact read in every measured variant's run. */
 export interface ComparisonRow<Id extends string = string> {
   fact: Id;

@@ -4,8 +4,8 @@
 // paths and the step-by-step walkthrough. Node, pod and Service facts, versions
 // and each step's rc and seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, kubernetesSeries, healthCheckLine, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway, settleFacts, event,
-  hop, path, nodePort, exec, curlArgv, type Experiment, type FactIdOf, type PathStation, type TopologyView,
+  defineArticle, kubernetesSeries, inEveryVariant, healthCheckLine, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway,
+  settleFacts, event, hop, path, nodePort, exec, curlArgv, type Experiment, type FactIdOf, type PathStation, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's iptables mode, the headline's: where its rules are decided. */
@@ -219,22 +219,21 @@ export default defineArticle({
     { id: 'modes-drop-alike',
       zh: '两种模式下，没有本地后端的节点都丢弃发往 Local 策略 NodePort 的包：curl 都以同一个超时退出码放弃',
       en: 'In both modes the node without a local backend drops packets to the Local NodePort: curl gives up with the same timeout exit code',
-      holds: (v) => MODES_MEASURED.every((m) => v(`${m}:local-via-worker2.rc`) === '28'),
+      holds: inEveryVariant<Id>(MODES_MEASURED, (v) => v('local-via-worker2.rc') === '28'),
     },
     { id: 'modes-source-alike',
       zh: '两种模式下，后端看到的来源地址规律相同：Cluster 经有后端的节点是该节点的 Pod 网关，经没有后端的节点是转发节点的地址，Local 保留客户端地址',
       en: 'In both modes the backend sees the same pattern of source addresses: under Cluster the pod gateway via the node with the backend and the forwarding node via the other, under Local the client itself',
-      holds: (v) => MODES_MEASURED.every((m) =>
-        v(`${m}:cluster-via-worker.client`) === v(`${m}:node.worker.podGateway`)
-        && v(`${m}:cluster-via-worker2.client`) === v(`${m}:node.worker2.ip`)
-        && v(`${m}:local-via-worker.client`) === v(`${m}:node.control-plane.ip`)),
+      holds: inEveryVariant<Id>(MODES_MEASURED, (v) =>
+        v('cluster-via-worker.client') === v('node.worker.podGateway')
+        && v('cluster-via-worker2.client') === v('node.worker2.ip')
+        && v('local-via-worker.client') === v('node.control-plane.ip')),
     },
     { id: 'modes-health-alike',
       zh: '两种模式下，健康检查的回答相同：有本地后端时回答健康，没有本地后端时以及删掉后端之后回答不健康',
       en: 'In both modes the health check answers alike: healthy with a local backend, unhealthy without one and after the backend is deleted',
-      holds: (v) => MODES_MEASURED.every((m) =>
-        v(`${m}:health-worker.status`) === '200' && v(`${m}:health-worker2.status`) === '503' && v(`${m}:health-worker-after-delete.status`) === '503')
-        && MODES_MEASURED.every((m) => v(`${m}:health-worker.status`) === v(`${MODES_MEASURED[0]}:health-worker.status`)),
+      holds: inEveryVariant<Id>(MODES_MEASURED, (v) =>
+        v('health-worker.status') === '200' && v('health-worker2.status') === '503' && v('health-worker-after-delete.status') === '503'),
     },
   ],
   // The rows of <VariantComparison />: the key observations, each read in every measured mode's run.

@@ -5,8 +5,8 @@
 // pod and Service facts, versions and each step's rc and seconds come from every
 // run (src/evidence/run-facts.ts).
 import {
-  defineArticle, kubernetesSeries, clientSettleFacts, curlFacts, declared, event, exec, hop, inPod, iptables, nft, nftVerdictFacts, path, podGateway, stdout, curlArgv,
-  service, type Experiment, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
+  defineArticle, kubernetesSeries, inEveryVariant, clientSettleFacts, curlFacts, declared, event, exec, hop, inPod, iptables, nft, nftVerdictFacts, path, podGateway,
+  stdout, curlArgv, service, type Experiment, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's two modes: where each writes its rules. */
@@ -239,9 +239,9 @@ export default defineArticle({
     { id: 'modes-alike',
       zh: '两种模式下结果相同：Local 在没有本地后端的节点丢弃（退出码 28），一个端点都不剩时拒绝（退出码 7），两个策略各管各的流量',
       en: 'Both modes behave alike: Local drops on a node without a local backend (exit 28), refuses once no endpoint is left (exit 7), and each policy governs its own traffic',
-      holds: (v) => MODES.every((m) =>
-        v(`${m}:local-from-worker2.rc`) === '28' && v(`${m}:local-from-worker-after-delete.rc`) === '7'
-        && v(`${m}:local-via-worker2.rc`) === '0' && v(`${m}:ext-local-via-worker2.rc`) === '28'),
+      holds: inEveryVariant<Id>(MODES, (v) =>
+        v('local-from-worker2.rc') === '28' && v('local-from-worker-after-delete.rc') === '7'
+        && v('local-via-worker2.rc') === '0' && v('ext-local-via-worker2.rc') === '28'),
     },
   ],
   comparisonRows: [
