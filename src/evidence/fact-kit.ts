@@ -73,6 +73,14 @@ export function declared(file: string, object: string, path: string): FactSpec {
   };
 }
 
+/**
+ * A value the article's own definition sets (a parameter of a model its claims check, a bound): it binds
+ * as declared by article.ts, marked so on the page, never as something a run measured.
+ */
+export function fromDefinition(value: string | number): FactSpec {
+  return { step: DECLARED_STEP, declared: { file: 'article.ts' }, derive: () => ({ value: String(value) }) };
+}
+
 /** Group 1 of `pattern` (the whole match without a group) on the step's stdout. */
 export function stdout(step: string, pattern: RegExp): FactSpec {
   return fromStep(step, (s) => {

@@ -7,8 +7,8 @@
 // node (by name). Node and Service facts, versions and each step's rc and
 // seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, kubernetesSeries, healthCheckLine, answerFacts, choiceBars, withinBounds, choiceFacts, declared, factsFrom, fromRun, healthCheckFacts, curlArgv, exec,
-  iptables, placement, type Answer, type Experiment, type RunSnapshot, type TopologyView,
+  defineArticle, kubernetesSeries, healthCheckLine, answerFacts, choiceBars, withinBounds, choiceFacts, declared, factsFrom, fromDefinition, fromRun, healthCheckFacts,
+  curlArgv, exec, iptables, placement, type Answer, type Experiment, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 const IPTABLES_PROXIER = 'pkg/proxy/iptables/proxier.go';
@@ -90,7 +90,8 @@ const facts = {
   ),
   ...spreadFacts('cluster'),
   ...spreadFacts('local'),
-  'spread.sigmas': fromRun(() => String(SIGMAS)),
+  // The bound the claims check, set here: declared by this definition, not measured.
+  'spread.sigmas': fromDefinition(SIGMAS),
   ...factsFrom<`pod.${Role}.${'name' | 'node' | 'ip'}`>(
     ROLES.flatMap((role) => (['name', 'node', 'ip'] as const).map((key) => [`pod.${role}.${key}`, fromRun((run) => podsByRole(run)[role][key])] as const)),
   ),
