@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { answered, answerFacts, choiceFacts, http, printed, stdout, withinBounds, type FactSpec } from '../../src/evidence/fact-kit.ts';
+import { answered, answerFacts, choiceFacts, fromDefinition, http, printed, stdout, withinBounds, type FactSpec } from '../../src/evidence/fact-kit.ts';
 import { ExtractError } from '../../src/evidence/errors.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import type { StepSnapshot } from '../../src/evidence/schema.ts';
@@ -111,4 +111,11 @@ test('answered: the distinct pods that answered a real spread, sorted, and how m
     () => value(answered.distinct('spread-cluster'), failed),
     (e: unknown) => e instanceof ExtractError && e.message === 'no request was answered with HTTP 200',
   );
+});
+
+test('fromDefinition: a value the definition sets binds as declared by article.ts, whatever the run', () => {
+  const spec = fromDefinition(4);
+  assert.equal(spec.step, 'declared');
+  assert.deepEqual(spec.declared, { file: 'article.ts' });
+  assert.equal(read(spec, stepOf('health-worker')), '4');
 });
