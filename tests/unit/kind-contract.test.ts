@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { experiment074 as article074 } from '../support/articles.ts';
+import { probesOf } from '../../src/capture/kubernetes/kube-io.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import type { DeletePodStep, Experiment } from '../../src/experiment/types.ts';
 import { topologyView } from '../../src/capture/topology-view.ts';
@@ -50,21 +51,8 @@ const isDelete = (c: RecordedCall) => c.tool === 'kind' && c.argv[1] === 'delete
 const isCreate = (c: RecordedCall) => c.tool === 'kind' && c.argv[1] === 'create' && c.argv[2] === 'cluster';
 const onNode = (node: string, ...command: string[]) => ['docker', 'exec', `kx-main-${node}`, ...command];
 const probe = (url: string, insecure = false) => ['curl', '--silent', '--max-time', '2', ...(insecure ? ['--insecure'] : []), url];
-/** Several endpoints in one curl, each a line `<url> <status> <exit>`. */
-const probes = (urls: string[]) => [
-  'curl',
-  '--silent',
-  '--no-progress-meter',
-  '--insecure',
-  '--max-time',
-  '2',
-  '--parallel',
-  '--parallel-immediate',
-  ...urls.flatMap(() => ['--output', '/dev/null']),
-  '--write-out',
-  '%{url} %{http_code} %{exitcode}\\n',
-  ...urls,
-];
+/** Several endpoints in one curl, as the health check builds it (its format pinned by real runs: health-probes.test.ts). */
+const probes = probesOf;
 const NODES = ['control-plane', 'worker', 'worker2'];
 
 function expectedPlan(h: Harness) {
