@@ -2,10 +2,10 @@
 // shares (the mount at /run/netns that every lab run's namespaces live under):
 // a file created exclusively naming its owner (pid and start time). A live
 // owner is waited for, a dead one's lock (kill -9 inside the moment) taken over.
-import { linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import { createExclusive } from './lock.ts';
+import { createExclusive, moveAside } from './lock.ts';
 import { currentOwner, ownerAlive, type Owner } from './run-registry.ts';
 import { DriverError } from './provider/node-provider.ts';
 
@@ -22,12 +22,7 @@ function readOwner(path: string): Owner | null {
 /** Moves a dead owner's lock aside and removes it; one that a live owner took meanwhile is given back. */
 function takeOverDead(path: string, judged: Owner | null, me: Owner): void {
   const aside = `${path}.taken-${me.pid}`;
-  try {
-    renameSync(path, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
+  if (!moveAside(path, aside)) return;
   const moved = readOwner(aside);
   if (moved !== null && JSON.stringify(moved) !== JSON.stringify(judged) && ownerAlive(moved)) {
     try {

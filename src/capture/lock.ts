@@ -75,6 +75,17 @@ export function createExclusive(path: string, content: string, tag: string): boo
   }
 }
 
+/** Moves the lock at `path` aside to `aside`, atomically; false when there was none any more (its owner let it go). */
+export function moveAside(path: string, aside: string): boolean {
+  try {
+    renameSync(path, aside);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
 const createLock = (path: string, info: LockInfo): boolean => createExclusive(path, `${JSON.stringify(info, null, 2)}\n`, info.runId);
 
 const ownerOf = (info: LockInfo): Owner => ({ pid: info.pid, startTime: info.startTime });
@@ -89,12 +100,7 @@ export function acquireLock(path: string, info: LockInfo): Lock {
     // The holder is dead (or its lock unreadable). Move its lock aside under our name, atomically;
     // if what was moved is not what was judged dead, another capture got there first: give it back.
     const aside = `${path}.taken-${info.runId}`;
-    try {
-      renameSync(path, aside);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw error;
-    }
+    if (!moveAside(path, aside)) continue;
     const moved = readLock(aside);
     const same = JSON.stringify(moved) === JSON.stringify(holder);
     if (!same && moved !== null && ownerAlive(ownerOf(moved))) {
