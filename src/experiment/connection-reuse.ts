@@ -35,7 +35,8 @@ export function curlRequests(argv: readonly string[]): { requests: 'one' | 'seve
     if (arg === '--globoff' || arg === '-g') globbing = false;
     else if ((arg === '--header' || arg === '-H') && /^connection:\s*close\s*$/i.test(argv[i + 1] ?? '')) closesEach = true;
     if (WITH_VALUE.has(arg)) i++;
-    else if (!arg.startsWith('-')) urls.push(arg);
+    // Another option's value (-X POST, --user a:b) is no URL: only what names a scheme counts.
+    else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) urls.push(arg);
   }
   const globbed = globbing && urls.some((url) => /\[[^\]]*-[^\]]*\]|\{[^}]*,[^}]*\}/.test(url));
   return { requests: urls.length > 1 || globbed ? 'several' : 'one', closesEach };

@@ -25,6 +25,7 @@ test('the same glob without Connection: close reuses the connection; --globoff, 
   assert.deepEqual(curlRequests([...withoutClose.slice(0, -1), '--globoff', url]).requests, 'one');
   assert.deepEqual(curlRequests(['curl', '--max-time', '2', 'http://10.0.0.1:80/a', 'http://10.0.0.1:80/b']).requests, 'several');
   assert.deepEqual(curlRequests(['curl', '--write-out', '[%{http_code}] {x,y}', 'http://10.0.0.1:80/']).requests, 'one');
+  assert.deepEqual(curlRequests(['curl', '-X', 'POST', '--user', 'a:b', 'http://10.0.0.1:80/']).requests, 'one', 'option values are no URLs');
 });
 
 test('a definition whose curl globs without Connection: close gets one line naming its file, step and the fix; 074 gets none', () => {
