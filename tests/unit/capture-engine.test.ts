@@ -148,6 +148,21 @@ test('a cluster that reports another Kubernetes minor than the run was to measur
   });
 });
 
+test('a cluster whose kube-proxy runs another mode than the run was to measure (a kept cluster of the other variant) is no measurement: no step runs', async (t) => {
+  const parent = await tempDir(t);
+  const { target, files } = await oldSnapshots(parent);
+  const script: Script = { probe: (_node, command) => (command.at(-1) === 'http://127.0.0.1:10249/proxyMode' ? { stdout: 'nftables' } : undefined) };
+  await withProvider(script, async (provider) => {
+    await assert.rejects(runCapture({ ...base, driver: provider, target, signal: new AbortController().signal }), (error: Error) => {
+      assert.equal(error.message, 'kube-proxy reports mode nftables, the run was to measure iptables: this run is no measurement of it');
+      return true;
+    });
+    assert.deepEqual(await readAll(target), files);
+    assert.ok(!provider.calls.some((c) => c.includes('curl --silent --show-error --max-time 3 http://')), 'no step ran');
+    assert.equal(provider.calls.at(-1), 'down');
+  });
+});
+
 test('a component that breaks under a step fails the run with its name, and the old snapshots stay', async (t) => {
   const parent = await tempDir(t);
   const { target, files } = await oldSnapshots(parent);
