@@ -4,11 +4,13 @@
 // any registry, where none answers). The kind suite takes this one reference
 // experiment whatever the number of articles (docs/testing.md says what covers
 // the others).
-// Then: the article's observations hold in each mode, and the run left nothing
-// on the host (containers, networks, kubeconfig, processes, root-namespace
-// links, addresses, routes, rules and kernel settings compared before and
-// after). And a node container killed in the middle of a capture: one line
-// naming it, the previous snapshots byte for byte, nothing left. Last,
+// Then: the article's observations hold in each mode, and the last cluster is
+// kept (--keep). A node container killed in the middle of a capture that reuses
+// it (--reuse): one line naming it, the previous snapshots byte for byte, and
+// the host as it was before the first cluster was created (containers,
+// networks, kubeconfig, processes, root-namespace links, addresses, routes,
+// rules and kernel settings): what keep, reuse and a failed run's delete do
+// together. The killed run costs no cluster of its own. Last,
 // `kind:prepare -- --stop` leaves forwarding and the routing tables as shice
 // first found this machine (the suite turns forwarding back off first where an
 // earlier run of an older shice left it on).
@@ -47,6 +49,8 @@ const SLUG = '074-external-traffic-policy';
 const onCI = process.env.CI === 'true';
 let host: KindHost | null = null;
 let hostBefore: { root: Record<string, string[]>; processes: string[] } | null = null;
+/** The host before the headline test created the cluster it kept, for the run that deletes it. */
+let beforeKept: Awaited<ReturnType<typeof leftovers>> | null = null;
 const out = mkdtempSync(join(tmpdir(), 'shice-kind-'));
 
 before(async () => {
@@ -78,14 +82,14 @@ function folderHash(dir: string): string {
 }
 
 kindTest(
-  "article 074 on a real kind cluster, both modes, with a busy loop on every core while the steps run: the article's observations hold, the report sees no change in behaviour, and the capture leaves nothing behind",
+  "article 074 on a real kind cluster, both modes, with a busy loop on every core while the steps run: the article's observations hold, the report sees no change in behaviour, and --keep keeps the last cluster",
   async (t) => {
     const beforeRun = await leftovers();
     assert.deepEqual(beforeRun.state, [], 'no kubeconfig or cluster state of an earlier capture to begin with');
     const started = performance.now();
     // A shared runner: every core busy with something else while each cluster's steps are measured.
     const busy = busyWhileSteps();
-    const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', out, '--variant', 'iptables,nftables'], host!.env, (line) => {
+    const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', out, '--variant', 'iptables,nftables', '--keep'], host!.env, (line) => {
       busy.onLine(line);
       t.diagnostic(line);
     });
@@ -136,32 +140,46 @@ kindTest(
       assert.deepEqual(formatBrokenClaims(evidence.claims), [], `${variant}: every claim of the article holds`);
     }
 
-    assert.deepEqual(await leftovers(), beforeRun, 'no container, network, kubeconfig, process or root-namespace rule of the run is left');
+    // The iptables cluster was deleted for the nftables one (a kept cluster is recreated without --reuse); that one is kept.
+    assert.match(run.stderr, /keeping kind cluster "kx-main"/);
+    const kept = await leftovers();
+    assert.equal(kept.docker.containers!.length - beforeRun.docker.containers!.length, 3, 'the three node containers of the kept cluster');
+    assert.ok(
+      kept.state.some((name) => name.endsWith('.owner.json')),
+      "the kept cluster's ownership marker",
+    );
+    beforeKept = beforeRun;
   },
 );
 
-kindTest('a node container killed during the steps: one line naming it, the previous snapshots untouched, nothing left', async (t) => {
-  // Previous snapshots to protect: a copy of the article's committed ones.
-  const target = join(out, 'killed');
-  cpSync(join(ROOT, 'content/articles', SLUG, 'snapshots'), join(target, SLUG), { recursive: true });
-  const hashBefore = folderHash(join(target, SLUG));
-  const beforeRun = await leftovers();
-  const kill: { done: Promise<unknown> | null } = { done: null };
-  const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', target, '--variant', 'iptables'], host!.env, (line) => {
-    t.diagnostic(line);
-    // The second step has run: worker2 goes away while the steps are under way.
-    if (kill.done === null && /^\[ 2\/\d+\]/.test(line)) kill.done = execa('docker', ['kill', 'kx-main-worker2'], { env: host!.env });
-  });
-  assert.ok(kill.done !== null, 'the capture reached its steps');
-  await kill.done;
-  assert.equal(run.code, 1, `a run whose node died fails: ${run.stderr}`);
-  const errors = run.stderr.split('\n').filter((line) => line.startsWith('capture:'));
-  assert.equal(errors.length, 1, run.stderr);
-  assert.match(errors[0]!, /kx-main-worker2/, 'the line names the node container');
-  assert.match(errors[0]!, /snapshots were left as they were/);
-  assert.equal(folderHash(join(target, SLUG)), hashBefore, 'the previous snapshots, byte for byte');
-  assert.deepEqual(await leftovers(), beforeRun, 'nothing of the run is left');
-});
+kindTest(
+  'a node container killed during the steps of a run on the kept cluster: one line naming it, the previous snapshots untouched, the host as before the cluster',
+  async (t) => {
+    // Previous snapshots to protect: a copy of the article's committed ones.
+    const target = join(out, 'killed');
+    const folder = join(target, `${SLUG}.nftables`);
+    cpSync(join(ROOT, 'content/articles', SLUG, 'snapshots.nftables'), folder, { recursive: true });
+    const hashBefore = folderHash(folder);
+    // Run alone (the headline test skipped or filtered out), it creates its own cluster.
+    const beforeRun = beforeKept ?? (await leftovers());
+    const kill: { done: Promise<unknown> | null } = { done: null };
+    const run = await runCaptureCli([SLUG, '--k8s', HEADLINE_RELEASE.minor, '--out', target, '--variant', 'nftables', '--reuse'], host!.env, (line) => {
+      t.diagnostic(line);
+      // The second step has run: worker2 goes away while the steps are under way.
+      if (kill.done === null && /^\[ 2\/\d+\]/.test(line)) kill.done = execa('docker', ['kill', 'kx-main-worker2'], { env: host!.env });
+    });
+    assert.ok(kill.done !== null, 'the capture reached its steps');
+    await kill.done;
+    assert.equal(run.code, 1, `a run whose node died fails: ${run.stderr}`);
+    const errors = run.stderr.split('\n').filter((line) => line.startsWith('capture:'));
+    assert.equal(errors.length, 1, run.stderr);
+    assert.match(errors[0]!, /kx-main-worker2/, 'the line names the node container');
+    assert.match(errors[0]!, /snapshots were left as they were/);
+    assert.equal(folderHash(folder), hashBefore, 'the previous snapshots, byte for byte');
+    if (beforeKept !== null) assert.match(run.stderr, /reusing kind cluster "kx-main"/);
+    assert.deepEqual(await leftovers(), beforeRun, 'nothing of either cluster is left: no container, network, kubeconfig, process or root-namespace rule');
+  },
+);
 
 kindTest('kind:prepare -- --stop: the engine and every process of it gone, forwarding and the routing tables as shice first found this machine', async (t) => {
   if (!host!.startedEngine) {
