@@ -28,7 +28,7 @@ export interface BenchArgs {
 }
 
 export const DEFAULTS = {
-  sizes: [1, 50, 200],
+  sizes: [1, 10, 40],
   bindingArticles: 50,
   buildTimeoutSeconds: 300,
   article: '074-external-traffic-policy',

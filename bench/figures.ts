@@ -6,7 +6,7 @@ export const GROUPS = ['weight', 'e2e', 'binding', 'growth', 'merge', 'lab', 'ki
 export type Group = (typeof GROUPS)[number];
 
 /** How a value is stored and shown: bytes are shown in KB (1 KB = 1024 bytes). */
-export type Unit = 'x' | 's' | 'ms/page' | 'bytes' | 'yes/no' | 'count';
+export type Unit = 'x' | 's' | 'ms/page' | 'ms/article' | 'bytes' | 'yes/no' | 'count';
 
 export interface Target {
   op: '<=' | '==';
@@ -91,6 +91,8 @@ export function formatValue(value: number | boolean, unit: Unit): string {
       return `${value.toFixed(1)} s`;
     case 'ms/page':
       return `${value.toFixed(1)} ms/page`;
+    case 'ms/article':
+      return `${value.toFixed(1)} ms/article`;
     case 'bytes':
       return `${(value / 1024).toFixed(1)} KB`;
     case 'count':

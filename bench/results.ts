@@ -24,7 +24,7 @@ export const figureSchema = z.strictObject({
   id: z.string().min(1),
   group: z.enum(GROUPS),
   label: z.string(),
-  unit: z.enum(['x', 's', 'ms/page', 'bytes', 'yes/no', 'count']),
+  unit: z.enum(['x', 's', 'ms/page', 'ms/article', 'bytes', 'yes/no', 'count']),
   value: z.union([z.number(), z.boolean(), z.null()]),
   target: targetSchema.nullable(),
   meets: z.boolean().nullable(),

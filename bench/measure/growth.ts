@@ -2,8 +2,12 @@
 // every language; the marginal cost of one more article page is the slope of
 // the least-squares line through (pages, seconds). Beside each evidence site
 // the bench builds its floor: a site of the same size whose pages are the same
-// prose and markdown built by Astro alone (prose-floor.ts), so the marginal
-// cost is also read as a ratio to Astro's own cost on this machine in this run.
+// prose and markdown built by Astro alone (prose-floor.ts), and run records
+// that are the same raw output in Markdown code blocks (record-floor.ts), so the
+// marginal cost is also read as a ratio to Astro's own cost on this machine in
+// this run: for the whole copy, and per kind of page (article, evidence page,
+// run record), each kind read as the difference between two sets of the same
+// copies' pages (variant-files.ts, PAGE_SETS).
 // Every site is built GROWTH_BUILDS times, cold, the sizes interleaved (1, 50,
 // 200, 200, 50, 1) and the two sites of a size alternating which goes first, so
 // that load from elsewhere lands on all of them alike; the faster build of a
@@ -16,8 +20,13 @@ import { growthShape, interleavedOrder, leastSquares, type LineFit, type Point }
 import { proseFloorMdx } from '../plain/prose-floor.ts';
 import { astroBuild, BuildTimeout, type BuildResult } from '../site/astro-build.ts';
 import { describeBuild, wasBusy } from '../site/cpu.ts';
-import { generateSite, readArticleMdx, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
-import { BENCH_CONFIG } from '../site/variant-files.ts';
+import { ARTICLES_DIR, generateSite, readArticleMdx, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
+import { BENCH_CONFIG, floorRecordFile, PAGE_SETS, type PageSet } from '../site/variant-files.ts';
+import { recordFloorMarkdown } from '../plain/record-floor.ts';
+import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
+import { measuredRuns } from '../../src/evidence/runs/environments.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
+import { join } from 'node:path';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 export const MARGINAL_TARGET_MS = 12;
@@ -38,84 +47,130 @@ export interface SizeRun {
   failure: string | null;
 }
 
-/** The floor's MDX: the article's own files (its pages and evidence pages), each reduced to its prose (file name -> text). */
-async function floorSources(root: string, slug: string): Promise<Map<string, string>> {
-  const sources = await readArticleMdx(root, slug, "to take the floor's prose from");
-  return new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.text)]));
+interface FloorSources {
+  /** The article's own MDX files (its pages and evidence pages), each reduced to its prose (file name -> text). */
+  mdx: Map<string, string>;
+  /** Each of its runs' record as Markdown (file name -> text), as the plain copy's record route reads them. */
+  records: Map<string, string>;
+  /** Its evidence pages, one per language it writes one in. */
+  evidencePages: number;
 }
 
-export interface GrowthSeries {
+async function floorSources(root: string, slug: string): Promise<FloorSources> {
+  const sources = await readArticleMdx(root, slug, "to take the floor's prose from");
+  const evidence = evidenceFromDisk(slug, join(root, ARTICLES_DIR, slug, 'snapshots'), await loadArticle(root, slug), { variants: true });
+  const records = new Map(
+    measuredRuns(evidence).map(({ ref, evidence: run }) => {
+      const param = [ref.version, ref.environment, ref.variant].filter(Boolean).join('/') || undefined;
+      return [
+        floorRecordFile(param),
+        recordFloorMarkdown(
+          run.snapshots.run,
+          run.snapshots.run.steps.map((id) => run.snapshots.steps.get(id)!),
+        ),
+      ] as const;
+    }),
+  );
+  const evidencePages = [...sources.values()].filter((source) => source.page === 'evidence').length;
+  return { mdx: new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.text)])), records, evidencePages };
+}
+
+export interface SitePair {
   /** Per size, in the order asked: the evidence site's builds, or why it has none. */
   evidence: SizeRun[];
   /** Per size: its floor's. */
   floor: SizeRun[];
 }
 
+/** Every page of every copy (`all`), and the other page sets asked for, each an evidence site and its floor. */
+export interface GrowthSeries extends SitePair {
+  sets: Partial<Record<Exclude<PageSet, 'all'>, SitePair>>;
+  /** The copy's pages of each kind, as the evidence site builds them; null when the floor's sources could not be read. */
+  pagesPerCopy: PagesPerCopy | null;
+}
+
+/** One copy's pages of each kind. */
+export interface PagesPerCopy {
+  article: number;
+  evidence: number;
+  record: number;
+}
+
 /**
- * The growth series without its figures: an evidence site and its floor for each of `sizes`,
- * generated in temporary copies of the project, each built `rounds` times, cold, interleaved
- * (measureGrowth: GROWTH_BUILDS). A site that could not be generated or built has its reason
- * in `failure`; the copies are removed before it returns, however it ends.
+ * The growth series without its figures: for each page set in `sets` ('all' always), an evidence
+ * site and its floor for each of `sizes`, generated in temporary copies of the project, each built
+ * `rounds` times, cold, interleaved (measureGrowth: GROWTH_BUILDS, every page set). A site that
+ * could not be generated or built has its reason in `failure`; the copies are removed before it
+ * returns, however it ends.
  */
-export async function growthSeries(ctx: BenchContext, slug: string, sizes: readonly number[], rounds = GROWTH_BUILDS): Promise<GrowthSeries> {
-  const sites: Record<Site, Map<number, SizeRun>> = {
-    evidence: new Map(sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
-    floor: new Map(sizes.map((n) => [n, { n, project: null, builds: [], failure: null }])),
-  };
-  const all = () => [...sites.evidence.values(), ...sites.floor.values()];
+export async function growthSeries(
+  ctx: BenchContext,
+  slug: string,
+  sizes: readonly number[],
+  rounds = GROWTH_BUILDS,
+  sets: readonly PageSet[] = ['all'],
+): Promise<GrowthSeries> {
+  const pageSets: PageSet[] = ['all', ...sets.filter((set) => set !== 'all')];
+  const key = (site: Site, set: PageSet, n: number) => `${site} ${set} ${n}`;
+  const runs = new Map<string, SizeRun>();
+  for (const set of pageSets)
+    for (const site of ['evidence', 'floor'] as const) for (const n of sizes) runs.set(key(site, set, n), { n, project: null, builds: [], failure: null });
   const removeAll = async () => {
-    for (const run of all()) await run.project?.remove();
+    for (const run of runs.values()) await run.project?.remove();
   };
   ctx.cleanups.add(removeAll);
+  let floor: FloorSources | null = null;
   try {
-    let floorMdx: Map<string, string> | null = null;
     let floorFailure: string | null = null;
     try {
-      floorMdx = await floorSources(ctx.root, slug);
+      floor = await floorSources(ctx.root, slug);
     } catch (error) {
       floorFailure = errorMessage(error);
     }
     for (const n of sizes) {
-      for (const site of ['evidence', 'floor'] as const) {
-        if (ctx.cancelSignal.aborted) break;
-        const run = sites[site].get(n)!;
-        if (site === 'floor' && floorMdx === null) {
-          run.failure = floorFailure;
-          continue;
-        }
-        try {
-          run.project = await ctx.progress.task(
-            `generating ${site === 'evidence' ? 'an evidence site' : 'its floor (the same prose, Astro alone)'} of ${n} article(s)`,
-            () =>
-              generateSite(ctx.root, site === 'evidence' ? 'evidence' : 'plain', `${site}-${n}`, (dir) =>
-                site === 'evidence' ? writeEvidenceCopies(ctx.root, dir, slug, n) : writePlainCopies(dir, slug, floorMdx!, n),
+      for (const set of pageSets) {
+        for (const site of ['evidence', 'floor'] as const) {
+          if (ctx.cancelSignal.aborted) break;
+          const run = runs.get(key(site, set, n))!;
+          if (site === 'floor' && floor === null) {
+            run.failure = floorFailure;
+            continue;
+          }
+          const what = site === 'evidence' ? 'an evidence site' : 'its floor (the same prose and output, Astro alone)';
+          try {
+            run.project = await ctx.progress.task(`generating ${what} of ${n} article(s), ${set === 'all' ? 'every page' : set}`, () =>
+              generateSite(
+                ctx.root,
+                site === 'evidence' ? 'evidence' : 'plain',
+                `${site}-${set}-${n}`,
+                (dir) => (site === 'evidence' ? writeEvidenceCopies(ctx.root, dir, slug, n) : writePlainCopies(dir, slug, floor!.mdx, n, floor!.records)),
+                { pages: set },
               ),
-          );
-        } catch (error) {
-          run.failure = errorMessage(error);
+            );
+          } catch (error) {
+            run.failure = errorMessage(error);
+          }
         }
       }
     }
-    const order = interleavedOrder(sizes, rounds).flatMap((n, i): Array<[Site, number]> =>
-      i % 2 === 0
-        ? [
-            ['evidence', n],
-            ['floor', n],
-          ]
-        : [
-            ['floor', n],
-            ['evidence', n],
-          ],
+    // Each size's sites in turn, the order of the pairs alternating, so that load from elsewhere lands on all alike.
+    const order = interleavedOrder(sizes, rounds).flatMap((n, i) =>
+      pageSets.flatMap((set): Array<[Site, PageSet, number]> => {
+        const pair: Array<[Site, PageSet, number]> = [
+          ['evidence', set, n],
+          ['floor', set, n],
+        ];
+        return i % 2 === 0 ? pair : pair.reverse();
+      }),
     );
-    for (const [i, [site, n]] of order.entries()) {
+    for (const [i, [site, set, n]] of order.entries()) {
       if (ctx.cancelSignal.aborted) break;
-      const run = sites[site].get(n)!;
+      const run = runs.get(key(site, set, n))!;
       if (!run.project || run.failure) continue;
-      const pages = n * LANGS.length;
       try {
         run.builds.push(
           await ctx.progress.task(
-            `growth: build ${i + 1} of ${order.length}, ${site === 'evidence' ? 'evidence site' : 'floor'}, ${n} article(s), ${pages} article pages`,
+            `growth: build ${i + 1} of ${order.length}, ${site === 'evidence' ? 'evidence site' : 'floor'}, ${n} article(s), ${set === 'all' ? 'every page' : set}`,
             () => astroBuild(run.project!.dir, { config: BENCH_CONFIG, timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal }),
           ),
         );
@@ -128,14 +183,23 @@ export async function growthSeries(ctx: BenchContext, slug: string, sizes: reado
     ctx.cleanups.delete(removeAll);
     await removeAll();
   }
-  return { evidence: sizes.map((n) => sites.evidence.get(n)!), floor: sizes.map((n) => sites.floor.get(n)!) };
+  const pair = (set: PageSet): SitePair => ({
+    evidence: sizes.map((n) => runs.get(key('evidence', set, n))!),
+    floor: sizes.map((n) => runs.get(key('floor', set, n))!),
+  });
+  const sets_: GrowthSeries['sets'] = {};
+  for (const set of pageSets) if (set !== 'all') sets_[set] = pair(set);
+  const pagesPerCopy = floor === null ? null : { article: LANGS.length, evidence: floor.evidencePages, record: floor.records.size * LANGS.length };
+  return { ...pair('all'), sets: sets_, pagesPerCopy };
 }
 
 export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
   const slug = ctx.args.article;
-  const series = await growthSeries(ctx, slug, ctx.args.sizes);
+  const series = await growthSeries(ctx, slug, ctx.args.sizes, GROWTH_BUILDS, PAGE_SETS);
   return [
     ...growthFigures(series.evidence, series.floor),
+    ...pageKindFigures(series),
+    articleWorkFigure(series),
     seriesSiteFigure(SERIES_ARTICLES, ctx.cancelSignal.aborted ? { failure: 'interrupted' } : await seriesSiteBuild(ctx, slug)),
     // Interrupted: no more builds (the run writes no result anyway).
     ogCardFigure(OG_ARTICLES, ctx.cancelSignal.aborted ? { with: [], without: [], failure: 'interrupted' } : await ogCardBuilds(ctx, slug)),
@@ -385,7 +449,7 @@ function floorFigures(wallFit: LineFit | null, cpuFit: LineFit | null, floorRuns
   const floorCpu = cpu.length >= 2 ? leastSquares(cpu) : null;
   const figures = [
     measured(floor, ms(floorWall), {
-      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; the article's and its evidence pages' prose and markdown without their components, no run records`,
+      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; the article's and its evidence pages' prose and markdown without their components, and its run records' raw output as Markdown code blocks`,
       details: { points: wall, cpuPoints: cpu, slopeSecondsPerPage: floorWall.slope, cpuSlopeSecondsPerPage: floorCpu?.slope ?? null, r2: floorWall.r2 },
     }),
   ];
@@ -399,4 +463,90 @@ function floorFigures(wallFit: LineFit | null, cpuFit: LineFit | null, floorRuns
     }),
   );
   return figures;
+}
+
+type PageKind = keyof PagesPerCopy;
+const PAGE_KINDS: readonly PageKind[] = ['article', 'evidence', 'record'];
+/** A kind's cost is the difference between the page set with it and the set without. */
+const KIND_SETS: Record<PageKind, [with_: PageSet, without: PageSet]> = {
+  article: ['articles', 'none'],
+  evidence: ['no-records', 'articles'],
+  record: ['all', 'no-records'],
+};
+
+/** Per copy of the article: the least-squares slope of the faster build of each size, over wall and CPU time; null below 2 sizes. */
+function perCopySlope(runs: readonly GrowthRun[]): { wall: number; cpu: number | null } | null {
+  const wall: Point[] = [];
+  const cpu: Point[] = [];
+  for (const run of runs) {
+    if (run.failure || run.builds.length === 0) continue;
+    wall.push({ x: run.n, y: Math.min(...run.builds.map((b) => b.seconds)) });
+    const cpus = run.builds.map((b) => b.cost.cpuSeconds).filter((c): c is number => c !== null);
+    if (cpus.length === run.builds.length) cpu.push({ x: run.n, y: Math.min(...cpus) });
+  }
+  if (wall.length < 2) return null;
+  return { wall: leastSquares(wall).slope, cpu: cpu.length === wall.length ? leastSquares(cpu).slope : null };
+}
+
+/**
+ * What one more article costs the build apart from its pages: the slope of the page set with none
+ * of them (its MDX read, and in the evidence site its runs read, its facts derived, its claims
+ * judged), in ms per copy, the floor's beside it. No target: it has no counterpart in Astro. Pure.
+ */
+export function articleWorkFigure(series: Pick<GrowthSeries, 'sets'>): Figure {
+  const base = {
+    id: 'growth.perArticle',
+    group: 'growth' as const,
+    unit: 'ms/article' as const,
+    label: 'one more article apart from its pages (evidence derived, claims judged)',
+  };
+  const none = series.sets.none;
+  const evidence = none ? perCopySlope(none.evidence) : null;
+  const floor = none ? perCopySlope(none.floor) : null;
+  if (evidence === null) return notMeasured(base, 'needs at least 2 sizes of the none set built in the evidence site');
+  return measured(base, evidence.wall * 1000, {
+    note: `slope of the set with no page of the article, wall${evidence.cpu === null ? '' : `; CPU ${(evidence.cpu * 1000).toFixed(1)} ms`}${floor === null ? '' : `; its floor ${(floor.wall * 1000).toFixed(1)} ms`}`,
+    details: { cpuMs: evidence.cpu === null ? null : evidence.cpu * 1000, floorMs: floor === null ? null : floor.wall * 1000 },
+  });
+}
+
+/**
+ * The marginal cost of one more page of each kind (article, evidence, record), over the Astro
+ * floor's page of the same kind: what a copy's pages of that kind add to a build, per page, in the
+ * evidence site and in its floor, each read as the difference between the slopes of two page sets
+ * (KIND_SETS) of the same copies. Wall time is the figure, CPU time in the note. Pure.
+ */
+export function pageKindFigures(series: Pick<GrowthSeries, 'evidence' | 'floor' | 'sets' | 'pagesPerCopy'>): Figure[] {
+  const pair = (set: PageSet): SitePair | undefined => (set === 'all' ? series : series.sets[set]);
+  return PAGE_KINDS.map((kind) => {
+    const base = {
+      id: `growth.overFloor.${kind}`,
+      group: 'growth' as const,
+      unit: 'x' as const,
+      label: `marginal cost over the Astro floor: ${kind === 'record' ? 'run record' : kind} page`,
+      target: { op: '<=' as const, value: OVER_FLOOR_TARGET },
+    };
+    const pages = series.pagesPerCopy?.[kind];
+    if (!pages) return notMeasured(base, series.pagesPerCopy === null ? "the floor's sources could not be read" : `the article has no ${kind} page`);
+    const [withSet, withoutSet] = KIND_SETS[kind];
+    const cost = (site: keyof SitePair) => {
+      const withPair = pair(withSet);
+      const withoutPair = pair(withoutSet);
+      if (!withPair || !withoutPair) return null;
+      const a = perCopySlope(withPair[site]);
+      const b = perCopySlope(withoutPair[site]);
+      if (a === null || b === null) return null;
+      return { wall: ((a.wall - b.wall) * 1000) / pages, cpu: a.cpu === null || b.cpu === null ? null : ((a.cpu - b.cpu) * 1000) / pages };
+    };
+    const evidence = cost('evidence');
+    const floor = cost('floor');
+    const sets = `the ${withSet} set less the ${withoutSet} set`;
+    if (evidence === null || floor === null) return notMeasured(base, `needs at least 2 sizes of ${sets} built, in the evidence site and its floor`);
+    if (floor.wall <= 0) return notMeasured(base, `the floor's ${kind} pages cost nothing measurable (${floor.wall.toFixed(1)} ms/page): no ratio to form`);
+    const cpuRatio = evidence.cpu !== null && floor.cpu !== null && floor.cpu > 0 ? evidence.cpu / floor.cpu : null;
+    return measured(base, evidence.wall / floor.wall, {
+      note: `${evidence.wall.toFixed(1)} / ${floor.wall.toFixed(1)} ms per page wall${cpuRatio === null ? '' : `; over CPU time ${cpuRatio.toFixed(2)}x (${evidence.cpu!.toFixed(1)} / ${floor.cpu!.toFixed(1)} ms)`}; ${pages} such pages a copy; slopes of ${sets}`,
+      details: { pagesPerCopy: pages, evidenceMs: evidence.wall, floorMs: floor.wall, evidenceCpuMs: evidence.cpu, floorCpuMs: floor.cpu, cpuRatio },
+    });
+  });
 }

@@ -4,7 +4,7 @@
 // (node_modules/.astro, node_modules/.vite) stay inside the copy.
 import { cp, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LANGS, type Lang } from '../../src/site.config.ts';
 import { makeTempDir } from '../temp-dirs.ts';
 import { copyRunFolder, copySlug, pointArticleLinksAt, renameExperimentSlug, renumberSeries } from './copies.ts';
@@ -16,8 +16,13 @@ import {
   PLAIN_REGISTRY,
   REGISTRY_KEPT_PATH,
   REGISTRY_PATH,
+  FLOOR_RECORDS_DIR,
+  RUN_RECORD_FILE,
+  ROUTES_LEFT_OUT,
   RUN_RECORD_ROUTES,
   benchConfig,
+  plainRecordRoute,
+  type PageSet,
   type Variant,
 } from './variant-files.ts';
 
@@ -72,6 +77,8 @@ export async function readArticleMdx(root: string, slug: string, purpose: string
 export interface CopyOptions {
   /** Keep the routes that draw the Open Graph cards (OG_CARD_ROUTES); without, the pages still name their cards. */
   ogCards?: boolean;
+  /** The pages of each article the copy builds (default all); the others' routes are taken out. */
+  pages?: PageSet;
 }
 
 /** A copy of the project, without articles, set up as `variant`. */
@@ -86,8 +93,13 @@ export async function createProjectCopy(root: string, variant: Variant, label: s
       await writeFile(join(dir, ARTICLE_BODY_PATH), PLAIN_ARTICLE_BODY);
       await rename(join(dir, REGISTRY_PATH), join(dir, REGISTRY_KEPT_PATH));
       await writeFile(join(dir, REGISTRY_PATH), PLAIN_REGISTRY);
-      for (const route of RUN_RECORD_ROUTES) await rm(join(dir, route), { recursive: true, force: true });
+      for (const [i, route] of RUN_RECORD_ROUTES.entries()) {
+        await rm(join(dir, route), { recursive: true, force: true });
+        await mkdir(join(dir, route, dirname(RUN_RECORD_FILE)), { recursive: true });
+        await writeFile(join(dir, route, RUN_RECORD_FILE), plainRecordRoute(i === 0 ? 'zh' : 'en'));
+      }
     }
+    for (const route of ROUTES_LEFT_OUT[options.pages ?? 'all']) await rm(join(dir, route), { recursive: true, force: true });
     await mkdir(join(dir, ARTICLES_DIR), { recursive: true });
   } catch (error) {
     await remove();
@@ -173,14 +185,27 @@ export async function writeEvidenceCopies(root: string, dir: string, sourceSlug:
   }
 }
 
-/** `count` copies of the plain MDX (file name -> text: the article's pages and its evidence pages), nothing else. */
-export async function writePlainCopies(dir: string, sourceSlug: string, mdxByFile: ReadonlyMap<string, string>, count: number): Promise<void> {
+/**
+ * `count` copies of the plain MDX (file name -> text: the article's pages and its evidence pages)
+ * and of its run records' Markdown (FLOOR_RECORDS_DIR file name -> text; none: no record pages).
+ */
+export async function writePlainCopies(
+  dir: string,
+  sourceSlug: string,
+  mdxByFile: ReadonlyMap<string, string>,
+  count: number,
+  recordsByFile: ReadonlyMap<string, string> = new Map(),
+): Promise<void> {
   for (let i = 1; i <= count; i++) {
     const slug = copySlug(sourceSlug, i);
     const target = join(dir, ARTICLES_DIR, slug);
     await mkdir(target);
     for (const [name, text] of mdxByFile)
       await writeFile(join(target, name), isArticleMdx(name) ? renumberSeries(text, `${ARTICLES_DIR}/${slug}/${name}`, i) : text);
+    if (recordsByFile.size === 0) continue;
+    const records = join(dir, FLOOR_RECORDS_DIR, slug);
+    await mkdir(records, { recursive: true });
+    for (const [name, text] of recordsByFile) await writeFile(join(records, name), text);
   }
 }
 

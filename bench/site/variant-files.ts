@@ -49,11 +49,69 @@ const { Content } = await render(entry);
 
 export const ARTICLE_BODY_PATH = 'src/components/evidence/ArticleBody.astro';
 
-/**
- * The routes of the run records, taken out of the plain copy: a run record is
- * made of nothing but bound values, so plain MDX has no counterpart to it.
- */
+/** The routes of the run records, per language: the plain copy replaces them with PLAIN_RECORD_ROUTE. */
 export const RUN_RECORD_ROUTES = ['src/pages/[slug]/run', 'src/pages/en/[slug]/run'];
+/** The routes of the evidence pages, per language. */
+export const EVIDENCE_ROUTES = ['src/pages/[slug]/evidence', 'src/pages/en/[slug]/evidence'];
+
+/** The routes of the article pages, per language. */
+export const ARTICLE_ROUTES = ['src/pages/[slug]/index.astro', 'src/pages/en/[slug]/index.astro'];
+
+/**
+ * Which of an article's pages a generated site builds: every page, all but the run records, the
+ * article pages alone, or none (the build still reads every article and, in the evidence site,
+ * derives its evidence and judges its claims). The growth series builds each set of the same
+ * copies, so that what a page of each kind adds is read as the difference between two sets
+ * (growth.ts, pageKindFigures).
+ */
+export type PageSet = 'all' | 'no-records' | 'articles' | 'none';
+export const PAGE_SETS: readonly PageSet[] = ['all', 'no-records', 'articles', 'none'];
+/** The routes a page set takes out of the copy. */
+export const ROUTES_LEFT_OUT: Record<PageSet, readonly string[]> = {
+  all: [],
+  'no-records': RUN_RECORD_ROUTES,
+  articles: [...RUN_RECORD_ROUTES, ...EVIDENCE_ROUTES],
+  none: [...RUN_RECORD_ROUTES, ...EVIDENCE_ROUTES, ...ARTICLE_ROUTES],
+};
+
+/** The route file under each of RUN_RECORD_ROUTES. */
+export const RUN_RECORD_FILE = '[...run]/index.astro';
+
+/** Where a plain copy keeps its run records' Markdown: <slug>/<run>.md (record-floor.ts), `_` for the article's own run. */
+export const FLOOR_RECORDS_DIR = 'content/floor-records';
+
+/** The file name of a record's Markdown for its route parameter (`v1.34/lab/nftables`, or none for the article's own run). */
+export const floorRecordFile = (run: string | undefined): string => `${run === undefined ? '_' : run.replaceAll('/', '~')}.md`;
+
+/**
+ * A run record's route in the plain copy: each record's Markdown (FLOOR_RECORDS_DIR), rendered by
+ * Astro's own Markdown pipeline in the site's layout, at the URL the evidence site gives it. A copy
+ * with no such files has no record pages.
+ */
+export function plainRecordRoute(lang: 'zh' | 'en'): string {
+  const depth = lang === 'zh' ? '../../../../' : '../../../../../';
+  return `---
+// Written by npm run bench (plain variant): a run record as Astro alone shows it, its Markdown.
+import BaseLayout from '${depth}layouts/BaseLayout.astro';
+
+export function getStaticPaths() {
+  const records = import.meta.glob('/${FLOOR_RECORDS_DIR}/*/*.md', { eager: true });
+  return Object.entries(records).map(([file, record]) => {
+    const [slug, name] = file.split('/').slice(-2);
+    const run = name.replace(/\.md$/, '');
+    return { params: { slug, run: run === '_' ? undefined : run.replaceAll('~', '/') }, props: { record } };
+  });
+}
+
+const { record } = Astro.props;
+const { Content } = record;
+const path = Astro.url.pathname;
+---
+<BaseLayout lang="${lang}" title={\`Run record · \${Astro.params.slug}\`} description="The raw output of one run." path={path} alternates={[]} switchHref={path}>
+  <article class="run-record-page"><Content /></article>
+</BaseLayout>
+`;
+}
 
 /** The module every page reads an article's evidence through (its definition, its runs). */
 export const REGISTRY_PATH = 'src/article/evidence/registry.ts';

@@ -102,9 +102,7 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
     // A cluster kept from another variant (--reuse) runs the mode it was made with: its answers are that mode's.
     const mode = versions['kube-proxy-mode'];
     if (mode !== undefined && mode !== experiment.cluster.kubeProxyMode)
-      throw new DriverError(
-        `kube-proxy reports mode ${mode}, the run was to measure ${experiment.cluster.kubeProxyMode}: this run is no measurement of it`,
-      );
+      throw new DriverError(`kube-proxy reports mode ${mode}, the run was to measure ${experiment.cluster.kubeProxyMode}: this run is no measurement of it`);
     const view = topologyView(topology);
     await cluster.checkHealthy(ctx, 'before the first step');
     reporter.phase(stepsPhase(experiment.steps.length));

@@ -6,7 +6,7 @@ import { GROUPS } from '../../bench/figures.ts';
 test('no arguments: every group, the sizes and counts of the brief', () => {
   const args = parseBenchArgs([]);
   assert.deepEqual(args.groups, [...GROUPS]);
-  assert.deepEqual(args.sizes, [1, 50, 200]);
+  assert.deepEqual(args.sizes, [1, 10, 40]);
   assert.equal(args.bindingArticles, 50);
   assert.equal(args.buildTimeoutSeconds, DEFAULTS.buildTimeoutSeconds);
   assert.equal(args.article, '074-external-traffic-policy');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { buildCost, childCpuSeconds, describeBuild, wasBusy } from '../../bench/site/cpu.ts';
 import { interleavedOrder } from '../../bench/stats.ts';
-import { growthFigures, MARGINAL_TARGET_MS, ogCardFigure, OVER_FLOOR_TARGET } from '../../bench/measure/growth.ts';
+import { articleWorkFigure, growthFigures, MARGINAL_TARGET_MS, ogCardFigure, OVER_FLOOR_TARGET, pageKindFigures } from '../../bench/measure/growth.ts';
 import type { BuildResult } from '../../bench/site/astro-build.ts';
 
 // /proc/<pid>/stat of a node process, as Linux 6.18 wrote it (cutime 1234, cstime 56).
@@ -121,4 +121,41 @@ test("the Open Graph cards' cost: the faster build with them less the faster wit
     ogCardFigure(1, { with: [build(2, null)], without: [build(1, 1)], failure: null }).note!,
     /^\(faster build with the cards - without\) \/ 2 article pages, wall; with: 2\.0 s wall, CPU unknown/,
   );
+});
+
+test("each kind of page over the floor's page of the same kind: the difference of two page sets' slopes, per page", () => {
+  // Seconds at 1 and 3 copies: [evidence site, floor] per page set (CPU time 1.5 times the wall time).
+  const sizes = (evidence: [number, number], floor: [number, number]) => ({
+    evidence: [1, 3].map((n, i) => ({ n, project: null, builds: [build(evidence[i]!, evidence[i]! * 1.5)], failure: null })),
+    floor: [1, 3].map((n, i) => ({ n, project: null, builds: [build(floor[i]!, floor[i]! * 1.5)], failure: null })),
+  });
+  const all = sizes([5.0, 7.0], [4.0, 4.6]); // 1.0 and 0.3 s a copy
+  const series = {
+    ...all,
+    // 0.4 and 0.2; 0.2 and 0.1; 0.1 and 0.05 s a copy
+    sets: { 'no-records': sizes([4.6, 5.4], [3.8, 4.2]), articles: sizes([4.3, 4.7], [3.6, 3.8]), none: sizes([4.1, 4.3], [3.55, 3.65]) },
+    pagesPerCopy: { article: 2, evidence: 2, record: 32 },
+  };
+  const byId = new Map(pageKindFigures(series).map((f) => [f.id, f]));
+  const record = byId.get('growth.overFloor.record')!;
+  assert.equal((record.value as number).toFixed(2), '6.00'); // (1.0 - 0.4) / 32 over (0.3 - 0.2) / 32
+  assert.equal(record.meets, false);
+  assert.match(record.note!, /^18\.[78] \/ 3\.1 ms per page wall; over CPU time 6\.00x .*32 such pages a copy; slopes of the all set less the no-records set$/);
+  assert.equal((byId.get('growth.overFloor.evidence')!.value as number).toFixed(2), '2.00');
+  assert.equal(byId.get('growth.overFloor.evidence')!.meets, true);
+  assert.equal((byId.get('growth.overFloor.article')!.value as number).toFixed(2), '2.00'); // (0.2 - 0.1) / 2 over (0.1 - 0.05) / 2
+  const work = articleWorkFigure(series);
+  assert.equal(work.unit, 'ms/article');
+  assert.equal((work.value as number).toFixed(1), '100.0');
+  assert.match(work.note!, /CPU 150\.0 ms; its floor 50\.0 ms$/);
+  assert.match(articleWorkFigure({ sets: {} }).reason!, /needs at least 2 sizes of the none set/);
+  assert.equal(byId.get('growth.overFloor.article')!.target!.value, OVER_FLOOR_TARGET);
+
+  // A set not built, or a floor whose kind cost nothing: not measured, with the reason.
+  const missing = new Map(pageKindFigures({ ...series, sets: { articles: series.sets.articles, none: series.sets.none } }).map((f) => [f.id, f]));
+  assert.match(missing.get('growth.overFloor.record')!.reason!, /needs at least 2 sizes of the all set less the no-records set built/);
+  assert.equal(missing.get('growth.overFloor.article')!.status, 'measured');
+  const flat = pageKindFigures({ ...series, floor: series.sets['no-records'].floor }).find((f) => f.id === 'growth.overFloor.record')!;
+  assert.match(flat.reason!, /the floor's record pages cost nothing measurable/);
+  assert.match(pageKindFigures({ ...series, pagesPerCopy: null })[0]!.reason!, /the floor's sources could not be read/);
 });

@@ -6,6 +6,7 @@
 // <ArticleLink>) would otherwise go unseen until its figures read "not measured".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,7 @@ import { DEFAULTS, parseBenchArgs } from '../../bench/cli-args.ts';
 import { growthFigures, growthSeries } from '../../bench/measure/growth.ts';
 import type { BenchContext } from '../../bench/measure/context.ts';
 import { createProgress } from '../../bench/progress.ts';
-import { ARTICLES_DIR } from '../../bench/site/temp-project.ts';
+import { ARTICLES_DIR, isSnapshotFolder } from '../../bench/site/temp-project.ts';
 import { scanMdx } from '../../src/evidence/mdx-scan.ts';
 import { LANGS } from '../../src/site.config.ts';
 
@@ -47,14 +48,20 @@ test("the growth phase's smallest site and its floor build, and the size's figur
   };
   const series = await growthSeries(ctx, slug, [1], 1);
   const progress = lines.join('');
-  for (const [site, runs] of Object.entries(series)) {
+  for (const [site, runs] of Object.entries({ evidence: series.evidence, floor: series.floor })) {
     assert.equal(runs.length, 1);
     assert.equal(runs[0]!.failure, null, `the ${site} site of 1 copy: ${runs[0]!.failure}\n${progress}`);
     assert.equal(runs[0]!.builds.length, 1, `the ${site} site of 1 copy built once\n${progress}`);
     // The copy's two article pages at least; the evidence site adds its evidence pages and run records.
     assert.ok(runs[0]!.builds[0]!.htmlFiles >= LANGS.length, `${site}: ${runs[0]!.builds[0]!.htmlFiles} HTML files`);
   }
-  assert.ok(series.evidence[0]!.builds[0]!.htmlFiles > series.floor[0]!.builds[0]!.htmlFiles, "the evidence site also builds its runs' records");
+  assert.equal(series.evidence[0]!.builds[0]!.htmlFiles, series.floor[0]!.builds[0]!.htmlFiles, 'the floor builds the same pages: its run records too');
+  const runFolders = readdirSync(join(root, 'content/articles', slug)).filter(isSnapshotFolder).length;
+  assert.deepEqual(
+    series.pagesPerCopy,
+    { article: LANGS.length, evidence: LANGS.length, record: runFolders * LANGS.length },
+    'a record per run folder and language',
+  );
   assert.equal(ctx.cleanups.size, 0, 'the copies were removed');
 
   const figure = growthFigures(series.evidence, series.floor).find((f) => f.id === 'growth.1');
