@@ -1,9 +1,11 @@
 // Growth: generated sites of several sizes, every article evidence-bound, in
 // every language; the marginal cost of one more article page is the slope of
 // the least-squares line through (pages, seconds). Beside each evidence site
-// the bench builds its floor: a site of the same size whose pages are the same
-// prose and markdown built by Astro alone (prose-floor.ts), and run records
-// that are the same raw output in Markdown code blocks (record-floor.ts), so the
+// the bench builds its floor: a site of the same size whose pages (article,
+// evidence page, run records) emit what the evidence site's pages hold, read
+// from one untimed build of it, in the same layout (floor-pages.ts): Astro's
+// own cost for a page of that content, nothing derived, bound, checked or
+// highlighted. So the
 // marginal cost is also read as a ratio to Astro's own cost on this machine in
 // this run: for the whole copy, and per kind of page (article, evidence page,
 // run record), each kind read as the difference between two sets of the same
@@ -17,16 +19,11 @@
 import { LANGS } from '../../src/site.config.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { growthShape, interleavedOrder, leastSquares, type LineFit, type Point } from '../stats.ts';
-import { proseFloorMdx } from '../plain/prose-floor.ts';
 import { astroBuild, BuildTimeout, type BuildResult } from '../site/astro-build.ts';
 import { describeBuild, wasBusy } from '../site/cpu.ts';
-import { ARTICLES_DIR, generateSite, readArticleMdx, writeEvidenceCopies, writePlainCopies, type TempProject } from '../site/temp-project.ts';
-import { BENCH_CONFIG, floorRecordFile, PAGE_SETS, type PageSet } from '../site/variant-files.ts';
-import { recordFloorMarkdown } from '../plain/record-floor.ts';
-import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
-import { measuredRuns } from '../../src/evidence/runs/environments.ts';
-import { loadArticle } from '../../src/authoring/load.ts';
-import { join } from 'node:path';
+import { generateSite, writeEvidenceCopies, writeFloorCopies, type TempProject } from '../site/temp-project.ts';
+import { BENCH_CONFIG, PAGE_SETS, type PageSet } from '../site/variant-files.ts';
+import { floorPages, type FloorPages } from '../site/floor-pages.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 export const MARGINAL_TARGET_MS = 12;
@@ -47,32 +44,21 @@ export interface SizeRun {
   failure: string | null;
 }
 
-interface FloorSources {
-  /** The article's own MDX files (its pages and evidence pages), each reduced to its prose (file name -> text). */
-  mdx: Map<string, string>;
-  /** Each of its runs' record as Markdown (file name -> text), as the plain copy's record route reads them. */
-  records: Map<string, string>;
-  /** Its evidence pages, one per language it writes one in. */
-  evidencePages: number;
+/** The floor's pages of one copy, read from the evidence site's own build of copy 1 (floor-pages.ts). */
+function floorSources(ctx: BenchContext, slug: string): Promise<FloorPages> {
+  return ctx.progress.task(`building the evidence site of one copy of ${slug}, untimed: the floor's pages are its pages' content`, () =>
+    floorPages(ctx.root, slug, { timeoutMs: ctx.args.buildTimeoutSeconds * 1000, cancelSignal: ctx.cancelSignal }),
+  );
 }
 
-async function floorSources(root: string, slug: string): Promise<FloorSources> {
-  const sources = await readArticleMdx(root, slug, "to take the floor's prose from");
-  const evidence = evidenceFromDisk(slug, join(root, ARTICLES_DIR, slug, 'snapshots'), await loadArticle(root, slug), { variants: true });
-  const records = new Map(
-    measuredRuns(evidence).map(({ ref, evidence: run }) => {
-      const param = [ref.version, ref.environment, ref.variant].filter(Boolean).join('/') || undefined;
-      return [
-        floorRecordFile(param),
-        recordFloorMarkdown(
-          run.snapshots.run,
-          run.snapshots.run.steps.map((id) => run.snapshots.steps.get(id)!),
-        ),
-      ] as const;
-    }),
-  );
-  const evidencePages = [...sources.values()].filter((source) => source.page === 'evidence').length;
-  return { mdx: new Map([...sources].map(([name, mdx]) => [name, proseFloorMdx(mdx.text)])), records, evidencePages };
+/** A copy's pages of each kind, as the floor's source build wrote them. Pure. */
+export function pagesOf(pages: FloorPages): PagesPerCopy {
+  const names = [...pages.html.keys()];
+  return {
+    article: names.filter((n) => n.endsWith('/article.html')).length,
+    evidence: names.filter((n) => n.endsWith('/evidence.html')).length,
+    record: names.filter((n) => n.includes('/run/')).length,
+  };
 }
 
 export interface SitePair {
@@ -119,11 +105,11 @@ export async function growthSeries(
     for (const run of runs.values()) await run.project?.remove();
   };
   ctx.cleanups.add(removeAll);
-  let floor: FloorSources | null = null;
+  let floor: FloorPages | null = null;
   try {
     let floorFailure: string | null = null;
     try {
-      floor = await floorSources(ctx.root, slug);
+      floor = await floorSources(ctx, slug);
     } catch (error) {
       floorFailure = errorMessage(error);
     }
@@ -136,14 +122,14 @@ export async function growthSeries(
             run.failure = floorFailure;
             continue;
           }
-          const what = site === 'evidence' ? 'an evidence site' : 'its floor (the same prose and output, Astro alone)';
+          const what = site === 'evidence' ? 'an evidence site' : "its floor (the same pages' content, Astro alone)";
           try {
             run.project = await ctx.progress.task(`generating ${what} of ${n} article(s), ${set === 'all' ? 'every page' : set}`, () =>
               generateSite(
                 ctx.root,
-                site === 'evidence' ? 'evidence' : 'plain',
+                site === 'evidence' ? 'evidence' : 'floor',
                 `${site}-${set}-${n}`,
-                (dir) => (site === 'evidence' ? writeEvidenceCopies(ctx.root, dir, slug, n) : writePlainCopies(dir, slug, floor!.mdx, n, floor!.records)),
+                (dir) => (site === 'evidence' ? writeEvidenceCopies(ctx.root, dir, slug, n) : writeFloorCopies(dir, slug, floor!, n)),
                 { pages: set },
               ),
             );
@@ -189,7 +175,7 @@ export async function growthSeries(
   });
   const sets_: GrowthSeries['sets'] = {};
   for (const set of pageSets) if (set !== 'all') sets_[set] = pair(set);
-  const pagesPerCopy = floor === null ? null : { article: LANGS.length, evidence: floor.evidencePages, record: floor.records.size * LANGS.length };
+  const pagesPerCopy = floor === null ? null : pagesOf(floor);
   return { ...pair('all'), sets: sets_, pagesPerCopy };
 }
 
@@ -431,7 +417,7 @@ export function growthFigures(runs: readonly GrowthRun[], floorRuns: readonly Gr
 
 /** Astro's own marginal cost for the same prose, and the evidence site's over it (wall; CPU in the note). */
 function floorFigures(wallFit: LineFit | null, cpuFit: LineFit | null, floorRuns: readonly GrowthRun[]): Figure[] {
-  const floor = { id: 'growth.floor', group: 'growth' as const, unit: 'ms/page' as const, label: 'Astro floor: one more page of the same prose' };
+  const floor = { id: 'growth.floor', group: 'growth' as const, unit: 'ms/page' as const, label: 'Astro floor: one more page of the same content' };
   const ratio = {
     id: 'growth.overFloor',
     group: 'growth' as const,
@@ -449,7 +435,7 @@ function floorFigures(wallFit: LineFit | null, cpuFit: LineFit | null, floorRuns
   const floorCpu = cpu.length >= 2 ? leastSquares(cpu) : null;
   const figures = [
     measured(floor, ms(floorWall), {
-      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; the article's and its evidence pages' prose and markdown without their components, and its run records' raw output as Markdown code blocks`,
+      note: `least-squares slope of wall time, r² ${floorWall.r2.toFixed(3)}${floorCpu ? `; CPU ${ms(floorCpu).toFixed(1)} ms/page` : ''}; every page's content as the evidence site rendered it, emitted in the layout`,
       details: { points: wall, cpuPoints: cpu, slopeSecondsPerPage: floorWall.slope, cpuSlopeSecondsPerPage: floorCpu?.slope ?? null, r2: floorWall.r2 },
     }),
   ];

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LANGS, type Lang } from '../../src/site.config.ts';
 import { makeTempDir } from '../temp-dirs.ts';
+import type { FloorPages } from './floor-pages.ts';
 import { copyRunFolder, copySlug, pointArticleLinksAt, renameExperimentSlug, renumberSeries } from './copies.ts';
 import {
   ARTICLE_BODY_PATH,
@@ -16,12 +17,13 @@ import {
   PLAIN_REGISTRY,
   REGISTRY_KEPT_PATH,
   REGISTRY_PATH,
-  FLOOR_RECORDS_DIR,
-  RUN_RECORD_FILE,
+  FLOOR_PAGES_DIR,
+  FLOOR_ROUTE_FILES,
   ROUTES_LEFT_OUT,
   RUN_RECORD_ROUTES,
   benchConfig,
-  plainRecordRoute,
+  floorRoute,
+  type PageKind,
   type PageSet,
   type Variant,
 } from './variant-files.ts';
@@ -89,14 +91,18 @@ export async function createProjectCopy(root: string, variant: Variant, label: s
     for (const file of PROJECT_FILES) await cp(join(root, file), join(dir, file), { recursive: true });
     await writeFile(join(dir, BENCH_CONFIG), benchConfig(variant));
     if (!options.ogCards) for (const route of OG_CARD_ROUTES) await rm(join(dir, route), { force: true });
-    if (variant === 'plain') {
+    if (variant === 'plain' || variant === 'floor') {
       await writeFile(join(dir, ARTICLE_BODY_PATH), PLAIN_ARTICLE_BODY);
       await rename(join(dir, REGISTRY_PATH), join(dir, REGISTRY_KEPT_PATH));
       await writeFile(join(dir, REGISTRY_PATH), PLAIN_REGISTRY);
-      for (const [i, route] of RUN_RECORD_ROUTES.entries()) {
-        await rm(join(dir, route), { recursive: true, force: true });
-        await mkdir(join(dir, route, dirname(RUN_RECORD_FILE)), { recursive: true });
-        await writeFile(join(dir, route, RUN_RECORD_FILE), plainRecordRoute(i === 0 ? 'zh' : 'en'));
+      for (const route of RUN_RECORD_ROUTES) await rm(join(dir, route), { recursive: true, force: true });
+    }
+    if (variant === 'floor') {
+      for (const [kind, files] of Object.entries(FLOOR_ROUTE_FILES) as [PageKind, readonly [string, string]][]) {
+        for (const [i, file] of files.entries()) {
+          await mkdir(dirname(join(dir, file)), { recursive: true });
+          await writeFile(join(dir, file), floorRoute(i === 0 ? 'zh' : 'en', kind));
+        }
       }
     }
     for (const route of ROUTES_LEFT_OUT[options.pages ?? 'all']) await rm(join(dir, route), { recursive: true, force: true });
@@ -185,27 +191,28 @@ export async function writeEvidenceCopies(root: string, dir: string, sourceSlug:
   }
 }
 
-/**
- * `count` copies of the plain MDX (file name -> text: the article's pages and its evidence pages)
- * and of its run records' Markdown (FLOOR_RECORDS_DIR file name -> text; none: no record pages).
- */
-export async function writePlainCopies(
-  dir: string,
-  sourceSlug: string,
-  mdxByFile: ReadonlyMap<string, string>,
-  count: number,
-  recordsByFile: ReadonlyMap<string, string> = new Map(),
-): Promise<void> {
+/** `count` copies of the plain MDX (file name -> text: the article's pages and its evidence pages), nothing else. */
+export async function writePlainCopies(dir: string, sourceSlug: string, mdxByFile: ReadonlyMap<string, string>, count: number): Promise<void> {
   for (let i = 1; i <= count; i++) {
     const slug = copySlug(sourceSlug, i);
     const target = join(dir, ARTICLES_DIR, slug);
     await mkdir(target);
     for (const [name, text] of mdxByFile)
       await writeFile(join(target, name), isArticleMdx(name) ? renumberSeries(text, `${ARTICLES_DIR}/${slug}/${name}`, i) : text);
-    if (recordsByFile.size === 0) continue;
-    const records = join(dir, FLOOR_RECORDS_DIR, slug);
-    await mkdir(records, { recursive: true });
-    for (const [name, text] of recordsByFile) await writeFile(join(records, name), text);
+  }
+}
+
+/** `count` copies of the floor's pages (floor-pages.ts): each article's entry (front matter alone) and its pages' content. */
+export async function writeFloorCopies(dir: string, sourceSlug: string, pages: FloorPages, count: number): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    const slug = copySlug(sourceSlug, i);
+    await mkdir(join(dir, ARTICLES_DIR, slug));
+    for (const [name, text] of pages.entries) await writeFile(join(dir, ARTICLES_DIR, slug, name), renumberSeries(text, `${ARTICLES_DIR}/${slug}/${name}`, i));
+    for (const [name, html] of pages.html) {
+      const file = join(dir, FLOOR_PAGES_DIR, slug, name);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, html);
+    }
   }
 }
 

@@ -5,8 +5,11 @@
 // ArticleBody renders the MDX without loading any evidence, and the pages
 // around the body (header, feeds, Open Graph card) find no evidence to read.
 
-/** `probe`: the evidence components without the build checks, to see what each component renders. */
-export type Variant = 'evidence' | 'plain' | 'probe';
+/**
+ * `probe`: the evidence components without the build checks, to see what each component renders.
+ * `floor`: the plain copy whose article, evidence and record pages emit the evidence site's content as it is (floorRoute).
+ */
+export type Variant = 'evidence' | 'plain' | 'probe' | 'floor';
 
 export const EVIDENCE_INTEGRATION = 'shice-evidence';
 export const BENCH_CONFIG = 'astro.bench.config.mjs';
@@ -77,38 +80,51 @@ export const ROUTES_LEFT_OUT: Record<PageSet, readonly string[]> = {
 /** The route file under each of RUN_RECORD_ROUTES. */
 export const RUN_RECORD_FILE = '[...run]/index.astro';
 
-/** Where a plain copy keeps its run records' Markdown: <slug>/<run>.md (record-floor.ts), `_` for the article's own run. */
-export const FLOOR_RECORDS_DIR = 'content/floor-records';
+/** Where a floor copy keeps its pages' content: <slug>/<lang>/article.html, evidence.html, run/<run>.html (floor-pages.ts). */
+export const FLOOR_PAGES_DIR = 'content/floor-pages';
 
-/** The file name of a record's Markdown for its route parameter (`v1.34/lab/nftables`, or none for the article's own run). */
-export const floorRecordFile = (run: string | undefined): string => `${run === undefined ? '_' : run.replaceAll('/', '~')}.md`;
+export type PageKind = 'article' | 'evidence' | 'record';
+
+/** A floor page's file under FLOOR_PAGES_DIR/<slug>/, for its language, kind and (a record) route parameter (`v1.34/lab`, none for the article's own run). */
+export function floorPageFile(lang: 'zh' | 'en', kind: PageKind, run?: string): string {
+  if (kind !== 'record') return `${lang}/${kind}.html`;
+  return `${lang}/run/${run === undefined ? '_' : run.replaceAll('/', '~')}.html`;
+}
+
+/** Each kind's route file, per language (zh, en). */
+export const FLOOR_ROUTE_FILES: Record<PageKind, readonly [string, string]> = {
+  article: ['src/pages/[slug]/index.astro', 'src/pages/en/[slug]/index.astro'],
+  evidence: ['src/pages/[slug]/evidence/index.astro', 'src/pages/en/[slug]/evidence/index.astro'],
+  record: [`${RUN_RECORD_ROUTES[0]}/${RUN_RECORD_FILE}`, `${RUN_RECORD_ROUTES[1]}/${RUN_RECORD_FILE}`],
+};
 
 /**
- * A run record's route in the plain copy: each record's Markdown (FLOOR_RECORDS_DIR), rendered by
- * Astro's own Markdown pipeline in the site's layout, at the URL the evidence site gives it. A copy
- * with no such files has no record pages.
+ * A route of the floor copy, in place of the project's for that kind of page: each page's content
+ * (FLOOR_PAGES_DIR) emitted as it is, in the site's layout, at the URL the evidence site gives it.
+ * Nothing is read, derived, bound, checked or highlighted: Astro's own cost for such a page.
  */
-export function plainRecordRoute(lang: 'zh' | 'en'): string {
-  const depth = lang === 'zh' ? '../../../../' : '../../../../../';
+export function floorRoute(lang: 'zh' | 'en', kind: PageKind): string {
+  const file = FLOOR_ROUTE_FILES[kind][lang === 'zh' ? 0 : 1];
+  const up = '../'.repeat(file.split('/').length - 2);
+  const pattern = kind === 'record' ? `${lang}/run/*.html` : `${lang}/${kind}.html`;
+  const params = kind === 'record' ? "{ slug, run: name === '_' ? undefined : name.replaceAll('~', '/') }" : '{ slug }';
   return `---
-// Written by npm run bench (plain variant): a run record as Astro alone shows it, its Markdown.
-import BaseLayout from '${depth}layouts/BaseLayout.astro';
+// Written by npm run bench (floor variant): a ${kind} page's content as the evidence site rendered it, in the layout.
+import BaseLayout from '${up}layouts/BaseLayout.astro';
 
 export function getStaticPaths() {
-  const records = import.meta.glob('/${FLOOR_RECORDS_DIR}/*/*.md', { eager: true });
-  return Object.entries(records).map(([file, record]) => {
-    const [slug, name] = file.split('/').slice(-2);
-    const run = name.replace(/\.md$/, '');
-    return { params: { slug, run: run === '_' ? undefined : run.replaceAll('~', '/') }, props: { record } };
+  const pages = import.meta.glob('/${FLOOR_PAGES_DIR}/*/${pattern}', { query: '?raw', import: 'default', eager: true });
+  return Object.entries(pages).map(([file, html]) => {
+    const slug = file.split('/')[3];
+    const name = file.split('/').at(-1).replace(/\.html$/, '');
+    return { params: ${params}, props: { html } };
   });
 }
 
-const { record } = Astro.props;
-const { Content } = record;
 const path = Astro.url.pathname;
 ---
-<BaseLayout lang="${lang}" title={\`Run record · \${Astro.params.slug}\`} description="The raw output of one run." path={path} alternates={[]} switchHref={path}>
-  <article class="run-record-page"><Content /></article>
+<BaseLayout lang="${lang}" title={Astro.params.slug} description="" path={path} alternates={[]} switchHref={path}>
+  <Fragment set:html={Astro.props.html} />
 </BaseLayout>
 `;
 }

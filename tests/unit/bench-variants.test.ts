@@ -17,8 +17,14 @@ import {
   REGISTRY_KEPT_PATH,
   REGISTRY_PATH,
   RUN_RECORD_ROUTES,
+  FLOOR_ROUTE_FILES,
+  floorPageFile,
+  floorRoute,
+  type PageKind,
   type Variant,
 } from '../../bench/site/variant-files.ts';
+import { mainContent } from '../../bench/site/floor-pages.ts';
+import { pagesOf } from '../../bench/measure/growth.ts';
 import { astroCode, importedPath, importSites } from '../../scripts/lib/import-graph.ts';
 import { firstDifference, summarizeArticle } from '../../bench/fidelity.ts';
 import { createProgress, formatClock } from '../../bench/progress.ts';
@@ -235,4 +241,40 @@ test("a figure's reason is the error's first line with words in it, never an emp
   assert.equal(errorMessage(new TypeError('\n')), 'TypeError without a message');
   assert.equal(errorMessage(''), 'an empty error');
   assert.equal(errorMessage('plain'), 'plain');
+});
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+test("the floor's routes: each kind's file in each language, importing the layout that exists, reading the pages' content by name", () => {
+  for (const [kind, files] of Object.entries(FLOOR_ROUTE_FILES) as [PageKind, readonly [string, string]][]) {
+    for (const [i, file] of files.entries()) {
+      assert.ok(existsSync(join(root, file)), `${file}: the project's own ${kind} route, which the floor replaces`);
+      const lang = i === 0 ? 'zh' : 'en';
+      const route = floorRoute(lang, kind);
+      const layout = /import BaseLayout from '([^']+)'/.exec(route)![1]!;
+      assert.ok(existsSync(join(root, file, '..', layout)), `${file}: ${layout} resolves`);
+      assert.match(route, new RegExp(`<BaseLayout lang="${lang}"`));
+      assert.match(route, /<Fragment set:html=\{Astro\.props\.html\} \/>/);
+    }
+  }
+  assert.equal(floorPageFile('zh', 'article'), 'zh/article.html');
+  assert.equal(floorPageFile('en', 'record'), 'en/run/_.html');
+  assert.equal(floorPageFile('en', 'record', 'v1.34/lab/nftables'), 'en/run/v1.34~lab~nftables.html');
+});
+
+test("a floor page's content is what the built page's <main> holds; a page without one is named", () => {
+  assert.equal(
+    mainContent('<body><header>h</header><main id="content" tabindex="-1"><h1>t</h1><p>1</p></main><footer>f</footer></body>', 'p'),
+    '<h1>t</h1><p>1</p>',
+  );
+  assert.throws(() => mainContent('<body>no main</body>', 'dist/x/index.html'), /^Error: dist\/x\/index\.html: no <main> element/);
+  const html = new Map([
+    ['zh/article.html', ''],
+    ['en/article.html', ''],
+    ['zh/evidence.html', ''],
+    ['zh/run/_.html', ''],
+    ['en/run/_.html', ''],
+    ['en/run/v1.34~lab.html', ''],
+  ]);
+  assert.deepEqual(pagesOf({ html, entries: new Map() }), { article: 2, evidence: 1, record: 3 });
 });
