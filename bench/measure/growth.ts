@@ -528,7 +528,11 @@ export function pageKindFigures(series: Pick<GrowthSeries, 'evidence' | 'floor' 
     const floor = cost('floor');
     const sets = `the ${withSet} set less the ${withoutSet} set`;
     if (evidence === null || floor === null) return notMeasured(base, `needs at least 2 sizes of ${sets} built, in the evidence site and its floor`);
-    if (floor.wall <= 0) return notMeasured(base, `the floor's ${kind} pages cost nothing measurable (${floor.wall.toFixed(1)} ms/page): no ratio to form`);
+    if (floor.wall <= 0)
+      return notMeasured(
+        base,
+        `the floor's ${kind} pages cost nothing measurable (${floor.wall.toFixed(1)} ms/page): no ratio to form; the evidence site's cost ${evidence.wall.toFixed(1)} ms/page`,
+      );
     const cpuRatio = evidence.cpu !== null && floor.cpu !== null && floor.cpu > 0 ? evidence.cpu / floor.cpu : null;
     return measured(base, evidence.wall / floor.wall, {
       note: `${evidence.wall.toFixed(1)} / ${floor.wall.toFixed(1)} ms per page wall${cpuRatio === null ? '' : `; over CPU time ${cpuRatio.toFixed(2)}x (${evidence.cpu!.toFixed(1)} / ${floor.cpu!.toFixed(1)} ms)`}; ${pages} such pages a copy; slopes of ${sets}`,
