@@ -21,9 +21,9 @@ import { measured, notMeasured, type Figure } from '../figures.ts';
 import { growthShape, interleavedOrder, leastSquares, type LineFit, type Point } from '../stats.ts';
 import { astroBuild, BuildTimeout, type BuildResult } from '../site/astro-build.ts';
 import { describeBuild, wasBusy } from '../site/cpu.ts';
-import { generateSite, writeEvidenceCopies, writeFloorCopies, type TempProject } from '../site/temp-project.ts';
+import { generateSite, writeEvidenceCopies, type TempProject } from '../site/temp-project.ts';
 import { BENCH_CONFIG, PAGE_SETS, type PageSet } from '../site/variant-files.ts';
-import { floorPages, type FloorPages } from '../site/floor-pages.ts';
+import { floorPages, writeFloorCopies, type FloorPages } from '../site/floor-pages.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
 export const MARGINAL_TARGET_MS = 12;

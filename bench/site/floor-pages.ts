@@ -5,14 +5,14 @@
 // variant-files.ts), so a floor page shows what the evidence site's shows and
 // costs Astro nothing but the layout and the bytes: the floor of a page of that
 // kind. Only the reading of dist/ is I/O; the rest is pure.
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { LANGS } from '../../src/site.config.ts';
 import { articlePath, evidencePath } from '../../src/i18n/urls.ts';
 import { astroBuild } from './astro-build.ts';
-import { copySlug } from './copies.ts';
-import { generateSite, readArticleMdx, writeEvidenceCopies } from './temp-project.ts';
-import { BENCH_CONFIG, floorPageFile } from './variant-files.ts';
+import { copySlug, renumberSeries } from './copies.ts';
+import { ARTICLES_DIR, generateSite, readArticleMdx, writeEvidenceCopies } from './temp-project.ts';
+import { BENCH_CONFIG, FLOOR_PAGES_DIR, floorPageFile } from './variant-files.ts';
 
 export interface FloorPages {
   /** FLOOR_PAGES_DIR/<slug>/ file name (`zh/article.html`, `en/run/v1.34~lab.html`) -> the page's content. */
@@ -67,5 +67,19 @@ export async function floorPages(root: string, slug: string, options: { timeoutM
     return { html, entries };
   } finally {
     await site.remove();
+  }
+}
+
+/** `count` copies of the floor's pages (floorPages): each article's entry (front matter alone) and its pages' content. */
+export async function writeFloorCopies(dir: string, sourceSlug: string, pages: FloorPages, count: number): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    const slug = copySlug(sourceSlug, i);
+    await mkdir(join(dir, ARTICLES_DIR, slug));
+    for (const [name, text] of pages.entries) await writeFile(join(dir, ARTICLES_DIR, slug, name), renumberSeries(text, `${ARTICLES_DIR}/${slug}/${name}`, i));
+    for (const [name, html] of pages.html) {
+      const file = join(dir, FLOOR_PAGES_DIR, slug, name);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, html);
+    }
   }
 }

@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LANGS, type Lang } from '../../src/site.config.ts';
 import { makeTempDir } from '../temp-dirs.ts';
-import type { FloorPages } from './floor-pages.ts';
 import { copyRunFolder, copySlug, pointArticleLinksAt, renameExperimentSlug, renumberSeries } from './copies.ts';
 import {
   ARTICLE_BODY_PATH,
@@ -17,7 +16,6 @@ import {
   PLAIN_REGISTRY,
   REGISTRY_KEPT_PATH,
   REGISTRY_PATH,
-  FLOOR_PAGES_DIR,
   FLOOR_ROUTE_FILES,
   ROUTES_LEFT_OUT,
   RUN_RECORD_ROUTES,
@@ -199,20 +197,6 @@ export async function writePlainCopies(dir: string, sourceSlug: string, mdxByFil
     await mkdir(target);
     for (const [name, text] of mdxByFile)
       await writeFile(join(target, name), isArticleMdx(name) ? renumberSeries(text, `${ARTICLES_DIR}/${slug}/${name}`, i) : text);
-  }
-}
-
-/** `count` copies of the floor's pages (floor-pages.ts): each article's entry (front matter alone) and its pages' content. */
-export async function writeFloorCopies(dir: string, sourceSlug: string, pages: FloorPages, count: number): Promise<void> {
-  for (let i = 1; i <= count; i++) {
-    const slug = copySlug(sourceSlug, i);
-    await mkdir(join(dir, ARTICLES_DIR, slug));
-    for (const [name, text] of pages.entries) await writeFile(join(dir, ARTICLES_DIR, slug, name), renumberSeries(text, `${ARTICLES_DIR}/${slug}/${name}`, i));
-    for (const [name, html] of pages.html) {
-      const file = join(dir, FLOOR_PAGES_DIR, slug, name);
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, html);
-    }
   }
 }
 
