@@ -7,6 +7,10 @@ import { endpointProblems, healthEndpointsOf } from '../../src/capture/kubernete
 import { parseProbeAnswers, probesOf } from '../../src/capture/kubernetes/kube-io.ts';
 import { experiment074 } from '../support/articles.ts';
 import { readSample } from '../fixtures/samples/read-sample.ts';
+import { parseContainerPids } from '../../src/capture/kind/tool-output.ts';
+import { readFileSync } from 'node:fs';
+
+const kindFixture = (name: string) => readFileSync(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
 
 const experiment = experiment074;
 const KIND_AGENTS = { agentHealthz: [['kubelet', 'http://127.0.0.1:10248/healthz']] as const };
@@ -69,5 +73,31 @@ test('an endpoint that answered other than ok, and a curl that printed nothing, 
   partial.delete('https://127.0.0.1:10257/healthz');
   assert.deepEqual(endpointProblems('control-plane', endpoints, partial, 0), [
     'kube-controller-manager on control-plane: curl printed no line for https://127.0.0.1:10257/healthz',
+  ]);
+});
+
+test("kind's way in for the probes: each node's pid as docker gives it, none for a stopped node, and a probe into a node gone fails as its exec did", () => {
+  assert.deepEqual(
+    parseContainerPids(kindFixture('docker-container-pids.stdout')),
+    new Map([
+      ['kx-main-control-plane', '28784'],
+      ['kx-main-worker', '28773'],
+      ['kx-main-worker2', '28750'],
+    ]),
+  );
+  // Stopped: pid 0, so no way in; the container docker does not know is only in stderr.
+  assert.deepEqual(
+    parseContainerPids(kindFixture('docker-container-pids-stopped-missing.stdout')),
+    new Map([
+      ['kx-main-control-plane', '28784'],
+      ['kx-main-worker', '28773'],
+    ]),
+  );
+  assert.match(kindFixture('docker-container-pids-stopped-missing.stderr'), /No such container: kx-main-worker3/);
+  assert.throws(() => parseContainerPids('kx-main-worker running\n'), /expected "<name> <pid>"/);
+  // nsenter into the stopped node's old pid: curl never ran, so no line; the node is named, and the provider's word follows.
+  assert.match(kindFixture('exec/nsenter-stopped-node.stderr'), /^nsenter: cannot open \/proc\/28750\/ns\/net/);
+  assert.deepEqual(endpointProblems('worker2', healthEndpointsOf(KIND_AGENTS, experiment, 'worker2'), parseProbeAnswers(''), 1), [
+    'the health probe could not run on worker2 (its exec exited 1)',
   ]);
 });

@@ -99,8 +99,11 @@ function expectedPlan(h: Harness) {
           ]),
         ),
       ),
-      kubectl('get', 'pods', '--all-namespaces', '-o', 'json'),
+      // Asked by the capture's own process (a real kind kubeconfig holds a client certificate; the fakes' does not, so kubectl answers them).
+      ['GET', '/api/v1/pods'],
     ],
+    /** What a run asks for the pods where the plan says GET: the fakes' kubeconfig holds no certificate to load. */
+    podsByKubectl: kubectl('get', 'pods', '--all-namespaces', '-o', 'json'),
     teardown: provider.teardown,
   };
 }
@@ -317,7 +320,8 @@ test('contract: a full run reads every value from the tools, runs the steps and 
 
     // The health check before the first step: the node containers (the provider's word), the plan's
     // probes (kubelet's among them) and the pods, all asked at once (their order is the scheduler's); which
-    // answer counts first is the failure paths' to show (below).
+    // answer counts first is the failure paths' to show (below). The fake kind's kubeconfig holds no certificate
+    // this process can load, so kubectl lists the pods where a real one's GET does (api-get.test.ts).
     const beforeHealth = (await h.calls()).length;
     await cluster.checkHealthy(ctx, 'before the first step');
     const healthCalls = (await h.calls()).slice(beforeHealth).map((c) => c.argv);
@@ -333,7 +337,7 @@ test('contract: a full run reads every value from the tools, runs the steps and 
           '{{.Name}} {{.State.Running}} {{.State.StartedAt}}{{range .NetworkSettings.Networks}} {{.IPAddress}}{{end}}',
           ...NODES.map((n) => `kx-main-${n}`),
         ],
-        ...expected.health,
+        ...expected.health.map((argv) => (argv[0] === 'GET' ? expected.podsByKubectl : argv)),
       ]),
     );
 
@@ -545,6 +549,25 @@ test('contract: --keep leaves the cluster; --reuse runs on it without creating; 
     const reuseCalls = (await h.calls()).slice(mark);
     assert.equal(reuseCalls.some(isCreate), false, '--reuse creates nothing');
     assert.equal(reuseCalls.filter((c) => c.tool === 'kubectl' && c.argv.includes('apply')).length, 2, 'manifests re-applied');
+    // What the first run left, removed before the manifests apply: its objects, then on every node its connections to them.
+    const at = (test: (c: (typeof reuseCalls)[number]) => boolean) => reuseCalls.findIndex(test);
+    const deletes = reuseCalls.filter((c) => c.tool === 'kubectl' && c.argv.includes('delete') && c.argv.includes('-f'));
+    assert.deepEqual(
+      deletes.map((c) => c.argv[c.argv.indexOf('-f') + 1]!.split('/').pop()),
+      ['services.yaml', 'backend.yaml'],
+      "the manifests' objects, in the reverse order of their apply",
+    );
+    const forgets = reuseCalls.filter((c) => c.tool === 'docker' && c.argv.includes('conntrack') && c.argv.includes('--delete'));
+    assert.deepEqual(
+      [...new Set(forgets.map((c) => c.argv[c.argv.indexOf('exec') + 1]))].sort(),
+      ['kx-main-control-plane', 'kx-main-worker', 'kx-main-worker2'],
+      'each node forgets the connections to them',
+    );
+    assert.ok(
+      at((c) => c.argv.includes('delete') && c.argv.includes('-f')) < at((c) => c.argv.includes('apply')) &&
+        at((c) => c.argv.includes('conntrack') && c.argv.includes('--delete')) < at((c) => c.argv.includes('apply')),
+      'all of it before the first apply',
+    );
     assert.equal(topology.services.find((s) => s.name === 's-lb')!.healthCheckNodePort, 30666, 'topology re-read');
     assert.deepEqual((await h.fakeState()).clusters['kx-main']!.containers, created);
 
@@ -552,6 +575,11 @@ test('contract: --keep leaves the cluster; --reuse runs on it without creating; 
     const fresh = h.cluster(h.driver(experiment, { runId: 'test-run-3' }), experiment);
     await fresh.up(context());
     const freshCalls = (await h.calls()).slice(mark2);
+    assert.equal(
+      freshCalls.some((c) => c.argv.includes('conntrack') || (c.argv.includes('delete') && c.argv.includes('-f'))),
+      false,
+      'a run on a fresh cluster removes nothing',
+    );
     const deleteAt = freshCalls.findIndex(isDelete);
     const createAt = freshCalls.findIndex(isCreate);
     assert.ok(deleteAt >= 0 && createAt > deleteAt, 'its own earlier cluster is deleted, then created fresh');

@@ -57,8 +57,10 @@ test("a Service's verdict map is keyed by its ClusterIP; a NodePort's by the por
 test('the dry run of 076: each pod step enters its pod, a client probe follows each delete and recreate, and the rules settle again', () => {
   const provider = {
     agentHealthz: [],
+    reuses: false,
     plan: () => ({ setup: [], teardown: [] }),
     nodeArgv: (node: string, command: string[]) => ['on', node, ...command],
+    probeArgv: (node: string, command: string[]) => ['probe', node, ...command],
     podNetnsPlaceholder: (node: string, pod: { namespace: string; name: string }) => `<netns ${node} ${pod.namespace}/${pod.name}>`,
   };
   const access = { target: { kubeconfig: 'kc' }, cwd: '/', env: {} };

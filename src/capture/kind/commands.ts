@@ -104,6 +104,17 @@ export const dockerContainerStates = (containers: string[]): string[] => [
   '{{.Name}} {{.State.Running}} {{.State.StartedAt}}{{range .NetworkSettings.Networks}} {{.IPAddress}}{{end}}',
   ...containers,
 ];
+/** Each node container's init process as this machine sees it: the way into its network namespace (nsenterNet). */
+export const dockerContainerPids = (containers: string[]): string[] => [
+  'docker',
+  'container',
+  'inspect',
+  '--format',
+  '{{.Name}} {{.State.Pid}}',
+  ...containers,
+];
+/** A host tool in the network namespace of process `pid` (a node container's init): its loopback, nothing else of it. */
+export const nsenterNet = (pid: string, command: string[]): string[] => ['nsenter', `--target=${pid}`, '--net', '--', ...command];
 export const dockerCgroupVersion = (): string[] => ['docker', 'info', '--format', '{{.CgroupVersion}}'];
 /** The docker network kind puts every cluster's nodes on (KIND_EXPERIMENTAL_DOCKER_NETWORK aside). */
 export const KIND_NETWORK = 'kind';

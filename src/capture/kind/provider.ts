@@ -35,6 +35,7 @@ const POD_LOOKUP_TIMEOUT_MS = 15_000;
 export class KindProvider implements NodeProvider {
   readonly name = 'kind' as const;
   readonly agentHealthz = KIND_AGENT_HEALTHZ;
+  readonly reuses: boolean;
   /** The node image and stand-in path: the DriverRun's manifest copies and stand-in decisions come from it. */
   readonly image: NodeImagePath;
   private readonly lifecycle: KindClusterLifecycle;
@@ -44,6 +45,7 @@ export class KindProvider implements NodeProvider {
 
   constructor(scope: KindScope) {
     this.scope = scope;
+    this.reuses = scope.options.reuse;
     this.lifecycle = new KindClusterLifecycle(scope);
     this.image = new NodeImagePath(scope);
     this.health = new NodeHealth(scope);
@@ -114,6 +116,18 @@ export class KindProvider implements NodeProvider {
     if (!run.timedOut && isDockerFailure(stderr)) {
       throw new DriverError(`docker exec on ${argv[2]} failed (exit ${run.exitCode}): ${firstLine(stderr)}`);
     }
+    return run;
+  }
+
+  probeArgv(node: string, command: string[]): string[] {
+    this.nodeArgv(node, command);
+    return this.health.probeArgv(node, command);
+  }
+
+  async probe(node: string, command: string[], limits: ExecLimits, ctx: ProviderContext): Promise<ProcessResult> {
+    const argv = this.probeArgv(node, command);
+    const run = await this.scope.tools.bytes(argv, limits, ctx.signal);
+    if (run.missing) throw new DriverError(`could not probe ${node}: \`${argv[0]}\` is not on PATH`);
     return run;
   }
 

@@ -126,6 +126,17 @@ export function parseContainerStates(stdout: string): ContainerState[] {
     });
 }
 
+/** Each container's init pid as commands.ts dockerContainerPids asks for it, by name; a stopped one (pid 0) has none. */
+export function parseContainerPids(stdout: string): Map<string, string> {
+  const pids = new Map<string, string>();
+  for (const line of stdout.split('\n').filter((l) => l.trim() !== '')) {
+    const m = /^\/?(\S+) (\d+)$/.exec(line.trim());
+    if (!m) throw new ToolOutputError(`docker container inspect: expected "<name> <pid>", got ${JSON.stringify(line.slice(0, 80))}`);
+    if (m[2] !== '0') pids.set(m[1]!, m[2]!);
+  }
+  return pids;
+}
+
 /** What changed between two readings of the node containers, one phrase each (empty: nothing). */
 export function containerChanges(before: ContainerState[], after: ContainerState[]): string[] {
   const changes: string[] = [];

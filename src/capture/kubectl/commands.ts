@@ -49,5 +49,9 @@ export const deletePodCommand = (namespace: string, pod: string): string[] => [
 ];
 export const kubectlDeletePod = (t: KubectlTarget, namespace: string, pod: string): string[] => kubectl(t, ...deletePodCommand(namespace, pod).slice(1));
 
+/** Everything a manifest declares, deleted and awaited; none of it there is no error. */
+export const kubectlDeleteManifest = (t: KubectlTarget, file: string): string[] =>
+  kubectl(t, 'delete', '-f', file, '--ignore-not-found', '--wait=true', `--timeout=${DELETE_TIMEOUT}`);
+
 /** kube-proxy's health check as the settle poll asks it: the body alone, short timeout. */
 export const healthCheckProbe = (ip: string, port: string): string[] => ['curl', '--silent', '--max-time', '2', `http://${ip}:${port}/`];

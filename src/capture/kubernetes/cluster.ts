@@ -21,6 +21,7 @@ import { DriverError, type ProviderContext } from '../provider/node-provider.ts'
 import { clusterProblems } from './health.ts';
 import { DEFAULT_API_TIMEOUTS, KubeIo, KUBE_PROXY_MODE, probeOf, type ApiTimeouts } from './kube-io.ts';
 import { clusterPlan, type ClusterPlan } from './plan.ts';
+import { clearEarlierRun } from './earlier-run.ts';
 import { applyManifests, awaitRulesSettled, readWhenReady, type ClusterReading } from './readiness.ts';
 import { deletePod, execStep, recreatePod, type ClientProbe } from './steps.ts';
 
@@ -77,6 +78,7 @@ export class Cluster {
   async up(ctx: ProviderContext): Promise<Topology> {
     const objects = this.declared();
     const provided = await this.provider.up(ctx);
+    if (this.provider.reuses) await clearEarlierRun(this.io, this.experiment, objects, (m) => this.manifestFile(m), ctx);
     await applyManifests(this.io, this.experiment, (m) => this.manifestFile(m), ctx);
     this.reading = await readWhenReady(this.io, this.experiment, objects, provided, ctx);
     return this.reading.topology;

@@ -2,8 +2,7 @@
 // that was Ready still Ready, not replaced and not restarted. Anything else is
 // what broke, one phrase each: a broken run is no measurement.
 import type { Experiment } from '../../experiment/types.ts';
-import { firstLine, seconds, text, waitUntil } from '../process.ts';
-import * as k from '../kubectl/commands.ts';
+import { text, waitUntil } from '../process.ts';
 import { parsePodList, podChanges, type KubePod } from '../kubectl/topology.ts';
 import type { NodeProvider, ProviderContext } from '../provider/node-provider.ts';
 import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, parseProbeAnswers, probesOf, type KubeIo, type ProbeAnswer } from './kube-io.ts';
@@ -25,7 +24,7 @@ export async function clusterProblems(
   const [providerSaid, componentsSaid, podsSaid] = await Promise.allSettled([
     io.provider.problems(ctx),
     componentProblems(io, experiment, ctx),
-    io.kubectl(k.kubectlGetPods(io.access.target), io.timeouts.quickMs, 'read the pods (health check)', ctx, false),
+    io.podsNow(ctx),
   ]);
   if (providerSaid.status === 'rejected') throw providerSaid.reason;
   const fromProvider = providerSaid.value;
@@ -37,11 +36,8 @@ export async function clusterProblems(
   if (problems.length === 0) {
     if (podsSaid.status === 'rejected') throw podsSaid.reason;
     const pods = podsSaid.value;
-    if (pods.exitCode !== 0)
-      problems.push(
-        `the API server did not list the pods (${pods.timedOut ? `no answer within ${seconds(io.timeouts.quickMs)}` : firstLine(text(pods.stderr))})`,
-      );
-    else problems.push(...podChanges(readPods, parsePodList(text(pods.stdout)), deleted));
+    if ('failed' in pods) problems.push(`the API server did not list the pods (${pods.failed})`);
+    else problems.push(...podChanges(readPods, parsePodList(pods.json), deleted));
   }
   if (problems.length > 0 && fromProvider.length === 0) {
     // A probe that failed is often the first sign of a component or node going away: the provider's word names the
@@ -96,7 +92,7 @@ export function endpointProblems(node: string, endpoints: HealthEndpoint[], answ
 async function componentProblems(io: KubeIo, experiment: Experiment, ctx: ProviderContext): Promise<string[]> {
   const perNode = experiment.cluster.nodes.map(async (node) => {
     const endpoints = healthEndpointsOf(io.provider, experiment, node.name);
-    const run = await io.onNode(node.name, probesOf(endpoints.map((e) => e.url)), io.timeouts.quickMs, ctx);
+    const run = await io.probeNode(node.name, probesOf(endpoints.map((e) => e.url)), io.timeouts.quickMs, ctx);
     return endpointProblems(node.name, endpoints, parseProbeAnswers(text(run.stdout)), run.exitCode);
   });
   return (await Promise.all(perNode)).flat();

@@ -2,8 +2,12 @@
 // a command on a node through its provider, and a bounded poll. Every call has
 // a time limit; an interrupt is a DriverError naming what was being done.
 import { judged } from '../checked-run.ts';
-import { runProcess, seconds, sleep, type ProcessResult } from '../process.ts';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { firstLine, runProcess, seconds, sleep, text, type ProcessResult } from '../process.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
+import { apiGet, kubeconfigCredentials, type ApiCredentials } from '../kubectl/api-get.ts';
+import { kubectlGetPods } from '../kubectl/commands.ts';
 import { DriverError, type NodeProvider, type ProviderContext } from '../provider/node-provider.ts';
 
 /** Upper bounds of the API calls and waits, in milliseconds. */
@@ -81,10 +85,16 @@ export function parseProbeAnswers(stdout: string): Map<string, ProbeAnswer> {
 /** `command` in the network namespace at `path` (a pod's), the rest of its world the node's: util-linux's nsenter, on every node. */
 export const inNetns = (path: string, command: string[]): string[] => ['nsenter', `--net=${path}`, '--', ...command];
 
+/** Every pod of the cluster, as the API serves the list (the health check's). */
+export const PODS_PATH = '/api/v1/pods';
+
 export class KubeIo {
   readonly provider: NodeProvider;
   readonly access: ClusterAccess;
   readonly timeouts: ApiTimeouts;
+
+  /** The kubeconfig's client certificate, read at the first list of pods (the cluster is up by then); null: kubectl asks. */
+  private credentials: ApiCredentials | null | undefined;
 
   constructor(provider: NodeProvider, access: ClusterAccess, timeouts: ApiTimeouts) {
     this.provider = provider;
@@ -92,10 +102,39 @@ export class KubeIo {
     this.timeouts = timeouts;
   }
 
+  /**
+   * Every pod as the API server lists it now, bounded by the quick limit: the JSON, or why there is none.
+   * Asked from this process where kubectl would ask from this machine with a client certificate; by kubectl otherwise.
+   */
+  async podsNow(ctx: ProviderContext): Promise<{ json: string } | { failed: string }> {
+    const what = 'read the pods (health check)';
+    const { target, cwd } = this.access;
+    if (this.credentials === undefined) {
+      const file = resolve(cwd, target.kubeconfig);
+      this.credentials = target.runner === undefined ? kubeconfigCredentials(readFileSync(file, 'utf8'), file, (path) => readFileSync(path)) : null;
+    }
+    if (this.credentials !== null) {
+      const answer = await apiGet(this.credentials, PODS_PATH, this.timeouts.quickMs, ctx.signal);
+      if (ctx.signal.aborted) throw new DriverError(`interrupted while: ${what}`);
+      if ('failed' in answer) return { failed: answer.failed };
+      return answer.status === 200 ? { json: answer.body } : { failed: `HTTP ${answer.status}: ${firstLine(answer.body) || 'no message'}` };
+    }
+    const run = await this.kubectl(kubectlGetPods(target), this.timeouts.quickMs, what, ctx, false);
+    if (run.exitCode === 0) return { json: text(run.stdout) };
+    return { failed: run.timedOut ? `no answer within ${seconds(this.timeouts.quickMs)}` : firstLine(text(run.stderr)) || `kubectl exited ${run.exitCode}` };
+  }
+
   /** A command on a node through the provider; interrupts become DriverErrors, a timeout is the caller's to judge. */
   async onNode(node: string, command: string[], timeoutMs: number, ctx: ProviderContext): Promise<ProcessResult> {
     const run = await this.provider.exec(node, command, { timeoutMs }, ctx);
     if (run.canceled) throw new DriverError(`interrupted while: ${command[0]} on ${node}`);
+    return run;
+  }
+
+  /** A host tool in the node's network (a health probe), bounded; its exit is the caller's to judge. */
+  async probeNode(node: string, command: string[], timeoutMs: number, ctx: ProviderContext): Promise<ProcessResult> {
+    const run = await this.provider.probe(node, command, { timeoutMs }, ctx);
+    if (run.canceled) throw new DriverError(`interrupted while: ${command[0]} probing ${node}`);
     return run;
   }
 

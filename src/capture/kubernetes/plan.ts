@@ -3,12 +3,14 @@
 // teardown. Pure: built from the same argv builders the run uses.
 import type { ClientSettle, ExecStep, Experiment, StepDef, TopologyView } from '../../experiment/types.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
+import { apiGetLine } from '../kubectl/api-get.ts';
 import * as k from '../kubectl/commands.ts';
 import type { DeclaredObjects } from '../kubectl/manifest-objects.ts';
 import { KUBE_PROXY_METRICS } from '../kubectl/proxy-sync.ts';
 import type { NodeProvider } from '../provider/node-provider.ts';
+import { conntrackDeleteTo } from './earlier-run.ts';
 import { healthEndpointsOf } from './health.ts';
-import { inNetns, KUBE_PROXY_MODE, probeOf, probesOf } from './kube-io.ts';
+import { inNetns, KUBE_PROXY_MODE, PODS_PATH, probeOf, probesOf } from './kube-io.ts';
 
 export interface ClusterPlan {
   setup: string[][];
@@ -19,7 +21,7 @@ export interface ClusterPlan {
 export function clusterPlan(
   experiment: Experiment,
   objects: DeclaredObjects,
-  provider: Pick<NodeProvider, 'plan' | 'nodeArgv' | 'podNetnsPlaceholder' | 'agentHealthz'>,
+  provider: Pick<NodeProvider, 'plan' | 'nodeArgv' | 'probeArgv' | 'podNetnsPlaceholder' | 'agentHealthz' | 'reuses'>,
   access: ClusterAccess,
   manifestFile: (manifest: string) => string,
   view: TopologyView,
@@ -28,8 +30,20 @@ export function clusterPlan(
   const own = provider.plan();
   const nodes = experiment.cluster.nodes;
   const controlPlane = nodes.find((n) => n.role === 'control-plane')!.name;
+  // A reused cluster: what the run before left, removed (earlier-run.ts); its ports and addresses are known only then.
+  const earlier = provider.reuses
+    ? [
+        k.kubectlGetServices(t),
+        ...[...experiment.manifests].reverse().map((m) => k.kubectlDeleteManifest(t, manifestFile(m))),
+        ...nodes.flatMap((n) => [
+          provider.nodeArgv(n.name, conntrackDeleteTo({ port: '<each node port of the earlier run>' })),
+          provider.nodeArgv(n.name, conntrackDeleteTo({ address: '<each cluster IP of the earlier run>' })),
+        ]),
+      ]
+    : [];
   const setup = [
     ...own.setup,
+    ...earlier,
     k.kubectlGetServiceAccount(t, 'default', 'default'),
     ...experiment.manifests.map((m) => k.kubectlApply(t, manifestFile(m))),
     k.kubectlWaitNodesReady(t),
@@ -47,8 +61,9 @@ export function clusterPlan(
     ...nodes.map((n) => provider.nodeArgv(n.name, probeOf(KUBE_PROXY_MODE))),
   ];
   const health = [
-    ...nodes.map((n) => provider.nodeArgv(n.name, probesOf(healthEndpointsOf(provider, experiment, n.name).map((e) => e.url)))),
-    k.kubectlGetPods(t),
+    ...nodes.map((n) => provider.probeArgv(n.name, probesOf(healthEndpointsOf(provider, experiment, n.name).map((e) => e.url)))),
+    // Asked by the capture's own process where kubectl would talk to the API from this machine (KubeIo.podsNow).
+    t.runner === undefined ? apiGetLine(PODS_PATH) : k.kubectlGetPods(t),
   ];
   // A step as it runs: on its node, or in its pod's network namespace there.
   const entered = (step: ExecStep) => {

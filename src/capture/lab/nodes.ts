@@ -53,6 +53,8 @@ export class LabNodes implements NodeProvider {
   readonly name = 'lab' as const;
   /** The lab kubelet (a stand-in) serves no health endpoint: its process is watched instead (problems()). */
   readonly agentHealthz = [];
+  /** Every lab run makes its namespaces afresh: nothing of an earlier run is ever handed over. */
+  readonly reuses = false;
   private readonly layout: LabLayout;
   private readonly network: LabNetwork;
   private readonly proxyMode: KubeProxyMode;
@@ -160,6 +162,15 @@ export class LabNodes implements NodeProvider {
     if (run.missing) throw new DriverError(`lab: could not run ${command[0]} on ${node}: ip is not on PATH`);
     // What died during the command, the cluster's health check says next, in its words.
     return run;
+  }
+
+  /** The lab's nodes are network namespaces of this machine: exec already runs the host's tools in them. */
+  probeArgv(node: string, command: string[]): string[] {
+    return this.nodeArgv(node, command);
+  }
+
+  probe(node: string, command: string[], limits: ExecLimits, ctx: ProviderContext): Promise<ProcessResult> {
+    return this.exec(node, command, limits, ctx);
   }
 
   /** The lab kubelet names each pod's namespace after the pod (`<prefix>pod.<namespace>.<name>`) and makes it when the pod starts. */

@@ -57,6 +57,11 @@ export interface ExecLimits {
 
 export interface NodeProvider {
   readonly name: DriverName;
+  /**
+   * Whether up() may hand over nodes an earlier run left (--reuse): the platform then removes what that
+   * run left in them (earlier-run.ts) before the manifests apply.
+   */
+  readonly reuses: boolean;
   /** Health endpoints of the provider's own agents on every node (component, URL), asked by the platform with its own between steps. */
   readonly agentHealthz: readonly (readonly [string, string])[];
   /**
@@ -73,6 +78,14 @@ export interface NodeProvider {
    * command's result; the node itself failing under it is a DriverError.
    */
   exec(node: string, command: string[], limits: ExecLimits, ctx: ProviderContext): Promise<ProcessResult>;
+  /**
+   * The argv that runs a host tool in `node`'s network namespace (probe runs it; a dry run prints it):
+   * the platform's health probes, which ask endpoints on the node's loopback and measure nothing of
+   * the node's own tools. Where the provider has no cheaper way in than exec, it is nodeArgv.
+   */
+  probeArgv(node: string, command: string[]): string[];
+  /** Runs probeArgv's argv under the limits; its exit and output are the caller's to judge. */
+  probe(node: string, command: string[], limits: ExecLimits, ctx: ProviderContext): Promise<ProcessResult>;
   /**
    * The path, on `node`, of the network namespace its container runtime made for a pod's sandbox
    * (kind: containerd's, asked through crictl; the lab: its kubelet's). A DriverError when the
