@@ -2,6 +2,7 @@
 // the timestamps in its snapshots. The floor is what no implementation can
 // avoid: every curl that timed out (exit 28) waited its full --max-time.
 import { basename } from 'node:path';
+import { STEPS_PHASE_LINE } from '../src/capture/runner.ts';
 
 /** curl's exit code for "operation timed out". */
 export const CURL_TIMED_OUT = 28;
@@ -93,4 +94,24 @@ export function labTimings(process: { startMs: number; endMs: number }, steps: r
     teardownMs,
     betweenStepsMs: Math.max(0, wallMs - setupMs - stepsMs - teardownMs),
   };
+}
+
+/** A progress line and when it arrived, in milliseconds since the capture started. */
+export interface ArrivedLine {
+  atMs: number;
+  text: string;
+}
+
+/** The line the lab prints once its nodes are up (phases.ts phaseLine('up')). */
+const LAB_UP = /^· lab: up in \d+ ms$/;
+
+/**
+ * The Kubernetes platform's part of a lab run, from the lab's `up` line to the line that opens the steps
+ * (the manifests applied, the pods Ready, kube-proxy synced): the first run's. Null without both. Pure.
+ */
+export function platformPartMs(lines: readonly ArrivedLine[]): number | null {
+  const up = lines.findIndex((l) => LAB_UP.test(l.text));
+  if (up < 0) return null;
+  const steps = lines.findIndex((l, i) => i > up && STEPS_PHASE_LINE.test(l.text));
+  return steps < 0 ? null : lines[steps]!.atMs - lines[up]!.atMs;
 }

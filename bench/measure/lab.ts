@@ -9,7 +9,7 @@ import { loadSnapshots } from '../../src/evidence/load.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { readPhases } from '../../src/capture/lab/phases.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
-import { labTimings, type TimedStep } from '../lab-timing.ts';
+import { labTimings, platformPartMs, type ArrivedLine, type TimedStep } from '../lab-timing.ts';
 import { makeTempDir } from '../temp-dirs.ts';
 import { failureLine } from '../failure-line.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
@@ -72,6 +72,7 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
       async ({ dir }) => {
         const argv = [join(ctx.root, 'scripts/capture.ts'), '--driver', 'lab', ...release, '--out', dir];
         const startMs = Date.now();
+        const arrived: ArrivedLine[] = [];
         const before = sampleMachine();
         const run = await ctx.progress.task(`lab capture: npm run capture -- --driver lab --k8s ${HEADLINE_RELEASE.minor} --out <temp>`, async () => {
           const child = execa(process.execPath, argv, {
@@ -81,9 +82,13 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
             reject: false,
             timeout: ctx.args.buildTimeoutSeconds * 1000,
           });
-          // The capture's own progress, passed through as it comes.
+          // The capture's own progress, passed through as it comes, each line with the time it arrived.
           child.all?.on('data', (chunk: Buffer) => {
-            for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) ctx.progress.note(`  capture │ ${line.replace(/\r|\x1b\[2K/g, '')}`);
+            for (const line of chunk.toString('utf8').split('\n')) {
+              if (!line.trim()) continue;
+              arrived.push({ atMs: Date.now() - startMs, text: line });
+              ctx.progress.note(`  capture │ ${line.replace(/\r|\x1b\[2K/g, '')}`);
+            }
           });
           return await child;
         });
@@ -103,6 +108,7 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
         const phases = readPhases(String(run.all ?? ''));
         const part = (figure: (typeof FIGURES)[keyof typeof FIGURES], ms: number | undefined) =>
           ms === undefined ? notMeasured(figure, 'the capture printed no such phase') : measured(figure, s(ms));
+        const platform = platformPartMs(arrived);
         const waits = t.waits.map((w) => `${w.step} ${s(w.ms)} s`).join(', ');
         return [
           // One run per snapshot folder: an article with variants (kube-proxy modes) captures one run each.
@@ -116,7 +122,9 @@ export async function measureLab(ctx: BenchContext): Promise<Figure[]> {
           part(FIGURES.network, phases.network),
           part(FIGURES.controlPlane, phases.controlPlane),
           part(FIGURES.nodes, phases.nodes),
-          part(FIGURES.pods, phases.pods),
+          platform === null
+            ? notMeasured(FIGURES.pods, "the capture printed no lab up line or no steps line before its first run's steps")
+            : measured(FIGURES.pods, s(platform), { note: "from the lab's up line to the line that opens the steps, by their arrival (the first run's)" }),
           measured(FIGURES.steps, s(t.stepsMs), { note: "sum of the steps' durationMs" }),
           part(FIGURES.down, phases.down),
           t.floorMs === 0

@@ -73,12 +73,31 @@ test('timings refuse what cannot be: no steps, steps outside the process, a bad 
   );
 });
 
+/** The phases tests/fixtures/capture/lab-progress.txt printed (a real lab capture of 074, iptables, v1.37, 2026-12-06). */
+const PHASES_OF_FIXTURE = { network: 231, controlPlane: 3035, nodes: 1924, up: 5197, down: 1224 };
+
 test("the lab's bring-up phases are read back from a real capture's progress lines", async () => {
   const { readPhases, phaseLine } = await import('../../src/capture/lab/phases.ts');
   const { readFileSync } = await import('node:fs');
   const output = readFileSync(new URL('../fixtures/capture/lab-progress.txt', import.meta.url), 'utf8');
-  assert.deepEqual(readPhases(output), { network: 295, controlPlane: 2694, nodes: 6089, pods: 1546, up: 10632, down: 1289 });
+  assert.deepEqual(readPhases(output), PHASES_OF_FIXTURE);
   // The driver prints what the bench reads: one format in one place.
-  assert.ok(output.includes(`· ${phaseLine('controlPlane', 2694)}\n`));
+  assert.ok(output.includes(`· ${phaseLine('controlPlane', 3035)}\n`));
   assert.deepEqual(readPhases('capture 074 ... with --driver kind\n'), {}, 'a capture without the lab has no phases');
+});
+
+test("the platform's part of a lab run: from the lab's up line to the line that opens the steps, by the times the lines arrived", async () => {
+  const { platformPartMs } = await import('../../bench/lab-timing.ts');
+  const { readFileSync } = await import('node:fs');
+  const lines = readFileSync(new URL('../fixtures/capture/lab-progress.txt', import.meta.url), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+  // The real lines, arriving 10 ms apart: the part is the distance between the two.
+  const arrived = lines.map((text, i) => ({ atMs: i * 10, text }));
+  const up = lines.findIndex((l) => /^· lab: up in \d+ ms$/.test(l));
+  const steps = lines.findIndex((l) => /^· running the experiment's \d+ steps$/.test(l));
+  assert.ok(up > 0 && steps > up, 'the fixture has both lines, in that order');
+  assert.equal(platformPartMs(arrived), (steps - up) * 10);
+  assert.equal(platformPartMs(arrived.filter((_, i) => i !== steps)), null, 'no line opening the steps: not measured');
+  assert.equal(platformPartMs(arrived.filter((_, i) => i !== up)), null, 'no lab up line (another driver): not measured');
 });
