@@ -33,7 +33,8 @@ test('owned only when the marker lists exactly the live containers of that clust
 });
 
 test('the decision: create when absent, refuse when foreign, reuse or recreate when ours', () => {
-  const base = { cluster: 'kx-main', markerFile: '/repo/.shice/kind/kx-main.owner.json' };
+  const slug = '074-external-traffic-policy';
+  const base = { cluster: 'kx-main', markerFile: '/repo/.shice/kind/kx-main.owner.json', slug, keptFor: slug };
   assert.deepEqual(decideClusterAction({ ...base, exists: false, owned: false, reuse: false }), { action: 'create' });
   assert.deepEqual(decideClusterAction({ ...base, exists: false, owned: false, reuse: true }), { action: 'create' });
   assert.deepEqual(decideClusterAction({ ...base, exists: true, owned: true, reuse: true }), { action: 'reuse' });
@@ -46,6 +47,15 @@ test('the decision: create when absent, refuse when foreign, reuse or recreate w
       /"kx-main" already exists and was not created by this capture .*\/repo\/\.shice\/kind\/kx-main\.owner\.json.*kind delete cluster --name kx-main/,
     );
   }
+  // Kept by another article's run (or by a marker older than the field): recreated, and the line says why.
+  assert.deepEqual(decideClusterAction({ ...base, exists: true, owned: true, reuse: true, keptFor: '076-internal-traffic-policy' }), {
+    action: 'recreate',
+    why: 'it was kept by a run of 076-internal-traffic-policy, not of 074-external-traffic-policy',
+  });
+  assert.deepEqual(decideClusterAction({ ...base, exists: true, owned: true, reuse: true, keptFor: undefined }), {
+    action: 'recreate',
+    why: 'it was kept by a run of an article its marker does not name, not of 074-external-traffic-policy',
+  });
 });
 
 test('markers round-trip through the state folder; a broken one names its file and field', async () => {

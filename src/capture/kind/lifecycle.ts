@@ -50,7 +50,15 @@ export class KindClusterLifecycle {
       marker = await markerOf(stateDir, cluster);
       owned = isOwned(marker, cluster, live);
     }
-    const decision = decideClusterAction({ cluster, exists, owned, reuse: options.reuse, markerFile: kindStatePaths(stateDir, cluster).marker });
+    const decision = decideClusterAction({
+      cluster,
+      exists,
+      owned,
+      reuse: options.reuse,
+      markerFile: kindStatePaths(stateDir, cluster).marker,
+      slug: this.scope.experiment.slug,
+      keptFor: marker?.slug,
+    });
     // Refused like a target that is not the capture's: exit 2, nothing touched.
     if (decision.action === 'refuse') throw new PrerequisiteError(decision.reason);
     // A kept cluster's marker holds the host as it was before its create: whoever deletes it puts that back.
@@ -61,7 +69,7 @@ export class KindClusterLifecycle {
     }
     if (decision.action === 'recreate') {
       this.claim.owns = true;
-      ctx.log(`deleting kind cluster "${cluster}" left by an earlier capture, to start fresh`);
+      ctx.log(`deleting kind cluster "${cluster}" left by an earlier capture, to start fresh${decision.why ? ` (not reused: ${decision.why})` : ''}`);
       await tools.run(cmd.kindDeleteCluster(target), { what: `delete kind cluster "${cluster}"`, timeoutMs: timeouts.deleteMs, ctx });
       await removeMarker(stateDir, cluster);
     }
@@ -108,7 +116,7 @@ export class KindClusterLifecycle {
     };
     record();
     this.claim.recorded = options.host !== undefined;
-    const marker = { createdBy: 'shice' as const, cluster, runId: options.runId, createdAt: new Date().toISOString(), containers: [] };
+    const marker = { createdBy: 'shice' as const, cluster, runId: options.runId, createdAt: new Date().toISOString(), slug: experiment.slug, containers: [] };
     await writeMarker(stateDir, marker);
     this.claim.createStarted = true;
     this.claim.owns = true;

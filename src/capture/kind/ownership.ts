@@ -16,6 +16,8 @@ export interface OwnerMarker {
   cluster: string;
   runId: string;
   createdAt: string;
+  /** The article whose run created it: only that article's runs reuse it (their earlier objects are what earlier-run.ts removes). Absent in markers older than the field. */
+  slug?: string;
   /** Empty while `kind create cluster` runs; filled once it has finished. */
   containers: ContainerRef[];
   /** Written by --keep: the host as it was before the create, for the run that deletes the cluster to put back. */
@@ -49,6 +51,7 @@ export function parseMarker(text: string, file: string): OwnerMarker {
   for (const field of ['cluster', 'runId', 'createdAt'] as const) {
     if (typeof m[field] !== 'string' || m[field] === '') throw new Error(`${file}: field ${field}: expected a non-empty string`);
   }
+  if (m.slug !== undefined && (typeof m.slug !== 'string' || m.slug === '')) throw new Error(`${file}: field slug: expected a non-empty string`);
   if (!Array.isArray(m.containers) || !m.containers.every((c) => typeof c?.id === 'string' && typeof c?.name === 'string')) {
     throw new Error(`${file}: field containers: expected a list of {id, name}`);
   }
@@ -103,10 +106,21 @@ export function isOwned(marker: OwnerMarker | null, cluster: string, live: Conta
   return ids(marker.containers) === ids(live);
 }
 
-export type ClusterAction = { action: 'create' } | { action: 'reuse' } | { action: 'recreate' } | { action: 'refuse'; reason: string };
+export type ClusterAction = { action: 'create' } | { action: 'reuse' } | { action: 'recreate'; why?: string } | { action: 'refuse'; reason: string };
 
-/** What up() does about a cluster of the experiment's name. Pure, so every case is tested. */
-export function decideClusterAction(input: { cluster: string; exists: boolean; owned: boolean; reuse: boolean; markerFile: string }): ClusterAction {
+/**
+ * What up() does about a cluster of the experiment's name. A kept cluster is reused only by a run of the
+ * article that created it (`keptFor`, from its marker): another article's objects are not this run's to know. Pure.
+ */
+export function decideClusterAction(input: {
+  cluster: string;
+  exists: boolean;
+  owned: boolean;
+  reuse: boolean;
+  markerFile: string;
+  slug: string;
+  keptFor: string | undefined;
+}): ClusterAction {
   if (!input.exists) return { action: 'create' };
   if (!input.owned) {
     return {
@@ -117,5 +131,8 @@ export function decideClusterAction(input: { cluster: string; exists: boolean; o
         `delete it yourself (kind delete cluster --name ${input.cluster}) or change experiment.cluster.name in article.ts`,
     };
   }
-  return input.reuse ? { action: 'reuse' } : { action: 'recreate' };
+  if (!input.reuse) return { action: 'recreate' };
+  if (input.keptFor !== input.slug)
+    return { action: 'recreate', why: `it was kept by a run of ${input.keptFor ?? 'an article its marker does not name'}, not of ${input.slug}` };
+  return { action: 'reuse' };
 }
