@@ -53,6 +53,9 @@ export function classifyNumber(text: string, before: string, after: string): Val
  */
 const NUMERAL = /(?![0-9\u3007])[\p{Nd}\p{Nl}\p{No}]/gu;
 
+/** Any character foldDigits makes a digit of, ASCII and full-width digits included (all Nd). */
+const ANY_NUMERAL = /(?!\u3007)[\p{Nd}\p{Nl}\p{No}]/u;
+
 /**
  * The text with every numeral a reader sees as a number written as an ASCII
  * digit, and full-width ASCII (`３．０２`, `ｓ`) as ASCII, offsets kept:
@@ -65,6 +68,8 @@ export function foldDigits(text: string): string {
 
 /** Every number in `text` outside names, classified by how it looks and what surrounds it (any script's digits). */
 export function findNumericTokens(original: string): NumericToken[] {
+  // Most runs of a page's text hold no numeral at all: nothing to fold or match (a number needs one).
+  if (!ANY_NUMERAL.test(original)) return [];
   const text = foldDigits(original);
   const tokens: NumericToken[] = [];
   for (const m of text.matchAll(TOKEN)) {

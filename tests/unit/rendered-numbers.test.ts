@@ -91,6 +91,9 @@ test("a value of another environment's run is read in that run: its own value pa
 test('prose a bound component wraps is checked too, and text in scripts, styles and comments is none', () => {
   assert.equal(check('<figure data-measured="a"><div class="measured-note">port 8080 here</div></figure>').length, 1);
   assert.deepEqual(check('<style>.a{width:3px}</style><script>let n = 3</script><!-- 3 --><p>ok</p>'), []);
+  // An end tag in capitals ends the script as a browser ends it; the text after it is checked again.
+  assert.deepEqual(check('<SCRIPT>let n = 3</SCRIPT><p>ok</p>'), []);
+  assert.equal(check('<script>let n = 3</Script><p>4 nodes</p>').length, 1);
 });
 
 test('the assertion throws every problem at once, one line each', () => {
@@ -110,5 +113,14 @@ test('text runs carry their ancestors; void and self-closing elements close them
       ['b', 'p'],
       ['c', 'p>span'],
     ],
+  );
+  // A reader attribute is a run of its own, at the offset of its value, its element last among its ancestors.
+  const html = '<p>a<img alt="3 pods" title=x></p>';
+  const alt = htmlTextRuns(html, new Set(['alt'])).find((r) => r.attribute === 'alt')!;
+  assert.equal(alt.text, '3 pods');
+  assert.equal(html.slice(alt.offset, alt.offset + alt.text.length), '3 pods');
+  assert.deepEqual(
+    alt.ancestors.map((e) => e.name),
+    ['p', 'img'],
   );
 });

@@ -64,35 +64,54 @@ export function decodeEntities(text: string): string {
 const TAG_NAME = /[A-Za-z][A-Za-z0-9:-]*/y;
 const ATTRIBUTE = /\s*([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/y;
 
-/** The opening or closing tag at `at` (a `<`), or null when the `<` is text. */
+/** The opening or closing tag at `at` (a `<`), or null when the `<` is text; offsets only of the attributes in `offsetsOf`. */
 function readTag(
   html: string,
   at: number,
-): { name: string; closing: boolean; selfClosing: boolean; attributes: Map<string, string>; attributeOffsets: Map<string, number>; end: number } | null {
+  offsetsOf: ReadonlySet<string>,
+): { name: string; closing: boolean; selfClosing: boolean; attributes: Map<string, string>; attributeOffsets: Map<string, number> | null; end: number } | null {
   let i = at + 1;
-  const closing = html[i] === '/';
+  const closing = html.charCodeAt(i) === 47; // '/'
   if (closing) i++;
   TAG_NAME.lastIndex = i;
   const name = TAG_NAME.exec(html)?.[0];
   if (!name) return null;
   i += name.length;
   const attributes = new Map<string, string>();
-  const attributeOffsets = new Map<string, number>();
+  let attributeOffsets: Map<string, number> | null = null;
   for (;;) {
     ATTRIBUTE.lastIndex = i;
     const m = ATTRIBUTE.exec(html);
     if (!m) break;
     const raw = m[2] ?? m[3] ?? m[4];
-    attributes.set(m[1]!.toLowerCase(), raw === undefined ? '' : decodeEntities(raw));
-    if (raw !== undefined) attributeOffsets.set(m[1]!.toLowerCase(), m.index + m[0].length - raw.length - (m[4] === undefined ? 1 : 0));
+    const key = m[1]!.toLowerCase();
+    attributes.set(key, raw === undefined ? '' : decodeEntities(raw));
+    if (raw !== undefined && offsetsOf.has(key)) (attributeOffsets ??= new Map()).set(key, m.index + m[0].length - raw.length - (m[4] === undefined ? 1 : 0));
     i = m.index + m[0].length;
   }
-  while (i < html.length && /\s/.test(html[i]!)) i++;
-  const selfClosing = html[i] === '/';
+  while (i < html.length && isSpace(html.charCodeAt(i))) i++;
+  const selfClosing = html.charCodeAt(i) === 47;
   if (selfClosing) i++;
-  if (html[i] !== '>') return null;
+  if (html.charCodeAt(i) !== 62) return null; // '>'
   return { name: name.toLowerCase(), closing, selfClosing, attributes, attributeOffsets, end: i + 1 };
 }
+
+/** What /\s/ matches among the characters a tag can hold before its `>`. */
+const isSpace = (c: number) =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  c === 0xa0 ||
+  c === 0xfeff ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000;
+
+/** Where a raw-text element (`script`, `style`, `template`) closes, whatever the case of its end tag. */
+const RAW_TEXT_END = new Map([...RAW_TEXT].map((name) => [name, new RegExp(`</${name}`, 'gi')]));
 
 /**
  * Every run of text in `html` with its ancestors, and every attribute value
@@ -102,9 +121,11 @@ function readTag(
 export function htmlTextRuns(html: string, readerAttributes: ReadonlySet<string> = new Set()): TextRun[] {
   const runs: TextRun[] = [];
   const stack: HtmlElement[] = [];
+  // The open elements as one array, shared by every run until the stack changes (a page has thousands of runs).
+  let ancestors: readonly HtmlElement[] | null = null;
   let textFrom = 0;
   const flush = (to: number) => {
-    if (to > textFrom) runs.push({ text: decodeEntities(html.slice(textFrom, to)), offset: textFrom, ancestors: [...stack] });
+    if (to > textFrom) runs.push({ text: decodeEntities(html.slice(textFrom, to)), offset: textFrom, ancestors: (ancestors ??= [...stack]) });
   };
   let at = html.indexOf('<');
   while (at >= 0) {
@@ -121,7 +142,7 @@ export function htmlTextRuns(html: string, readerAttributes: ReadonlySet<string>
       at = html.indexOf('<', textFrom);
       continue;
     }
-    const tag = readTag(html, at);
+    const tag = readTag(html, at, readerAttributes);
     if (!tag) {
       at = html.indexOf('<', at + 1);
       continue;
@@ -129,19 +150,27 @@ export function htmlTextRuns(html: string, readerAttributes: ReadonlySet<string>
     flush(at);
     textFrom = tag.end;
     if (tag.closing) {
-      const open = stack.map((e) => e.name).lastIndexOf(tag.name);
-      if (open >= 0) stack.length = open;
+      let open = stack.length - 1;
+      while (open >= 0 && stack[open]!.name !== tag.name) open--;
+      if (open >= 0) {
+        stack.length = open;
+        ancestors = null;
+      }
     } else {
       const element: HtmlElement = { name: tag.name, attributes: tag.attributes };
-      for (const [name, value] of tag.attributes) {
-        if (readerAttributes.has(name) && value)
-          runs.push({ text: value, offset: tag.attributeOffsets.get(name) ?? at, ancestors: [...stack, element], attribute: name });
-      }
-      if (RAW_TEXT.has(tag.name) && !tag.selfClosing) {
-        const close = html.toLowerCase().indexOf(`</${tag.name}`, tag.end);
-        textFrom = close < 0 ? html.length : close;
+      if (tag.attributeOffsets !== null)
+        for (const [name, value] of tag.attributes) {
+          if (readerAttributes.has(name) && value)
+            runs.push({ text: value, offset: tag.attributeOffsets.get(name) ?? at, ancestors: [...stack, element], attribute: name });
+        }
+      const rawEnd = tag.selfClosing ? undefined : RAW_TEXT_END.get(tag.name);
+      if (rawEnd !== undefined) {
+        rawEnd.lastIndex = tag.end;
+        const close = rawEnd.exec(html);
+        textFrom = close === null ? html.length : close.index;
       } else if (!tag.selfClosing && !VOID.has(tag.name)) {
         stack.push(element);
+        ancestors = null;
       }
     }
     at = html.indexOf('<', textFrom);

@@ -22,7 +22,14 @@ const ACCOUNTED: ReadonlyArray<{ why: string; holds: (e: HtmlElement) => boolean
   { why: 'claim statement', holds: (e) => e.attributes.has('data-claim') },
 ];
 
-const accounted = (ancestors: readonly HtmlElement[]) => ancestors.some((e) => ACCOUNTED.some((a) => a.holds(e)));
+const accountedBy = (e: HtmlElement) => ACCOUNTED.some((a) => a.holds(e));
+
+/** Under a run's elements: the innermost that binds a fact, and whether one of them accounts for its numbers. */
+interface Judged {
+  fact: HtmlElement | undefined;
+  accounted: boolean;
+}
+const OUTSIDE: Judged = { fact: undefined, accounted: false };
 
 /** The text around a token, about 30 characters each side, on one line. */
 function around(text: string, index: number, length: number): string {
@@ -42,10 +49,24 @@ export type BoundValue = (id: string, run: { environment?: string; variant?: str
 export function unboundRenderedNumbers(file: string, html: string, boundValue: BoundValue): string[] {
   const problems: string[] = [];
   const factText = new Map<HtmlElement, string>();
+  // What holds from the outermost element down to each element, judged once per element: an element
+  // always sits under the same ones, and a page has thousands of runs under a few hundred elements.
+  const upTo = new WeakMap<HtmlElement, Judged>();
+  const judge = (ancestors: readonly HtmlElement[]): Judged => {
+    let known = ancestors.length - 1;
+    while (known >= 0 && !upTo.has(ancestors[known]!)) known--;
+    let state: Judged = known >= 0 ? upTo.get(ancestors[known]!)! : OUTSIDE;
+    for (const e of ancestors.slice(known + 1)) {
+      state = { fact: e.attributes.has('data-fact') ? e : state.fact, accounted: state.accounted || accountedBy(e) };
+      upTo.set(e, state);
+    }
+    return state;
+  };
   for (const run of htmlTextRuns(html, READER_ATTRIBUTES)) {
-    const fact = run.attribute === undefined ? run.ancestors.findLast((e) => e.attributes.has('data-fact')) : undefined;
+    const seen = judge(run.ancestors);
+    const fact = run.attribute === undefined ? seen.fact : undefined;
     if (fact) factText.set(fact, (factText.get(fact) ?? '') + run.text);
-    if (accounted(run.ancestors)) continue;
+    if (seen.accounted) continue;
     for (const token of findNumericTokens(run.text)) {
       const where = run.attribute === undefined ? '' : ` in attribute ${run.attribute} of <${run.ancestors.at(-1)!.name}>`;
       problems.push(
