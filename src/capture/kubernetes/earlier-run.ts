@@ -48,11 +48,16 @@ export async function clearEarlierRun(
   for (const manifest of [...experiment.manifests].reverse())
     await io.kubectl(k.kubectlDeleteManifest(t, manifestFile(manifest)), io.timeouts.kubectlMs, `delete what ${manifest} declares`, ctx);
   const targets = [...ports.map((port) => ({ port: String(port) })), ...addresses.map((address) => ({ address }))];
-  for (const node of experiment.cluster.nodes)
+  // Each node's table is its own: the nodes side by side, one target after another on each.
+  const forget = async (node: string) => {
     for (const target of targets) {
       const argv = conntrackDeleteTo(target);
-      const run = await io.onNode(node.name, argv, io.timeouts.quickMs, ctx);
+      const run = await io.onNode(node, argv, io.timeouts.quickMs, ctx);
       if (!conntrackDeleted(run.exitCode, text(run.stderr)))
-        throw new DriverError(`${argv.join(' ')} on ${node.name} exited ${run.exitCode}: ${firstLine(text(run.stderr)) || 'no message'}`);
+        throw new DriverError(`${argv.join(' ')} on ${node} exited ${run.exitCode}: ${firstLine(text(run.stderr)) || 'no message'}`);
     }
+  };
+  const settled = await Promise.allSettled(experiment.cluster.nodes.map((node) => forget(node.name)));
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
 }
