@@ -35,6 +35,8 @@ const cjkFont = program('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc', 'fonts
 export const SUITE_NEEDS: Record<string, SuiteNeeds> = {
   // actionlint checks the workflows' run: scripts with shellcheck; without it the lint fails.
   workflows: { programs: [program('shellcheck', 'shellcheck')], root: false, go: true },
+  // tests/unit/api-get.test.ts makes a CA and certificates with openssl, as the lab's PKI does.
+  unit: { programs: [program('openssl', 'openssl')], root: false, go: false },
   kube: { programs: [], root: false, go: true },
   lab: { programs: [...labTools, nft], root: true, go: false },
   fault: { programs: [...labTools, nft], root: true, go: false },
