@@ -88,6 +88,9 @@ export const inNetns = (path: string, command: string[]): string[] => ['nsenter'
 /** Every pod of the cluster, as the API serves the list (the health check's). */
 export const PODS_PATH = '/api/v1/pods';
 
+/** Whether the health check asks the API from the capture's own process: where kubectl would ask from this machine (no runner). */
+export const asksApiItself = (target: { runner?: string[] }): boolean => target.runner === undefined;
+
 export class KubeIo {
   readonly provider: NodeProvider;
   readonly access: ClusterAccess;
@@ -111,7 +114,7 @@ export class KubeIo {
     const { target, cwd } = this.access;
     if (this.credentials === undefined) {
       const file = resolve(cwd, target.kubeconfig);
-      this.credentials = target.runner === undefined ? kubeconfigCredentials(readFileSync(file, 'utf8'), file, (path) => readFileSync(path)) : null;
+      this.credentials = asksApiItself(target) ? kubeconfigCredentials(readFileSync(file, 'utf8'), file, (path) => readFileSync(path)) : null;
     }
     if (this.credentials !== null) {
       const answer = await apiGet(this.credentials, PODS_PATH, this.timeouts.quickMs, ctx.signal);

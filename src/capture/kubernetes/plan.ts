@@ -10,7 +10,7 @@ import { KUBE_PROXY_METRICS } from '../kubectl/proxy-sync.ts';
 import type { NodeProvider } from '../provider/node-provider.ts';
 import { conntrackDeleteTo } from './earlier-run.ts';
 import { healthEndpointsOf } from './health.ts';
-import { inNetns, KUBE_PROXY_MODE, PODS_PATH, probeOf, probesOf } from './kube-io.ts';
+import { asksApiItself, inNetns, KUBE_PROXY_MODE, PODS_PATH, probeOf, probesOf } from './kube-io.ts';
 
 export interface ClusterPlan {
   setup: string[][];
@@ -63,7 +63,7 @@ export function clusterPlan(
   const health = [
     ...nodes.map((n) => provider.probeArgv(n.name, probesOf(healthEndpointsOf(provider, experiment, n.name).map((e) => e.url)))),
     // Asked by the capture's own process where kubectl would talk to the API from this machine (KubeIo.podsNow).
-    t.runner === undefined ? apiGetLine(PODS_PATH) : k.kubectlGetPods(t),
+    asksApiItself(t) ? apiGetLine(PODS_PATH) : k.kubectlGetPods(t),
   ];
   // A step as it runs: on its node, or in its pod's network namespace there.
   const entered = (step: ExecStep) => {
