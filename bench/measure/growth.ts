@@ -10,12 +10,14 @@
 // this run: for the whole copy, and per kind of page (article, evidence page,
 // run record), each kind read as the difference between two sets of the same
 // copies' pages (variant-files.ts, PAGE_SETS).
-// Every site is built GROWTH_BUILDS times, cold, the sizes interleaved (1, 50,
-// 200, 200, 50, 1) and the two sites of a size alternating which goes first, so
+// Every site is built GROWTH_BUILDS times, cold, in buildOrder (by size, odd
+// rounds reversed) and the two sites of a size alternating which goes first, so
 // that load from elsewhere lands on all of them alike; the faster build of a
-// site counts, since other work only ever adds time. Each build's CPU time and
-// the load average are reported beside its wall time, and the slope is also
-// taken over CPU time: a busy machine cannot pass for a slow build.
+// site counts, since other work only ever adds time. The page sets without run
+// records are built at more copies (kindSetSizes): their kinds' pages must
+// stand above the builds' spread. Each build's CPU time and the load average
+// are reported beside its wall time, and the slope is also taken over CPU
+// time: a busy machine cannot pass for a slow build.
 import { LANGS } from '../../src/site.config.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { growthShape, interleavedOrder, leastSquares, type LineFit, type Point } from '../stats.ts';
@@ -82,24 +84,47 @@ export interface PagesPerCopy {
   record: number;
 }
 
+/** A page set and the sizes (copies of the article) it is built at. */
+export interface SetPlan {
+  set: PageSet;
+  sizes: readonly number[];
+}
+
 /**
- * The growth series without its figures: for each page set in `sets` ('all' always), an evidence
- * site and its floor for each of `sizes`, generated in temporary copies of the project, each built
- * `rounds` times, cold, interleaved (measureGrowth: GROWTH_BUILDS, every page set). A site that
- * could not be generated or built has its reason in `failure`; the copies are removed before it
- * returns, however it ends.
+ * The sizes the page sets other than `all` are built at: the smallest of the series and three times
+ * its largest. Without their run records a copy's pages cost a fraction of a full copy's, so more
+ * copies are needed for a kind's pages (two a copy) to stand well above the builds' spread. Pure.
  */
-export async function growthSeries(
-  ctx: BenchContext,
-  slug: string,
-  sizes: readonly number[],
-  rounds = GROWTH_BUILDS,
-  sets: readonly PageSet[] = ['all'],
-): Promise<GrowthSeries> {
-  const pageSets: PageSet[] = ['all', ...sets.filter((set) => set !== 'all')];
+export function kindSetSizes(sizes: readonly number[]): number[] {
+  const smallest = Math.min(...sizes);
+  return [smallest, Math.max(...sizes) * KIND_SET_SCALE];
+}
+export const KIND_SET_SCALE = 3;
+
+/**
+ * The growth series' build order: every (set, size) once a round, by size and then page set, so
+ * that the sets a kind's cost is read between are built next to each other; odd rounds in reverse,
+ * so that load from elsewhere lands on all alike. Pure.
+ */
+export function buildOrder(plans: readonly SetPlan[], rounds: number): Array<[PageSet, number]> {
+  const jobs = plans
+    .flatMap((plan) => plan.sizes.map((n): [PageSet, number] => [plan.set, n]))
+    .sort((a, b) => a[1] - b[1] || PAGE_SETS.indexOf(a[0]) - PAGE_SETS.indexOf(b[0]));
+  return interleavedOrder(jobs, rounds);
+}
+
+/**
+ * The growth series without its figures: for each page set planned ('all' always, at the sizes of
+ * the first plan for it or `[1]`), an evidence site and its floor at each of its sizes, generated in
+ * temporary copies of the project, each built `rounds` times, cold, in buildOrder, the two sites of
+ * a job alternating which goes first. A site that could not be generated or built has its reason
+ * in `failure`; the copies are removed before it returns, however it ends.
+ */
+export async function growthSeries(ctx: BenchContext, slug: string, plans: readonly SetPlan[], rounds = GROWTH_BUILDS): Promise<GrowthSeries> {
+  const planned = plans.some((p) => p.set === 'all') ? plans : [{ set: 'all' as const, sizes: [1] }, ...plans];
   const key = (site: Site, set: PageSet, n: number) => `${site} ${set} ${n}`;
   const runs = new Map<string, SizeRun>();
-  for (const set of pageSets)
+  for (const { set, sizes } of planned)
     for (const site of ['evidence', 'floor'] as const) for (const n of sizes) runs.set(key(site, set, n), { n, project: null, builds: [], failure: null });
   const removeAll = async () => {
     for (const run of runs.values()) await run.project?.remove();
@@ -113,42 +138,37 @@ export async function growthSeries(
     } catch (error) {
       floorFailure = errorMessage(error);
     }
-    for (const n of sizes) {
-      for (const set of pageSets) {
-        for (const site of ['evidence', 'floor'] as const) {
-          if (ctx.cancelSignal.aborted) break;
-          const run = runs.get(key(site, set, n))!;
-          if (site === 'floor' && floor === null) {
-            run.failure = floorFailure;
-            continue;
-          }
-          const what = site === 'evidence' ? 'an evidence site' : "its floor (the same pages' content, Astro alone)";
-          try {
-            run.project = await ctx.progress.task(`generating ${what} of ${n} article(s), ${set === 'all' ? 'every page' : set}`, () =>
-              generateSite(
-                ctx.root,
-                site === 'evidence' ? 'evidence' : 'floor',
-                `${site}-${set}-${n}`,
-                (dir) => (site === 'evidence' ? writeEvidenceCopies(ctx.root, dir, slug, n) : writeFloorCopies(dir, slug, floor!, n)),
-                { pages: set },
-              ),
-            );
-          } catch (error) {
-            run.failure = errorMessage(error);
-          }
+    for (const [set, n] of buildOrder(planned, 1)) {
+      for (const site of ['evidence', 'floor'] as const) {
+        if (ctx.cancelSignal.aborted) break;
+        const run = runs.get(key(site, set, n))!;
+        if (site === 'floor' && floor === null) {
+          run.failure = floorFailure;
+          continue;
+        }
+        const what = site === 'evidence' ? 'an evidence site' : "its floor (the same pages' content, Astro alone)";
+        try {
+          run.project = await ctx.progress.task(`generating ${what} of ${n} article(s), ${set === 'all' ? 'every page' : set}`, () =>
+            generateSite(
+              ctx.root,
+              site === 'evidence' ? 'evidence' : 'floor',
+              `${site}-${set}-${n}`,
+              (dir) => (site === 'evidence' ? writeEvidenceCopies(ctx.root, dir, slug, n) : writeFloorCopies(dir, slug, floor!, n)),
+              { pages: set },
+            ),
+          );
+        } catch (error) {
+          run.failure = errorMessage(error);
         }
       }
     }
-    // Each size's sites in turn, the order of the pairs alternating, so that load from elsewhere lands on all alike.
-    const order = interleavedOrder(sizes, rounds).flatMap((n, i) =>
-      pageSets.flatMap((set): Array<[Site, PageSet, number]> => {
-        const pair: Array<[Site, PageSet, number]> = [
-          ['evidence', set, n],
-          ['floor', set, n],
-        ];
-        return i % 2 === 0 ? pair : pair.reverse();
-      }),
-    );
+    const order = buildOrder(planned, rounds).flatMap(([set, n], i): Array<[Site, PageSet, number]> => {
+      const pair: Array<[Site, PageSet, number]> = [
+        ['evidence', set, n],
+        ['floor', set, n],
+      ];
+      return i % 2 === 0 ? pair : pair.reverse();
+    });
     for (const [i, [site, set, n]] of order.entries()) {
       if (ctx.cancelSignal.aborted) break;
       const run = runs.get(key(site, set, n))!;
@@ -169,19 +189,24 @@ export async function growthSeries(
     ctx.cleanups.delete(removeAll);
     await removeAll();
   }
-  const pair = (set: PageSet): SitePair => ({
-    evidence: sizes.map((n) => runs.get(key('evidence', set, n))!),
-    floor: sizes.map((n) => runs.get(key('floor', set, n))!),
-  });
+  const pair = (set: PageSet): SitePair => {
+    const sizes = planned.find((p) => p.set === set)!.sizes;
+    return {
+      evidence: sizes.map((n) => runs.get(key('evidence', set, n))!),
+      floor: sizes.map((n) => runs.get(key('floor', set, n))!),
+    };
+  };
   const sets_: GrowthSeries['sets'] = {};
-  for (const set of pageSets) if (set !== 'all') sets_[set] = pair(set);
+  for (const { set } of planned) if (set !== 'all') sets_[set] = pair(set);
   const pagesPerCopy = floor === null ? null : pagesOf(floor);
   return { ...pair('all'), sets: sets_, pagesPerCopy };
 }
 
 export async function measureGrowth(ctx: BenchContext): Promise<Figure[]> {
   const slug = ctx.args.article;
-  const series = await growthSeries(ctx, slug, ctx.args.sizes, GROWTH_BUILDS, PAGE_SETS);
+  const kindSizes = kindSetSizes(ctx.args.sizes);
+  const plans = PAGE_SETS.map((set) => ({ set, sizes: set === 'all' ? ctx.args.sizes : kindSizes }));
+  const series = await growthSeries(ctx, slug, plans, GROWTH_BUILDS);
   return [
     ...growthFigures(series.evidence, series.floor),
     ...pageKindFigures(series),

@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { buildCost, childCpuSeconds, describeBuild, wasBusy } from '../../bench/site/cpu.ts';
 import { interleavedOrder } from '../../bench/stats.ts';
-import { articleWorkFigure, growthFigures, MARGINAL_TARGET_MS, ogCardFigure, OVER_FLOOR_TARGET, pageKindFigures } from '../../bench/measure/growth.ts';
+import {
+  articleWorkFigure,
+  buildOrder,
+  growthFigures,
+  kindSetSizes,
+  MARGINAL_TARGET_MS,
+  ogCardFigure,
+  OVER_FLOOR_TARGET,
+  pageKindFigures,
+} from '../../bench/measure/growth.ts';
 import type { BuildResult } from '../../bench/site/astro-build.ts';
 
 // /proc/<pid>/stat of a node process, as Linux 6.18 wrote it (cutime 1234, cstime 56).
@@ -35,6 +44,26 @@ test('sizes are interleaved: up, down, up', () => {
   assert.deepEqual(interleavedOrder([1, 50, 200], 2), [1, 50, 200, 200, 50, 1]);
   assert.deepEqual(interleavedOrder([1, 50], 3), [1, 50, 50, 1, 1, 50]);
   assert.throws(() => interleavedOrder([1], 0), /rounds >= 1/);
+});
+
+test('the page sets without records are built at three times the largest size, next to each other, every round mirrored', () => {
+  assert.deepEqual(kindSetSizes([1, 10, 40]), [1, 120]);
+  assert.deepEqual(kindSetSizes([2, 3, 1]), [1, 9]);
+  const plans = [
+    { set: 'all' as const, sizes: [1, 10] },
+    { set: 'none' as const, sizes: [1, 30] },
+    { set: 'articles' as const, sizes: [1, 30] },
+  ];
+  const once = [
+    ['all', 1],
+    ['articles', 1],
+    ['none', 1],
+    ['all', 10],
+    ['articles', 30],
+    ['none', 30],
+  ];
+  assert.deepEqual(buildOrder(plans, 1), once);
+  assert.deepEqual(buildOrder(plans, 2), [...once, ...[...once].reverse()]);
 });
 
 const build = (seconds: number, cpuSeconds: number | null, load = 0.5): BuildResult => ({

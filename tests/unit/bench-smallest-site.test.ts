@@ -46,7 +46,7 @@ test("the growth phase's smallest site and its floor build, and the size's figur
     cancelSignal: new AbortController().signal,
     cleanups: new Set(),
   };
-  const series = await growthSeries(ctx, slug, [1], 1);
+  const series = await growthSeries(ctx, slug, [{ set: 'all', sizes: [1] }], 1);
   const progress = lines.join('');
   for (const [site, runs] of Object.entries({ evidence: series.evidence, floor: series.floor })) {
     assert.equal(runs.length, 1);
