@@ -12,7 +12,7 @@ import { DriverError } from '../provider/node-provider.ts';
 import { forgetRecord } from '../run-registry.ts';
 import { liveContainers, markerOf } from './cluster-containers.ts';
 import * as cmd from './commands.ts';
-import { leftText, readSysctls, undoSysctls, undoText, unjournalled, withClusterSettings, type SysctlUndo, type Sysctls } from './engine/host-state.ts';
+import { leftText, readSysctls, undoSysctls, undoText, unjournalled, withClusterSettings } from './engine/host-state.ts';
 import { isOwned, markerPath, removeMarker, writeMarker, type HostBefore } from './ownership.ts';
 import { kindStatePaths, type KindPlace } from './settings.ts';
 
