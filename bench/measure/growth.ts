@@ -28,11 +28,11 @@ import { BENCH_CONFIG, PAGE_SETS, type PageSet } from '../site/variant-files.ts'
 import { floorPages, writeFloorCopies, type FloorPages } from '../site/floor-pages.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';
 
-export const MARGINAL_TARGET_MS = 12;
 /**
- * The target as a ratio to the floor: the issue that set 12 ms measured Astro's
- * floor for the same prose at about 6 ms on its machine. A ratio holds on any
- * machine; milliseconds hold only on the one they were measured on.
+ * The target, as a ratio to the floor: the issue that once set 12 ms a page measured Astro's floor
+ * for the same prose at about 6 ms on its machine. A ratio holds on any machine; milliseconds hold
+ * only on the one they were measured on, and only for the pages they were set on (a copy now brings
+ * 34 more pages beside its two article pages), so the slope itself has no target.
  */
 export const OVER_FLOOR_TARGET = 2;
 export const GROWTH_BUILDS = 2;
@@ -398,8 +398,7 @@ export function growthFigures(runs: readonly GrowthRun[], floorRuns: readonly Gr
     id: 'growth.marginal',
     group: 'growth' as const,
     unit: 'ms/page' as const,
-    label: 'marginal cost of one more article page',
-    target: { op: '<=' as const, value: MARGINAL_TARGET_MS },
+    label: 'marginal cost of one more article page (its evidence page and run records with it)',
   };
   const wallFit = wall.length < 2 ? null : leastSquares(wall);
   if (wallFit === null) {
