@@ -3,13 +3,13 @@
 import type { ExecStep, PodRef, TopologyView } from './types.ts';
 
 /** A step that runs `command`, an argv, on `node`. */
-export function exec(
-  id: string,
+export function exec<const S extends string>(
+  id: S,
   node: string,
   title: string,
   command: (t: TopologyView) => string[],
   options: Omit<ExecStep, 'kind' | 'id' | 'node' | 'title' | 'command'> = {},
-): ExecStep {
+): ExecStep & { id: S } {
   return { kind: 'exec', id, node, title, command, ...options };
 }
 
@@ -17,14 +17,14 @@ export function exec(
  * A step that runs `command` inside `pod`'s network namespace on `node`, where the manifests place
  * the pod: the node's own program (curl, ip), sending and receiving as the pod does.
  */
-export function inPod(
-  id: string,
+export function inPod<const S extends string>(
+  id: S,
   pod: PodRef | string,
   node: string,
   title: string,
   command: (t: TopologyView) => string[],
   options: Omit<ExecStep, 'kind' | 'id' | 'node' | 'title' | 'command' | 'pod'> = {},
-): ExecStep {
+): ExecStep & { id: S } {
   const ref = typeof pod === 'string' ? { namespace: 'default', name: pod } : pod;
   return { kind: 'exec', id, node, pod: ref, title, command, ...options };
 }

@@ -5,8 +5,8 @@
 // pod and Service facts, versions and each step's rc and seconds come from every
 // run (src/evidence/run-facts.ts).
 import {
-  defineArticle, kubernetesSeries, inEveryVariant, clientSettleFacts, curlFacts, declared, event, exec, hop, inPod, iptables, nft, nftVerdictFacts, path, podGateway,
-  stdout, curlArgv, service, type Experiment, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
+  defineArticle, kubernetesSeries, inEveryVariant, clientSettleFacts, curlPart, declared, event, exec, factsFrom, hop, inPod, iptables, measured, nft, nftVerdictFacts,
+  part, path, podGateway, stdout, curlArgv, service, type FactIdOf, type FactSpecs, type LineText, type PathStation, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's two modes: where each writes its rules. */
@@ -21,77 +21,16 @@ const MODES = ['iptables', 'nftables'];
 const toClusterIP = (service: string) => (t: TopologyView) => curlArgv(`http://${t.clusterIP(service)}/`, { maxTime: CURL_TIMEOUT_SECONDS });
 const toNodePort = (node: string, service: string) => (t: TopologyView) => curlArgv(`http://${t.ip(node)}:${t.nodePort(service)}/`, { maxTime: CURL_TIMEOUT_SECONDS });
 /** A request from the client pod on `node`, inside its network namespace. */
-const fromPod = (id: string, node: 'worker' | 'worker2', service: string, title: string) => inPod(id, `client-${node}`, node, title, toClusterIP(service));
+const fromPod = <const S extends string>(id: S, node: 'worker' | 'worker2', service: string, title: string) => inPod(id, `client-${node}`, node, title, toClusterIP(service));
 /** A request from a node's own network namespace (host network). */
-const fromNode = (id: string, node: string, service: string, title: string) => exec(id, node, title, toClusterIP(service));
-const rules = (id: string, node: string, what: string, mode: 'iptables' | 'nftables') =>
-  mode === 'iptables'
-    ? exec(id, node, `${node}'s iptables rules, every table${what}`, () => ['iptables-save'], { variants: ['iptables'] })
-    : exec(id, node, `${node}'s nftables ruleset${what}`, () => ['nft', 'list', 'ruleset'], { variants: ['nftables'] });
-
-const experiment: Experiment = kubernetesSeries({
-  slug: '076-internal-traffic-policy',
-  manifests: ['manifests/backend.yaml', 'manifests/clients.yaml', 'manifests/services.yaml'],
-  steps: [
-    fromPod('cluster-from-worker', 'worker', 's-cluster', "s-cluster's ClusterIP from the client pod on worker"),
-    fromPod('cluster-from-worker2', 'worker2', 's-cluster', "s-cluster's ClusterIP from the client pod on worker2"),
-    fromPod('local-from-worker', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker"),
-    fromPod('local-from-worker2', 'worker2', 's-local', "s-local's ClusterIP from the client pod on worker2"),
-    fromNode('host-local-from-worker', 'worker', 's-local', "s-local's ClusterIP from worker's own network namespace"),
-    // Worker's rules as its own request met them: the nat table's masquerade mark for traffic from outside the pod range.
-    rules('iptables-worker', 'worker', '', 'iptables'),
-    rules('nft-worker', 'worker', '', 'nftables'),
-    // The address worker holds on its pods' veths: the source its own requests to a pod leave with.
-    exec('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']),
-    fromNode('host-local-from-worker2', 'worker2', 's-local', "s-local's ClusterIP from worker2's own network namespace"),
-    rules('iptables-worker2', 'worker2', '', 'iptables'),
-    rules('nft-worker2', 'worker2', '', 'nftables'),
-    // Each policy on its own traffic: from outside through worker2's NodePort, from inside through the ClusterIP.
-    exec('local-via-worker2', 'control-plane', "s-local's NodePort on worker2, from the control-plane", toNodePort('worker2', 's-local')),
-    exec('ext-local-via-worker2', 'control-plane', "s-ext-local's NodePort on worker2, from the control-plane", toNodePort('worker2', 's-ext-local')),
-    fromPod('ext-local-from-worker2', 'worker2', 's-ext-local', "s-ext-local's ClusterIP from the client pod on worker2"),
-    // The local backend deleted, then created again: how long until the client on its node sees each.
-    { kind: 'delete-pod', id: 'delete-backend', title: 'delete the backend pod', pod: 'backend', namespace: 'default', settleClient: { step: 'local-from-worker', until: 'failed' } },
-    fromPod('local-from-worker-after-delete', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker, the backend deleted"),
-    rules('iptables-worker-after-delete', 'worker', ', the backend deleted', 'iptables'),
-    rules('nft-worker-after-delete', 'worker', ', the backend deleted', 'nftables'),
-    { kind: 'recreate-pod', id: 'recreate-backend', title: 'create the backend pod again', pod: 'backend', namespace: 'default', manifest: 'manifests/backend.yaml', settleClient: { step: 'local-from-worker', until: 'answered' } },
-    fromPod('local-from-worker-after-recreate', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker, the backend created again"),
-  ],
-  // The same experiment under each of kube-proxy's modes; iptables (the first) is the default run.
-  variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },
-});
-
+const fromNode = <const S extends string>(id: S, node: string, service: string, title: string) => exec(id, node, title, toClusterIP(service));
 /** Which pod answered: the backend writes its name (the container's hostname) on the first line. */
-const server = (step: string) => stdout(step, /^server=(\S+)$/m);
-
-const facts = {
-  'declared.s-local.internalTrafficPolicy': declared('manifests/services.yaml', 'Service/s-local', 'spec.internalTrafficPolicy'),
-  'declared.s-ext-local.externalTrafficPolicy': declared('manifests/services.yaml', 'Service/s-ext-local', 'spec.externalTrafficPolicy'),
-  // Cluster: answered from both workers, by the backend, which sees the client pod's own address.
-  ...curlFacts('cluster-from-worker', 'answered'),
-  'cluster-from-worker.server': server('cluster-from-worker'),
-  ...curlFacts('cluster-from-worker2', 'answered'),
-  'cluster-from-worker2.server': server('cluster-from-worker2'),
-  // Local: answered on the node with the backend, dropped on the other; the same from each node's own namespace.
-  ...curlFacts('local-from-worker', 'answered'),
-  'local-from-worker.server': server('local-from-worker'),
-  ...curlFacts('local-from-worker2', 'failed'),
-  ...curlFacts('host-local-from-worker', 'answered'),
-  'node.worker.podGateway': podGateway('addresses-worker', 'worker'),
-  ...curlFacts('host-local-from-worker2', 'failed'),
-  // The policies on their own traffic.
-  ...curlFacts('local-via-worker2', 'answered'),
-  ...curlFacts('ext-local-via-worker2', 'failed'),
-  ...curlFacts('ext-local-from-worker2', 'answered'),
-  // Deleted: how long until the client's answer changed, and what it changed to once the rules settled.
-  ...clientSettleFacts('delete-backend'),
-  ...curlFacts('local-from-worker-after-delete', 'failed'),
-  // Created again: how long after Ready until the client was answered.
-  ...clientSettleFacts('recreate-backend'),
-  ...curlFacts('local-from-worker-after-recreate', 'answered'),
-  'local-from-worker-after-recreate.server': server('local-from-worker-after-recreate'),
-};
+const server = <const S extends string>(step: S) => factsFrom<`${S}.server`>([[`${step}.server`, stdout(step, /^server=(\S+)$/m)]]);
+/** A node's whole ruleset, in the one mode's runs that has it, with the facts read from it there. */
+const iptablesRules = <const S extends string, const L extends LineText, const F extends FactSpecs>(id: S, node: string, what: string, line: L, facts: F) =>
+  part(exec(id, node, `${node}'s iptables rules, every table${what}`, () => ['iptables-save'], { variants: ['iptables'] }), {}, line, { iptables: facts });
+const nftRules = <const S extends string, const L extends LineText, const F extends FactSpecs>(id: S, node: string, what: string, line: L, facts: F) =>
+  part(exec(id, node, `${node}'s nftables ruleset${what}`, () => ['nft', 'list', 'ruleset'], { variants: ['nftables'] }), {}, line, { nftables: facts });
 
 /** s-local's rule in the filter table's KUBE-SERVICES chain: a DROP while another node has an endpoint, a REJECT once none has. */
 const servicesRule = (target: 'DROP' | 'REJECT', comment: string) => () => ({ table: 'filter', chain: 'KUBE-SERVICES', target, comment: `default/s-local ${comment}` });
@@ -99,32 +38,137 @@ const LOCAL_DROP = servicesRule('DROP', 'has no local endpoints');
 const NO_ENDPOINTS = servicesRule('REJECT', 'has no endpoints');
 /** s-local's element in the verdict map kube-proxy keeps for Services without (local) endpoints: ClusterIP . tcp . port. */
 const noEndpoint = (run: RunSnapshot) => ({ map: 'no-endpoint-services', protocol: 'tcp', port: String(service(run, 's-local').port), address: service(run, 's-local').clusterIP });
-
 /** The mark worker's nat table sets on traffic to s-local's ClusterIP from outside the pod range, in Local's internal chain. */
 const LOCAL_MASQ_MARK = () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'default/s-local cluster IP' });
 
-/**
- * Facts only one mode's run has: where each mode keeps s-local's drop on worker2, its reject once no endpoint
- * is left, and worker's masquerade of its own requests to the ClusterIP (the mark, then MASQUERADE).
- */
-const variantFacts = {
-  iptables: {
+// Each step with the facts read from it and its measured line. Facts only one mode's run has: where each mode keeps
+// s-local's drop on worker2, its reject once no endpoint is left, and worker's masquerade of its own requests to the
+// ClusterIP (the mark, then MASQUERADE).
+const runs = measured(
+  // Cluster: answered from both workers, by the backend, which sees the client pod's own address.
+  curlPart(fromPod('cluster-from-worker', 'worker', 's-cluster', "s-cluster's ClusterIP from the client pod on worker"), 'answered', {
+    zh: 'worker 上的客户端 Pod（{pod.client-worker.ip}）→ s-cluster 的 ClusterIP {service.s-cluster.clusterIP}：{cluster-from-worker.server} 回答，看到 client={cluster-from-worker.client}；rc={cluster-from-worker.rc}，用时 {cluster-from-worker.seconds} 秒',
+    en: 'The client pod on worker ({pod.client-worker.ip}) to s-cluster’s ClusterIP {service.s-cluster.clusterIP}: {cluster-from-worker.server} answered and saw client={cluster-from-worker.client}; curl exited {cluster-from-worker.rc} after {cluster-from-worker.seconds} s',
+  }, server('cluster-from-worker')),
+  curlPart(fromPod('cluster-from-worker2', 'worker2', 's-cluster', "s-cluster's ClusterIP from the client pod on worker2"), 'answered', {
+    zh: 'worker2 上的客户端 Pod（{pod.client-worker2.ip}）→ s-cluster 的 ClusterIP：{cluster-from-worker2.server} 回答，看到 client={cluster-from-worker2.client}；rc={cluster-from-worker2.rc}，用时 {cluster-from-worker2.seconds} 秒',
+    en: 'The client pod on worker2 ({pod.client-worker2.ip}) to s-cluster’s ClusterIP: {cluster-from-worker2.server} answered and saw client={cluster-from-worker2.client}; curl exited {cluster-from-worker2.rc} after {cluster-from-worker2.seconds} s',
+  }, server('cluster-from-worker2')),
+  // Local: answered on the node with the backend, dropped on the other; the same from each node's own namespace.
+  curlPart(fromPod('local-from-worker', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker"), 'answered', {
+    zh: 'worker 上的客户端 Pod → s-local 的 ClusterIP {service.s-local.clusterIP}：{local-from-worker.server} 回答，看到 client={local-from-worker.client}；rc={local-from-worker.rc}，用时 {local-from-worker.seconds} 秒',
+    en: 'The client pod on worker to s-local’s ClusterIP {service.s-local.clusterIP}: {local-from-worker.server} answered and saw client={local-from-worker.client}; curl exited {local-from-worker.rc} after {local-from-worker.seconds} s',
+  }, server('local-from-worker')),
+  curlPart(fromPod('local-from-worker2', 'worker2', 's-local', "s-local's ClusterIP from the client pod on worker2"), 'failed', {
+    zh: 'worker2 上的客户端 Pod → s-local 的 ClusterIP：没有回应，curl 等满 {local-from-worker2.timeout} 秒后放弃，rc={local-from-worker2.rc}，用时 {local-from-worker2.seconds} 秒',
+    en: 'The client pod on worker2 to s-local’s ClusterIP: no answer; curl waited out its {local-from-worker2.timeout} s and exited {local-from-worker2.rc} after {local-from-worker2.seconds} s',
+  }),
+  curlPart(fromNode('host-local-from-worker', 'worker', 's-local', "s-local's ClusterIP from worker's own network namespace"), 'answered', {
+    zh: 'worker 自己 → s-local 的 ClusterIP：后端看到 client={host-local-from-worker.client}；rc={host-local-from-worker.rc}，用时 {host-local-from-worker.seconds} 秒',
+    en: 'Worker itself to s-local’s ClusterIP: the backend saw client={host-local-from-worker.client}; curl exited {host-local-from-worker.rc} after {host-local-from-worker.seconds} s',
+  }),
+  // Worker's rules as its own request met them: the nat table's masquerade mark for traffic from outside the pod range.
+  iptablesRules('iptables-worker', 'worker', '', {
+    zh: 'worker 的 nat 表中 s-local 的 Local 内部链给不来自 Pod 网段的包打伪装标记：{iptables-worker.masqueradeMark}；KUBE-POSTROUTING 对带标记的包做伪装：{iptables-worker.masquerade}',
+    en: 'In worker’s nat table, s-local’s Local internal chain marks packets not from the pod range for masquerade: {iptables-worker.masqueradeMark}; KUBE-POSTROUTING masquerades what is marked: {iptables-worker.masquerade}',
+  }, {
     'iptables-worker.masqueradeMark': iptables.rule('iptables-worker', LOCAL_MASQ_MARK),
     'iptables-worker.masquerade': iptables.rule('iptables-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
-    'iptables-worker2.dropRule': iptables.rule('iptables-worker2', LOCAL_DROP),
-    'iptables-worker-after-delete.rejectRule': iptables.rule('iptables-worker-after-delete', NO_ENDPOINTS),
-  },
-  nftables: {
+  }),
+  nftRules('nft-worker', 'worker', '', {
+    zh: 'worker 上 kube-proxy 的 nftables 表：给不来自 Pod 网段的 ClusterIP 流量打伪装标记的规则（{nft-worker.masqueradeMark}），masquerading 链对带标记的包做伪装（{nft-worker.masquerade}）',
+    en: 'kube-proxy’s nftables table on worker: the rule marking ClusterIP traffic not from the pod range ({nft-worker.masqueradeMark}), and the masquerading chain masquerading what is marked ({nft-worker.masquerade})',
+  }, {
     // v1.36 on: one rule of the services chain for every ClusterIP; v1.35 and v1.34: one in each Service's chain.
     'nft-worker.masqueradeMark': nft.ruleWhere('nft-worker', "marking s-local's ClusterIP traffic from outside the pod range", (rule, _chain, run) =>
       rule.includes(' ip saddr != ') && (rule.includes('ip daddr @cluster-ips ') || rule.startsWith(`ip daddr ${service(run, 's-local').clusterIP} `)) && /mark/.test(rule)),
     'nft-worker.masquerade': nft.ruleWhere('nft-worker', 'masquerading what is marked', (rule, chain) =>
       chain === 'masquerading' && rule.includes('masquerade') && !rule.includes('@hairpin-connections')),
+  }),
+  // The address worker holds on its pods' veths: the source its own requests to a pod leave with.
+  part(exec('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']), { 'node.worker.podGateway': podGateway('addresses-worker', 'worker') }, {
+    zh: 'worker 在其 Pod 网段 {node.worker.podCIDR} 内持有的地址：{node.worker.podGateway}，在各 Pod 的 veth 的节点一端',
+    en: 'The address worker holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node’s end of its pods’ veths',
+  }),
+  curlPart(fromNode('host-local-from-worker2', 'worker2', 's-local', "s-local's ClusterIP from worker2's own network namespace"), 'failed', {
+    zh: 'worker2 自己 → s-local 的 ClusterIP：没有回应，rc={host-local-from-worker2.rc}，用时 {host-local-from-worker2.seconds} 秒',
+    en: 'Worker2 itself to s-local’s ClusterIP: no answer; curl exited {host-local-from-worker2.rc} after {host-local-from-worker2.seconds} s',
+  }),
+  iptablesRules('iptables-worker2', 'worker2', '', {
+    zh: 'worker2 的 filter 表中发往 s-local 的 ClusterIP 的规则：{iptables-worker2.dropRule}',
+    en: 'The rule in worker2’s filter table for s-local’s ClusterIP: {iptables-worker2.dropRule}',
+  }, { 'iptables-worker2.dropRule': iptables.rule('iptables-worker2', LOCAL_DROP) }),
+  nftRules('nft-worker2', 'worker2', '', {
+    zh: 'worker2 上 kube-proxy 的 nftables 表：no-endpoint-services 把 s-local 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}）',
+    en: 'kube-proxy’s nftables table on worker2: no-endpoint-services sends s-local to {nft-worker2.drop.verdict} ({nft-worker2.drop.element})',
+  }, {
     ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', noEndpoint),
     'nft-worker2.checkRule': nft.rule('nft-worker2', 'service-endpoints-check', '@no-endpoint-services'),
-    ...nftVerdictFacts('nft-worker-after-delete.reject', 'nft-worker-after-delete', noEndpoint),
+  }),
+  // Each policy on its own traffic: from outside through worker2's NodePort, from inside through the ClusterIP.
+  curlPart(exec('local-via-worker2', 'control-plane', "s-local's NodePort on worker2, from the control-plane", toNodePort('worker2', 's-local')), 'answered', {
+    zh: '控制面 → worker2 {node.worker2.ip}:{service.s-local.nodePort}（s-local 的 NodePort，外部策略 Cluster）：后端看到 client={local-via-worker2.client}；rc={local-via-worker2.rc}',
+    en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-local.nodePort} (s-local’s NodePort, external policy Cluster): the backend saw client={local-via-worker2.client}; curl exited {local-via-worker2.rc}',
+  }),
+  curlPart(exec('ext-local-via-worker2', 'control-plane', "s-ext-local's NodePort on worker2, from the control-plane", toNodePort('worker2', 's-ext-local')), 'failed', {
+    zh: '控制面 → worker2 {node.worker2.ip}:{service.s-ext-local.nodePort}（s-ext-local 的 NodePort，外部策略 Local）：没有回应，rc={ext-local-via-worker2.rc}，用时 {ext-local-via-worker2.seconds} 秒',
+    en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-ext-local.nodePort} (s-ext-local’s NodePort, external policy Local): no answer; curl exited {ext-local-via-worker2.rc} after {ext-local-via-worker2.seconds} s',
+  }),
+  curlPart(fromPod('ext-local-from-worker2', 'worker2', 's-ext-local', "s-ext-local's ClusterIP from the client pod on worker2"), 'answered', {
+    zh: 'worker2 上的客户端 Pod → s-ext-local 的 ClusterIP {service.s-ext-local.clusterIP}（内部策略 Cluster）：后端看到 client={ext-local-from-worker2.client}；rc={ext-local-from-worker2.rc}',
+    en: 'The client pod on worker2 to s-ext-local’s ClusterIP {service.s-ext-local.clusterIP} (internal policy Cluster): the backend saw client={ext-local-from-worker2.client}; curl exited {ext-local-from-worker2.rc}',
+  }),
+  // The local backend deleted, then created again: how long until the client on its node sees each.
+  part(
+    { kind: 'delete-pod', id: 'delete-backend', title: 'delete the backend pod', pod: 'backend', namespace: 'default', settleClient: { step: 'local-from-worker', until: 'failed' } },
+    clientSettleFacts('delete-backend'), {
+    zh: '删除后端 Pod：worker 上的客户端 Pod 的回答在删除发出后 {delete-backend.settleAfterSeconds} 到 {delete-backend.settleSeconds} 秒之间变为失败（共询问 {delete-backend.settlePolls} 次）；删除命令用时 {delete-backend.seconds} 秒',
+    en: 'Deleted the backend pod: the client pod on worker went from answered to failing between {delete-backend.settleAfterSeconds} and {delete-backend.settleSeconds} s after the delete was sent ({delete-backend.settlePolls} [probe|probes]); the delete command took {delete-backend.seconds} s',
   },
+  ),
+  curlPart(fromPod('local-from-worker-after-delete', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker, the backend deleted"), 'failed', {
+    zh: '删除之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-delete.error}，rc={local-from-worker-after-delete.rc}，用时 {local-from-worker-after-delete.seconds} 秒',
+    en: 'After the delete, the client pod on worker to s-local: {local-from-worker-after-delete.error}; curl exited {local-from-worker-after-delete.rc} after {local-from-worker-after-delete.seconds} s',
+  }),
+  iptablesRules('iptables-worker-after-delete', 'worker', ', the backend deleted', {
+    zh: '删除之后 worker 的 filter 表中 s-local 的规则：{iptables-worker-after-delete.rejectRule}',
+    en: 'The rule for s-local in worker’s filter table after the delete: {iptables-worker-after-delete.rejectRule}',
+  }, {
+    'iptables-worker-after-delete.rejectRule': iptables.rule('iptables-worker-after-delete', NO_ENDPOINTS),
+  }),
+  nftRules('nft-worker-after-delete', 'worker', ', the backend deleted', {
+    zh: '删除之后 worker 上的 no-endpoint-services：{nft-worker-after-delete.reject.element}',
+    en: 'Worker’s no-endpoint-services after the delete: {nft-worker-after-delete.reject.element}',
+  }, {
+    ...nftVerdictFacts('nft-worker-after-delete.reject', 'nft-worker-after-delete', noEndpoint),
+  }),
+  part(
+    { kind: 'recreate-pod', id: 'recreate-backend', title: 'create the backend pod again', pod: 'backend', namespace: 'default', manifest: 'manifests/backend.yaml', settleClient: { step: 'local-from-worker', until: 'answered' } },
+    clientSettleFacts('recreate-backend'), {
+    zh: '重新创建后端 Pod：API 报告就绪后 {recreate-backend.settleAfterSeconds} 到 {recreate-backend.settleSeconds} 秒之间，客户端重新得到回答（共询问 {recreate-backend.settlePolls} 次）',
+    en: 'Created the backend pod again: the client was answered again between {recreate-backend.settleAfterSeconds} and {recreate-backend.settleSeconds} s after the API reported it Ready ({recreate-backend.settlePolls} [probe|probes])',
+  },
+  ),
+  curlPart(fromPod('local-from-worker-after-recreate', 'worker', 's-local', "s-local's ClusterIP from the client pod on worker, the backend created again"), 'answered', {
+    zh: '重新创建之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-recreate.server} 回答，rc={local-from-worker-after-recreate.rc}',
+    en: 'After the recreate, the client pod on worker to s-local: {local-from-worker-after-recreate.server} answered; curl exited {local-from-worker-after-recreate.rc}',
+  }, server('local-from-worker-after-recreate')),
+);
+
+const experiment = kubernetesSeries({
+  slug: '076-internal-traffic-policy',
+  manifests: ['manifests/backend.yaml', 'manifests/clients.yaml', 'manifests/services.yaml'],
+  steps: runs.steps,
+  // The same experiment under each of kube-proxy's modes; iptables (the first) is the default run.
+  variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables'] },
+});
+
+const facts = {
+  'declared.s-local.internalTrafficPolicy': declared('manifests/services.yaml', 'Service/s-local', 'spec.internalTrafficPolicy'),
+  'declared.s-ext-local.externalTrafficPolicy': declared('manifests/services.yaml', 'Service/s-ext-local', 'spec.externalTrafficPolicy'),
+  ...runs.facts,
 };
+const variantFacts = runs.variantFacts;
 
 type Id = FactIdOf<typeof facts, typeof variantFacts>;
 
@@ -255,88 +299,7 @@ export default defineArticle({
     { fact: 'recreate-backend.settleSeconds', label: { zh: '后端就绪后，客户端又得到回答前的时间（秒）', en: 'After Ready, time until the client was answered again (s)' } },
     { fact: 'run.kubeProxyMode', label: { zh: 'kube-proxy 自报的模式', en: 'The mode kube-proxy reports' } },
   ],
-  lines: {
-    'cluster-from-worker': {
-      zh: 'worker 上的客户端 Pod（{pod.client-worker.ip}）→ s-cluster 的 ClusterIP {service.s-cluster.clusterIP}：{cluster-from-worker.server} 回答，看到 client={cluster-from-worker.client}；rc={cluster-from-worker.rc}，用时 {cluster-from-worker.seconds} 秒',
-      en: 'The client pod on worker ({pod.client-worker.ip}) to s-cluster’s ClusterIP {service.s-cluster.clusterIP}: {cluster-from-worker.server} answered and saw client={cluster-from-worker.client}; curl exited {cluster-from-worker.rc} after {cluster-from-worker.seconds} s',
-    },
-    'cluster-from-worker2': {
-      zh: 'worker2 上的客户端 Pod（{pod.client-worker2.ip}）→ s-cluster 的 ClusterIP：{cluster-from-worker2.server} 回答，看到 client={cluster-from-worker2.client}；rc={cluster-from-worker2.rc}，用时 {cluster-from-worker2.seconds} 秒',
-      en: 'The client pod on worker2 ({pod.client-worker2.ip}) to s-cluster’s ClusterIP: {cluster-from-worker2.server} answered and saw client={cluster-from-worker2.client}; curl exited {cluster-from-worker2.rc} after {cluster-from-worker2.seconds} s',
-    },
-    'local-from-worker': {
-      zh: 'worker 上的客户端 Pod → s-local 的 ClusterIP {service.s-local.clusterIP}：{local-from-worker.server} 回答，看到 client={local-from-worker.client}；rc={local-from-worker.rc}，用时 {local-from-worker.seconds} 秒',
-      en: 'The client pod on worker to s-local’s ClusterIP {service.s-local.clusterIP}: {local-from-worker.server} answered and saw client={local-from-worker.client}; curl exited {local-from-worker.rc} after {local-from-worker.seconds} s',
-    },
-    'local-from-worker2': {
-      zh: 'worker2 上的客户端 Pod → s-local 的 ClusterIP：没有回应，curl 等满 {local-from-worker2.timeout} 秒后放弃，rc={local-from-worker2.rc}，用时 {local-from-worker2.seconds} 秒',
-      en: 'The client pod on worker2 to s-local’s ClusterIP: no answer; curl waited out its {local-from-worker2.timeout} s and exited {local-from-worker2.rc} after {local-from-worker2.seconds} s',
-    },
-    'host-local-from-worker': {
-      zh: 'worker 自己 → s-local 的 ClusterIP：后端看到 client={host-local-from-worker.client}；rc={host-local-from-worker.rc}，用时 {host-local-from-worker.seconds} 秒',
-      en: 'Worker itself to s-local’s ClusterIP: the backend saw client={host-local-from-worker.client}; curl exited {host-local-from-worker.rc} after {host-local-from-worker.seconds} s',
-    },
-    'addresses-worker': {
-      zh: 'worker 在其 Pod 网段 {node.worker.podCIDR} 内持有的地址：{node.worker.podGateway}，在各 Pod 的 veth 的节点一端',
-      en: 'The address worker holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node’s end of its pods’ veths',
-    },
-    'host-local-from-worker2': {
-      zh: 'worker2 自己 → s-local 的 ClusterIP：没有回应，rc={host-local-from-worker2.rc}，用时 {host-local-from-worker2.seconds} 秒',
-      en: 'Worker2 itself to s-local’s ClusterIP: no answer; curl exited {host-local-from-worker2.rc} after {host-local-from-worker2.seconds} s',
-    },
-    'iptables-worker': {
-      zh: 'worker 的 nat 表中 s-local 的 Local 内部链给不来自 Pod 网段的包打伪装标记：{iptables-worker.masqueradeMark}；KUBE-POSTROUTING 对带标记的包做伪装：{iptables-worker.masquerade}',
-      en: 'In worker’s nat table, s-local’s Local internal chain marks packets not from the pod range for masquerade: {iptables-worker.masqueradeMark}; KUBE-POSTROUTING masquerades what is marked: {iptables-worker.masquerade}',
-    },
-    'nft-worker': {
-      zh: 'worker 上 kube-proxy 的 nftables 表：给不来自 Pod 网段的 ClusterIP 流量打伪装标记的规则（{nft-worker.masqueradeMark}），masquerading 链对带标记的包做伪装（{nft-worker.masquerade}）',
-      en: 'kube-proxy’s nftables table on worker: the rule marking ClusterIP traffic not from the pod range ({nft-worker.masqueradeMark}), and the masquerading chain masquerading what is marked ({nft-worker.masquerade})',
-    },
-    'iptables-worker2': {
-      zh: 'worker2 的 filter 表中发往 s-local 的 ClusterIP 的规则：{iptables-worker2.dropRule}',
-      en: 'The rule in worker2’s filter table for s-local’s ClusterIP: {iptables-worker2.dropRule}',
-    },
-    'nft-worker2': {
-      zh: 'worker2 上 kube-proxy 的 nftables 表：no-endpoint-services 把 s-local 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}）',
-      en: 'kube-proxy’s nftables table on worker2: no-endpoint-services sends s-local to {nft-worker2.drop.verdict} ({nft-worker2.drop.element})',
-    },
-    'local-via-worker2': {
-      zh: '控制面 → worker2 {node.worker2.ip}:{service.s-local.nodePort}（s-local 的 NodePort，外部策略 Cluster）：后端看到 client={local-via-worker2.client}；rc={local-via-worker2.rc}',
-      en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-local.nodePort} (s-local’s NodePort, external policy Cluster): the backend saw client={local-via-worker2.client}; curl exited {local-via-worker2.rc}',
-    },
-    'ext-local-via-worker2': {
-      zh: '控制面 → worker2 {node.worker2.ip}:{service.s-ext-local.nodePort}（s-ext-local 的 NodePort，外部策略 Local）：没有回应，rc={ext-local-via-worker2.rc}，用时 {ext-local-via-worker2.seconds} 秒',
-      en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-ext-local.nodePort} (s-ext-local’s NodePort, external policy Local): no answer; curl exited {ext-local-via-worker2.rc} after {ext-local-via-worker2.seconds} s',
-    },
-    'ext-local-from-worker2': {
-      zh: 'worker2 上的客户端 Pod → s-ext-local 的 ClusterIP {service.s-ext-local.clusterIP}（内部策略 Cluster）：后端看到 client={ext-local-from-worker2.client}；rc={ext-local-from-worker2.rc}',
-      en: 'The client pod on worker2 to s-ext-local’s ClusterIP {service.s-ext-local.clusterIP} (internal policy Cluster): the backend saw client={ext-local-from-worker2.client}; curl exited {ext-local-from-worker2.rc}',
-    },
-    'delete-backend': {
-      zh: '删除后端 Pod：worker 上的客户端 Pod 的回答在删除发出后 {delete-backend.settleAfterSeconds} 到 {delete-backend.settleSeconds} 秒之间变为失败（共询问 {delete-backend.settlePolls} 次）；删除命令用时 {delete-backend.seconds} 秒',
-      en: 'Deleted the backend pod: the client pod on worker went from answered to failing between {delete-backend.settleAfterSeconds} and {delete-backend.settleSeconds} s after the delete was sent ({delete-backend.settlePolls} [probe|probes]); the delete command took {delete-backend.seconds} s',
-    },
-    'local-from-worker-after-delete': {
-      zh: '删除之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-delete.error}，rc={local-from-worker-after-delete.rc}，用时 {local-from-worker-after-delete.seconds} 秒',
-      en: 'After the delete, the client pod on worker to s-local: {local-from-worker-after-delete.error}; curl exited {local-from-worker-after-delete.rc} after {local-from-worker-after-delete.seconds} s',
-    },
-    'iptables-worker-after-delete': {
-      zh: '删除之后 worker 的 filter 表中 s-local 的规则：{iptables-worker-after-delete.rejectRule}',
-      en: 'The rule for s-local in worker’s filter table after the delete: {iptables-worker-after-delete.rejectRule}',
-    },
-    'nft-worker-after-delete': {
-      zh: '删除之后 worker 上的 no-endpoint-services：{nft-worker-after-delete.reject.element}',
-      en: 'Worker’s no-endpoint-services after the delete: {nft-worker-after-delete.reject.element}',
-    },
-    'recreate-backend': {
-      zh: '重新创建后端 Pod：API 报告就绪后 {recreate-backend.settleAfterSeconds} 到 {recreate-backend.settleSeconds} 秒之间，客户端重新得到回答（共询问 {recreate-backend.settlePolls} 次）',
-      en: 'Created the backend pod again: the client was answered again between {recreate-backend.settleAfterSeconds} and {recreate-backend.settleSeconds} s after the API reported it Ready ({recreate-backend.settlePolls} [probe|probes])',
-    },
-    'local-from-worker-after-recreate': {
-      zh: '重新创建之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-recreate.server} 回答，rc={local-from-worker-after-recreate.rc}',
-      en: 'After the recreate, the client pod on worker to s-local: {local-from-worker-after-recreate.server} answered; curl exited {local-from-worker-after-recreate.rc}',
-    },
-  },
+  lines: runs.lines,
   paths: [
     path({
       id: 'local-from-worker',

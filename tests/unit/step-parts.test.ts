@@ -1,0 +1,119 @@
+// A step written once with its facts and line (src/authoring/step-parts.ts), and
+// article 076, written that way, as the one loader reads it against its committed runs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load } from 'js-yaml';
+import { curlPart, measured, part } from '../../src/authoring/step-parts.ts';
+import { exec, inPod } from '../../src/experiment/steps.ts';
+import { stdout } from '../../src/evidence/fact-kit.ts';
+import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
+import { loadArticle } from '../../src/authoring/load.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const curlTo = (url: string) => () => ['curl', '--silent', '--show-error', '--max-time', '3', url];
+
+test('measured(): the steps in order, their facts and variant facts merged, a line under each step that has one', () => {
+  const answered = curlPart(
+    inPod('from-pod', 'client', 'worker', 'from the pod', curlTo('http://10.96.0.10/')),
+    'answered',
+    { zh: '回答 {from-pod.client}', en: 'answered {from-pod.client}' },
+    {
+      'from-pod.server': stdout('from-pod', /^server=(\S+)$/m),
+    },
+  );
+  const failed = curlPart(exec('from-node', 'worker2', 'from the node', curlTo('http://10.96.0.10/')), 'failed', {
+    zh: '{from-node.error}',
+    en: '{from-node.error}',
+  });
+  const rules = part(
+    exec('rules', 'worker2', 'the rules', () => ['iptables-save'], { variants: ['iptables'] }),
+    {},
+    undefined,
+    {
+      iptables: { 'rules.drop': stdout('rules', /^(-A .* -j DROP)$/m) },
+    },
+  );
+  const nft = part(
+    exec('nft', 'worker2', 'the ruleset', () => ['nft', 'list', 'ruleset'], { variants: ['nftables'] }),
+    {},
+    { zh: '规则', en: 'rules' },
+    {
+      nftables: { 'nft.drop': stdout('nft', /drop/) },
+    },
+  );
+  const parts = measured(answered, failed, rules, nft);
+
+  assert.deepEqual(
+    parts.steps.map((s) => s.id),
+    ['from-pod', 'from-node', 'rules', 'nft'],
+  );
+  assert.deepEqual(Object.keys(parts.facts), ['from-pod.timeout', 'from-pod.client', 'from-pod.server', 'from-node.timeout', 'from-node.error']);
+  assert.deepEqual(Object.keys(parts.variantFacts), ['iptables', 'nftables']);
+  assert.deepEqual(Object.keys(parts.variantFacts.iptables), ['rules.drop']);
+  assert.deepEqual(Object.keys(parts.lines), ['from-pod', 'from-node', 'nft'], 'a step without a line has none');
+  assert.equal(parts.lines['from-pod'].en, 'answered {from-pod.client}');
+});
+
+test('measured(): one fact id given by two steps is refused, naming both; in a variant too', () => {
+  const a = part(
+    exec('a', 'worker', 'a', () => ['true']),
+    { 'shared.value': stdout('a', /(.*)/) },
+  );
+  const b = part(
+    exec('b', 'worker', 'b', () => ['true']),
+    { 'shared.value': stdout('b', /(.*)/) },
+  );
+  assert.throws(() => measured(a, b), /^Error: measured\(\): fact "shared\.value" is given by step "a" and by step "b"$/);
+  const c = part(
+    exec('c', 'worker', 'c', () => ['true']),
+    {},
+    undefined,
+    { nftables: { 'x.y': stdout('c', /(.*)/) } },
+  );
+  const d = part(
+    exec('d', 'worker', 'd', () => ['true']),
+    {},
+    undefined,
+    { nftables: { 'x.y': stdout('d', /(.*)/) } },
+  );
+  assert.throws(() => measured(c, d), /variantFacts\.nftables: fact "x\.y" is given by step "c" and by step "d"/);
+  // The same id in two variants is two facts, one per variant's runs.
+  const e = part(
+    exec('e', 'worker', 'e', () => ['true']),
+    {},
+    undefined,
+    { iptables: { 'x.y': stdout('e', /(.*)/) } },
+  );
+  assert.doesNotThrow(() => measured(c, e));
+});
+
+test('article 076, written as parts: the loader finds its steps in the order its committed runs ran them, each with its line', async () => {
+  const article = await loadArticle(root, '076-internal-traffic-policy');
+  const ids = article.experiment.steps.map((s) => s.id);
+  for (const folder of ['snapshots', 'snapshots.nftables']) {
+    const run = load(readFileSync(join(root, 'content/articles/076-internal-traffic-policy', folder, 'run.yaml'), 'utf8')) as { steps: string[] };
+    assert.deepEqual(
+      run.steps,
+      ids.filter((id) => run.steps.includes(id)),
+      `${folder}: the committed run's steps, in the definition's order`,
+    );
+  }
+  assert.deepEqual(Object.keys(article.lines).sort(), [...ids].sort(), 'every step has its line');
+  // The facts each part gives, derived from the committed runs' real output.
+  for (const [variant, folder, rules] of [
+    ['iptables', 'snapshots', 'iptables-worker2.dropRule'],
+    ['nftables', 'snapshots.nftables', 'nft-worker2.drop.verdict'],
+  ] as const) {
+    const evidence = evidenceFromDisk('076-internal-traffic-policy', join(root, 'content/articles/076-internal-traffic-policy', folder), article, {
+      variants: false,
+      variant,
+    });
+    const value = (id: string) => evidence.facts.get(id)?.value;
+    assert.equal(value('local-from-worker.server'), 'backend', `${variant}: the server a part reads beside curl's facts`);
+    assert.match(value('local-from-worker2.error') ?? '', /timed out/i, `${variant}: a failed curl's message`);
+    assert.ok(value(rules), `${variant}: ${rules}, a fact of that mode's rules part`);
+  }
+});
