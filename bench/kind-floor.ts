@@ -7,7 +7,10 @@ export interface KindFloorParts {
   createMs: number;
   /** `kind delete cluster` alone. */
   deleteMs: number;
-  /** Inside the capture: manifests applied until the nodes are Ready, then the pods Ready and kube-proxy synced. */
+  /**
+   * Inside the capture: the nodes given their podCIDRs (by the controller-manager, which kindnetd waits for
+   * too), the manifests applied until the nodes are Ready, then the pods Ready and kube-proxy synced.
+   */
   readyMs: number;
   /** The steps' own durations, as their snapshots recorded them. */
   stepsOwnMs: number;
@@ -25,6 +28,6 @@ export function captureOverFloor(captureMs: number, floor: KindFloorParts): { ra
   return {
     ratio: captureMs / floorMs,
     floorMs,
-    note: `${s(captureMs)} over ${s(floorMs)} = create ${s(floor.createMs)} + delete ${s(floor.deleteMs)} + nodes and pods Ready, kube-proxy synced ${s(floor.readyMs)} + steps' own time ${s(floor.stepsOwnMs)}`,
+    note: `${s(captureMs)} over ${s(floorMs)} = create ${s(floor.createMs)} + delete ${s(floor.deleteMs)} + podCIDRs given, nodes and pods Ready, kube-proxy synced ${s(floor.readyMs)} + steps' own time ${s(floor.stepsOwnMs)}`,
   };
 }

@@ -15,7 +15,10 @@ test('the capture over the sum of its floor: create and delete alone, nodes and 
   assert.equal(result.floorMs, 60_000);
   assert.equal(result.ratio, 1.2);
   assert.ok(result.ratio > KIND_FLOOR_TARGET);
-  assert.equal(result.note, "72.0 s over 60.0 s = create 40.0 s + delete 3.0 s + nodes and pods Ready, kube-proxy synced 10.0 s + steps' own time 7.0 s");
+  assert.equal(
+    result.note,
+    "72.0 s over 60.0 s = create 40.0 s + delete 3.0 s + podCIDRs given, nodes and pods Ready, kube-proxy synced 10.0 s + steps' own time 7.0 s",
+  );
 });
 
 test('a part that is not a duration, or a floor of nothing, is refused by name', () => {

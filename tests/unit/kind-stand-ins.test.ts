@@ -245,6 +245,7 @@ test("a kind capture's parts, from the times its real progress lines arrived at"
   assert.equal(parts.preflightMs, at('· creating kind cluster'));
   assert.equal(parts.clusterMs, at('· waiting for every node') - at('· creating kind cluster'));
   assert.equal(parts.standInMs, at('· waiting for the default ServiceAccount') - at('· waiting for every node'));
+  assert.equal(parts.podCidrsMs, null, 'a capture older than the podCIDR line: the wait is in the stand-in part');
   assert.equal(parts.nodesReadyMs, at('· waiting for pod ') - at('· waiting for the default ServiceAccount'));
   assert.equal(parts.podsReadyMs, at('[ 1/11]') - at('· waiting for pod '));
   assert.equal(parts.stepsMs, at('· taking the kind environment down') - at('[ 1/11]'));
@@ -266,4 +267,16 @@ test("a kind capture's parts, from the times its real progress lines arrived at"
   const withLine = kindParts(opened, 40_000)!;
   assert.equal(withLine.podsReadyMs, 500);
   assert.equal(withLine.stepsMs, at('· taking the kind environment down') - pods - 500);
+  // The line that says every node has its podCIDR splits the wait for the controller-manager from the stand-in's writes.
+  const standIn = at('· waiting for every node');
+  const split = kindParts(
+    [
+      ...lines.filter((l) => l.atMs <= standIn),
+      { atMs: standIn + 700, text: `· ${KIND_MARKS.podCidrs}: kx-main-worker 10.244.1.0/24` },
+      ...lines.filter((l) => l.atMs > standIn),
+    ],
+    40_000,
+  )!;
+  assert.equal(split.podCidrsMs, 700);
+  assert.equal(split.standInMs, at('· waiting for the default ServiceAccount') - standIn - 700);
 });

@@ -146,6 +146,7 @@ export class NodeImagePath {
         throw new DriverError("interrupted while waiting for the nodes' podCIDRs");
       }
     }
+    ctx.log(`${KIND_MARKS.podCidrs}: ${nodes.map((n) => `${n.k8sName} ${n.podCIDR}`).join(', ')}`);
     this.standInWritten = await standInForKindnetd(
       nodes.map((n) => ({ container: n.k8sName, internalIP: n.internalIP, podCIDR: n.podCIDR })),
       async (container, argv, what, input) => {

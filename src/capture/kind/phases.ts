@@ -6,6 +6,7 @@
 export const KIND_MARKS = {
   create: 'creating kind cluster',
   standIn: 'waiting for every node to be given its podCIDR',
+  podCidrs: 'every node has its podCIDR',
   apply: 'waiting for the default ServiceAccount',
   nodesReady: 'waiting for the nodes to be Ready',
   podsReady: 'waiting for pod ',
@@ -25,7 +26,12 @@ export interface KindParts {
   preflightMs: number;
   /** `kind create cluster` (the nodes' containers, kubeadm init and join). */
   clusterMs: number;
-  /** The kindnetd stand-in and loading the substitute images (absent with kind's official image). */
+  /**
+   * Until the controller-manager has given every node its podCIDR: the cluster's own progress, which
+   * kindnetd waits for too (absent with kind's official image, and in captures older than the mark).
+   */
+  podCidrsMs: number | null;
+  /** The kindnetd stand-in's writes and the substitute images' check once the podCIDRs are there (absent with kind's official image). */
   standInMs: number | null;
   /** Manifests applied (after the default ServiceAccount) until the nodes are Ready. */
   nodesReadyMs: number;
@@ -46,6 +52,7 @@ const at = (lines: readonly TimedLine[], prefix: string): number | null => {
 export function kindParts(lines: readonly TimedLine[], exitMs: number): KindParts | null {
   const create = at(lines, KIND_MARKS.create);
   const standIn = at(lines, KIND_MARKS.standIn);
+  const podCidrs = standIn === null ? null : at(lines, KIND_MARKS.podCidrs);
   const apply = at(lines, KIND_MARKS.apply);
   const nodes = at(lines, KIND_MARKS.nodesReady);
   const pods = at(lines, KIND_MARKS.podsReady);
@@ -56,7 +63,8 @@ export function kindParts(lines: readonly TimedLine[], exitMs: number): KindPart
   return {
     preflightMs: create,
     clusterMs: (standIn ?? apply) - create,
-    standInMs: standIn === null ? null : apply - standIn,
+    podCidrsMs: standIn === null || podCidrs === null ? null : podCidrs - standIn,
+    standInMs: standIn === null ? null : apply - (podCidrs ?? standIn),
     nodesReadyMs: pods - apply,
     podsReadyMs: firstStep - pods,
     stepsMs: down - firstStep,
