@@ -115,6 +115,8 @@ export const dockerContainerPids = (containers: string[]): string[] => [
 ];
 /** A host tool in the network namespace of process `pid` (a node container's init): its loopback, nothing else of it. */
 export const nsenterNet = (pid: string, command: string[]): string[] => ['nsenter', `--target=${pid}`, '--net', '--', ...command];
+/** A node's own program in its mount and network namespaces, as `docker exec` would run it, without docker's round trip. */
+export const nsenterNode = (pid: string, command: string[]): string[] => ['nsenter', `--target=${pid}`, '--mount', '--net', '--', ...command];
 export const dockerCgroupVersion = (): string[] => ['docker', 'info', '--format', '{{.CgroupVersion}}'];
 /** The docker network kind puts every cluster's nodes on (KIND_EXPERIMENTAL_DOCKER_NETWORK aside). */
 export const KIND_NETWORK = 'kind';

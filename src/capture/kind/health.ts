@@ -14,6 +14,17 @@ import { nodeProblems, parseContainerPids, parseContainerStates, type ContainerS
 /** kubelet's own health server, on every node's loopback. */
 export const KIND_AGENT_HEALTHZ: readonly (readonly [string, string])[] = [['kubelet', 'http://127.0.0.1:10248/healthz']];
 
+/** Whether this process enters the nodes from this machine: their pids are this kernel's (shice's own engine), and entering takes root. */
+export function entersNodes(scope: KindScope): boolean {
+  return scope.engine !== null && process.getuid?.() === 0;
+}
+
+/** Each node container's init pid, by container, as docker reports it now. */
+export async function nodePids(scope: KindScope, containers: string[], ctx: ProviderContext): Promise<Map<string, string>> {
+  const run = await scope.tools.run(cmd.dockerContainerPids(containers), { what: "read the node containers' pids", ctx });
+  return parseContainerPids(run.stdout);
+}
+
 export class NodeHealth {
   /** The node containers as the steps began: every later reading is compared with it. */
   private baseline: ContainerState[] = [];
@@ -30,19 +41,15 @@ export class NodeHealth {
     this.scope = scope;
   }
 
-  /** Whether probes enter the nodes from this machine: their pids are this kernel's, and entering takes root. */
-  private get entersNodes(): boolean {
-    return this.scope.engine !== null && process.getuid?.() === 0;
-  }
-
   /** Reads the node containers as up() leaves them, and says what each node is. */
   async settle(ctx: ProviderContext): Promise<ProvidedNode[]> {
     this.baseline = await this.readStates(ctx);
-    if (this.entersNodes) {
-      const containers = this.scope.experiment.cluster.nodes.map((n) => containerOf(this.scope, n.name));
-      const run = await this.scope.tools.run(cmd.dockerContainerPids(containers), { what: "read the node containers' pids", ctx });
-      this.pids = parseContainerPids(run.stdout);
-    }
+    if (entersNodes(this.scope))
+      this.pids = await nodePids(
+        this.scope,
+        this.scope.experiment.cluster.nodes.map((n) => containerOf(this.scope, n.name)),
+        ctx,
+      );
     return this.scope.experiment.cluster.nodes.map((node) => ({
       name: node.name,
       role: node.role,
@@ -59,7 +66,7 @@ export class NodeHealth {
    */
   probeArgv(node: string, command: string[]): string[] {
     const container = containerOf(this.scope, node);
-    if (!this.entersNodes) return cmd.dockerExec(container, command);
+    if (!entersNodes(this.scope)) return cmd.dockerExec(container, command);
     return cmd.nsenterNet(this.pids.get(container) ?? `<pid of ${container}, from docker container inspect>`, command);
   }
 

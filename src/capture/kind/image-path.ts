@@ -17,6 +17,7 @@ import { readImagesRecord } from './image/build.ts';
 import { prepareCommand } from './prepare.ts';
 import { HEADLINE_RELEASE } from '../../experiment/kubernetes.ts';
 import { standInForKindnetd } from './kindnet-stand-in.ts';
+import { entersNodes, nodePids } from './health.ts';
 import { KIND_MARKS } from './phases.ts';
 import type { KindOptions, KindScope } from './settings.ts';
 import { parseCrictlImageId } from './tool-output.ts';
@@ -147,10 +148,20 @@ export class NodeImagePath {
       }
     }
     ctx.log(`${KIND_MARKS.podCidrs}: ${nodes.map((n) => `${n.k8sName} ${n.podCIDR}`).join(', ')}`);
+    // Where this process may enter the nodes, the writes run there by nsenter (a few ms each, against docker exec's 0.1 s).
+    const pids = entersNodes(this.scope)
+      ? await nodePids(
+          this.scope,
+          nodes.map((n) => n.k8sName),
+          ctx,
+        )
+      : new Map<string, string>();
     this.standInWritten = await standInForKindnetd(
       nodes.map((n) => ({ container: n.k8sName, internalIP: n.internalIP, podCIDR: n.podCIDR })),
       async (container, argv, what, input) => {
-        const exec = input === undefined ? cmd.dockerExec(container, argv) : cmd.dockerExecWithInput(container, argv);
+        const pid = pids.get(container);
+        const exec =
+          pid !== undefined ? cmd.nsenterNode(pid, argv) : input === undefined ? cmd.dockerExec(container, argv) : cmd.dockerExecWithInput(container, argv);
         return (await tools.run(exec, { what, timeoutMs: timeouts.execMs, ctx, ...(input === undefined ? {} : { input }) })).stdout;
       },
     );
