@@ -302,7 +302,9 @@ export async function loadArticle(root: string, slug: string, fresh?: string): P
     module = (await import(url.href)) as { default?: unknown };
   } catch (error) {
     if (error instanceof SyntaxError) throw new Error(await syntaxErrorLine(path, file, error));
-    throw error;
+    // What the definition threw while it loaded (measured() refusing an id two steps give): named by its file.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(message.startsWith(file) ? message : `${file}: ${message}`, { cause: error });
   }
   const article = articleFrom(module.default, slug, file);
   const outside = authorFileProblems(root, article);

@@ -2,9 +2,10 @@
 // article 076, written that way, as the one loader reads it against its committed runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { load } from 'js-yaml';
 import { curlPart, measured, part } from '../../src/authoring/step-parts.ts';
 import { exec, inPod } from '../../src/experiment/steps.ts';
@@ -88,6 +89,27 @@ test('measured(): one fact id given by two steps is refused, naming both; in a v
     { iptables: { 'x.y': stdout('e', /(.*)/) } },
   );
   assert.doesNotThrow(() => measured(c, e));
+});
+
+test('a definition whose parts give one fact id twice is refused on load, in one line naming its file and both steps', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shice-step-parts-'));
+  try {
+    const slug = '099-twice';
+    mkdirSync(join(dir, 'content/articles', slug), { recursive: true });
+    const kit = pathToFileURL(join(root, 'src/authoring/article.ts')).href;
+    writeFileSync(
+      join(dir, 'content/articles', slug, 'article.ts'),
+      `import { measured, part, exec, stdout } from ${JSON.stringify(kit)};\n` +
+        `measured(part(exec('a', 'worker', 'a', () => ['true']), { 'x.y': stdout('a', /(.*)/) }), part(exec('b', 'worker', 'b', () => ['true']), { 'x.y': stdout('b', /(.*)/) }));\n` +
+        'export default {};\n',
+    );
+    await assert.rejects(loadArticle(dir, slug), (error: Error) => {
+      assert.equal(error.message, `content/articles/${slug}/article.ts: measured(): fact "x.y" is given by step "a" and by step "b"`);
+      return true;
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('article 076, written as parts: the loader finds its steps in the order its committed runs ran them, each with its line', async () => {
