@@ -18,11 +18,11 @@ export { ExtractError } from '../evidence/errors.ts';
 export type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 export { threeNodeCluster } from '../experiment/clusters.ts';
 export { kubernetesSeries, type SeriesExperiment } from './series.ts';
-export { curlArgv, exec, inPod } from '../experiment/steps.ts';
+export { curlArgv, exec, inPod, requestsArgv } from '../experiment/steps.ts';
 export { NGINX_AS_DEBIAN_NGINX_LIGHT } from '../experiment/substitutes.ts';
 export type { ExecStep, Experiment, TopologyView } from '../experiment/types.ts';
 export { choiceBars, event, healthCheckLine, hop, path } from './parts.ts';
-export { curlPart, measured, part, type LineText, type StepPart } from './step-parts.ts';
+export { answersPart, curlPart, measured, part, rulesPart, type LineText, type ProxyMode, type StepPart } from './step-parts.ts';
 export type { ChartBar, ChartDef, PacketPathDef, PathEvent, PathHop, PathStation, Text, WalkthroughStop } from './parts.ts';
 
 type StepFactKey = 'rc' | 'seconds' | 'node' | 'argv' | 'command' | 'startedAt';

@@ -2,7 +2,9 @@
 // line its measured block shows, together under the step's id. An article lists
 // its parts in the order they run; `measured(...)` hands the experiment its
 // steps and the definition its facts, variant facts and lines. Pure.
-import { curlFacts, type FactSpecs } from '../evidence/fact-kit.ts';
+import { answered, curl, curlFacts, factsFrom, fromStep, type FactSpecs } from '../evidence/fact-kit.ts';
+import { parseAnswers } from '../evidence/extract/answers.ts';
+import { exec } from '../experiment/steps.ts';
 import type { ExecStep, StepDef } from '../experiment/types.ts';
 
 /** A measured line in each language, with {fact.id} placeholders (the definition type-checks them). */
@@ -94,4 +96,56 @@ export function curlPart<const S extends string, const L extends LineText, const
 ): StepPart<S, FactSpecs<`${S}.timeout` | `${S}.error`> & M, {}, L>;
 export function curlPart(step: ExecStep, expect: 'answered' | 'failed', line: LineText, more: FactSpecs = {}): StepPart {
   return part(step, { ...(expect === 'answered' ? curlFacts(step.id, 'answered') : curlFacts(step.id, 'failed')), ...more }, line);
+}
+
+/** kube-proxy's two modes, as the series' variants name them. */
+export type ProxyMode = 'iptables' | 'nftables';
+
+/**
+ * A node's whole ruleset at one moment, in the runs of `mode` only (the other mode's kube-proxy writes
+ * none of it), with the facts read from it there: they are that variant's facts. `what` ends the title
+ * (", the backend deleted"); `counters` has iptables-save print each rule's packets (`-c`).
+ */
+export function rulesPart<const S extends string, const M extends ProxyMode, const L extends LineText, const F extends FactSpecs>(
+  id: S,
+  node: string,
+  mode: M,
+  line: L,
+  facts: F,
+  options: { what?: string; counters?: boolean } = {},
+): StepPart<S, {}, { [K in M]: F }, L> {
+  const what = options.what ?? '';
+  const step =
+    mode === 'iptables'
+      ? exec(
+          id,
+          node,
+          `${node}'s iptables rules, every table${options.counters ? ', with counters' : ''}${what}`,
+          () => (options.counters ? ['iptables-save', '-c'] : ['iptables-save']),
+          {
+            variants: [mode],
+          },
+        )
+      : exec(id, node, `${node}'s nftables ruleset${what}`, () => ['nft', 'list', 'ruleset'], { variants: [mode] });
+  return part(step, {}, line, { [mode]: facts } as { [K in M]: F });
+}
+
+/**
+ * A step sending many requests (requestsArgv), with `<id>.timeout`, `.requests`, `.answered` (HTTP
+ * 200), `.who` (the pods that answered, sorted) and `.distinct` (how many): one backend for every
+ * request is `.distinct` = 1.
+ */
+export function answersPart<const S extends string, const L extends LineText, const M extends FactSpecs = {}>(
+  step: ExecStep & { id: S },
+  line: L,
+  more?: M,
+): StepPart<S, FactSpecs<`${S}.${'timeout' | 'requests' | 'answered' | 'who' | 'distinct'}`> & M, {}, L> {
+  const answers = factsFrom<`${S}.${'timeout' | 'requests' | 'answered' | 'who' | 'distinct'}`>([
+    [`${step.id}.timeout`, curl.timeout(step.id)],
+    [`${step.id}.requests`, fromStep(step.id, (s) => String(parseAnswers(s.stdout).length))],
+    [`${step.id}.answered`, fromStep(step.id, (s) => String(parseAnswers(s.stdout).filter((a) => a.status === '200').length))],
+    [`${step.id}.who`, { ...answered.who(step.id), volatile: { reason: "which backends answer is the rules' random choice" } }],
+    [`${step.id}.distinct`, answered.distinct(step.id)],
+  ]);
+  return part(step, { ...answers, ...(more ?? ({} as M)) }, line);
 }

@@ -23,6 +23,7 @@ import { findChain, findChainRule, findPortVerdict, findSet, findTable, parseNft
 import { parseIpAddressJson, podGatewayOnNode } from './extract/ip-address.ts';
 import { node, nodeIP } from './extract/run.ts';
 import { binomialExpectation, countWhere, parseAnswers, share, type Answer } from './extract/answers.ts';
+import { recentTotals, rememberedAffinitySet, rememberedRecentCheck } from './extract/affinity.ts';
 
 /** A fact as an article declares it: everything but its id, which is its key. */
 export type FactSpec = Omit<FactDef, 'id'>;
@@ -210,6 +211,49 @@ export const nft = {
       return value;
     }),
 };
+
+/**
+ * Where kube-proxy remembers the client of a ClientIP Service (`default/s-sticky`), from `iptables-save -c`:
+ * the `--rcheck` rule that matched (`.rule`), the new connections it matched (`.packets`), its endpoint's
+ * address (`.endpoint`) and how long a client stays remembered (`.seconds`).
+ */
+export function recentCheckFacts<P extends string>(prefix: P, step: string, service: string): FactSpecs<`${P}.${'rule' | 'packets' | 'endpoint' | 'seconds'}`> {
+  const read = (field: 'line' | 'packets' | 'endpoint' | 'seconds') =>
+    fromStep(step, (s) => String(rememberedRecentCheck(parseIptablesSave(s.stdout), service)[field]));
+  return factsFrom<`${P}.${'rule' | 'packets' | 'endpoint' | 'seconds'}`>([
+    [`${prefix}.rule`, { ...read('line'), volatile: { reason: 'its counters and chain names differ on every run' } }],
+    [`${prefix}.packets`, read('packets')],
+    [`${prefix}.endpoint`, read('endpoint')],
+    [`${prefix}.seconds`, read('seconds')],
+  ]);
+}
+
+/**
+ * A ClientIP Service's new connections, from `iptables-save -c`: `.checked`, those its `--rcheck` rules sent
+ * on (the client was remembered), and `.recorded`, all of them (its endpoints' `--set` rules).
+ */
+export function recentTotalFacts<P extends string>(prefix: P, step: string, service: string): FactSpecs<`${P}.${'checked' | 'recorded'}`> {
+  const read = (field: 'checked' | 'recorded') => fromStep(step, (s) => String(recentTotals(parseIptablesSave(s.stdout), service)[field]));
+  return factsFrom<`${P}.${'checked' | 'recorded'}`>([
+    [`${prefix}.checked`, read('checked')],
+    [`${prefix}.recorded`, read('recorded')],
+  ]);
+}
+
+/**
+ * The same from `nft list ruleset`: the affinity set holding the client (`.set`), the client it holds
+ * (`.client`), its endpoint's address (`.endpoint`) and the set's timeout (`.timeout`, as printed: `45s`).
+ */
+export function affinitySetFacts<P extends string>(prefix: P, step: string, service: string): FactSpecs<`${P}.${'set' | 'client' | 'endpoint' | 'timeout'}`> {
+  const read = (derive: (set: ReturnType<typeof rememberedAffinitySet>) => string) =>
+    fromStep(step, (s) => derive(rememberedAffinitySet(kubeProxyTable(s), service)));
+  return factsFrom<`${P}.${'set' | 'client' | 'endpoint' | 'timeout'}`>([
+    [`${prefix}.set`, { ...read((set) => set.name), volatile: { reason: 'its name holds the endpoint, which the run picks afresh' } }],
+    [`${prefix}.client`, read((set) => set.clients.join(', '))],
+    [`${prefix}.endpoint`, read((set) => set.endpoint)],
+    [`${prefix}.timeout`, read((set) => set.timeout)],
+  ]);
+}
 
 /** Entries of `conntrack -L`; the count is checked against conntrack's own "N flow entries" line. */
 export function conntrackEntries(s: StepSnapshot): ConntrackEntry[] {

@@ -33,7 +33,7 @@ export function inPod<const S extends string>(
  * curl's argv as the series runs it: silent but for errors, with a time limit (`maxTime`, seconds);
  * `include` keeps the status line and headers, `header` adds one, `writeOut` prints after each answer.
  */
-export function curlArgv(url: string, options: { maxTime: string; include?: boolean; header?: string; writeOut?: string }): string[] {
+export function curlArgv(url: string, options: { maxTime: string; include?: boolean; header?: string; writeOut?: string; rate?: string }): string[] {
   return [
     'curl',
     '--silent',
@@ -43,6 +43,17 @@ export function curlArgv(url: string, options: { maxTime: string; include?: bool
     options.maxTime,
     ...(options.header === undefined ? [] : ['--header', options.header]),
     ...(options.writeOut === undefined ? [] : ['--write-out', options.writeOut]),
+    ...(options.rate === undefined ? [] : ['--rate', options.rate]),
     url,
   ];
+}
+
+/**
+ * `count` requests to `url` from one curl, each on a connection of its own, one answer a line
+ * (`<body> <HTTP status> <address asked>`, what answerFacts and answered read). A URL glob alone
+ * would reuse one connection, and kube-proxy picks a backend per connection: `Connection: close`
+ * makes each request a new one. `rate` spaces them out, as curl's --rate ("20/m": one every 3 s).
+ */
+export function requestsArgv(url: string, count: number, options: { maxTime: string; rate?: string }): string[] {
+  return curlArgv(`${url}?request=[1-${count}]`, { header: 'Connection: close', writeOut: ' %{http_code} %{remote_ip}\\n', ...options });
 }

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { load } from 'js-yaml';
-import { curlPart, measured, part } from '../../src/authoring/step-parts.ts';
-import { exec, inPod } from '../../src/experiment/steps.ts';
+import { answersPart, curlPart, measured, part, rulesPart } from '../../src/authoring/step-parts.ts';
+import { exec, inPod, requestsArgv } from '../../src/experiment/steps.ts';
 import { stdout } from '../../src/evidence/fact-kit.ts';
 import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
 import { loadArticle } from '../../src/authoring/load.ts';
@@ -138,4 +138,44 @@ test('article 076, written as parts: the loader finds its steps in the order its
     assert.match(value('local-from-worker2.error') ?? '', /timed out/i, `${variant}: a failed curl's message`);
     assert.ok(value(rules), `${variant}: ${rules}, a fact of that mode's rules part`);
   }
+});
+
+test("rulesPart(): a node's whole ruleset in one mode's runs only, its facts that mode's; answersPart(): a step of many requests and its counts", () => {
+  const line = { zh: '{r.x}', en: '{r.x}' };
+  const ipt = rulesPart('r', 'worker', 'iptables', line, { 'r.x': stdout('r', /x/) }, { counters: true, what: ', later' });
+  assert.equal(ipt.step.kind, 'exec');
+  if (ipt.step.kind !== 'exec') return;
+  assert.deepEqual([ipt.step.node, ipt.step.title, ipt.step.variants], ['worker', "worker's iptables rules, every table, with counters, later", ['iptables']]);
+  assert.deepEqual(ipt.step.command(undefined as never), ['iptables-save', '-c']);
+  assert.deepEqual([Object.keys(ipt.facts), Object.keys(ipt.variantFacts.iptables)], [[], ['r.x']]);
+  const nft = rulesPart('n', 'worker2', 'nftables', { zh: '', en: '' }, {});
+  if (nft.step.kind !== 'exec') return;
+  assert.deepEqual(
+    [nft.step.title, nft.step.variants, nft.step.command(undefined as never)],
+    ["worker2's nftables ruleset", ['nftables'], ['nft', 'list', 'ruleset']],
+  );
+
+  // One curl, each request on a connection of its own (a glob alone reuses one), spaced when a rate is given.
+  const argv = requestsArgv('http://10.96.0.10/', 8, { maxTime: '2', rate: '20/m' });
+  assert.deepEqual(argv, [
+    'curl',
+    '--silent',
+    '--show-error',
+    '--max-time',
+    '2',
+    '--header',
+    'Connection: close',
+    '--write-out',
+    ' %{http_code} %{remote_ip}\\n',
+    '--rate',
+    '20/m',
+    'http://10.96.0.10/?request=[1-8]',
+  ]);
+  assert.ok(!requestsArgv('http://10.96.0.10/', 3, { maxTime: '2' }).includes('--rate'));
+  const asked = answersPart(
+    exec('ask', 'worker', 'ask', () => argv),
+    { zh: '{ask.distinct}', en: '{ask.distinct}' },
+  );
+  assert.deepEqual(Object.keys(asked.facts), ['ask.timeout', 'ask.requests', 'ask.answered', 'ask.who', 'ask.distinct']);
+  assert.ok(asked.facts['ask.who'].volatile, 'which backends answer is random by design');
 });

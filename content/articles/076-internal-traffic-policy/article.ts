@@ -6,7 +6,7 @@
 // run (src/evidence/run-facts.ts).
 import {
   defineArticle, kubernetesSeries, inEveryVariant, clientSettleFacts, curlPart, declared, event, exec, factsFrom, hop, inPod, iptables, measured, nft, nftVerdictFacts,
-  part, path, podGateway, stdout, curlArgv, service, type FactIdOf, type FactSpecs, type LineText, type PathStation, type RunSnapshot, type TopologyView,
+  part, path, podGateway, rulesPart, stdout, curlArgv, service, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's two modes: where each writes its rules. */
@@ -26,12 +26,6 @@ const fromPod = <const S extends string>(id: S, node: 'worker' | 'worker2', serv
 const fromNode = <const S extends string>(id: S, node: string, service: string, title: string) => exec(id, node, title, toClusterIP(service));
 /** Which pod answered: the backend writes its name (the container's hostname) on the first line. */
 const server = <const S extends string>(step: S) => factsFrom<`${S}.server`>([[`${step}.server`, stdout(step, /^server=(\S+)$/m)]]);
-/** A node's whole ruleset, in the one mode's runs that has it, with the facts read from it there. */
-const iptablesRules = <const S extends string, const L extends LineText, const F extends FactSpecs>(id: S, node: string, what: string, line: L, facts: F) =>
-  part(exec(id, node, `${node}'s iptables rules, every table${what}`, () => ['iptables-save'], { variants: ['iptables'] }), {}, line, { iptables: facts });
-const nftRules = <const S extends string, const L extends LineText, const F extends FactSpecs>(id: S, node: string, what: string, line: L, facts: F) =>
-  part(exec(id, node, `${node}'s nftables ruleset${what}`, () => ['nft', 'list', 'ruleset'], { variants: ['nftables'] }), {}, line, { nftables: facts });
-
 /** s-local's rule in the filter table's KUBE-SERVICES chain: a DROP while another node has an endpoint, a REJECT once none has. */
 const servicesRule = (target: 'DROP' | 'REJECT', comment: string) => () => ({ table: 'filter', chain: 'KUBE-SERVICES', target, comment: `default/s-local ${comment}` });
 const LOCAL_DROP = servicesRule('DROP', 'has no local endpoints');
@@ -68,14 +62,14 @@ const runs = measured(
     en: 'Worker itself to s-local’s ClusterIP: the backend saw client={host-local-from-worker.client}; curl exited {host-local-from-worker.rc} after {host-local-from-worker.seconds} s',
   }),
   // Worker's rules as its own request met them: the nat table's masquerade mark for traffic from outside the pod range.
-  iptablesRules('iptables-worker', 'worker', '', {
+  rulesPart('iptables-worker', 'worker', 'iptables', {
     zh: 'worker 的 nat 表中 s-local 的 Local 内部链给不来自 Pod 网段的包打伪装标记：{iptables-worker.masqueradeMark}；KUBE-POSTROUTING 对带标记的包做伪装：{iptables-worker.masquerade}',
     en: 'In worker’s nat table, s-local’s Local internal chain marks packets not from the pod range for masquerade: {iptables-worker.masqueradeMark}; KUBE-POSTROUTING masquerades what is marked: {iptables-worker.masquerade}',
   }, {
     'iptables-worker.masqueradeMark': iptables.rule('iptables-worker', LOCAL_MASQ_MARK),
     'iptables-worker.masquerade': iptables.rule('iptables-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
   }),
-  nftRules('nft-worker', 'worker', '', {
+  rulesPart('nft-worker', 'worker', 'nftables', {
     zh: 'worker 上 kube-proxy 的 nftables 表：给不来自 Pod 网段的 ClusterIP 流量打伪装标记的规则（{nft-worker.masqueradeMark}），masquerading 链对带标记的包做伪装（{nft-worker.masquerade}）',
     en: 'kube-proxy’s nftables table on worker: the rule marking ClusterIP traffic not from the pod range ({nft-worker.masqueradeMark}), and the masquerading chain masquerading what is marked ({nft-worker.masquerade})',
   }, {
@@ -94,11 +88,11 @@ const runs = measured(
     zh: 'worker2 自己 → s-local 的 ClusterIP：没有回应，rc={host-local-from-worker2.rc}，用时 {host-local-from-worker2.seconds} 秒',
     en: 'Worker2 itself to s-local’s ClusterIP: no answer; curl exited {host-local-from-worker2.rc} after {host-local-from-worker2.seconds} s',
   }),
-  iptablesRules('iptables-worker2', 'worker2', '', {
+  rulesPart('iptables-worker2', 'worker2', 'iptables', {
     zh: 'worker2 的 filter 表中发往 s-local 的 ClusterIP 的规则：{iptables-worker2.dropRule}',
     en: 'The rule in worker2’s filter table for s-local’s ClusterIP: {iptables-worker2.dropRule}',
   }, { 'iptables-worker2.dropRule': iptables.rule('iptables-worker2', LOCAL_DROP) }),
-  nftRules('nft-worker2', 'worker2', '', {
+  rulesPart('nft-worker2', 'worker2', 'nftables', {
     zh: 'worker2 上 kube-proxy 的 nftables 表：no-endpoint-services 把 s-local 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}）',
     en: 'kube-proxy’s nftables table on worker2: no-endpoint-services sends s-local to {nft-worker2.drop.verdict} ({nft-worker2.drop.element})',
   }, {
@@ -130,18 +124,18 @@ const runs = measured(
     zh: '删除之后，worker 上的客户端 Pod → s-local：{local-from-worker-after-delete.error}，rc={local-from-worker-after-delete.rc}，用时 {local-from-worker-after-delete.seconds} 秒',
     en: 'After the delete, the client pod on worker to s-local: {local-from-worker-after-delete.error}; curl exited {local-from-worker-after-delete.rc} after {local-from-worker-after-delete.seconds} s',
   }),
-  iptablesRules('iptables-worker-after-delete', 'worker', ', the backend deleted', {
+  rulesPart('iptables-worker-after-delete', 'worker', 'iptables', {
     zh: '删除之后 worker 的 filter 表中 s-local 的规则：{iptables-worker-after-delete.rejectRule}',
     en: 'The rule for s-local in worker’s filter table after the delete: {iptables-worker-after-delete.rejectRule}',
   }, {
     'iptables-worker-after-delete.rejectRule': iptables.rule('iptables-worker-after-delete', NO_ENDPOINTS),
-  }),
-  nftRules('nft-worker-after-delete', 'worker', ', the backend deleted', {
+  }, { what: ', the backend deleted' }),
+  rulesPart('nft-worker-after-delete', 'worker', 'nftables', {
     zh: '删除之后 worker 上的 no-endpoint-services：{nft-worker-after-delete.reject.element}',
     en: 'Worker’s no-endpoint-services after the delete: {nft-worker-after-delete.reject.element}',
   }, {
     ...nftVerdictFacts('nft-worker-after-delete.reject', 'nft-worker-after-delete', noEndpoint),
-  }),
+  }, { what: ', the backend deleted' }),
   part(
     { kind: 'recreate-pod', id: 'recreate-backend', title: 'create the backend pod again', pod: 'backend', namespace: 'default', manifest: 'manifests/backend.yaml', settleClient: { step: 'local-from-worker', until: 'answered' } },
     clientSettleFacts('recreate-backend'), {

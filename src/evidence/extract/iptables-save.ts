@@ -21,6 +21,8 @@ export interface IptablesRule {
   args: string[];
   /** The `-j` (or `-g`) target, if any. */
   target: string | undefined;
+  /** The packets it matched, as `iptables-save -c` prints them before -A; undefined without -c. */
+  packets: number | undefined;
 }
 
 export interface IptablesTable {
@@ -95,16 +97,17 @@ export function parseIptablesSave(text: string): IptablesSave {
       return;
     }
     // `iptables-save -c` puts [packets:bytes] before -A.
-    const m = /^(?:\[\d+:\d+\] )?-A (\S+)(?: (.*))?$/.exec(line);
+    const m = /^(?:\[(\d+):\d+\] )?-A (\S+)(?: (.*))?$/.exec(line);
     if (!m) return fail('a rule line "-A CHAIN ..."');
-    const args = splitRuleArgs(m[2] ?? '');
+    const args = splitRuleArgs(m[3] ?? '');
     table.rules.push({
       table: table.name,
-      chain: m[1]!,
+      chain: m[2]!,
       line,
       lineNumber,
       args,
       target: optionValue(args, '-j') ?? optionValue(args, '-g'),
+      packets: m[1] === undefined ? undefined : Number(m[1]),
     });
   });
   if (table) throw new ExtractError(`iptables-save output: table "${table.name}" has no COMMIT (the output was cut short)`);

@@ -17,6 +17,8 @@ export interface NftSet {
   name: string;
   type: string | undefined;
   comment: string | undefined;
+  /** How long an element lives unless renewed (`timeout 45s`), as printed; a set without one keeps its elements. */
+  timeout: string | undefined;
   /** Each element as printed, e.g. `tcp . 30399 comment "default/s-local" : drop`. */
   elements: string[];
 }
@@ -70,7 +72,7 @@ export function parseNftTable(text: string): NftTable {
         chain = { name: opening[2]!, hook: undefined, rules: [] };
         table.chains.push(chain);
       } else {
-        set = { kind: opening[1] as 'set' | 'map', name: opening[2]!, type: undefined, comment: undefined, elements: [] };
+        set = { kind: opening[1] as 'set' | 'map', name: opening[2]!, type: undefined, comment: undefined, timeout: undefined, elements: [] };
         table.sets.push(set);
       }
       continue;
@@ -84,6 +86,7 @@ export function parseNftTable(text: string): NftTable {
     if (set) {
       if (line.startsWith('type ')) set.type = line.slice(5);
       else if (line.startsWith('comment ')) set.comment = unquote(line.slice(8));
+      else if (line.startsWith('timeout ')) set.timeout = line.slice(8);
       else if (line.startsWith('elements = {')) {
         const rest = line.slice('elements = '.length);
         if (rest.endsWith('}')) set.elements = splitElements(rest.slice(1, -1));
