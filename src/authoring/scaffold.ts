@@ -3,6 +3,7 @@
 // a draft (`npm run build:draft`), its facts shown as not yet measured; a normal
 // build asks for a capture first.
 
+import { HEADLINE_RELEASE } from '../experiment/kubernetes.ts';
 import { SLUG_PATTERN, seriesNumberOf, shownSlug, slugRuleProblem } from './slug.ts';
 
 export interface ScaffoldFile {
@@ -54,30 +55,38 @@ export function scaffoldFiles(slug: string, today: string): ScaffoldFile[] {
 // step's .rc and .seconds (src/evidence/run-facts.ts). A fact id the definition
 // does not declare, read anywhere here, fails the type check (npm run check).
 // Capture it with: npm run capture -- ${slug} (kind), then with --driver lab (the lab).
-import { defineArticle, declared, stdout, exec, curlArgv, threeNodeCluster, NGINX_AS_DEBIAN_NGINX_LIGHT } from '../../../src/authoring/article.ts';
+import { defineArticle, kubernetesSeries, measured, part, declared, stdout, exec, curlArgv } from '../../../src/authoring/article.ts';
+
+// Each step in the order it runs, with the facts read from its output and its measured line
+// (<Measured steps="...">), in both languages: values only as {fact.id} placeholders, a typed digit is refused.
+// Values the run allocates (node addresses, NodePorts) come through \`t\`.
+const runs = measured(
+  part(
+    exec('request', 'control-plane', 'one request to the NodePort on worker', (t) => curlArgv(\`http://\${t.ip('worker')}:\${t.nodePort('app')}/\`, { maxTime: '3' })),
+    // What the pod answered: its own name (the container's hostname), the one line on stdout.
+    { 'request.answer': stdout('request', /^(\\S+)$/m) },
+    {
+      zh: '控制面 → worker {node.worker.ip}:{service.app.nodePort}：回答 {request.answer}，rc={request.rc}，用时 {request.seconds} 秒',
+      en: 'Control-plane to worker at {node.worker.ip}:{service.app.nodePort}: answered {request.answer}; curl exited {request.rc} after {request.seconds} s',
+    },
+  ),
+);
 
 export default defineArticle({
-  experiment: {
+  // The series' three-node kind cluster, its client, stand-ins, environments (kind, the headline, and the lab)
+  // and releases (src/authoring/series.ts), with what is this article's own over them.
+  experiment: kubernetesSeries({
     slug: '${slug}',
-    cluster: threeNodeCluster(),
-    // Where no registry answers, the kind driver runs Debian's nginx-light in place of the nginx image (said on the page).
-    imageSubstitutes: [NGINX_AS_DEBIAN_NGINX_LIGHT],
-    // Measured on a real kind cluster (the headline: the runs the prose binds) and in the namespace lab.
-    environments: ['kind', 'lab'],
+    // The newest release first; remove this line to measure every release the series declares.
+    kubernetes: ['${HEADLINE_RELEASE.minor}'],
     // Anything the API server accepts; the lab runs the pods the scheduler binds (nginx images only).
     manifests: ['manifests/app.yaml'],
-    // The node that plays the client outside the cluster.
-    client: 'control-plane',
-    // Argv arrays run in order on named nodes; values the run allocates (node addresses, NodePorts) come through \`t\`.
-    steps: [
-      exec('request', 'control-plane', 'one request to the NodePort on worker', (t) => curlArgv(\`http://\${t.ip('worker')}:\${t.nodePort('app')}/\`, { maxTime: '3' })),
-    ],
-  },
+    steps: runs.steps,
+  }),
   facts: {
-    // What the pod answered: its own name (the container's hostname), the one line on stdout.
-    'request.answer': stdout('request', /^(\\S+)$/m),
     // Declared, not measured: read from the manifest, marked as such on the page.
     'declared.app.replicas': declared('manifests/app.yaml', 'Deployment/app', 'spec.replicas'),
+    ...runs.facts,
   },
   // A passage names the claims it rests on (<Claim ids="...">); a capture that breaks one fails
   // the build (npm run build:draft builds anyway and flags the passage).
@@ -89,14 +98,7 @@ export default defineArticle({
       holds: (v) => v('request.rc') === '0',
     },
   ],
-  // One line per step, in both languages, for the 实测 figure (<Measured steps="...">).
-  // Values only as {fact.id} placeholders: a digit typed in here is refused.
-  lines: {
-    request: {
-      zh: '控制面 → worker {node.worker.ip}:{service.app.nodePort}：回答 {request.answer}，rc={request.rc}，用时 {request.seconds} 秒',
-      en: 'Control-plane to worker at {node.worker.ip}:{service.app.nodePort}: answered {request.answer}; curl exited {request.rc} after {request.seconds} s',
-    },
-  },
+  lines: runs.lines,
 });
 `,
   );
