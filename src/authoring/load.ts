@@ -14,7 +14,7 @@ import type { ArticleDefinitions } from '../evidence/runs/from-disk.ts';
 import type { ComparisonRow } from '../evidence/runs/variants.ts';
 import type { Claim } from './article.ts';
 import type { ChartDef, PacketPathDef, WalkthroughStop } from './parts.ts';
-import type { CitationDef } from '../evidence/upstream.ts';
+import { quoteProblem, type CitationDef } from '../evidence/upstream.ts';
 import { quoted } from '../evidence/terminal-text.ts';
 import { STEP_ID_RULE, stepIdSchema } from '../evidence/schema.ts';
 import { runFactCollisions } from '../evidence/run-facts.ts';
@@ -84,6 +84,7 @@ function citationDefs(value: unknown, file: string, problems: string[]): Citatio
       problems.push(`${field}: expected { file, lines, about } with file a path inside kubernetes/kubernetes, got ${describe(isObject(c) ? c.file : c)}`);
     else if (!Array.isArray(c.lines) || !c.lines.every((l) => typeof l === 'string') || !c.lines.some((l) => l.trim() !== ''))
       problems.push(`${field}.lines: expected the cited lines, as strings, not all empty, got ${describe(c.lines)}`);
+    else if (quoteProblem(c.lines as string[]) !== null) problems.push(`${field}.lines: ${quoteProblem(c.lines as string[])}`);
     else if (!isObject(c.about) || typeof c.about.zh !== 'string' || typeof c.about.en !== 'string')
       problems.push(`${field}.about: expected { zh, en }, got ${describe(c.about)}`);
     else return [{ id, file: c.file, lines: c.lines as string[], about: { zh: c.about.zh, en: c.about.en } }];

@@ -19,7 +19,11 @@ export interface CitationDef {
   id: string;
   /** The file, as the repository (and the release's Go module) holds it: "pkg/proxy/iptables/proxier.go". */
   file: string;
-  /** The lines cited, in order and adjacent, each as the file has it without its indentation. */
+  /**
+   * The lines cited, in order and adjacent, each as the file has them without its indentation; or the
+   * first lines, an ELIDED entry, and the last lines of a longer passage: the lines between are the
+   * record's (upstream.yaml), and must be alike in every release the runs used.
+   */
   lines: string[];
   /** What the lines decide, in each language: the caption the page shows above them. */
   about: Record<Lang, string>;
@@ -39,16 +43,40 @@ export type UpstreamRecord = Map<string, Map<string, CitedLines>>;
 
 const normalize = (line: string): string => line.trim();
 
-/** Where `quote` stands in `source` as adjacent lines (indentation aside), or why it does not: absent, or there more than once. */
+/** The entry of a citation's lines that stands for the lines between its first and its last ones. */
+export const ELIDED = '…';
+/** How many lines an elided passage may span: a citation is a few lines a reader reads, not a function. */
+export const MAX_CITED_LINES = 40;
+
+/** The problem with a citation's lines, or null: an ELIDED entry once at most, with lines before and after it. */
+export function quoteProblem(quote: readonly string[]): string | null {
+  const at = quote.indexOf(ELIDED);
+  if (at < 0) return null;
+  if (quote.indexOf(ELIDED, at + 1) >= 0) return `"${ELIDED}" more than once; expected it once, between the first and the last lines`;
+  if (at === 0 || at === quote.length - 1) return `"${ELIDED}" first or last; expected it between the first and the last lines`;
+  return null;
+}
+
+/**
+ * Where `quote` stands in `source` as adjacent lines (indentation aside), or why it does not: absent, or there
+ * more than once. An elided quote's first lines must be there once, and its last lines after them, within
+ * MAX_CITED_LINES.
+ */
 export function locateLines(source: string, quote: readonly string[]): { from: number; to: number } | 'absent' | 'ambiguous' {
   const lines = source.split('\n').map(normalize);
-  const wanted = quote.map(normalize);
-  if (wanted.every((l) => l === '')) return 'absent';
+  const at = quote.indexOf(ELIDED);
+  const head = (at < 0 ? quote : quote.slice(0, at)).map(normalize);
+  const tail = at < 0 ? null : quote.slice(at + 1).map(normalize);
+  if (head.every((l) => l === '')) return 'absent';
+  const matches = (wanted: readonly string[], i: number) => i + wanted.length <= lines.length && wanted.every((w, k) => lines[i + k] === w);
   const found: number[] = [];
-  for (let i = 0; i + wanted.length <= lines.length; i++) if (wanted.every((w, k) => lines[i + k] === w)) found.push(i);
+  for (let i = 0; i + head.length <= lines.length; i++) if (matches(head, i)) found.push(i);
   if (found.length === 0) return 'absent';
   if (found.length > 1) return 'ambiguous';
-  return { from: found[0]! + 1, to: found[0]! + wanted.length };
+  const from = found[0]!;
+  if (tail === null) return { from: from + 1, to: from + head.length };
+  for (let j = from + head.length; j + tail.length - from <= MAX_CITED_LINES; j++) if (matches(tail, j)) return { from: from + 1, to: j + tail.length };
+  return 'absent';
 }
 
 /**
@@ -217,6 +245,18 @@ export function citationProblems(input: CitationInput): string[] {
   if (input.record === null) {
     problems.push(`${input.upstreamFile}: missing; expected the cited lines of every release the runs used (npm run cite -- <slug> writes it)`);
     return problems;
+  }
+  // An elided citation's lines between its first and last are the record's: alike in every release, or its sentence may rest on lines one release lacks.
+  for (const def of input.defs.filter((d) => d.lines.includes(ELIDED))) {
+    const texts = input.releases.flatMap((release) => {
+      const lines = input.record!.get(release)?.get(def.id);
+      return lines ? [{ release, text: lines.text.split('\n').map(normalize).join('\n') }] : [];
+    });
+    const other = texts.find((t) => t.text !== texts[0]!.text);
+    if (other)
+      problems.push(
+        `${input.definitionFile}: field "citations.${def.id}": the lines between its first and last differ between Kubernetes ${texts[0]!.release} and ${other.release} (${input.upstreamFile}); expected lines every release has alike: cite fewer, or quote them in full`,
+      );
   }
   for (const release of input.releases) {
     const cited = input.record.get(release);

@@ -9,6 +9,8 @@ import { loadArticle } from '../../src/authoring/load.ts';
 import {
   citationProblems,
   citeRelease,
+  ELIDED,
+  quoteProblem,
   dedented,
   findCitations,
   locateLines,
@@ -132,4 +134,33 @@ test('upstream.yaml that is malformed is said field by field', () => {
     'u.yaml: field "v1.36.3.b": the text holds 1 line(s); from and to span 2',
   ]);
   assert.match(parseUpstream('a: [', 'u.yaml').problems[0]!, /^u\.yaml: not YAML \(/);
+});
+
+test('an elided citation: its first lines once, its last lines after them; the lines between alike in every release, or one line says where they differ', async () => {
+  const given = await input();
+  const elided = given.defs.find((d) => d.lines.includes(ELIDED))!;
+  assert.ok(elided, '074 cites a longer passage by its first and last lines');
+  const lines = given.record!.get('v1.37.2')!.get(elided.id)!;
+  const body = lines.text.split('\n');
+  const file = `package x\n\n${lines.text}\n}\n`;
+  assert.deepEqual(locateLines(file, elided.lines), { from: 3, to: 2 + body.length }, 'the passage from its first line to its last');
+  assert.equal(locateLines(file, [body[0]!, ELIDED, 'not in the file']), 'absent');
+  assert.equal(locateLines(`${file}${file}`, [body[0]!, ELIDED, body.at(-1)!]), 'ambiguous', 'its first lines more than once');
+  const far = `${body[0]}\n${'\n'.repeat(45)}${body.at(-1)}\n`;
+  assert.equal(locateLines(far, [body[0]!, ELIDED, body.at(-1)!]), 'absent', 'a passage longer than a reader reads is no citation');
+  assert.equal(quoteProblem([ELIDED, 'x']), `"${ELIDED}" first or last; expected it between the first and the last lines`);
+  assert.equal(quoteProblem(['a', ELIDED, 'b', ELIDED, 'c']), `"${ELIDED}" more than once; expected it once, between the first and the last lines`);
+  assert.equal(quoteProblem(['a', ELIDED, 'b']), null);
+
+  // One release whose lines between differ: the build says so, naming the citation and both releases.
+  const changed = new Map([...given.record!].map(([release, cited]) => [release, new Map(cited)]));
+  const older = changed.get('v1.34.4')!;
+  const before = older.get(elided.id)!;
+  const text = before.text.split('\n');
+  text.splice(1, 0, '\t// a line v1.34 had alone');
+  older.set(elided.id, { ...before, to: before.to + 1, text: text.join('\n') });
+  const problems = citationProblems({ ...given, record: changed });
+  assert.deepEqual(problems, [
+    `${DIR}/article.ts: field "citations.${elided.id}": the lines between its first and last differ between Kubernetes ${given.releases[0]} and v1.34.4 (${DIR}/upstream.yaml); expected lines every release has alike: cite fewer, or quote them in full`,
+  ]);
 });

@@ -193,20 +193,12 @@ export default defineArticle({
   citations: {
     'local-external-chain': {
       file: IPTABLES_PROXIER,
-      lines: ['externalPolicyChain := clusterPolicyChain', 'hasExternalEndpoints := hasEndpoints', 'if svcInfo.ExternalPolicyLocal() {', 'externalPolicyChain = localPolicyChain'],
+      lines: ['externalPolicyChain := clusterPolicyChain', '…', 'externalPolicyChain = localPolicyChain'],
       about: { zh: 'Local：经 NodePort 或负载均衡地址进来的外部流量走本节点后端的链', en: 'Local: external traffic, by NodePort or load-balancer address, goes to the chain of the node’s own endpoints' },
     },
     'health-counts-ready-local': {
       file: 'pkg/proxy/endpointschangetracker.go',
-      lines: [
-        '// Only add ready endpoints for health checking. Terminating endpoints may still serve traffic',
-        '// but the health check signal should fail if there are only terminating endpoints on a node.',
-        'if !ep.IsReady() {',
-        'continue',
-        '}',
-        '',
-        'if ep.IsLocal() {',
-      ],
+      lines: ['// Only add ready endpoints for health checking. Terminating endpoints may still serve traffic', '…', 'if ep.IsLocal() {'],
       about: { zh: '健康检查只数本节点上就绪的后端', en: 'The health check counts only the node’s own ready endpoints' },
     },
     'spread-max-skew': {
@@ -216,12 +208,7 @@ export default defineArticle({
     },
     'spread-taints-honor': {
       file: CORE_TYPES,
-      lines: [
-        '// NodeTaintsPolicy indicates how we will treat node taints when calculating',
-        '// pod topology spread skew. Options are:',
-        '// - Honor: nodes without taints, along with tainted nodes for which the incoming pod',
-        '// has a toleration, are included.',
-      ],
+      lines: ['// NodeTaintsPolicy indicates how we will treat node taints when calculating', '…', '// has a toleration, are included.'],
       about: { zh: 'nodeTaintsPolicy 为 Honor 时，Pod 不容忍其污点的节点不参与计数', en: 'With nodeTaintsPolicy Honor, nodes whose taints the pod does not tolerate are left out of the count' },
     },
     'node-affinity-score': {
@@ -235,15 +222,7 @@ export default defineArticle({
     },
     'scheduler-one-at-a-time': {
       file: 'pkg/scheduler/scheduler.go',
-      lines: [
-        '// We need to start scheduleOne loop in a dedicated goroutine,',
-        '// because scheduleOne function hangs on getting the next item',
-        '// from the SchedulingQueue.',
-        '// If there are no new pods to schedule, it will be hanging there',
-        '// and if done in this goroutine it will be blocking closing',
-        '// SchedulingQueue, in effect causing a deadlock on shutdown.',
-        'go wait.UntilWithContext(ctx, sched.ScheduleOne, 0)',
-      ],
+      lines: ['// We need to start scheduleOne loop in a dedicated goroutine,', '…', 'go wait.UntilWithContext(ctx, sched.ScheduleOne, 0)'],
       about: { zh: '调度器在一个循环里从调度队列逐个取出 Pod 安排', en: 'The scheduler runs one loop that takes the next pod from its queue and places it' },
     },
     'hostname-is-pod-name': {
@@ -266,13 +245,7 @@ export default defineArticle({
     },
     'iptables-random': {
       file: IPTABLES_PROXIER,
-      lines: [
-        '// Each rule is a probabilistic match.',
-        'args = append(args,',
-        '"-m", "statistic",',
-        '"--mode", "random",',
-        '"--probability", proxier.probability(numEndpoints-i))',
-      ],
+      lines: ['// Each rule is a probabilistic match.', '…', '"--probability", proxier.probability(numEndpoints-i))'],
       about: {
         zh: 'iptables 模式：每条后端规则按剩下的后端数随机匹配，每个新连接落到各个后端的机会相同',
         en: 'iptables mode: each endpoint rule matches at random, one in as many as endpoints remain, so a new connection is equally likely to reach any endpoint',
@@ -305,12 +278,7 @@ export default defineArticle({
     },
     'spread-only-when-scheduling': {
       file: CORE_TYPES,
-      lines: [
-        '// If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled',
-        '// to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies',
-        "// MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler",
-        "// won't make it *more* imbalanced.",
-      ],
+      lines: ['// If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled', '…', '// won\'t make it *more* imbalanced.'],
       about: { zh: '分布约束只约束新来的 Pod：已有的不均会留下，调度器只是不让它更不均', en: 'The spread constraint binds only incoming pods: an existing imbalance stays, the scheduler only does not make it worse' },
     },
     'health-weight-header': {

@@ -341,20 +341,7 @@ export default defineArticle({
   citations: {
     'internal-policy-chain': {
       file: IPTABLES_PROXIER,
-      lines: [
-        '// internalPolicyChain is the chain containing the endpoints for',
-        '// "internal" (ClusterIP) traffic. internalTrafficChain is the chain that',
-        '// internal traffic is routed to (which is always the same as',
-        '// internalPolicyChain). hasInternalEndpoints is true if we should',
-        '// generate rules pointing to internalTrafficChain, or false if there are',
-        '// no available internal endpoints.',
-        'internalPolicyChain := clusterPolicyChain',
-        'hasInternalEndpoints := hasEndpoints',
-        'if svcInfo.InternalPolicyLocal() {',
-        'internalPolicyChain = localPolicyChain',
-        'if len(localEndpoints) == 0 {',
-        'hasInternalEndpoints = false',
-      ],
+      lines: ['// internalPolicyChain is the chain containing the endpoints for', '…', 'hasInternalEndpoints = false'],
       about: {
         zh: '发往 ClusterIP 的流量走内部策略的链：Local 下只含本节点的端点，本节点一个都没有时就无处可去',
         en: 'Traffic to the ClusterIP takes the internal policy’s chain: under Local it holds only this node’s endpoints, and with none here it leads nowhere',
@@ -362,18 +349,7 @@ export default defineArticle({
     },
     'masquerade-off-cluster': {
       file: IPTABLES_PROXIER,
-      lines: [
-        '// This masquerades off-cluster traffic to a service VIP. The',
-        '// idea is that you can establish a static route for your',
-        '// Service range, routing to any node, and that node will',
-        '// bridge into the Service for you. Since that might bounce',
-        '// off-node, we masquerade here.',
-        'natRules.Write(',
-        '"-A", string(internalTrafficChain),',
-        'args,',
-        'proxier.localDetector.IfNotLocal(),',
-        '"-j", string(kubeMarkMasqChain))',
-      ],
+      lines: ['// This masquerades off-cluster traffic to a service VIP. The', '…', '"-j", string(kubeMarkMasqChain))'],
       about: {
         zh: '内部流量的链只给来源不在集群 Pod 网段里的连接打伪装标记',
         en: 'The internal chain marks a connection for masquerade only when its source is outside the cluster’s pod range',
@@ -393,13 +369,7 @@ export default defineArticle({
     },
     'no-local-endpoints-drop': {
       file: IPTABLES_PROXIER,
-      lines: [
-        '// The internalTrafficPolicy is "Local" but there are no local',
-        '// endpoints. Traffic to the clusterIP will be dropped, but',
-        '// external traffic may still be accepted.',
-        'internalTrafficFilterTarget = "DROP"',
-        'internalTrafficFilterComment = fmt.Sprintf(`"%s has no local endpoints"`, svcPortNameString)',
-      ],
+      lines: ['// The internalTrafficPolicy is "Local" but there are no local', '…', 'internalTrafficFilterComment = fmt.Sprintf(`"%s has no local endpoints"`, svcPortNameString)'],
       about: {
         zh: '内部策略为 Local、本节点没有端点：发往 ClusterIP 的流量被 DROP，规则的注释写明本节点没有端点',
         en: 'Internal policy Local and no endpoint on this node: traffic to the ClusterIP is dropped, commented "has no local endpoints"',
@@ -407,15 +377,7 @@ export default defineArticle({
     },
     'no-endpoints-reject': {
       file: IPTABLES_PROXIER,
-      lines: [
-        '// The service has no endpoints at all; hasInternalEndpoints and',
-        '// hasExternalEndpoints will also be false, and we will not',
-        '// generate any chains in the "nat" table for the service; only',
-        '// rules in the "filter" table rejecting incoming packets for',
-        '// the service\'s IPs.',
-        'internalTrafficFilterTarget = "REJECT"',
-        'internalTrafficFilterComment = fmt.Sprintf(`"%s has no endpoints"`, svcPortNameString)',
-      ],
+      lines: ['// The service has no endpoints at all; hasInternalEndpoints and', '…', 'internalTrafficFilterComment = fmt.Sprintf(`"%s has no endpoints"`, svcPortNameString)'],
       about: {
         zh: '整个集群都没有端点：filter 表里的规则把发往 Service 的包 REJECT，规则的注释写明没有端点',
         en: 'No endpoint anywhere in the cluster: a rule in the filter table rejects packets to the Service, commented "has no endpoints"',
@@ -434,12 +396,7 @@ export default defineArticle({
     },
     'external-pod-traffic': {
       file: IPTABLES_PROXIER,
-      lines: [
-        '// Treat all locally-originated pod -> external destination',
-        '// traffic as a special-case.  It is subject to neither',
-        '// form of traffic policy, which simulates going up-and-out',
-        '// to an external load-balancer and coming back in.',
-      ],
+      lines: ['// Treat all locally-originated pod -> external destination', '…', '// to an external load-balancer and coming back in.'],
       about: {
         zh: '外部策略为 Local 时，来自 Pod 网段、发往外部目的地址的流量不受流量策略约束',
         en: 'Under external policy Local, traffic from the pod range to an external destination is subject to no traffic policy',
@@ -459,12 +416,7 @@ export default defineArticle({
     },
     'terminating-fallback': {
       file: 'pkg/proxy/topology.go',
-      lines: [
-        '// If we didn\'t get any endpoints, try again using terminating endpoints.',
-        '// (Note that we would already have chosen to ignore topology if there',
-        '// were no ready endpoints for the given topology, so the problem at this',
-        '// point must be that there are no ready endpoints anywhere.)',
-      ],
+      lines: ['// If we didn\'t get any endpoints, try again using terminating endpoints.', '…', '// point must be that there are no ready endpoints anywhere.)'],
       about: {
         zh: '没有就绪端点时，kube-proxy 再从正在终止、仍在服务的端点里挑',
         en: 'With no ready endpoint, kube-proxy tries again with endpoints that are terminating but still serving',
@@ -472,12 +424,7 @@ export default defineArticle({
     },
     'nft-no-local-endpoints-drop': {
       file: NFTABLES_PROXIER,
-      lines: [
-        '// The internalTrafficPolicy is "Local" but there are no local',
-        '// endpoints. Traffic to the clusterIP will be dropped, but',
-        '// external traffic may still be accepted.',
-        'internalTrafficFilterVerdict = "drop"',
-      ],
+      lines: ['// The internalTrafficPolicy is "Local" but there are no local', '…', 'internalTrafficFilterVerdict = "drop"'],
       about: {
         zh: 'nftables 模式：内部策略为 Local、本节点没有端点时，ClusterIP 的判决是 drop',
         en: 'nftables mode: with internal policy Local and no endpoint on this node, the ClusterIP’s verdict is drop',
@@ -485,14 +432,7 @@ export default defineArticle({
     },
     'nft-no-endpoints-reject': {
       file: NFTABLES_PROXIER,
-      lines: [
-        '// The service has no endpoints at all; hasInternalEndpoints and',
-        '// hasExternalEndpoints will also be false, and we will not',
-        '// generate any chains in the "nat" table for the service; only',
-        '// rules in the "filter" table rejecting incoming packets for',
-        '// the service\'s IPs.',
-        'internalTrafficFilterVerdict = fmt.Sprintf("goto %s", rejectChain)',
-      ],
+      lines: ['// The service has no endpoints at all; hasInternalEndpoints and', '…', 'internalTrafficFilterVerdict = fmt.Sprintf("goto %s", rejectChain)'],
       about: {
         zh: 'nftables 模式：整个集群都没有端点时，ClusterIP 的判决是转到 reject-chain',
         en: 'nftables mode: with no endpoint anywhere in the cluster, the ClusterIP’s verdict goes to reject-chain',
