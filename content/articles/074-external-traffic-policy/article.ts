@@ -4,8 +4,8 @@
 // paths and the step-by-step walkthrough. Node, pod and Service facts, versions
 // and each step's rc and seconds come from every run (src/evidence/run-facts.ts).
 import {
-  defineArticle, kubernetesSeries, inEveryVariant, healthCheckLine, conntrackFacts, curlFacts, declared, healthCheckFacts, iptables, nft, nftVerdictFacts, podGateway,
-  settleFacts, event, hop, path, nodePort, exec, curlArgv, type Experiment, type FactIdOf, type PathStation, type TopologyView,
+  defineArticle, kubernetesSeries, inEveryVariant, healthCheckLine, conntrackFacts, curlPart, declared, healthCheckFacts, iptables, measured, nft, nftVerdictFacts, part, podGateway,
+  rulesPart, settleFacts, event, hop, path, nodePort, exec, curlArgv, type FactIdOf, type PathStation, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's iptables mode, the headline's: where its rules are decided. */
@@ -19,36 +19,99 @@ const CURL_TIMEOUT_SECONDS = '3';
 const MODES_MEASURED = ['iptables', 'nftables'];
 
 /** A request from the client; --include keeps the status line and headers, which a health check answers with. */
-const fromClient = (id: string, title: string, url: (t: TopologyView) => string, include = false) =>
+const fromClient = <const S extends string>(id: S, title: string, url: (t: TopologyView) => string, include = false) =>
   exec(id, 'control-plane', title, (t) => curlArgv(url(t), { maxTime: CURL_TIMEOUT_SECONDS, include }));
-const healthCheck = (node: string, id = `health-${node}`, title = `s-lb's health check on ${node === 'control-plane' ? 'the control-plane' : node}`) =>
-  fromClient(id, title, (t) => `http://${t.ip(node)}:${t.healthCheckNodePort('s-lb')}/`, true);
+const viaNode = <const S extends string>(id: S, title: string, node: string, service: string) => fromClient(id, title, (t) => `http://${t.ip(node)}:${t.nodePort(service)}/`);
+/** s-lb's health check on a node: the step, its facts and its line (what was asked, in words, then the answer). */
+const healthPart = <const S extends string, const Zh extends string, const En extends string>(node: string, id: S, zh: Zh, en: En, title = `s-lb's health check on ${node === 'control-plane' ? 'the control-plane' : node}`) =>
+  part(fromClient(id, title, (t) => `http://${t.ip(node)}:${t.healthCheckNodePort('s-lb')}/`, true), healthCheckFacts(id), healthCheckLine(id, zh, en));
 
-const experiment: Experiment = kubernetesSeries({
+/** s-local's DROP in worker2's filter table, and the nat rules for s-cluster's and s-local's external traffic on worker. */
+const DROP = (run: Parameters<typeof nodePort>[0]) => ({ table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local') });
+const LOCAL_MARK = { table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade LOCAL traffic for default/s-local external destinations' };
+const noEndpoint = (service: string) => (run: Parameters<typeof nodePort>[0]) => ({ map: 'no-endpoint-nodeports', protocol: 'tcp', port: nodePort(run, service) });
+
+// Each step with the facts read from it and its measured line (every value a {fact.id}, the words ours); facts only one
+// mode's run has are that mode's.
+const runs = measured(
+  // Cluster policy: the source address the backend saw, via the node with and without it.
+  curlPart(viaNode('cluster-via-worker', 's-cluster via the node with the backend', 'worker', 's-cluster'), 'answered', {
+    zh: '控制面（{node.control-plane.ip}）→ worker {node.worker.ip}:{service.s-cluster.nodePort}（后端就在这个节点）：后端看到 client={cluster-via-worker.client}，rc={cluster-via-worker.rc}，用时 {cluster-via-worker.seconds} 秒',
+    en: 'Control-plane ({node.control-plane.ip}) to worker at {node.worker.ip}:{service.s-cluster.nodePort}, where the backend runs: the backend saw client={cluster-via-worker.client}; curl exited {cluster-via-worker.rc} after {cluster-via-worker.seconds} s',
+  }),
+  // The gateway the CNI put on the host side of the backend's veth, as worker holds it: what the backend saw through worker, if it was masqueraded there.
+  part(exec('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']), { 'node.worker.podGateway': podGateway('addresses-worker', 'worker') }, {
+    zh: 'worker 自己持有的、落在其 Pod 网段 {node.worker.podCIDR} 内的地址：{node.worker.podGateway}，在后端 Pod 的 veth 的节点一端',
+    en: "The address worker itself holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node’s end of the backend pod’s veth",
+  }),
+  curlPart(viaNode('cluster-via-worker2', 's-cluster via the node without a backend', 'worker2', 's-cluster'), 'answered', {
+    zh: '控制面 → worker2 {node.worker2.ip}:{service.s-cluster.nodePort}（这里没有后端，请求被转发）：后端看到 client={cluster-via-worker2.client}，rc={cluster-via-worker2.rc}，用时 {cluster-via-worker2.seconds} 秒',
+    en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-cluster.nodePort}, which has no backend and forwards the request: the backend saw client={cluster-via-worker2.client}; curl exited {cluster-via-worker2.rc} after {cluster-via-worker2.seconds} s',
+  }),
+  // The extra hop under Cluster: DNAT to the pod, SNAT to worker2's address.
+  part(exec('conntrack-worker2', 'worker2', "worker2's conntrack entries for s-cluster's NodePort", (t) => ['conntrack', '-L', '-p', 'tcp', '--orig-port-dst', t.nodePort('s-cluster')]), conntrackFacts('conntrack-worker2'), {
+    zh: 'worker2 的 conntrack 里发往 NodePort {service.s-cluster.nodePort} 的连接共 {conntrack-worker2.count} 条，列在最前的一条原方向是 src={conntrack-worker2.first.original.src} dst={conntrack-worker2.first.original.dst} dport={conntrack-worker2.first.original.dport}，回复方向是 src={conntrack-worker2.first.reply.src} dst={conntrack-worker2.first.reply.dst} dport={conntrack-worker2.first.reply.dport}',
+    en: "worker2's conntrack holds {conntrack-worker2.count} [connection|connections] to NodePort {service.s-cluster.nodePort}; the first came in as {conntrack-worker2.first.original.src} to {conntrack-worker2.first.original.dst}:{conntrack-worker2.first.original.dport} and is answered by {conntrack-worker2.first.reply.src}:{conntrack-worker2.first.reply.sport}, addressed to {conntrack-worker2.first.reply.dst}:{conntrack-worker2.first.reply.dport}",
+  }),
+  // Local policy: the client's address survives; the node without a backend drops the packet.
+  curlPart(viaNode('local-via-worker', 's-local via the node with the backend', 'worker', 's-local'), 'answered', {
+    zh: '控制面 → worker {node.worker.ip}:{service.s-local.nodePort}（s-local，后端在本节点）：后端看到 client={local-via-worker.client}，正是发起请求的控制面；rc={local-via-worker.rc}，用时 {local-via-worker.seconds} 秒',
+    en: 'Control-plane to worker at {node.worker.ip}:{service.s-local.nodePort} (s-local, backend on this node): the backend saw client={local-via-worker.client}, the control-plane itself; curl exited {local-via-worker.rc} after {local-via-worker.seconds} s',
+  }),
+  curlPart(viaNode('local-via-worker2', 's-local via the node without a backend', 'worker2', 's-local'), 'failed', {
+    zh: '控制面 → worker2 {node.worker2.ip}:{service.s-local.nodePort}（s-local，本节点没有后端）：没有任何回应，curl 到了 --max-time {local-via-worker2.timeout} 秒的上限后放弃，rc={local-via-worker2.rc}，用时 {local-via-worker2.seconds} 秒',
+    en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-local.nodePort} (s-local, no backend on this node): nothing came back; curl hit its {local-via-worker2.timeout} s limit and exited {local-via-worker2.rc} after {local-via-worker2.seconds} s',
+  }),
+  // Every table of a node at one moment (nat and filter together), so a packet can be followed through it.
+  rulesPart('iptables-worker2', 'worker2', 'iptables', {
+    zh: 'worker2 的 filter 表中对应 s-local 的 NodePort {iptables-worker2.dropPort} 的规则：{iptables-worker2.dropRule}',
+    en: "The rule in worker2's filter table for s-local’s NodePort {iptables-worker2.dropPort}: {iptables-worker2.dropRule}",
+  }, {
+    'iptables-worker2.dropRule': iptables.rule('iptables-worker2', DROP),
+    'iptables-worker2.dropPort': iptables.option('iptables-worker2', DROP, '--dport'),
+  }),
+  // worker, with the backend, holds both Services' external chains: s-cluster's marks every connection for masquerade.
+  // s-local's sends connections from pods and from the node itself to every endpoint (KUBE-SVC-…), marking only the
+  // node's own, and the rest, from outside, to the node's own endpoints (KUBE-SVL-…); KUBE-POSTROUTING masquerades what is marked.
+  rulesPart('iptables-worker', 'worker', 'iptables', {
+    zh: 'worker 的 nat 表里，s-cluster 外部流量链的第一条规则：{iptables-worker.clusterMark}',
+    en: "The first rule of s-cluster’s external-traffic chain in worker’s nat table: {iptables-worker.clusterMark}",
+  }, {
+    'iptables-worker.clusterMark': iptables.rule('iptables-worker', () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade traffic for default/s-cluster external destinations' })),
+    'iptables-worker.localMark': iptables.rule('iptables-worker', () => LOCAL_MARK),
+    'iptables-worker.localRoute': iptables.inChainOf('iptables-worker', LOCAL_MARK, 'KUBE-SVL-'),
+    'iptables-worker.localPodRoute': iptables.rule('iptables-worker', () => ({ table: 'nat', comment: 'pod traffic for default/s-local external destinations' })),
+    'iptables-worker.localNodeRoute': iptables.rule('iptables-worker', () => ({ table: 'nat', comment: 'route LOCAL traffic for default/s-local external destinations' })),
+    'iptables-worker.masquerade': iptables.rule('iptables-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
+  }),
+  // In nftables mode kube-proxy keeps its rules in its own table (the drop lives there), beside iptables-nft's: the
+  // verdict map element it wrote, and the path a new connection takes to it.
+  rulesPart('nft-worker2', 'worker2', 'nftables', {
+    zh: 'worker2 上 kube-proxy 自己的 nftables 表：no-endpoint-nodeports 映射把 s-local 的 NodePort 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}），由 nodeport-endpoints-check 链查表，只对 nodeport-ips 中的 {nft-worker2.nodePortIPs} 生效',
+    en: "kube-proxy’s own nftables table on worker2: the no-endpoint-nodeports map sends s-local’s NodePort to {nft-worker2.drop.verdict} ({nft-worker2.drop.element}), looked up by the nodeport-endpoints-check chain, and only for {nft-worker2.nodePortIPs} in nodeport-ips",
+  }, {
+    ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', noEndpoint('s-local')),
+    ...nftVerdictFacts('nft-worker2.lbDrop', 'nft-worker2', noEndpoint('s-lb')),
+    'nft-worker2.checkRule': nft.rule('nft-worker2', 'nodeport-endpoints-check', '@no-endpoint-nodeports'),
+    'nft-worker2.inputHook': nft.hook('nft-worker2', 'filter-input'),
+    'nft-worker2.inputJump': nft.rule('nft-worker2', 'filter-input', 'jump nodeport-endpoints-check'),
+    'nft-worker2.nodePortIPs': nft.set('nft-worker2', 'nodeport-ips'),
+  }),
+  // s-lb's health check on each node, and on worker once the backend is gone (how long kube-proxy took to see it gone, as its own health check told it).
+  healthPart('worker', 'health-worker', 'worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}（有本地后端）', 'Health check on worker, {node.worker.ip}:{service.s-lb.healthCheckNodePort} (a local backend)'),
+  healthPart('worker2', 'health-worker2', 'worker2 {node.worker2.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）', 'Health check on worker2, {node.worker2.ip}:{service.s-lb.healthCheckNodePort} (no local backend)'),
+  healthPart('control-plane', 'health-control-plane', '控制面 {node.control-plane.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）', 'Health check on the control-plane, {node.control-plane.ip}:{service.s-lb.healthCheckNodePort} (no local backend)'),
+  part({ kind: 'delete-pod', id: 'delete-backend', title: 'delete the backend pod', pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' }, settleFacts('delete-backend'), {
+    zh: '删除 worker 上的后端 Pod（原 IP {pod.backend.ip}）：rc={delete-backend.rc}，用时 {delete-backend.seconds} 秒',
+    en: 'Deleted the backend pod on worker (it had {pod.backend.ip}): exit code {delete-backend.rc} after {delete-backend.seconds} s',
+  }),
+  healthPart('worker', 'health-worker-after-delete', '后端删除之后再问 worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}', 'Worker’s health check once the backend is gone, {node.worker.ip}:{service.s-lb.healthCheckNodePort}', "s-lb's health check on worker after the delete"),
+);
+
+const experiment = kubernetesSeries({
   slug: '074-external-traffic-policy',
   manifests: ['manifests/backend.yaml', 'manifests/services.yaml'],
-  steps: [
-    fromClient('cluster-via-worker', 's-cluster via the node with the backend', (t) => `http://${t.ip('worker')}:${t.nodePort('s-cluster')}/`),
-    // The gateway the CNI put on the host side of the backend's veth, as worker holds it.
-    exec('addresses-worker', 'worker', "worker's IPv4 addresses", () => ['ip', '-j', '-4', 'address', 'show']),
-    fromClient('cluster-via-worker2', 's-cluster via the node without a backend', (t) => `http://${t.ip('worker2')}:${t.nodePort('s-cluster')}/`),
-    exec('conntrack-worker2', 'worker2', "worker2's conntrack entries for s-cluster's NodePort", (t) => ['conntrack', '-L', '-p', 'tcp', '--orig-port-dst', t.nodePort('s-cluster')]),
-    fromClient('local-via-worker', 's-local via the node with the backend', (t) => `http://${t.ip('worker')}:${t.nodePort('s-local')}/`),
-    fromClient('local-via-worker2', 's-local via the node without a backend', (t) => `http://${t.ip('worker2')}:${t.nodePort('s-local')}/`),
-    // Every table of a node at one moment (nat and filter together), so a packet can be followed through it.
-    exec('iptables-worker2', 'worker2', "worker2's iptables rules, every table", () => ['iptables-save'], { variants: ['iptables'] }),
-    // Where the masquerade the article explains is written: worker, with the backend, holds both
-    // Services' external chains (Cluster marks every connection; Local sends pods and the node itself
-    // cluster-wide, marks only the node's own, and keeps what comes from outside on the node).
-    exec('iptables-worker', 'worker', "worker's iptables rules, every table", () => ['iptables-save'], { variants: ['iptables'] }),
-    // In nftables mode kube-proxy keeps its rules in its own table (the drop lives there), beside iptables-nft's: the whole ruleset.
-    exec('nft-worker2', 'worker2', "worker2's nftables ruleset", () => ['nft', 'list', 'ruleset'], { variants: ['nftables'] }),
-    healthCheck('worker'),
-    healthCheck('worker2'),
-    healthCheck('control-plane'),
-    { kind: 'delete-pod', id: 'delete-backend', title: 'delete the backend pod', pod: 'backend', namespace: 'default', settleNode: 'worker', settleService: 's-lb' },
-    healthCheck('worker', 'health-worker-after-delete', "s-lb's health check on worker after the delete"),
-  ],
+  steps: runs.steps,
   // The same experiment under each of kube-proxy's modes; iptables (the first) is the default run.
   // ipvs needs IPVS in the kernel: the lab refuses it, kind passes it to its cluster config.
   variants: { axis: 'kubeProxyMode', values: ['iptables', 'nftables', 'ipvs'] },
@@ -57,56 +120,9 @@ const experiment: Experiment = kubernetesSeries({
 const facts = {
   // The image the manifest names (what a registry would have served): declared, not measured.
   'declared.backend.image': declared('manifests/backend.yaml', 'Pod/backend', 'spec.containers.0.image'),
-  // Cluster policy: the source address the backend saw, via the node with and without it.
-  ...curlFacts('cluster-via-worker', 'answered'),
-  ...curlFacts('cluster-via-worker2', 'answered'),
-  // The address worker holds on its pod's veth: what the backend saw through worker, if it was masqueraded there.
-  'node.worker.podGateway': podGateway('addresses-worker', 'worker'),
-  // Local policy: the client's address survives; the node without a backend drops the packet.
-  ...curlFacts('local-via-worker', 'answered'),
-  ...curlFacts('local-via-worker2', 'failed'),
-  // The extra hop under Cluster: DNAT to the pod, SNAT to worker2's address.
-  ...conntrackFacts('conntrack-worker2'),
-  // s-lb's health check on each node, and on worker once the backend is gone.
-  ...healthCheckFacts('health-worker'),
-  ...healthCheckFacts('health-worker2'),
-  ...healthCheckFacts('health-control-plane'),
-  // How long kube-proxy took to see the backend gone, as its own health check told it.
-  ...settleFacts('delete-backend'),
-  ...healthCheckFacts('health-worker-after-delete'),
+  ...runs.facts,
 };
-
-/** s-local's DROP in worker2's filter table, and the nat rules for s-cluster's and s-local's external traffic on worker. */
-const DROP = (run: Parameters<typeof nodePort>[0]) => ({ table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local') });
-const LOCAL_MARK = { table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade LOCAL traffic for default/s-local external destinations' };
-const noEndpoint = (service: string) => (run: Parameters<typeof nodePort>[0]) => ({ map: 'no-endpoint-nodeports', protocol: 'tcp', port: nodePort(run, service) });
-
-/** Facts only one mode's run has: where each mode keeps the drop for s-local's NodePort on worker2. */
-const variantFacts = {
-  iptables: {
-    'iptables-worker2.dropRule': iptables.rule('iptables-worker2', DROP),
-    'iptables-worker2.dropPort': iptables.option('iptables-worker2', DROP, '--dport'),
-    // worker's nat table: s-cluster's external chain marks every connection for masquerade. s-local's
-    // sends connections from pods and from the node itself to every endpoint (KUBE-SVC-…), marking only
-    // the node's own, and the rest, from outside, to the node's own endpoints (KUBE-SVL-…), as
-    // pkg/proxy/iptables/proxier.go writes it; KUBE-POSTROUTING masquerades what is marked.
-    'iptables-worker.clusterMark': iptables.rule('iptables-worker', () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade traffic for default/s-cluster external destinations' })),
-    'iptables-worker.localMark': iptables.rule('iptables-worker', () => LOCAL_MARK),
-    'iptables-worker.localRoute': iptables.inChainOf('iptables-worker', LOCAL_MARK, 'KUBE-SVL-'),
-    'iptables-worker.localPodRoute': iptables.rule('iptables-worker', () => ({ table: 'nat', comment: 'pod traffic for default/s-local external destinations' })),
-    'iptables-worker.localNodeRoute': iptables.rule('iptables-worker', () => ({ table: 'nat', comment: 'route LOCAL traffic for default/s-local external destinations' })),
-    'iptables-worker.masquerade': iptables.rule('iptables-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
-  },
-  nftables: {
-    // The verdict map element kube-proxy wrote into its own table, and the path a new connection takes to it.
-    ...nftVerdictFacts('nft-worker2.drop', 'nft-worker2', noEndpoint('s-local')),
-    ...nftVerdictFacts('nft-worker2.lbDrop', 'nft-worker2', noEndpoint('s-lb')),
-    'nft-worker2.checkRule': nft.rule('nft-worker2', 'nodeport-endpoints-check', '@no-endpoint-nodeports'),
-    'nft-worker2.inputHook': nft.hook('nft-worker2', 'filter-input'),
-    'nft-worker2.inputJump': nft.rule('nft-worker2', 'filter-input', 'jump nodeport-endpoints-check'),
-    'nft-worker2.nodePortIPs': nft.set('nft-worker2', 'nodeport-ips'),
-  },
-};
+const variantFacts = runs.variantFacts;
 
 type Id = FactIdOf<typeof facts, typeof variantFacts>;
 
@@ -248,53 +264,7 @@ export default defineArticle({
     { fact: 'health-worker-after-delete.status', label: { zh: '健康检查，删掉后端之后的 worker', en: 'Health check on worker after the delete' } },
     { fact: 'run.kubeProxyMode', label: { zh: 'kube-proxy 自报的模式', en: 'The mode kube-proxy reports' } },
   ],
-  // The one-line summary each step gets inside a <Measured> block; every value is a {fact.id}, the words are ours.
-  lines: {
-    'cluster-via-worker': {
-      zh: '控制面（{node.control-plane.ip}）→ worker {node.worker.ip}:{service.s-cluster.nodePort}（后端就在这个节点）：后端看到 client={cluster-via-worker.client}，rc={cluster-via-worker.rc}，用时 {cluster-via-worker.seconds} 秒',
-      en: 'Control-plane ({node.control-plane.ip}) to worker at {node.worker.ip}:{service.s-cluster.nodePort}, where the backend runs: the backend saw client={cluster-via-worker.client}; curl exited {cluster-via-worker.rc} after {cluster-via-worker.seconds} s',
-    },
-    'addresses-worker': {
-      zh: 'worker 自己持有的、落在其 Pod 网段 {node.worker.podCIDR} 内的地址：{node.worker.podGateway}，在后端 Pod 的 veth 的节点一端',
-      en: "The address worker itself holds inside its pod range {node.worker.podCIDR}: {node.worker.podGateway}, on the node’s end of the backend pod’s veth",
-    },
-    'cluster-via-worker2': {
-      zh: '控制面 → worker2 {node.worker2.ip}:{service.s-cluster.nodePort}（这里没有后端，请求被转发）：后端看到 client={cluster-via-worker2.client}，rc={cluster-via-worker2.rc}，用时 {cluster-via-worker2.seconds} 秒',
-      en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-cluster.nodePort}, which has no backend and forwards the request: the backend saw client={cluster-via-worker2.client}; curl exited {cluster-via-worker2.rc} after {cluster-via-worker2.seconds} s',
-    },
-    'conntrack-worker2': {
-      zh: 'worker2 的 conntrack 里发往 NodePort {service.s-cluster.nodePort} 的连接共 {conntrack-worker2.count} 条，列在最前的一条原方向是 src={conntrack-worker2.first.original.src} dst={conntrack-worker2.first.original.dst} dport={conntrack-worker2.first.original.dport}，回复方向是 src={conntrack-worker2.first.reply.src} dst={conntrack-worker2.first.reply.dst} dport={conntrack-worker2.first.reply.dport}',
-      en: "worker2's conntrack holds {conntrack-worker2.count} [connection|connections] to NodePort {service.s-cluster.nodePort}; the first came in as {conntrack-worker2.first.original.src} to {conntrack-worker2.first.original.dst}:{conntrack-worker2.first.original.dport} and is answered by {conntrack-worker2.first.reply.src}:{conntrack-worker2.first.reply.sport}, addressed to {conntrack-worker2.first.reply.dst}:{conntrack-worker2.first.reply.dport}",
-    },
-    'local-via-worker': {
-      zh: '控制面 → worker {node.worker.ip}:{service.s-local.nodePort}（s-local，后端在本节点）：后端看到 client={local-via-worker.client}，正是发起请求的控制面；rc={local-via-worker.rc}，用时 {local-via-worker.seconds} 秒',
-      en: 'Control-plane to worker at {node.worker.ip}:{service.s-local.nodePort} (s-local, backend on this node): the backend saw client={local-via-worker.client}, the control-plane itself; curl exited {local-via-worker.rc} after {local-via-worker.seconds} s',
-    },
-    'local-via-worker2': {
-      zh: '控制面 → worker2 {node.worker2.ip}:{service.s-local.nodePort}（s-local，本节点没有后端）：没有任何回应，curl 到了 --max-time {local-via-worker2.timeout} 秒的上限后放弃，rc={local-via-worker2.rc}，用时 {local-via-worker2.seconds} 秒',
-      en: 'Control-plane to worker2 at {node.worker2.ip}:{service.s-local.nodePort} (s-local, no backend on this node): nothing came back; curl hit its {local-via-worker2.timeout} s limit and exited {local-via-worker2.rc} after {local-via-worker2.seconds} s',
-    },
-    'iptables-worker2': {
-      zh: 'worker2 的 filter 表中对应 s-local 的 NodePort {iptables-worker2.dropPort} 的规则：{iptables-worker2.dropRule}',
-      en: "The rule in worker2's filter table for s-local’s NodePort {iptables-worker2.dropPort}: {iptables-worker2.dropRule}",
-    },
-    'iptables-worker': {
-      zh: 'worker 的 nat 表里，s-cluster 外部流量链的第一条规则：{iptables-worker.clusterMark}',
-      en: "The first rule of s-cluster’s external-traffic chain in worker’s nat table: {iptables-worker.clusterMark}",
-    },
-    'nft-worker2': {
-      zh: 'worker2 上 kube-proxy 自己的 nftables 表：no-endpoint-nodeports 映射把 s-local 的 NodePort 判为 {nft-worker2.drop.verdict}（{nft-worker2.drop.element}），由 nodeport-endpoints-check 链查表，只对 nodeport-ips 中的 {nft-worker2.nodePortIPs} 生效',
-      en: "kube-proxy’s own nftables table on worker2: the no-endpoint-nodeports map sends s-local’s NodePort to {nft-worker2.drop.verdict} ({nft-worker2.drop.element}), looked up by the nodeport-endpoints-check chain, and only for {nft-worker2.nodePortIPs} in nodeport-ips",
-    },
-    'health-worker': healthCheckLine('health-worker', 'worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}（有本地后端）', 'Health check on worker, {node.worker.ip}:{service.s-lb.healthCheckNodePort} (a local backend)'),
-    'health-worker2': healthCheckLine('health-worker2', 'worker2 {node.worker2.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）', 'Health check on worker2, {node.worker2.ip}:{service.s-lb.healthCheckNodePort} (no local backend)'),
-    'health-control-plane': healthCheckLine('health-control-plane', '控制面 {node.control-plane.ip}:{service.s-lb.healthCheckNodePort}（没有本地后端）', 'Health check on the control-plane, {node.control-plane.ip}:{service.s-lb.healthCheckNodePort} (no local backend)'),
-    'delete-backend': {
-      zh: '删除 worker 上的后端 Pod（原 IP {pod.backend.ip}）：rc={delete-backend.rc}，用时 {delete-backend.seconds} 秒',
-      en: 'Deleted the backend pod on worker (it had {pod.backend.ip}): exit code {delete-backend.rc} after {delete-backend.seconds} s',
-    },
-    'health-worker-after-delete': healthCheckLine('health-worker-after-delete', '后端删除之后再问 worker {node.worker.ip}:{service.s-lb.healthCheckNodePort}', 'Worker’s health check once the backend is gone, {node.worker.ip}:{service.s-lb.healthCheckNodePort}'),
-  },
+  lines: runs.lines,
   paths: [
     path({
       id: 'cluster-via-worker',
