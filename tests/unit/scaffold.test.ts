@@ -146,3 +146,28 @@ test('a draft whose lab ran before its headline: the lab runs are its runs (colu
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test('a draft whose headline ran and whose lab has not: the lab binds placeholders and is no run; a normal build keeps it out', async () => {
+  const slug = '077-session-affinity';
+  const article = await loadArticle(root, slug);
+  const tmp = mkdtempSync(join(tmpdir(), 'shice-draft-no-lab-'));
+  try {
+    // 077's committed kind runs of the headline release, the lab not captured yet.
+    for (const folder of ['snapshots', 'snapshots.nftables']) cpSync(join(root, 'content/articles', slug, folder), join(tmp, folder), { recursive: true });
+    const built = evidenceFromDisk(slug, join(tmp, 'snapshots'), article);
+    assert.deepEqual([built.environmentRuns?.measured, built.environmentRuns?.notMeasured], [['kind'], ['lab']]);
+    assert.equal(built.environmentRuns?.runs.has('lab'), false, 'a normal build has no lab evidence to bind');
+    const draft = evidenceFromDisk(slug, join(tmp, 'snapshots'), article, { variants: true, draft: true });
+    assert.deepEqual([draft.environmentRuns?.measured, draft.environmentRuns?.notMeasured], [['kind'], ['lab']]);
+    const lab = draft.environmentRuns!.runs.get('lab')!;
+    assert.equal(lab.unmeasured, true);
+    assert.equal(lab.facts.get('sticky.who')!.value, PLACEHOLDER, "the evidence page's lab values preview as not yet measured");
+    assert.deepEqual(
+      measuredRuns(draft).map((r) => r.environment),
+      ['kind', 'kind'],
+      'only the two kind runs are runs: the lab gets no column and no record',
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});

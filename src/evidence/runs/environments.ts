@@ -31,10 +31,11 @@ export function buildArticleEnvironments(input: ArticleRunsInput): ArticleEviden
   const notMeasured: EnvironmentName[] = [];
   for (const environment of declared) {
     const folder = environmentFolder(input.snapshotsDir, environment, headline);
-    // The headline must be there (the build fails on it as before); another environment may not have run yet.
+    // The headline must be there (the build fails on it as before); another environment may not have run yet,
+    // and a draft then shows its values as placeholders, as it does the headline's.
     if (environment !== headline && !exists(folder)) {
       notMeasured.push(environment);
-      continue;
+      if (!input.draft) continue;
     }
     const { folderOf: _staged, ...rest } = input;
     runs.set(
@@ -42,7 +43,7 @@ export function buildArticleEnvironments(input: ArticleRunsInput): ArticleEviden
       buildArticleRuns({ ...rest, snapshotsDir: folder, environment, ...(environment === headline && input.folderOf ? { folderOf: input.folderOf } : {}) }),
     );
   }
-  const environmentRuns: EnvironmentRuns = { headline, declared, measured: declared.filter((e) => runs.has(e)), notMeasured, runs };
+  const environmentRuns: EnvironmentRuns = { headline, declared, measured: declared.filter((e) => runs.has(e) && !notMeasured.includes(e)), notMeasured, runs };
   return { ...runs.get(headline)!, environmentRuns };
 }
 
