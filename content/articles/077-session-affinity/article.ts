@@ -33,8 +33,8 @@ const runs = measured(
     en: 'In kube-proxy’s table on worker, the affinity set that holds the client {nft-worker.remembered.client} (timeout {nft-worker.remembered.timeout}): {nft-worker.remembered.set}',
   }, affinitySetFacts('nft-worker.remembered', 'nft-worker', 'default/s-sticky')),
   answersPart(fromClient('brief-spaced', `s-brief's ClusterIP, 8 requests ${SPACING_SECONDS} s apart`, 's-brief', 8, `${60 / SPACING_SECONDS}/m`), {
-    zh: '客户端 Pod → s-brief，每 {brief-spaced.every} 秒一个：{brief-spaced.requests} 个请求，回答者 {brief-spaced.distinct} 个：{brief-spaced.who}',
-    en: 'The client pod to s-brief, one every {brief-spaced.every} s: {brief-spaced.requests} requests, answered by {brief-spaced.distinct} [backend|backends]: {brief-spaced.who}',
+    zh: '客户端 Pod → s-brief，间隔长于超时：{brief-spaced.requests} 个请求，回答者 {brief-spaced.distinct} 个：{brief-spaced.who}',
+    en: 'The client pod to s-brief, further apart than its timeout: {brief-spaced.requests} requests, answered by {brief-spaced.distinct} [backend|backends]: {brief-spaced.who}',
   }, { 'brief-spaced.every': fromDefinition(SPACING_SECONDS) }),
   rulesPart('iptables-brief', 'worker', 'iptables', {
     zh: 'worker 的 nat 表里，s-brief 的 recent 检查规则送出的新连接 {iptables-brief.s-brief.checked} 个，它的端点记录下的新连接 {iptables-brief.s-brief.recorded} 个',
