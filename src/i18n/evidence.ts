@@ -72,6 +72,7 @@ const zh = {
   sourcesHeading: '上游源码',
   sourcesIntro: '下面的代码行引自 kubernetes/kubernetes，版本与本文运行所用的 Kubernetes 相同；构建时逐行核对过，其他版本的行号附后。',
   sourcesOther: '其他版本：',
+  sourcesNotYetCited: '草稿：还没有引用。运行本文并执行 npm run cite 之后，这里显示所引的代码行。',
   copy: '复制',
   /** What a copy button copies, said after `copy` to screen readers only. */
   copyCommand: '命令',
@@ -207,6 +208,7 @@ const en: typeof zh = {
   sourcesIntro:
     'These lines are quoted from kubernetes/kubernetes at the release this article’s run used; the build checks each of them, and gives where they are in the other releases.',
   sourcesOther: 'Other releases: ',
+  sourcesNotYetCited: 'Draft, not yet cited: the cited lines show here once the article has run and npm run cite has read them.',
   copy: 'Copy',
   copyCommand: ' the command',
   copyOutput: ' the output',

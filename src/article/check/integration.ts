@@ -83,7 +83,12 @@ export async function checkArticles(
       const evidence = evidenceFromDisk(slug, target.snapshotsDir, article, { variants: true, draft: target.draft });
       // The pages take it from the memo instead of deriving it again (evidence-memo.ts); dev pages derive afresh.
       if (stamps !== null) memo.remember(target, stamps, evidence);
-      if (!evidence.unmeasured) committedRuns.push(...everyRun(evidence).map((run) => ({ runId: run.snapshots.run.runId, file: run.snapshots.files.run })));
+      // A draft's placeholders (runs still to come) are no committed runs.
+      committedRuns.push(
+        ...everyRun(evidence)
+          .filter((run) => !run.unmeasured)
+          .map((run) => ({ runId: run.snapshots.run.runId, file: run.snapshots.files.run })),
+      );
       // With variants: every measured run's facts and steps as <variant>:<id>, and the claims of every run and across runs.
       const bindable = bindableIds(evidence);
       factCount += bindable.factIds.length;
@@ -105,8 +110,9 @@ export async function checkArticles(
       // Citations (<Cite id>): every sentence's cited lines, as upstream.yaml holds them for every release a run used.
       const upstream = readUpstreamRecord(dir, `${ARTICLES}/${slug}/${UPSTREAM_FILE}`);
       problems.push(...upstream.problems);
+      // A draft previews an article whose runs or whose npm run cite are still to come: what is off is a warning until then.
       if (!evidence.unmeasured)
-        problems.push(
+        (isDraft(env) ? drafts : problems).push(
           ...citationProblems({
             definitionFile: article.file,
             upstreamFile: `${ARTICLES}/${slug}/${UPSTREAM_FILE}`,

@@ -22,10 +22,11 @@ export function choosePlurals(segments: readonly RenderedSegment[], lang: Lang):
     if (segment.kind !== 'text' || before?.kind !== 'fact') return segment;
     const match = FORMS.exec(segment.text);
     if (!match) return segment;
-    const count = Number(before.fact.value);
-    if (!Number.isFinite(count))
+    // A draft's placeholder has no number yet: the word takes its plural form.
+    const count = before.fact.unmeasured ? Number.NaN : Number(before.fact.value);
+    if (!Number.isFinite(count) && !before.fact.unmeasured)
       throw new Error(`plural "[${match[2]}|${match[3]}]" follows fact "${before.fact.id}", whose value "${before.fact.value}" is not a number`);
-    const word = rules.select(count) === 'one' ? match[2] : match[3];
+    const word = Number.isFinite(count) && rules.select(count) === 'one' ? match[2] : match[3];
     return { kind: 'text', text: `${match[1]}${word}${segment.text.slice(match[0].length)}` };
   });
 }

@@ -73,7 +73,8 @@ export function unmeasuredSnapshots(
     durationMs: 0,
     git: { commit: null, dirty: false },
     host: { os: PLACEHOLDER, arch: PLACEHOLDER, kernel: PLACEHOLDER },
-    versions: {},
+    // Every run records the mode its kube-proxy reports (run.kubeProxyMode); a placeholder's is a placeholder too.
+    versions: { 'kube-proxy-mode': PLACEHOLDER },
     cluster: { name: PLACEHOLDER, kubeProxyMode: awaited.kubeProxyMode ?? PLACEHOLDER, podSubnet: '0.0.0.0/0', serviceSubnet: '0.0.0.0/0' },
     nodes: (declared.nodes.length ? declared.nodes : [PLACEHOLDER]).map((name) => ({
       name,

@@ -85,10 +85,11 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
   const notMeasured: string[] = [];
   for (const variant of declared) {
     const dir = input.folderOf?.(variant) ?? variantFolder(input.snapshotsDir, variant, byDefault);
-    // The default run must be there (the build fails on it as before); another variant may not have run yet.
+    // The default run must be there (the build fails on it as before); another variant may not have run yet,
+    // and a draft then shows its values as placeholders, as it does the default's.
     if (variant !== byDefault && !exists(dir)) {
       notMeasured.push(variant);
-      continue;
+      if (!input.draft) continue;
     }
     const evidence = buildArticleEvidence({
       slug: input.slug,
@@ -133,7 +134,7 @@ export function buildArticleRuns(input: ArticleRunsInput): ArticleEvidence {
     return step === 'run' ? evidence.snapshots.files.run : (evidence.snapshots.files.steps.get(step) ?? step);
   };
   const comparisons = evaluateClaims(comparisonDefs, facts, fileOf);
-  const measured = declared.filter((v) => runs.has(v));
+  const measured = declared.filter((v) => runs.has(v) && !notMeasured.includes(v));
   const variantRuns: VariantRuns = { axis: experiment.variants.axis, defaultVariant: byDefault, declared, measured, notMeasured, runs, facts, comparisons };
   return { ...runs.get(byDefault)!, variantRuns };
 }
