@@ -140,7 +140,8 @@ type ArrowAfter<T extends string> = T extends `${string}${'）' | '，' | '：'}
 
 /**
  * The measured line of a kube-proxy health check read by healthCheckFacts: what was
- * asked (`zh`, `en`, with its own placeholders), then the status and localEndpoints.
+ * asked (`zh`, `en`, with its own placeholders), then the status, its reason phrase and
+ * localEndpoints, the same values in both languages.
  * The line's type keeps every placeholder, so the type check still sees what it reads.
  */
 export function healthCheckLine<const S extends string, const Zh extends string, const En extends string>(
@@ -148,12 +149,12 @@ export function healthCheckLine<const S extends string, const Zh extends string,
   zh: Zh,
   en: En,
 ): {
-  zh: `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status}，localEndpoints={${S}.localEndpoints}`;
+  zh: `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status} {${S}.reason}，localEndpoints={${S}.localEndpoints}`;
   en: `${En}: HTTP {${S}.status} {${S}.reason}, localEndpoints={${S}.localEndpoints}`;
 } {
   const arrow = /[）：，]$/.test(zh) ? '→' : ' →';
   return {
-    zh: `${zh}${arrow} HTTP {${step}.status}，localEndpoints={${step}.localEndpoints}` as `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status}，localEndpoints={${S}.localEndpoints}`,
+    zh: `${zh}${arrow} HTTP {${step}.status} {${step}.reason}，localEndpoints={${step}.localEndpoints}` as `${Zh}${ArrowAfter<Zh>} HTTP {${S}.status} {${S}.reason}，localEndpoints={${S}.localEndpoints}`,
     en: `${en}: HTTP {${step}.status} {${step}.reason}, localEndpoints={${step}.localEndpoints}`,
   };
 }
