@@ -14,10 +14,22 @@ import type { SatteriProcessorOptions } from '@astrojs/markdown-satteri';
 import { LANGS, type Lang } from '../../site.config.ts';
 import { mdxEvidence } from '../evidence/mdx-evidence.ts';
 import { boundFact, type FactScope, type RunRef } from './context.ts';
+import { stepOutputId } from './anchors.ts';
+import { DECLARED_STEP, RUN_STEP } from '../../evidence/facts.ts';
 import { factElement, type HastElement } from './fact-html.ts';
 
 /** What the MDX pipeline takes in `hastPlugins`: a plugin, or a function of the file that gives one (or none). */
 type HastPluginEntry = NonNullable<SatteriProcessorOptions['hastPlugins']>[number];
+
+/** Whether a <Fact>'s parent is a headline's value (`<p class="headline-value">` in the MDX). */
+function inHeadline(parent: unknown): boolean {
+  const p = parent as
+    { type?: string; name?: string; tagName?: string; attributes?: JsxElement['attributes']; properties?: { className?: unknown } } | undefined;
+  if (!p) return false;
+  if (p.type === 'element') return p.tagName === 'p' && Array.isArray(p.properties?.className) && p.properties.className.includes('headline-value');
+  const cls = p.attributes?.find((a) => a.name === 'class' || a.name === 'className')?.value;
+  return p.name === 'p' && typeof cls === 'string' && cls.split(/\s+/).includes('headline-value');
+}
 
 /** An MDX JSX element as the plugin reads it. */
 interface JsxElement {
@@ -58,7 +70,10 @@ export function factBinding(): HastPluginEntry {
     const mdx = context.fileURL ? articleMdx(fileURLToPath(context.fileURL)) : null;
     if (!mdx) return null;
     let evidence: ReturnType<typeof mdxEvidence> | undefined;
-    const bind = async (node: JsxElement, ctx: { data: { astro?: { frontmatter?: Record<string, unknown> } } }): Promise<HastElement> => {
+    const bind = async (
+      node: JsxElement,
+      ctx: { data: { astro?: { frontmatter?: Record<string, unknown> } }; parent(node: unknown): unknown },
+    ): Promise<HastElement> => {
       const at = node.position ? `${mdx.file}:${node.position.start.line}:${node.position.start.column}` : mdx.file;
       const problem = expressionProblem(node);
       if (problem) throw new Error(`${at}: ${problem}`);
@@ -76,7 +91,17 @@ export function factBinding(): HastPluginEntry {
         ...(variant === undefined ? {} : { variant }),
       };
       const { fact, binding, declared } = boundFact(scope, literal(node, 'id'), ref);
-      return factElement(fact, binding, declared);
+      const element = factElement(fact, binding, declared);
+      // A headline value is one tap from the raw output that decided it: its step's output in the page's
+      // <Measured> block (a link into a folded block opens it). Values of another run, of run.yaml or
+      // declared by a manifest have no output of this page to link to.
+      if (binding !== undefined || fact.step === RUN_STEP || fact.step === DECLARED_STEP || !inHeadline(ctx.parent(node))) return element;
+      return {
+        type: 'element',
+        tagName: 'a',
+        properties: { href: `#${stepOutputId(fact.step)}`, className: ['headline-link'], dataStep: fact.step },
+        children: [element],
+      };
     };
     return {
       name: 'shice-fact',
