@@ -1,12 +1,12 @@
-// A real `npm run build:draft` of a copy of the site in which 077, a whole
+// A real `npm run build:draft` and `npm run check` of a copy of the site in which 077, a whole
 // article (four releases, two environments, two modes, citations, excerpts,
 // plurals, a claim of one mode only), has not run at all: no snapshots and no
-// upstream.yaml. The draft builds and says on the page what is still to come;
+// upstream.yaml. The draft builds and says on the page what is still to come, the check passes;
 // a normal build of the same copy refuses in one line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { siteCopy } from '../support/project-copy.ts';
@@ -15,7 +15,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLUG = '077-session-affinity';
 
 test('an article with nothing run previews as a draft, every run-bound part marked as still to come; a normal build refuses it', () => {
-  const copy = siteCopy(root, 'draft-preview', { articles: [SLUG] });
+  // Every article: the check reads the tests, which import the other articles' definitions.
+  const copy = siteCopy(root, 'draft-preview', { articles: readdirSync(join(root, 'content/articles')) });
   try {
     const dir = join(copy, 'content/articles', SLUG);
     for (const entry of readdirSync(dir)) if (entry.startsWith('snapshots') || entry === 'upstream.yaml') rmSync(join(dir, entry), { recursive: true });
@@ -31,6 +32,13 @@ test('an article with nothing run previews as a draft, every run-bound part mark
     }
     const evidence = readFileSync(join(copy, 'dist', SLUG, 'evidence', 'index.html'), 'utf8');
     assert.doesNotMatch(evidence, /data-claim-matrix="[^"]+"/, 'no run, no column');
+
+    // npm run check (astro check, as a draft): the types and the MDX pass before any capture. It checks every
+    // TypeScript file of the project, so the copy gets the ones a build does not read.
+    for (const entry of ['bench', 'tests', 'tools', 'playwright.config.ts']) cpSync(join(root, entry), join(copy, entry), { recursive: true });
+    const check = spawnSync(process.execPath, [astro, 'check'], { cwd: copy, encoding: 'utf8', timeout: 170_000, env: { ...process.env, SHICE_DRAFT: '1' } });
+    assert.equal(check.status, 0, `${check.stdout}\n${check.stderr}`);
+    assert.match(check.stdout, /0 errors/);
 
     rmSync(join(copy, 'dist'), { recursive: true, force: true });
     const normal = spawnSync(process.execPath, [astro, 'build'], { cwd: copy, encoding: 'utf8', timeout: 170_000, env: { ...process.env, SHICE_DRAFT: '' } });
