@@ -2,8 +2,7 @@
 // line its measured block shows, together under the step's id. An article lists
 // its parts in the order they run; `measured(...)` hands the experiment its
 // steps and the definition its facts, variant facts and lines. Pure.
-import { answered, curl, curlFacts, factsFrom, fromStep, type FactSpecs } from '../evidence/fact-kit.ts';
-import { parseAnswers } from '../evidence/extract/answers.ts';
+import { answered, answerFacts, curlFacts, factsFrom, type FactSpecs } from '../evidence/fact-kit.ts';
 import { exec } from '../experiment/steps.ts';
 import type { ExecStep, StepDef } from '../experiment/types.ts';
 
@@ -140,12 +139,13 @@ export function answersPart<const S extends string, const L extends LineText, co
   line: L,
   more?: M,
 ): StepPart<S, FactSpecs<`${S}.${'timeout' | 'requests' | 'answered' | 'who' | 'distinct'}`> & M, {}, L> {
-  const answers = factsFrom<`${S}.${'timeout' | 'requests' | 'answered' | 'who' | 'distinct'}`>([
-    [`${step.id}.timeout`, curl.timeout(step.id)],
-    [`${step.id}.requests`, fromStep(step.id, (s) => String(parseAnswers(s.stdout).length))],
-    [`${step.id}.answered`, fromStep(step.id, (s) => String(parseAnswers(s.stdout).filter((a) => a.status === '200').length))],
-    [`${step.id}.who`, { ...answered.who(step.id), volatile: { reason: "which backends answer is the rules' random choice" } }],
-    [`${step.id}.distinct`, answered.distinct(step.id)],
-  ]);
+  // The counts answerFacts reads (no node's share: `[]`), and who answered.
+  const answers = {
+    ...answerFacts<S, never>(step.id, []),
+    ...factsFrom<`${S}.${'who' | 'distinct'}`>([
+      [`${step.id}.who`, { ...answered.who(step.id), volatile: { reason: "which backends answer is the rules' random choice" } }],
+      [`${step.id}.distinct`, answered.distinct(step.id)],
+    ]),
+  };
   return part(step, { ...answers, ...(more ?? ({} as M)) }, line);
 }

@@ -1,8 +1,9 @@
 // Raw output is read whole on a phone: at 375 px, no command, output, excerpt or
 // argv of any step runs past its box (every line wraps inside it), on the
 // articles, their evidence pages and their run records, in both languages.
+import { REFERENCE_ARTICLES } from '../support/reference-articles.ts';
 import { expect, test, type Page } from '@playwright/test';
-import { articlePathOf, articleSlugs, evidencePathsOf, isWritten, LANGS, runRecordPathsOf } from './support/articles.ts';
+import { articlePathOf, evidencePathsOf, isWritten, LANGS, runRecordPathsOf } from './support/articles.ts';
 
 test.use({ viewport: { width: 375, height: 812 } });
 
@@ -23,7 +24,7 @@ async function cutBlocks(page: Page, path: string): Promise<string[]> {
   });
 }
 
-for (const slug of articleSlugs()) {
+for (const slug of REFERENCE_ARTICLES) {
   for (const lang of LANGS.filter((l) => isWritten(slug, l))) {
     test(`${articlePathOf(lang, slug)}: at 375 px every step's command and output wraps inside its box`, async ({ page }) => {
       const paths = [articlePathOf(lang, slug), ...evidencePathsOf(lang, slug), runRecordPathsOf(lang, slug)[0]!];
