@@ -34,6 +34,11 @@ export const articleFrontmatterSchema = z.strictObject({
   }),
   /** Fact id -> why only this language shows it; the parity check of the two languages reads it. */
   languageSpecificFacts: z.record(z.string().min(1), text()).optional(),
+  /**
+   * The words readers search with for what the article calls otherwise ("源 IP" for its 来源地址):
+   * indexed with the article's text, never shown.
+   */
+  searchTerms: z.array(text()).optional(),
 });
 
 export type ArticleFrontmatter = z.infer<typeof articleFrontmatterSchema>;

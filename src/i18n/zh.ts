@@ -9,7 +9,7 @@ export const zh = {
   searchLoading: '正在载入索引……',
   searchUnavailable: '搜索不可用：这里没有搜索索引（它在 npm run build 时生成）。',
   searchNoResults: '没有找到。',
-  searchResults: '找到 {count} 篇。',
+  searchResults: '找到 {count} 个页面。',
   switchLanguageLabel: '切换语言：',
   readInThisLanguage: '阅读中文版',
   seriesHeading: '{series} 系列',

@@ -8,6 +8,33 @@ export interface ExcerptPart {
   mark: boolean;
 }
 
+/** A section of a page (Pagefind's sub-result): the text from one heading with an id to the next. */
+export interface SubResult {
+  title: string;
+  excerpt: string;
+  /** The heading the section starts at; none for the text above a page's first heading. */
+  anchor?: { element: string; id?: string };
+  locations: number[];
+  weighted_locations?: { balanced_score: number }[];
+}
+
+/** The part of a result's data (Pagefind's `data()`) the dialog reads. */
+export interface ResultData {
+  raw_url: string;
+  excerpt: string;
+  meta: { title?: string };
+  sub_results?: SubResult[];
+}
+
+/** Where a result takes the reader, and what it shows. */
+export interface Landing {
+  href: string;
+  title: string;
+  /** The heading of the section the link opens at, if not the page's top. */
+  section?: string;
+  excerpt: string;
+}
+
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'", nbsp: '\u00a0' };
 
 function decode(html: string): string {
@@ -31,4 +58,23 @@ export function excerptParts(excerpt: string): ExcerptPart[] {
  */
 export function resultHref(rawUrl: string, base: string): string {
   return `${base.replace(/\/$/, '')}/${rawUrl.replace(/^\//, '')}`;
+}
+
+/** How strongly a section matched: Pagefind's own scores of its matches (heading words weigh more), else their count. */
+const strength = (sub: SubResult) => sub.weighted_locations?.reduce((sum, l) => sum + l.balanced_score, 0) ?? sub.locations.length;
+
+/**
+ * A result lands on the section that matched most (the first of equals, in the page's order), at its
+ * heading; the page's top when that is where the matches are, or when Pagefind found no sections.
+ */
+export function landingOf(data: ResultData, base: string): Landing {
+  const page = resultHref(data.raw_url, base);
+  const title = data.meta.title ?? data.raw_url;
+  const best = (data.sub_results ?? []).reduce<SubResult | undefined>(
+    (top, sub) => (top === undefined || strength(sub) > strength(top) ? sub : top),
+    undefined,
+  );
+  const id = best?.anchor?.id;
+  if (!best || !id || !/^h[2-6]$/i.test(best.anchor!.element)) return { href: page, title, excerpt: best?.excerpt ?? data.excerpt };
+  return { href: `${page.split('#')[0]}#${encodeURIComponent(id)}`, title, section: decode(best.title), excerpt: best.excerpt };
 }

@@ -1,20 +1,16 @@
 // The search dialog's behaviour, loaded only when a reader first opens it
 // (Search.astro imports it then): it loads Pagefind's script and the index of the
 // page's language from the site's pagefind/ folder, searches as the reader types
-// and lists the articles found, each part written as text (excerpt.ts).
+// and lists the pages found, each linked at the section that matched most, every
+// part written as text (excerpt.ts).
 // As text, added when the dialog is first wired: imported plainly, Astro would put it on every page.
 import css from '../styles/search.css?inline';
-import { excerptParts, resultHref } from './excerpt.ts';
+import { excerptParts, landingOf, type ResultData } from './excerpt.ts';
 
 /** The part of Pagefind's browser API the dialog uses (pagefind.js, written by the build). */
 interface Pagefind {
   init(): Promise<void>;
   debouncedSearch(query: string, options?: object, ms?: number): Promise<{ results: { data(): Promise<ResultData> }[] } | null>;
-}
-interface ResultData {
-  raw_url: string;
-  excerpt: string;
-  meta: { title?: string };
 }
 
 /** Enough to choose from; the rest are one more word away. */
@@ -77,13 +73,16 @@ export function wireSearch(dialog: HTMLDialogElement): void {
   if (input.value) void run();
 }
 
+/** A result: its page's title and, when it lands on a section, that section's heading; then the excerpt there. */
 function resultItem(data: ResultData, base: string): HTMLLIElement {
+  const landing = landingOf(data, base);
   const item = document.createElement('li');
   const link = document.createElement('a');
-  link.href = resultHref(data.raw_url, base);
-  link.textContent = data.meta.title ?? data.raw_url;
+  link.href = landing.href;
+  link.append(Object.assign(document.createElement('span'), { className: 'search-result-title', textContent: landing.title }));
+  if (landing.section) link.append(Object.assign(document.createElement('span'), { className: 'search-result-section', textContent: landing.section }));
   const excerpt = document.createElement('p');
-  for (const part of excerptParts(data.excerpt)) {
+  for (const part of excerptParts(landing.excerpt)) {
     excerpt.append(part.mark ? Object.assign(document.createElement('mark'), { textContent: part.text }) : part.text);
   }
   item.append(link, excerpt);

@@ -1,7 +1,8 @@
 // The header's search, in a real browser against the built dist/: nothing of it
 // is fetched until a reader opens it; then a Chinese query (segmented into words
 // by Pagefind's extended build) and an English one find article 074 in their own
-// language, and the results link to that language's page.
+// language, each result opening the section that matched; the evidence pages are
+// found too, and the words readers use for an article's terms find that article.
 import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { articlePathOf, homePathOf, type Lang } from './support/articles.ts';
@@ -46,7 +47,7 @@ for (const { lang, query } of queries) {
       dialog
         .getByRole('link')
         .filter({ hasText: /externalTrafficPolicy/ })
-        .and(dialog.locator(`a[href="${articlePathOf(lang, SLUG)}"]`)),
+        .and(dialog.locator(`a[href^="${articlePathOf(lang, SLUG)}#"]`)),
     ).toBeVisible();
     // The words matched are marked in the excerpt, as text.
     await expect(dialog.locator('.search-results mark').first()).toBeVisible();
@@ -56,11 +57,41 @@ for (const { lang, query } of queries) {
       'Pagefind loaded once opened',
     ).toBe(true);
 
-    // Enter follows the first result.
-    const first = await dialog.locator('.search-results a').first().getAttribute('href');
-    expect(first).toMatch(lang === 'zh' ? /^\/[^/]+\/$/ : /^\/en\/[^/]+\/$/);
+    // The first result opens the section that matched, named under the page's title: Enter follows it to its heading.
+    const first = dialog.locator('.search-results a').first();
+    const href = (await first.getAttribute('href'))!;
+    expect(href).toMatch(new RegExp(`^${articlePathOf(lang, SLUG)}#.+`));
+    const section = (await first.locator('.search-result-section').textContent())!;
     await dialog.getByRole('searchbox').press('Enter');
-    await expect(page).toHaveURL(new RegExp(`${first}$`));
+    await expect(page).toHaveURL(new RegExp(`${href}$`));
+    const heading = page.locator(':target');
+    await expect(heading).toContainText(section);
+    await expect(heading).toHaveText(query === '健康检查' ? /健康检查/ : /health.check/i);
+    await expect(heading).toBeInViewport();
+  });
+}
+
+// Words that are not the article's own (it says 来源地址, the client's address), and a phrase of an evidence page only.
+// ("client IP" finds 077 first, whose ClientIP is that very term, and 074 next.)
+const found: { lang: Lang; query: string; page: string; section?: RegExp }[] = [
+  { lang: 'zh', query: '源 IP', page: articlePathOf('zh', SLUG) },
+  { lang: 'en', query: 'source IP', page: articlePathOf('en', SLUG) },
+  { lang: 'zh', query: '会话保持', page: articlePathOf('zh', '077-session-affinity') },
+  { lang: 'en', query: 'sticky sessions', page: articlePathOf('en', '077-session-affinity') },
+  { lang: 'zh', query: '已发表的原文', page: `${articlePathOf('zh', SLUG)}evidence/`, section: /已发表的原文/ },
+  { lang: 'en', query: 'published original', page: `${articlePathOf('en', SLUG)}evidence/`, section: /published original/ },
+];
+
+for (const { lang, query, page: expected, section } of found) {
+  test(`${lang}: "${query}" finds ${expected} first${section ? ', at its section' : ''}`, async ({ page }) => {
+    await page.goto(homePathOf(lang));
+    const dialog = await search(page, query);
+    const first = dialog.locator('.search-results a').first();
+    await expect(first).toHaveAttribute('href', section ? new RegExp(`^${expected}#`) : expected);
+    if (section) await expect(first.locator('.search-result-section')).toHaveText(section);
+    // An evidence page's result says whose evidence it is.
+    if (expected.endsWith('/evidence/'))
+      await expect(first.locator('.search-result-title')).toHaveText(lang === 'zh' ? /^证据 · externalTrafficPolicy/ : /^Evidence · externalTrafficPolicy/);
   });
 }
 
