@@ -210,33 +210,41 @@ test('every same-site link, asset and #fragment of every page resolves, and ever
   assert.deepEqual(problems, []);
 });
 
-test('every claim matrix link lands on a step output of its run’s record', () => {
+test('every claim matrix link lands on its claim’s entry in its run’s record, whose every step link lands on a step output there', () => {
   for (const { slug } of everyRun)
     for (const lang of LANGS) {
       const path = `${articlePath(lang, slug)}evidence/`;
-      const hrefs = findAll(page(fileOf(path)!), (el) => el.tag === 'a' && closest(el, (td) => td.tag === 'td' && hasClass(td, 'claim-cell')) !== null).map(
-        (a) => attr(a, 'href')!,
-      );
-      assert.ok(hrefs.length > 0, `${path}: the claim matrix links`);
-      const toSteps = hrefs.filter((h) => h.includes('#'));
-      assert.ok(toSteps.length > 0, `${path}: links go to steps, not only to records`);
-      for (const href of toSteps) {
+      const cells = findAll(page(fileOf(path)!), (el) => el.tag === 'td' && hasClass(el, 'claim-cell') && attr(el, 'data-claim-status') !== 'not-applicable');
+      assert.ok(cells.length > 0, `${path}: the claim matrix has cells`);
+      for (const cell of cells) {
+        const claim = attr(closest(cell, (el) => el.tag === 'tr')!, 'data-claim')!;
+        const href = attr(findAll(cell, (el) => el.tag === 'a')[0]!, 'href')!;
         const [record, fragment] = href.split('#') as [string, string];
-        const target = byId(page(fileOf(record)!)).get(decodeURIComponent(fragment)) ?? [];
-        assert.ok(target.length === 1 && hasClass(target[0]!, 'step-output'), `${path}: ${href} lands on a step output`);
+        assert.equal(fragment, `claim-${claim}`, `${path}: ${href}`);
+        const ids = byId(page(fileOf(record)!));
+        const entry = ids.get(fragment) ?? [];
+        assert.ok(entry.length === 1 && attr(entry[0]!, 'data-claim') === claim, `${path}: ${href} lands on the claim's entry`);
+        for (const link of findAll(entry[0]!, (el) => el.tag === 'a')) {
+          const step = (attr(link, 'href') ?? '').replace(/^#/, '');
+          const target = ids.get(step) ?? [];
+          assert.ok(target.length === 1 && hasClass(target[0]!, 'step-output'), `${record}#${fragment}: #${step} lands on a step output`);
+        }
       }
     }
 });
 
-test("every article's link-preview card is a 1200×630 PNG", () => {
-  for (const { slug } of everyRun)
-    for (const lang of LANGS) {
-      const root = page(fileOf(articlePath(lang, slug))!);
-      const image = attr(findAll(root, (el) => el.tag === 'meta' && attr(el, 'property') === 'og:image')[0], 'content');
-      assert.ok(image !== null && image.startsWith(`${SITE_URL}/`) && image.endsWith('/og.png'), `${slug} ${lang}: og:image ${image}`);
-      const bytes = readFileSync(fileOf(image.slice(SITE_URL.length))!);
-      assert.equal(bytes.subarray(0, 8).toString('hex'), '89504e470d0a1a0a', `${image}: a PNG`);
-      assert.equal(bytes.subarray(12, 16).toString('latin1'), 'IHDR');
-      assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [1200, 630], `${image}: 1200×630`);
-    }
+test('every shared page has a link-preview card, a 1200×630 PNG beside it: each home page, article and evidence page', () => {
+  const pages = [
+    ...LANGS.map((lang) => (lang === 'zh' ? '/' : `/${lang}/`)),
+    ...everyRun.flatMap(({ slug }) => LANGS.flatMap((lang) => [articlePath(lang, slug), `${articlePath(lang, slug)}evidence/`])),
+  ];
+  for (const path of pages) {
+    const root = page(fileOf(path)!);
+    const image = attr(findAll(root, (el) => el.tag === 'meta' && attr(el, 'property') === 'og:image')[0], 'content');
+    assert.ok(image !== null && image === `${SITE_URL}${path}og.png`, `${path}: og:image ${image}`);
+    const bytes = readFileSync(fileOf(image.slice(SITE_URL.length))!);
+    assert.equal(bytes.subarray(0, 8).toString('hex'), '89504e470d0a1a0a', `${image}: a PNG`);
+    assert.equal(bytes.subarray(12, 16).toString('latin1'), 'IHDR');
+    assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [1200, 630], `${image}: 1200×630`);
+  }
 });

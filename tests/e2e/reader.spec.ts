@@ -139,10 +139,15 @@ test.describe('a Chinese page has no English left untranslated', () => {
         const english = new RegExp(source, 'i');
         // Code, raw output, the run's own bound values and text marked as English are quoted, not words of the page.
         const quoted = 'pre, code, [data-fact]:not([data-fact$=".host"]), [lang|="en"], script, style';
-        // An article's prose is its MDX's (checked by its own author); the rest is the site's.
-        const skip = document.querySelector('article[data-run]')
-          ? '.article-body p, .article-body li, .article-body h2, .article-body h3, .article-body figcaption'
-          : null;
+        // An article's prose is its MDX's, and its claims' statements its definition's (each checked by its own author); the rest is the site's.
+        const skip = [
+          document.querySelector('article[data-run]')
+            ? '.article-body p, .article-body li, .article-body h2, .article-body h3, .article-body figcaption'
+            : null,
+          '.run-claim-statement',
+        ]
+          .filter(Boolean)
+          .join(', ');
         const out: string[] = [];
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -222,25 +227,27 @@ test.describe('a run record names each step output by what ran where', () => {
   }
 });
 
-test.describe('the claim matrix: a mark per run, linking to the output that decides it', () => {
+test.describe('the claim matrix: a line per claim, then a mark per run, linking to what the claim read there', () => {
   const runs = deriveRuns(committedSnapshots);
-  /** The first step whose output a claim reads in a run, read with the claim's own definition from the derived facts. */
-  const decidingStep = (claim: string, evidence: DerivedEvidence): string | undefined => {
+  /** The steps whose output a claim reads in a run, in the order read, with the claim's own definition over the derived facts. */
+  const stepsRead = (claim: string, evidence: DerivedEvidence): string[] => {
     const def = article074.claimDefs.find((c) => c.id === claim)!;
     const steps: string[] = [];
     def.holds((id) => {
       const fact = evidence.facts.get(id);
-      if (fact && fact.step !== 'run' && fact.step !== 'declared') steps.push(fact.step);
+      if (fact && fact.step !== 'run' && fact.step !== 'declared' && !steps.includes(fact.step)) steps.push(fact.step);
       return fact?.value ?? '';
     });
-    return steps[0];
+    return steps;
   };
   const WHERE = { zh: { kind: 'kind 集群', lab: '命名空间实验环境' }, en: { kind: 'the kind cluster', lab: 'the namespace lab' } } as const;
 
   for (const lang of ['zh', 'en'] as const) {
     // The matrix and the runs' provenance notes are on the article's evidence page.
     const path = `${articlePathOf(lang, SLUG)}evidence/`;
-    test(`${path}: each cell says ✓ or ✗, is named by claim, run and outcome, and links to the deciding step’s output`, async ({ page }) => {
+    test(`${path}: each cell says ✓ or ✗, is named by claim, run and outcome, and opens every value the claim read there, each linked to its output`, async ({
+      page,
+    }) => {
       await page.goto(path);
       // The headline version's table; every other version's is checked against its own runs below.
       const cells = await page.locator(`.claim-matrix td.claim-cell[data-version="${HEADLINE_VERSION}"]`).evaluateAll((tds) =>
@@ -262,7 +269,6 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
           expect(cell.href, where).toBeNull();
           continue;
         }
-        const evidence = runs[cell.environment as keyof Runs074][cell.variant as Variant074];
         const record = `${articlePathOf(lang, SLUG)}run/${[
           cell.environment === HEADLINE_074 ? null : cell.environment,
           cell.variant === 'iptables' ? null : cell.variant,
@@ -270,12 +276,10 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
           .filter(Boolean)
           .map((p) => `${p}/`)
           .join('')}`;
-        // A claim that reads only what run.yaml records (a Service's ports) has no step to land on: the record's top.
-        const step = decidingStep(cell.claim, evidence);
-        expect(cell.href, where).toBe(step === undefined ? record : `${record}#output-${step}`);
+        expect(cell.href, where).toBe(`${record}#claim-${cell.claim}`);
       }
       // The accessible name: which claim, where (environment and mode) and the outcome.
-      const first = cells.find((c) => c.status === 'holds')!;
+      const first = cells.find((c) => c.status === 'holds' && stepsRead(c.claim, runs[c.environment as keyof Runs074][c.variant as Variant074]).length > 1)!;
       const link = page.locator(`.claim-matrix tr[data-claim="${first.claim}"] td[data-run] a`).first();
       const name = await link.evaluate((a) => a.textContent!.replace(a.querySelector('[aria-hidden]')!.textContent!, ''));
       expect(name).toContain(first.statement);
@@ -283,10 +287,61 @@ test.describe('the claim matrix: a mark per run, linking to the output that deci
       expect(name).toContain(first.variant!);
       expect(name).toContain(lang === 'zh' ? '成立' : 'holds');
       await expect(link).toHaveAccessibleName(name);
-      // It lands on that step's output in the record.
+      // It lands on the claim's entry in the record, which links every step the claim read there, each to its output.
       await link.click();
+      const entry = page.locator(':target');
+      await expect(entry).toHaveAttribute('data-claim', first.claim);
+      await expect(entry).toBeInViewport();
+      const steps = stepsRead(first.claim, runs[first.environment as keyof Runs074][first.variant as Variant074]);
+      const linked = await entry.locator('a[href^="#output-"]').evaluateAll((as) => [...new Set(as.map((a) => a.getAttribute('href')!))]);
+      expect(linked).toEqual(steps.map((s) => `#output-${s}`));
+      for (const href of linked) await expect(page.locator(href)).toHaveClass(/\bstep-output\b/);
+      await entry
+        .locator(`a[href="${linked.at(-1)}"]`)
+        .first()
+        .click();
       await expect(page.locator(':target')).toHaveClass(/\bstep-output\b/);
       await expect(page.locator(':target')).toBeInViewport();
+    });
+
+    test(`${path}: a line per claim across every run first; each version's table one tap away, its header in view; the runs in a table`, async ({ page }) => {
+      await page.goto(path);
+      const matrix = page.locator('.claim-matrix');
+      const claims = await matrix
+        .locator(`tr[data-claim][data-claim-status]`)
+        .filter({ has: page.locator(`td[data-version="${HEADLINE_VERSION}"]`) })
+        .count();
+      const lines = matrix.locator('tr[data-claim-reach]');
+      await expect(lines).toHaveCount(claims);
+      // Every cell of a claim, in every version, holds: its line says so, with the count of the runs it was judged in.
+      for (const row of await lines.all()) {
+        const id = (await row.getAttribute('data-claim-reach'))!;
+        const judged = await matrix.locator(`tr[data-claim="${id}"] td.claim-cell:not([data-claim-status="not-applicable"])`).count();
+        await expect(row).toHaveAttribute('data-claim-status', 'holds');
+        await expect(row.locator('td')).toContainText(String(judged));
+        await expect(row).toBeVisible();
+      }
+      // The headline version's table is open, every other one closed and a tap away.
+      const versions = matrix.locator('details.claim-matrix-version');
+      await expect(versions).toHaveCount(4);
+      await expect(versions.first()).toHaveAttribute('open', '');
+      const older = versions.nth(1);
+      await expect(older.locator('td.claim-cell').first()).toBeHidden();
+      await older.locator('summary').click();
+      await expect(older.locator('td.claim-cell').first()).toBeVisible();
+      // Scrolled into the middle of a table, its header stays at the top of the screen.
+      const table = versions.first().locator('table');
+      const top = await table.evaluate((t) => t.getBoundingClientRect().top + window.scrollY);
+      await page.evaluate((y) => window.scrollTo(0, y), top + 200);
+      await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(top);
+      const [head, body] = await Promise.all([table.locator('thead').boundingBox(), table.boundingBox()]);
+      expect(body!.y, 'the table begins above the screen').toBeLessThan(0);
+      expect(Math.abs(head!.y), 'its header at the top of the screen').toBeLessThanOrEqual(1);
+      // The runs: a row each, its id linked to its record.
+      const runRows = matrix.locator('details.claim-matrix-runs tbody tr[data-run]');
+      await matrix.locator('details.claim-matrix-runs summary').click();
+      await expect(runRows).toHaveCount(16);
+      await expect(runRows.first().locator('a [data-fact="run.id"]')).toHaveText((await runRows.first().getAttribute('data-run'))!);
     });
 
     test(`${path} at 375 px: a claim is its statement and one line of marks under the runs’ headings`, async ({ page }) => {

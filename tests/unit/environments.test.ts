@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { experiment074 as article074, runsInput074 } from '../support/articles.ts';
 import { environmentFolder, environmentOfDriver, environmentProblems, environmentsOf, headlineEnvironment } from '../../src/experiment/environments.ts';
-import { buildArticleEnvironments, claimMatrix, measuredRuns } from '../../src/evidence/runs/environments.ts';
+import { buildArticleEnvironments, claimMatrix, claimReach, measuredRuns } from '../../src/evidence/runs/environments.ts';
+import { claimReadings } from '../../src/article/render/claim-link.ts';
 import { bindableIds, brokenClaimsByEnvironment, evidenceOfRun } from '../../src/evidence/runs/variants.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
@@ -98,6 +99,29 @@ test('the claim matrix: a row per claim, a cell per run; a claim of some modes i
     [],
   );
   assert.deepEqual(matrix.notMeasured, []);
+  // Folded to a line: a claim of one mode is judged in that mode's runs only, and says so.
+  assert.deepEqual(claimReach(drop), { held: 2, judged: 2, brokenIn: [], versions: [], environments: ['kind', 'lab'], variants: ['iptables'] });
+  const everywhere = claimReach(matrix.rows.find((r) => r.id === 'cluster-extra-hop')!);
+  assert.deepEqual([everywhere.held, everywhere.judged, everywhere.variants], [4, 4, ['iptables', 'nftables']]);
+});
+
+test("what a claim read in a run: each fact once, in the order read, and the steps of this run's outputs they came from", () => {
+  const run = build(ARTICLE.replace(/\/$/, ''));
+  const hop = run.claims.find((c) => c.id === 'cluster-extra-hop')!;
+  const read = claimReadings(hop.values);
+  assert.equal(new Set(read.map((v) => v.id)).size, read.length);
+  assert.deepEqual(
+    read.slice(0, 2).map((v) => [v.id, v.step]),
+    [
+      ['conntrack-worker2.first.original.src', 'conntrack-worker2'],
+      ['node.control-plane.ip', 'run'],
+    ],
+  );
+  // Node addresses are the run's own facts (run.yaml), not a step's output: no step to land on.
+  const steps = (values: typeof read) => [...new Set(values.map((v) => v.step).filter((s) => s !== 'run'))];
+  assert.deepEqual(steps(read), ['conntrack-worker2']);
+  const health = claimReadings(run.claims.find((c) => c.id === 'health-check-follows-local-endpoints')!.values);
+  assert.deepEqual(steps(health), ['health-worker', 'health-worker2', 'health-control-plane', 'health-worker-after-delete']);
 });
 
 test('a claim broken in the lab only is a finding, not the build failing: named by environment, shown as broken in its cell', () => {

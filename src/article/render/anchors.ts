@@ -23,3 +23,8 @@ export function provenanceId(run?: string): string {
 export function runEnvironmentId(run?: string): string {
   return run ? `run-environment-${run}` : 'run-environment';
 }
+
+/** A claim's entry in a run's record: the values it read there, each linked to the step output it came from. */
+export function claimEntryId(claim: string): string {
+  return `claim-${claim}`;
+}

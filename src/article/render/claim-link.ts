@@ -1,9 +1,10 @@
-// Where a claim's evidence is: the first step whose output the claim reads (its
-// values in the order it read them), so a link about the claim lands on that
-// output in the run's record instead of on the record's top. Pure.
+// Where a claim's evidence is: the facts it read in a run, in the order it read
+// them, each with the step whose output it came from (a run record lists them,
+// each linked to that output). Pure.
 import type { ClaimValue } from '../../evidence/claims.ts';
 
-/** The first step of `steps` a claim's values came from; undefined when it read only the run's own facts or declared ones. */
-export function decidingStep(values: readonly ClaimValue[], steps: readonly string[]): string | undefined {
-  return values.map((v) => v.step).find((step): step is string => step !== undefined && steps.includes(step));
+/** Each fact a claim read, once, in the order it first read it. */
+export function claimReadings(values: readonly ClaimValue[]): ClaimValue[] {
+  const seen = new Set<string>();
+  return values.filter((v) => !seen.has(v.id) && seen.add(v.id));
 }

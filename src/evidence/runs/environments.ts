@@ -109,6 +109,32 @@ export interface ClaimMatrix {
   };
 }
 
+/** Where a claim was judged, over every measured run: how often it held, and the versions, environments and modes of the runs it applies to. */
+export interface ClaimReach {
+  held: number;
+  /** The runs the claim applies to (a claim limited to some variants is not judged in the others'). */
+  judged: number;
+  brokenIn: MeasuredRun[];
+  /** Each distinct value, in the matrix's column order; empty where the experiment declares no such axis. */
+  versions: string[];
+  environments: EnvironmentName[];
+  variants: string[];
+}
+
+/** A row of the claim matrix folded to one line: what a reader asks first, before any run's table. */
+export function claimReach(row: ClaimMatrix['rows'][number]): ClaimReach {
+  const judged = row.cells.filter((c) => c.status !== 'not-applicable').map((c) => c.run);
+  const distinct = <T>(values: (T | undefined)[]) => [...new Set(values.filter((v): v is T => v !== undefined))];
+  return {
+    held: row.cells.filter((c) => c.status === 'holds').length,
+    judged: judged.length,
+    brokenIn: row.brokenIn,
+    versions: distinct(judged.map((r) => r.version)),
+    environments: distinct(judged.map((r) => r.environment)),
+    variants: distinct(judged.map((r) => r.variant)),
+  };
+}
+
 /**
  * Every claim of one run (the article's `claims`) read in every run: a row per
  * claim in declared order, a column per measured run (of every measured version). A claim limited to some
