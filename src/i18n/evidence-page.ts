@@ -30,6 +30,12 @@ const zh = {
   reachVersionsRest: '其余论断在 Kubernetes {versions} 的每次运行里都成立（不适用的除外）。',
   /** Versions declared and not measured. */
   reachVersionsNotMeasured: 'Kubernetes {versions} 上还没有实测。',
+  /** The page's link-preview card: its title, and a row each for the claims, versions and environments. */
+  cardTitle: '证据：{title}',
+  cardClaims: '条论断在全部 {runs} 次运行中都成立（不适用的除外）',
+  cardBroken: '条论断在某些运行中不成立：见证据页',
+  cardVersions: '个 Kubernetes 版本：{versions}',
+  cardEnvironments: '个环境：{environments}；kube-proxy 模式：{modes}',
 };
 
 const en: typeof zh = {
@@ -50,6 +56,11 @@ const en: typeof zh = {
   reachVersionsAll: 'Every claim held on Kubernetes {versions}, in every run it applies to.',
   reachVersionsRest: 'The other claims held on Kubernetes {versions}, in every run they apply to.',
   reachVersionsNotMeasured: 'Not yet measured on Kubernetes {versions}.',
+  cardTitle: 'Evidence: {title}',
+  cardClaims: 'claims held in all {runs} runs, wherever they apply',
+  cardBroken: 'claims broke in some run: see the evidence page',
+  cardVersions: 'Kubernetes versions: {versions}',
+  cardEnvironments: 'environments: {environments}; kube-proxy modes: {modes}',
 };
 
 export type EvidencePageStrings = typeof zh;

@@ -23,12 +23,12 @@ export interface CardText {
 }
 
 /**
- * The families of each kind of text, in order (fonts.ts loads them from npm): English in Noto Sans,
- * Chinese in Noto Sans SC (whose Latin is Source Sans, and whose punctuation is full width), values
- * in Noto Sans Mono; Noto Sans SC sets whatever CJK an English text has. Each at 400 and 700.
+ * The families of each kind of text, in order (fonts.ts loads them from npm): Latin in Noto Sans in
+ * both languages, Chinese (and its full-width punctuation) in Noto Sans SC, values in Noto Sans Mono.
+ * Each at 400 and 700.
  */
 export const FONTS = {
-  zh: { sans: ['Noto Sans SC'], mono: ['Noto Sans Mono', 'Noto Sans SC'] },
+  zh: { sans: ['Noto Sans', 'Noto Sans SC'], mono: ['Noto Sans Mono', 'Noto Sans SC'] },
   en: { sans: ['Noto Sans', 'Noto Sans SC'], mono: ['Noto Sans Mono', 'Noto Sans SC'] },
 } as const satisfies Record<CardText['lang'], Record<'sans' | 'mono', readonly string[]>>;
 
@@ -128,8 +128,15 @@ export const familyList: SetText = (text, families) => [{ text, families }];
 /** font-family's value: each family quoted, as CSS names them. */
 const familyAttr = (families: readonly string[]) => escapeXml(families.map((f) => `'${f}'`).join(', '));
 
+/**
+ * resvg 2.6.2 draws nothing of a text of several runs when one of them shapes a ligature (the "ffi" of
+ * "externalTrafficPolicy" beside Chinese): a zero-width non-joiner between the letters keeps them apart.
+ */
+const NO_LIGATURE = /f(?=[fil])/g;
+
 function textEl(t: Text, set: SetText): string {
-  const runs = set(t.text, t.families, t.bold ? 700 : 400);
+  const setRuns = set(t.text, t.families, t.bold ? 700 : 400);
+  const runs = setRuns.length > 1 ? setRuns.map((r) => ({ ...r, text: r.text.replace(NO_LIGATURE, 'f\u200c') })) : setRuns;
   const attrs = `x="${t.x}" y="${t.y}" font-size="${t.size}" font-weight="${t.bold ? 700 : 400}" fill="${t.fill}"${t.anchor ? ` text-anchor="${t.anchor}"` : ''}`;
   if (runs.length === 1) return `<text ${attrs} font-family="${familyAttr(runs[0]!.families)}">${escapeXml(runs[0]!.text)}</text>`;
   // One text, so that it lays out as one line (and anchors as one); each run names its face.

@@ -139,9 +139,21 @@ test("each run of the card's text names one face of its weight that covers it, a
   for (const [, weight, inner] of svg.matchAll(/<text [^>]*font-weight="(\d+)"[^>]*xml:space="preserve">(.*?)<\/text>/g)) {
     for (const [, family] of inner!.matchAll(/font-family="&apos;([^&]+)&apos;"/g)) assert.match(family!, new RegExp(`-${weight}-normal$`), family);
   }
-  // The Chinese card sets its Latin in Noto Sans SC, its values in Noto Sans Mono.
-  assert.ok(used.every((f) => f.family === 'Noto Sans SC' || f.family === 'Noto Sans Mono'));
+  // The Chinese card sets its Chinese in Noto Sans SC, its Latin in Noto Sans, its values in Noto Sans Mono.
+  assert.ok(used.every((f) => ['Noto Sans SC', 'Noto Sans', 'Noto Sans Mono'].includes(f.family)));
   assert.ok(used.some((f) => f.family === 'Noto Sans SC' && f.weight === 700) && used.some((f) => f.family === 'Noto Sans SC' && f.weight === 400));
+  const latin = cardSetting({ ...zhCard, title: 'externalTrafficPolicy：保住客户端地址', titlePhrases: ['externalTrafficPolicy：', '保住客户端地址'] }, faces);
+  assert.match(latin.svg, /<tspan font-family="&apos;shice noto-sans-latin-700-normal&apos;">externalTraf\u200cf\u200cicPolicy</);
+});
+
+test('a title line of Latin and Chinese together is drawn, a ligature in its Latin and all', () => {
+  // resvg drew nothing of such a line (074's and 077's Chinese cards lost their first title line): with no
+  // headlines, a card whose title is not drawn is the card without a title, byte for byte.
+  const bare = { ...zhCard, headlines: [] };
+  const blank = cardPng({ ...bare, title: ' ', titlePhrases: [' '] });
+  for (const title of ['externalTrafficPolicy：保住', 'sessionAffinity：同一个客户端，', 'offset 同']) {
+    assert.ok(!cardPng({ ...bare, title, titlePhrases: [title] }).equals(blank), title);
+  }
 });
 
 test('an English card sets ’ in Noto Sans, loads no CJK face for it, and still has Noto Sans SC for Chinese', () => {
