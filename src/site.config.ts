@@ -24,7 +24,7 @@ export const site = {
   url: SITE_ADDRESS.url,
   title: { zh: '实测', en: 'Measured' } satisfies Record<Lang, string>,
   description: {
-    zh: '每个数字都来自一次真实运行的技术文章。',
+    zh: '技术文章，每个数字都来自一次真实运行。',
     en: 'Technical articles in which every number comes from a real run.',
   } satisfies Record<Lang, string>,
   author: { zh: 'bigywater', en: 'bigywater' } satisfies Record<Lang, string>,

@@ -1,24 +1,10 @@
-// Dates as readers of each language write them. Frontmatter dates are calendar
-// days (YYYY-MM-DD, parsed as UTC midnight), so format them in UTC: a reader's
-// or builder's time zone must not move an article to the day before.
-import { LANG_TAGS, type Lang } from '../site.config.ts';
+// Days as every page shows them, in both languages: YYYY-MM-DD, the way a run's
+// day is bound, so that a publication and a measurement compare at a glance.
+// Frontmatter dates are calendar days (parsed as UTC midnight), so they are read
+// in UTC: a reader's or builder's time zone must not move an article to the day before.
 
 function assertValid(date: Date, caller: string): void {
   if (Number.isNaN(date.getTime())) throw new Error(`${caller}: expected a valid Date, got Invalid Date`);
-}
-
-// Building a formatter costs far more than using one: one per language for the whole build.
-const formatters = new Map<Lang, Intl.DateTimeFormat>();
-
-/** 2026年12月2日 / December 2, 2026 */
-export function formatDate(date: Date, lang: Lang): string {
-  assertValid(date, 'formatDate');
-  let formatter = formatters.get(lang);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat(LANG_TAGS[lang], { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
-    formatters.set(lang, formatter);
-  }
-  return formatter.format(date);
 }
 
 /** The machine-readable day for <time datetime>: 2026-12-02. */
