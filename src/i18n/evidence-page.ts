@@ -18,7 +18,7 @@ const zh = {
   reachRest: '其余论断在其余运行里都成立（不适用的除外）：{runs}。',
   reachBroken: '论断“{claim}”在{runs}里不成立。',
   reachNone: '本文只在一次运行里测过。',
-  reachLink: '每条论断在每次运行里的结果、各次运行的环境和记录，见{link}。',
+  reachLink: '逐次的结果和各次运行的记录，见{link}。',
   reachLinkText: '证据页',
   listLast: '和',
   /** A run on another Kubernetes version: {name} as runName names it. */
@@ -48,7 +48,7 @@ const en: typeof zh = {
   reachRest: 'The other claims held in the other runs, wherever they apply: {runs}.',
   reachBroken: 'The claim “{claim}” broke in {runs}.',
   reachNone: 'The article was measured in one run only.',
-  reachLink: 'Each claim in each run, and each run’s environment and record, are on the {link}.',
+  reachLink: 'Each claim in each run, and each run’s record, are on the {link}.',
   reachLinkText: 'evidence page',
   listLast: ' and ',
   runOnVersion: '{name} on Kubernetes {version}',

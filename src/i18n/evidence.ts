@@ -25,7 +25,7 @@ const zh = {
   /** Between the host's system and its kernel (a Chinese page's words for run.host). */
   hostKernel: '，内核 ',
   runRecord: '运行记录',
-  runRecordLink: '完整的运行记录：每一步的节点、退出码、用时、实际执行的命令行和原始输出，以及工具版本',
+  runRecordLink: '完整的运行记录：每一步的命令、原始输出、退出码和用时，以及工具版本',
   /** After the link's words, for screen readers: which run's record it is ({where} as runWhere). */
   runRecordLinkOf: '（{where}）',
   runRecordTitle: '运行记录',
@@ -184,7 +184,7 @@ const en: typeof zh = {
   host: 'Capturing host',
   hostKernel: ', kernel ',
   runRecord: 'Run record',
-  runRecordLink: 'The full run record: each step’s node, exit code, duration, argv as executed and raw output, and the tool versions',
+  runRecordLink: 'The full run record: each step’s command, raw output, exit code and duration, and the tool versions',
   runRecordLinkOf: ' ({where})',
   runRecordTitle: 'Run record',
   runRecordIntro:

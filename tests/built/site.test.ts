@@ -217,7 +217,10 @@ test('every claim matrix link lands on its claim’s entry in its run’s record
       const cells = findAll(page(fileOf(path)!), (el) => el.tag === 'td' && hasClass(el, 'claim-cell') && attr(el, 'data-claim-status') !== 'not-applicable');
       assert.ok(cells.length > 0, `${path}: the claim matrix has cells`);
       for (const cell of cells) {
-        const claim = attr(closest(cell, (el) => el.tag === 'tr')!, 'data-claim')!;
+        const claim = attr(
+          closest(cell, (el) => el.tag === 'tr')!,
+          'data-claim',
+        )!;
         const href = attr(findAll(cell, (el) => el.tag === 'a')[0]!, 'href')!;
         const [record, fragment] = href.split('#') as [string, string];
         assert.equal(fragment, `claim-${claim}`, `${path}: ${href}`);

@@ -165,11 +165,11 @@ export default defineArticle({
     'health-worker2': healthCheckLine('health-worker2', 's-local 在 worker2 {node.worker2.ip}:{service.s-local.healthCheckNodePort} 的健康检查', "s-local’s health check on worker2, {node.worker2.ip}:{service.s-local.healthCheckNodePort}"),
     'iptables-worker': {
       zh: 'worker 的 nat 表：s-cluster 的链跳向 {iptables-worker.clusterEndpoints} 个后端，随机匹配的概率依次为 {iptables-worker.clusterProbabilities}；s-local 的链跳向本节点的 {iptables-worker.localEndpoints} 个后端',
-      en: "Worker's nat table: s-cluster's chain jumps to {iptables-worker.clusterEndpoints} endpoints, matching at random with probabilities {iptables-worker.clusterProbabilities} in turn; s-local's chain to the node's own {iptables-worker.localEndpoints}",
+      en: "Worker’s nat table: s-cluster’s chain jumps to {iptables-worker.clusterEndpoints} endpoints, matching at random with probabilities {iptables-worker.clusterProbabilities} in turn; s-local’s chain to the node’s own {iptables-worker.localEndpoints}",
     },
     'iptables-worker2': {
       zh: 'worker2 的 nat 表：s-cluster 的链跳向 {iptables-worker2.clusterEndpoints} 个后端，随机匹配的概率依次为 {iptables-worker2.clusterProbabilities}；s-local 的链跳向本节点的 {iptables-worker2.localEndpoints} 个后端',
-      en: "Worker2's nat table: s-cluster's chain jumps to {iptables-worker2.clusterEndpoints} endpoints, matching at random with probabilities {iptables-worker2.clusterProbabilities} in turn; s-local's chain to the node's own {iptables-worker2.localEndpoints}",
+      en: "Worker2's nat table: s-cluster’s chain jumps to {iptables-worker2.clusterEndpoints} endpoints, matching at random with probabilities {iptables-worker2.clusterProbabilities} in turn; s-local’s chain to the node’s own {iptables-worker2.localEndpoints}",
     },
     'spread-cluster': spreadLine('cluster', 'Cluster'),
     'spread-local': spreadLine('local', 'Local'),
