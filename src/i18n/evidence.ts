@@ -15,6 +15,8 @@ const zh = {
   startedAt: '开始时间',
   argv: '实际执行的命令行（在采集所在的主机上）',
   stdout: '标准输出',
+  /** Under a line of JSON an article lays out over several. */
+  laidOut: '这一行 JSON 在这里分行缩进显示；复制按钮和运行记录给出的是原样的一行。',
   stderr: '标准错误',
   ranOnBefore: '在 ',
   ranOnAfter: ' 上执行',
@@ -175,6 +177,7 @@ const en: typeof zh = {
   startedAt: 'Started at',
   argv: 'argv as executed (on the capturing host)',
   stdout: 'stdout',
+  laidOut: 'This one line of JSON is laid out over indented lines here; the copy button and the run record give it as it came.',
   stderr: 'stderr',
   ranOnBefore: 'Ran on ',
   ranOnAfter: '',

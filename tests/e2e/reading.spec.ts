@@ -35,6 +35,33 @@ test.describe('copy buttons', () => {
     expect(results.violations.map((v) => v.id)).toEqual([]);
   });
 
+  test('a long line of JSON is laid out to be read, says so, and is copied as it came; its record shows it as it came', async ({ page }) => {
+    await page.goto(articlePathOf('en', SLUG));
+    const step = 'addresses-worker';
+    const expected = evidence.stdout.get(step)!.replace(/\n$/, '');
+    expect(expected.includes('\n'), 'the snapshot holds one line').toBe(false);
+    const output = page.locator(`#output-${step} .step-stdout`);
+    await page
+      .locator(`#output-${step}`)
+      .locator('xpath=ancestor::details')
+      .first()
+      .evaluate((d: HTMLDetailsElement) => (d.open = true));
+    const shown = (await output.locator('pre').textContent())!;
+    expect(shown.split('\n').length).toBeGreaterThan(20);
+    expect(JSON.parse(shown)).toEqual(JSON.parse(expected));
+    await expect(output.locator('[data-laid-out]')).toBeVisible();
+    await output.getByRole('button', { name: 'Copy the output' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected);
+    // At a phone's width no line of it runs past the block.
+    await page.setViewportSize({ width: 375, height: 800 });
+    const pre = output.locator('pre');
+    expect(await pre.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    // The run record keeps the line.
+    await page.goto(`${articlePathOf('en', SLUG)}run/`);
+    await expect(page.locator(`#output-${step} .step-stdout pre`)).toHaveText(expected);
+    await expect(page.locator(`#output-${step} [data-laid-out]`)).toHaveCount(0);
+  });
+
   test('the command button copies the command as the node ran it, without the prompt, in Chinese too', async ({ page }) => {
     await page.goto(articlePathOf('zh', SLUG));
     const step = 'cluster-via-worker';

@@ -1,5 +1,7 @@
 // How a step's raw output is cut into highlighted blocks: an HTTP response read
 // with `curl --include` becomes its head and a JSON body; anything else stays text.
+// On an article page a long line of JSON (`ip -j`) is laid out over indented lines
+// to be read; the copy button and the run record give it as it came.
 // Pure; the components only render what this returns.
 import type { StepSnapshot } from '../../evidence/schema.ts';
 import { streamNote, streamText, type StreamName } from '../../evidence/raw-stream.ts';
@@ -12,6 +14,8 @@ export interface OutputBlock {
   /** A shiki language id. */
   lang: 'http' | 'json' | 'text';
   code: string;
+  /** The output as it came, where `code` lays it out (readableBlocks). */
+  asItCame?: string;
 }
 
 function isJson(text: string): boolean {
@@ -75,4 +79,21 @@ export function streamNoteText(snapshot: Streams, stream: StreamName, lang: 'zh'
     );
   }
   return parts.join(' ');
+}
+
+/** A line of JSON longer than this is laid out on an article page: past a phone's width many times over. */
+const LONG_JSON_LINE = 120;
+
+/**
+ * The blocks as an article shows them: a JSON block that came as one long compact line, laid out with
+ * two-space indents, keeping the line it came as; every other block as it came. Only a line that is
+ * exactly JSON.stringify of what it parses to is laid out, so the layout cannot change a value (a number
+ * past 2^53, an escape written otherwise).
+ */
+export function readableBlocks(snapshot: Streams): readonly OutputBlock[] {
+  return outputBlocks(snapshot).map((block) => {
+    if (block.lang !== 'json' || block.code.length <= LONG_JSON_LINE) return block;
+    const parsed: unknown = JSON.parse(block.code);
+    return JSON.stringify(parsed) === block.code ? { ...block, code: JSON.stringify(parsed, null, 2), asItCame: block.code } : block;
+  });
 }
