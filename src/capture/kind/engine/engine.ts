@@ -432,6 +432,9 @@ export async function stopEngine(env: NodeJS.ProcessEnv = process.env): Promise<
     if (added.length + removed.length > 0)
       done.push(`the routing tables differ from before the engine started: ${[...added.map((r) => `+ ${r}`), ...removed.map((r) => `- ${r}`)].join('; ')}`);
   }
+  // What no journal covers, against the host as shice first found it: said, never written.
+  const baseline = readMachineBaseline(paths);
+  if (baseline) for (const line of driftFromBaseline(baseline.sysctls, readSysctls())) done.push(line);
   rmSync(paths.socket, { force: true });
   if (failed.length > 0) {
     // The record stays, so that the next --stop tries again and the next start carries the undo on.

@@ -243,3 +243,18 @@ export function unjournalled(before: Sysctls, now: Sysctls, journal: readonly Sy
   const journalled = new Set(journal.map((e) => e.name));
   return sysctlChanges(before, now).filter((c) => !journalled.has(c.name));
 }
+
+/**
+ * The settings a cluster or the engine is known to change that differ from the machine's baseline
+ * once every journal has been undone: a change whose journal went with its run's record (a capture
+ * killed and its folder removed). Never written back, as no journal says the project made it (an
+ * administrator may have): said, with the command that would put it back.
+ */
+export function driftFromBaseline(baseline: Sysctls, now: Sysctls): string[] {
+  return sysctlChanges(baseline, now)
+    .filter((c) => CLUSTER_SETTINGS.includes(c.name) || (FORWARDING_SYSCTLS as readonly string[]).includes(c.name))
+    .map(
+      (c) =>
+        `${c.name} is ${c.after}, ${c.before} when shice first found this machine, and no journal says shice set it (a capture killed whose record is gone?): sysctl -w ${c.name}=${c.before} puts it back`,
+    );
+}
