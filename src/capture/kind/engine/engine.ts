@@ -17,6 +17,7 @@ import { parseDockerVersion } from '../tool-output.ts';
 import { MACHINE_CACHE } from '../../machine-cache.ts';
 import {
   journalChanges,
+  driftFromBaseline,
   leftText,
   procSysctls,
   readSysctls,
