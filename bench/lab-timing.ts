@@ -2,7 +2,7 @@
 // the timestamps in its snapshots. The floor is what no implementation can
 // avoid: every curl that timed out (exit 28) waited its full --max-time.
 import { basename } from 'node:path';
-import { STEPS_PHASE_LINE } from '../src/capture/runner.ts';
+import { STEPS_PHASE_LINE } from '../src/capture/session/runner.ts';
 
 /** curl's exit code for "operation timed out". */
 export const CURL_TIMED_OUT = 28;

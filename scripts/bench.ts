@@ -21,7 +21,7 @@ import { measureE2e } from '../bench/measure/e2e.ts';
 import { measureLab } from '../bench/measure/lab.ts';
 import { measureKind } from '../bench/measure/kind.ts';
 import { measureNpmTest } from '../bench/measure/npm-test.ts';
-import { gitInfo } from '../src/capture/host.ts';
+import { gitInfo } from '../src/capture/machine/host.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const RESULTS_DIR = 'bench-results';

@@ -7,7 +7,7 @@
 // needs). Skips a release whose binary on disk was built from the same module
 // files by the same Go. Prints progress: Go's own list of packages as it
 // compiles them (scripts/lib/go-build.ts, shared with the tools' build).
-import { parseCommandLine, releasesAsked, UsageError } from '../src/capture/cli-args.ts';
+import { parseCommandLine, releasesAsked, UsageError } from '../src/capture/session/cli-args.ts';
 import { HEADLINE_RELEASE, KUBE_MINORS, type KubeRelease } from '../src/experiment/kubernetes.ts';
 import { goVersion } from './lib/go-build.ts';
 import { buildKube } from './lib/kube-build.ts';

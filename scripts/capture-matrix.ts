@@ -2,8 +2,8 @@
 // matrix captures, as one line of JSON on stdout (capture.yml's matrix reads it).
 import { fileURLToPath } from 'node:url';
 import { ArticleFolderError, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
-import { UsageError } from '../src/capture/cli-args.ts';
-import { captureMatrix, MATRIX_USAGE, parseMatrixArgs } from '../src/capture/matrix.ts';
+import { UsageError } from '../src/capture/session/cli-args.ts';
+import { captureMatrix, MATRIX_USAGE, parseMatrixArgs } from '../src/capture/session/matrix.ts';
 import { terminalSafe } from '../src/evidence/terminal-text.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

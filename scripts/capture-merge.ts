@@ -1,23 +1,23 @@
 // `npm run capture:merge -- DIR... [--variant V,...] [--report FILE] [--accept-broken-claims]`:
 // run folders written by `capture --out` (here or on other machines: a CI matrix's
 // artifacts) checked as the build would and swapped into the articles' snapshots
-// by a capture's rules (src/capture/merge.ts, swap-in.ts). The I/O edge: arguments,
+// by a capture's rules (src/capture/merge/merge.ts, swap-in.ts). The I/O edge: arguments,
 // signals, the report, exit codes.
 import { relative } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../src/capture/cli-args.ts';
-import { clip } from '../src/capture/clip.ts';
-import { PROVIDER_LEFTOVERS } from '../src/capture/drivers.ts';
-import { MERGE_USAGE, parseMergeArgs, type MergeArgs } from '../src/capture/matrix.ts';
-import { ACCEPT_HINT, prepareMerge } from '../src/capture/merge.ts';
+import { UsageError } from '../src/capture/session/cli-args.ts';
+import { clip } from '../src/capture/machine/clip.ts';
+import { PROVIDER_LEFTOVERS } from '../src/capture/session/drivers.ts';
+import { MERGE_USAGE, parseMergeArgs, type MergeArgs } from '../src/capture/session/matrix.ts';
+import { ACCEPT_HINT, prepareMerge } from '../src/capture/merge/merge.ts';
 import { ArticleFolderError } from '../src/authoring/load.ts';
-import { recoverDeadRuns } from '../src/capture/recover.ts';
-import { judgeReportPath, writeReport, type ReportPlace } from '../src/capture/report-file.ts';
-import { reportMarkdown, type ReportSection } from '../src/capture/report-markdown.ts';
-import { swapInRuns, SwapError, SwapInterrupted } from '../src/capture/swap-in.ts';
-import { checkTarget, TargetError } from '../src/capture/target.ts';
-import { claimsReport, overallVerdict, runSide, tryEvidence, whatChanged, type Verdict } from '../src/capture/what-changed.ts';
+import { recoverDeadRuns } from '../src/capture/recovery/recover.ts';
+import { judgeReportPath, writeReport, type ReportPlace } from '../src/capture/merge/report-file.ts';
+import { reportMarkdown, type ReportSection } from '../src/capture/merge/report-markdown.ts';
+import { swapInRuns, SwapError, SwapInterrupted } from '../src/capture/merge/swap-in.ts';
+import { checkTarget, TargetError } from '../src/capture/snapshots/target.ts';
+import { claimsReport, overallVerdict, runSide, tryEvidence, whatChanged, type Verdict } from '../src/capture/session/what-changed.ts';
 import { terminalSafe } from '../src/evidence/terminal-text.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');

@@ -3,7 +3,7 @@
 // what they share at the I/O edge (failures, exit codes, signals) are in scripts/capture/.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCaptureArgs, selectSlugs, UsageError, USAGE } from '../src/capture/cli-args.ts';
+import { parseCaptureArgs, selectSlugs, UsageError, USAGE } from '../src/capture/session/cli-args.ts';
 import { ArticleFolderError, listArticleSlugs } from '../src/authoring/load.ts';
 import { PrerequisiteError } from '../src/capture/provider/node-provider.ts';
 import { fail, ignoreClosedPipes, Interrupts, type CaptureContext } from './capture/edge.ts';

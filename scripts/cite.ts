@@ -11,8 +11,8 @@ import { ARTICLES, articleDir, listArticleSlugs, loadArticle } from '../src/auth
 import { evidenceFromDisk } from '../src/evidence/runs/from-disk.ts';
 import { readUpstreamRecord, runReleases } from '../src/evidence/upstream-disk.ts';
 import { citeRelease, renderUpstream, UPSTREAM_FILE, UPSTREAM_MODULE, type CitedLines, type UpstreamRecord } from '../src/evidence/upstream.ts';
-import { runTool } from '../src/capture/process.ts';
-import { parseCommandLine, UsageError } from '../src/capture/cli-args.ts';
+import { runTool } from '../src/capture/machine/process.ts';
+import { parseCommandLine, UsageError } from '../src/capture/session/cli-args.ts';
 import { articleTarget } from '../src/article/evidence/evidence-memo.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');

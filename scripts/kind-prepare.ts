@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../src/capture/provider/node-provider.ts';
 import { stopEngine } from '../src/capture/kind/engine/engine.ts';
 import { prepare } from '../src/capture/kind/prepare.ts';
-import { parseCommandLine, releasesAsked, UsageError } from '../src/capture/cli-args.ts';
+import { parseCommandLine, releasesAsked, UsageError } from '../src/capture/session/cli-args.ts';
 import { HEADLINE_RELEASE, KUBE_MINORS, type KubeRelease } from '../src/experiment/kubernetes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

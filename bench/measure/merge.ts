@@ -7,8 +7,8 @@
 // only when the merge did what it is for: every run swapped in, nothing beside.
 import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareMerge } from '../../src/capture/merge.ts';
-import { swapInRuns } from '../../src/capture/swap-in.ts';
+import { prepareMerge } from '../../src/capture/merge/merge.ts';
+import { swapInRuns } from '../../src/capture/merge/swap-in.ts';
 import { measured, notMeasured, type Figure } from '../figures.ts';
 import { makeTempDir } from '../temp-dirs.ts';
 import { errorMessage, withTemporary, type BenchContext } from './context.ts';

@@ -3,7 +3,7 @@
 // measured in, checked before any work; and the folders their runs go to. A plan
 // is one article on one version: a complete set of runs, judged and swapped in together.
 import { join, resolve } from 'node:path';
-import type { CaptureArgs } from '../../src/capture/cli-args.ts';
+import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
 import { articleDir, definitionFile, loadArticle } from '../../src/authoring/load.ts';
 import { defaultVariant, selectVariants, variantFolder, variantProblems } from '../../src/experiment/variants.ts';
 import { environmentFolder, environmentOfDriver, environmentProblems, headlineEnvironment } from '../../src/experiment/environments.ts';

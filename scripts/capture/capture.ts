@@ -1,16 +1,16 @@
 // The capture itself: each article's variants run for real, judged together, then
 // swapped in together (or kept aside when a claim broke), and what changed said.
 import { join, relative, resolve } from 'node:path';
-import type { CaptureArgs } from '../../src/capture/cli-args.ts';
+import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
 import { definitionFile, loadArticle } from '../../src/authoring/load.ts';
 import { connectionReuseWarnings } from '../../src/experiment/connection-reuse.ts';
 import { PrerequisiteError, VariantUnsupported } from '../../src/capture/provider/node-provider.ts';
-import { gitInfo } from '../../src/capture/host.ts';
-import { formatSummary } from '../../src/capture/progress.ts';
-import { swapPaths } from '../../src/capture/snapshot-writer.ts';
-import { judgeRuns } from '../../src/capture/judge-run.ts';
-import { swapInTogether, SwapTogetherError } from '../../src/capture/swap-together.ts';
-import { checkOutFolder, checkTarget, TargetError } from '../../src/capture/target.ts';
+import { gitInfo } from '../../src/capture/machine/host.ts';
+import { formatSummary } from '../../src/capture/session/progress.ts';
+import { swapPaths } from '../../src/capture/snapshots/snapshot-writer.ts';
+import { judgeRuns } from '../../src/capture/session/judge-run.ts';
+import { swapInTogether, SwapTogetherError } from '../../src/capture/snapshots/swap-together.ts';
+import { checkOutFolder, checkTarget, TargetError } from '../../src/capture/snapshots/target.ts';
 import { otherRelease, targetOf, type ArticlePlan } from './articles.ts';
 import { fail, failingOn, say, type CaptureContext } from './edge.ts';
 import { keepAsideAndExit } from './kept-aside.ts';

@@ -1,10 +1,10 @@
 // `--dry-run`: what a real run of each variant runs, in order, waits and health
 // checks included: each line a command a shell accepts, after what the capture
 // would build first and what would stop it here, as comments. Runs and builds nothing.
-import type { CaptureArgs } from '../../src/capture/cli-args.ts';
+import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
 import { articleDir } from '../../src/authoring/load.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
-import { planLines } from '../../src/capture/plan-text.ts';
+import { planLines } from '../../src/capture/session/plan-text.ts';
 import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { otherRelease, type ArticlePlan } from './articles.ts';
 import { variantDrivers } from './providers.ts';

@@ -1,7 +1,7 @@
 // What every capture command shares at the I/O edge: one-line failures, report
 // lines, exit codes, and the signals that stop a run.
 import { constants } from 'node:os';
-import { clip } from '../../src/capture/clip.ts';
+import { clip } from '../../src/capture/machine/clip.ts';
 import { terminalSafe } from '../../src/evidence/terminal-text.ts';
 
 /**

@@ -2,9 +2,9 @@
 // derived: not swapped in but kept aside (.shice/kept/<run id>), said why, and
 // the capture ends: exit 3 for broken claims (--accept may swap them in), 1 for facts.
 import { basename, join, relative, resolve } from 'node:path';
-import { judgeRuns, type Judgement } from '../../src/capture/judge-run.ts';
-import { keepAside, keptFolderName, keptRunsDir, type KeptManifest } from '../../src/capture/kept-run.ts';
-import { runSide, tryEvidence, whatChangedLines } from '../../src/capture/what-changed.ts';
+import { judgeRuns, type Judgement } from '../../src/capture/session/judge-run.ts';
+import { keepAside, keptFolderName, keptRunsDir, type KeptManifest } from '../../src/capture/session/kept-run.ts';
+import { runSide, tryEvidence, whatChangedLines } from '../../src/capture/session/what-changed.ts';
 import { EXIT_CLAIMS_BROKEN, fail, say } from './edge.ts';
 import { untouched } from './report.ts';
 import type { ArticleCapture, HeldRuns } from './variant-runs.ts';

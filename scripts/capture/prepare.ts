@@ -1,22 +1,22 @@
 // Before the first run: every run the capture plans (article × version × variant,
 // in the driver's environment) checked against this machine at once
-// (src/capture/preparation.ts). What the project can build itself is built into
+// (src/capture/session/preparation.ts). What the project can build itself is built into
 // the machine's cache with its progress (a release's binaries for the lab: the
 // code of `npm run lab:build`; for kind, the code of `npm run kind:prepare`);
 // what it cannot is one line per problem, exit 2, with nothing written. --dry-run
 // prints the same as comments and builds nothing.
 import { delimiter } from 'node:path';
-import type { CaptureArgs } from '../../src/capture/cli-args.ts';
-import { readIpvsFacts } from '../../src/capture/host.ts';
+import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
+import { readIpvsFacts } from '../../src/capture/machine/host.ts';
 import { engineEnv, findEngine } from '../../src/capture/kind/engine/engine.ts';
 import { readImagesRecord } from '../../src/capture/kind/image/build.ts';
 import { kindPathDirs, prepare } from '../../src/capture/kind/prepare.ts';
 import { registryReachable } from '../../src/capture/kind/registry.ts';
-import { chooseKubeBinDir, missingComponents } from '../../src/capture/kube-bin.ts';
+import { chooseKubeBinDir, missingComponents } from '../../src/capture/machine/kube-bin.ts';
 import { findProgram } from '../../src/capture/lab/tools.ts';
-import { MACHINE_CACHE } from '../../src/capture/machine-cache.ts';
-import { buildStepText, planPreparation, runNeeds, type CaptureProbe, type KindReading, type Preparation } from '../../src/capture/preparation.ts';
-import { runTool } from '../../src/capture/process.ts';
+import { MACHINE_CACHE } from '../../src/capture/machine/machine-cache.ts';
+import { buildStepText, planPreparation, runNeeds, type CaptureProbe, type KindReading, type Preparation } from '../../src/capture/session/preparation.ts';
+import { runTool } from '../../src/capture/machine/process.ts';
 import { PrerequisiteError } from '../../src/capture/provider/node-provider.ts';
 import { terminalSafe } from '../../src/evidence/terminal-text.ts';
 import type { KubeRelease } from '../../src/experiment/kubernetes.ts';

@@ -1,13 +1,13 @@
-// The one place the capture's commands reach the drivers (src/capture/drivers.ts):
+// The one place the capture's commands reach the drivers (src/capture/session/drivers.ts):
 // the drivers of an article's runs, and the recovery of what killed runs left behind.
-import { createDriver, PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
-import type { CaptureArgs } from '../../src/capture/cli-args.ts';
+import { createDriver, PROVIDER_LEFTOVERS } from '../../src/capture/session/drivers.ts';
+import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
 import { articleDir } from '../../src/authoring/load.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
 import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
-import { makeRunId } from '../../src/capture/run-id.ts';
-import { recoverDeadRuns, type Recovery } from '../../src/capture/recover.ts';
+import { makeRunId } from '../../src/capture/recovery/run-id.ts';
+import { recoverDeadRuns, type Recovery } from '../../src/capture/recovery/recover.ts';
 import type { ArticlePlan } from './articles.ts';
 import { sayLine } from './edge.ts';
 

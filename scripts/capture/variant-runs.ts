@@ -1,17 +1,17 @@
 // One article's variants run one after the other, each under its target's lock
 // and record, each left staged: they are judged together before any is swapped in.
 import { articleDir } from '../../src/authoring/load.ts';
-import type { CaptureArgs } from '../../src/capture/cli-args.ts';
+import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
 import { PrerequisiteError } from '../../src/capture/provider/node-provider.ts';
-import { CaptureAborted, runCapture, type CaptureInput, type CaptureResult } from '../../src/capture/runner.ts';
-import { createReporter } from '../../src/capture/progress.ts';
-import { hostInfo } from '../../src/capture/host.ts';
-import { makeRunId } from '../../src/capture/run-id.ts';
-import type { Lock } from '../../src/capture/lock.ts';
-import { currentOwner, forgetRecord, type Owner } from '../../src/capture/run-registry.ts';
-import { holdTarget, SwapError } from '../../src/capture/swap-in.ts';
-import { inspectTarget, judgeTarget } from '../../src/capture/target.ts';
-import { readBaseline, type Baseline } from '../../src/capture/what-changed.ts';
+import { CaptureAborted, runCapture, type CaptureInput, type CaptureResult } from '../../src/capture/session/runner.ts';
+import { createReporter } from '../../src/capture/session/progress.ts';
+import { hostInfo } from '../../src/capture/machine/host.ts';
+import { makeRunId } from '../../src/capture/recovery/run-id.ts';
+import type { Lock } from '../../src/capture/recovery/lock.ts';
+import { currentOwner, forgetRecord, type Owner } from '../../src/capture/recovery/run-registry.ts';
+import { holdTarget, SwapError } from '../../src/capture/merge/swap-in.ts';
+import { inspectTarget, judgeTarget } from '../../src/capture/snapshots/target.ts';
+import { readBaseline, type Baseline } from '../../src/capture/session/what-changed.ts';
 import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
 import type { RunSnapshot } from '../../src/evidence/schema.ts';
 import { displayPath } from '../../src/evidence/errors.ts';

@@ -5,7 +5,7 @@
 // Pure: the caller reads the folders, finds shellcheck and runs actionlint.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MACHINE_CACHE } from '../../src/capture/machine-cache.ts';
+import { MACHINE_CACHE } from '../../src/capture/machine/machine-cache.ts';
 
 /** The project root's tools/ Go module: it requires actionlint at the pinned version (a `tool` line). */
 export const TOOLS_MODULE_DIR = fileURLToPath(new URL('../../tools', import.meta.url));

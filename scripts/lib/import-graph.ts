@@ -196,8 +196,10 @@ export interface LayerRule {
 }
 
 const SITE = ['src/article/', 'src/components/', 'src/pages/', 'src/layouts/'];
-/** The capture's top floor: what chooses a driver and runs a capture. */
-const CAPTURE_TOP = ['src/capture/drivers.ts', 'src/capture/runner.ts'];
+/** The capture's top floors: a capture's session (what chooses a driver and runs it) and the merge of runs captured elsewhere. */
+const CAPTURE_TOP = ['src/capture/session/', 'src/capture/merge/'];
+/** Where a run's output goes and what it keeps about itself, below the session. */
+const CAPTURE_RECORDS = ['src/capture/snapshots/', 'src/capture/recovery/'];
 const CAPTURE_ABOVE_DRIVERS = ['src/capture/kubernetes/', ...CAPTURE_TOP];
 const CAPTURE_ABOVE_PROVIDER = ['src/capture/kind/', 'src/capture/lab/', ...CAPTURE_ABOVE_DRIVERS];
 const CAPTURE_ABOVE_KUBECTL = ['src/capture/provider/', ...CAPTURE_ABOVE_PROVIDER];
@@ -209,7 +211,11 @@ export const LAYER_RULES: readonly LayerRule[] = [
   // The capture's floors, bottom up: the process runner; kubectl's argv builders and parsers; the node
   // provider's contract; the drivers (kind/, lab/), which provide nodes; the Kubernetes platform above
   // them (kubernetes/); then the registry, the runner and the CLI, which choose and combine them.
-  { layer: 'src/capture/process.ts', forbidden: [...CAPTURE_ABOVE_PROCESS, ...SITE], because: 'every floor of the capture runs its processes through it' },
+  {
+    layer: 'src/capture/machine/process.ts',
+    forbidden: [...CAPTURE_ABOVE_PROCESS, ...SITE],
+    because: 'every floor of the capture runs its processes through it',
+  },
   {
     layer: 'src/capture/kubectl/',
     forbidden: [...CAPTURE_ABOVE_KUBECTL, ...SITE],
@@ -235,6 +241,17 @@ export const LAYER_RULES: readonly LayerRule[] = [
     forbidden: ['src/capture/kind/', 'src/capture/lab/', ...CAPTURE_TOP, ...SITE],
     because: 'the platform works on any node provider through its contract',
   },
+  // Beside the drivers, the capture's own floors, bottom up: the machine (its processes, caches and probes),
+  // the snapshot folders a run writes, the records and locks a run keeps and the recovery after a kill,
+  // the session, and the merge.
+  { layer: 'src/capture/machine/', forbidden: [...CAPTURE_RECORDS, ...CAPTURE_TOP, ...SITE], because: 'the machine is the floor every capture stands on' },
+  {
+    layer: 'src/capture/snapshots/',
+    forbidden: ['src/capture/recovery/', ...CAPTURE_TOP, ...SITE],
+    because: 'writing a snapshot folder knows neither the records a run keeps nor its session',
+  },
+  { layer: 'src/capture/recovery/', forbidden: [...CAPTURE_TOP, ...SITE], because: 'a run’s records are read by whatever recovers it, never the other way' },
+  { layer: 'src/capture/session/', forbidden: ['src/capture/merge/', ...SITE], because: 'a capture runs without the merge; the merge uses its judgement' },
   { layer: 'src/capture/', forbidden: SITE, because: 'the capture writes snapshots; the pages only read them' },
   { layer: 'src/evidence/', forbidden: ['src/capture/', ...SITE], because: 'evidence is derived from snapshots, whoever wrote them, for whatever shows it' },
 ];

@@ -7,8 +7,8 @@
 // same Go is current and left as it is.
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtKubeBinDir, buildStamp, KUBE_BINARY_NAMES, KUBE_MODULE_DIR, moduleFilesOf, versionLdflags } from '../../src/capture/kube-bin.ts';
-import type { KubeBuildState } from '../../src/capture/preparation.ts';
+import { builtKubeBinDir, buildStamp, KUBE_BINARY_NAMES, KUBE_MODULE_DIR, moduleFilesOf, versionLdflags } from '../../src/capture/machine/kube-bin.ts';
+import type { KubeBuildState } from '../../src/capture/session/preparation.ts';
 import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
 import { compiledText, elapsedSince, goBuild, stampIsCurrent, writeStamp } from './go-build.ts';
 

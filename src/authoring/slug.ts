@@ -2,7 +2,7 @@
 // (articleFolders, src/authoring/load.ts) refuses a folder whose name breaks it, and the
 // scaffold (npm run new) refuses to make one. A name that breaks it is shown quoted,
 // JSON-escaped and cut, never as typed: a line feed or ESC in it would print a line of its own.
-import { clip } from '../capture/clip.ts';
+import { clip } from '../capture/machine/clip.ts';
 import { quoted } from '../evidence/terminal-text.ts';
 
 export const SLUG_PATTERN = /^(\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*$/;

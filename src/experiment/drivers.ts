@@ -2,7 +2,7 @@
 // run.yaml's `driver`), what it is, the flags only it takes, how each of its
 // commands enters a node, and the versions only it records. The CLI's choices
 // and usage, the snapshot schema, the run-origin check and docs/capture-engine.md's
-// table all read this list; src/capture/drivers.ts adds each one's factory and
+// table all read this list; src/capture/session/drivers.ts adds each one's factory and
 // recovery, keyed by the same names. Plain data: everything else reads it.
 
 /** A flag of `npm run capture` that only one driver takes. */

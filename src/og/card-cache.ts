@@ -1,5 +1,5 @@
 // The Open Graph cards already drawn, kept between builds in the machine's
-// cache (src/capture/machine-cache.ts): og-cards/<key>.png, where the key is a
+// cache (src/capture/machine/machine-cache.ts): og-cards/<key>.png, where the key is a
 // SHA-256 of everything the PNG's bytes follow from (render.ts says what: the
 // card's SVG, the bytes of each font it is drawn with, resvg's version and its
 // options). A build draws only the cards whose key it has not seen; the same
@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { machineCacheDir } from '../capture/machine-cache.ts';
+import { machineCacheDir } from '../capture/machine/machine-cache.ts';
 
 /** The cache's folder under the machine's cache. */
 export const CARD_CACHE_FOLDER = 'og-cards';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
-import { readRecords } from '../../src/capture/run-registry.ts';
+import { readRecords } from '../../src/capture/recovery/run-registry.ts';
 import { projectCopy } from '../support/project-copy.ts';
 import { treeDigest } from '../support/tree-digest.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';

@@ -16,7 +16,7 @@ import { EvidenceError } from '../../src/evidence/errors.ts';
 import { findUnboundValues } from '../../src/evidence/mdx-check.ts';
 import { escapeInvalidUtf8, readableStep, storeStream, streamBytes, STREAM_LIMIT_BYTES } from '../../src/evidence/raw-stream.ts';
 import { outputBlocks, streamNoteText } from '../../src/article/render/raw-output.ts';
-import { judgeTarget, checkPathShape, outFolderProblem } from '../../src/capture/target.ts';
+import { judgeTarget, checkPathShape, outFolderProblem } from '../../src/capture/snapshots/target.ts';
 import { treeDigest } from '../support/tree-digest.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -14,7 +14,7 @@ import { copyCommittedRuns } from '../support/snapshot-root.ts';
 import { siteCopy } from '../support/project-copy.ts';
 import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
-import { toYaml } from '../../src/capture/snapshot-writer.ts';
+import { toYaml } from '../../src/capture/snapshots/snapshot-writer.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFacts } from '../../src/evidence/facts.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { after, before, type TestContext } from 'node:test';
 import { execa } from 'execa';
 import { RUN_MARK } from '../../src/capture/kind/settings.ts';
-import { processesWithEnv } from '../../src/capture/process-identity.ts';
-import { readRecords } from '../../src/capture/run-registry.ts';
+import { processesWithEnv } from '../../src/capture/machine/process-identity.ts';
+import { readRecords } from '../../src/capture/recovery/run-registry.ts';
 import { journalChanges, readSysctls, undoSysctls } from '../../src/capture/kind/engine/host-state.ts';
 import {
   answeringEngine,

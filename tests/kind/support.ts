@@ -12,7 +12,7 @@ import { execa } from 'execa';
 import { engineEnv, findEngine, readMachineBaseline, stopEngine, type Engine } from '../../src/capture/kind/engine/engine.ts';
 import { FORWARDING_SYSCTLS, readSysctls, writeSysctl } from '../../src/capture/kind/engine/host-state.ts';
 import { prepare } from '../../src/capture/kind/prepare.ts';
-import { processStartTime } from '../../src/capture/process-identity.ts';
+import { processStartTime } from '../../src/capture/machine/process-identity.ts';
 import { kindPathDirs } from '../../src/capture/kind/prepare.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 

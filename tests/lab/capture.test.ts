@@ -18,7 +18,7 @@ import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { article074 } from '../support/articles.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 import { LAB_PREFIX } from '../../src/capture/lab/names.ts';
-import { registryDir } from '../../src/capture/run-registry.ts';
+import { registryDir } from '../../src/capture/recovery/run-registry.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
 import { busyWhileSteps } from '../support/busy.ts';

@@ -12,18 +12,18 @@ import { execa } from 'execa';
 import { experiment074 as experiment } from '../support/articles.ts';
 import type { Experiment, Topology } from '../../src/experiment/types.ts';
 import { DriverError } from '../../src/capture/provider/node-provider.ts';
-import { topologyView } from '../../src/capture/topology-view.ts';
+import { topologyView } from '../../src/capture/session/topology-view.ts';
 import { labDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
-import { recoverDeadRuns } from '../../src/capture/recover.ts';
-import { PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
-import { readRecords, recordRun, type RunRecord } from '../../src/capture/run-registry.ts';
+import { recoverDeadRuns } from '../../src/capture/recovery/recover.ts';
+import { PROVIDER_LEFTOVERS } from '../../src/capture/session/drivers.ts';
+import { readRecords, recordRun, type RunRecord } from '../../src/capture/recovery/run-registry.ts';
 import { deleteNamespaces, listNamespaces, namespaceProcesses, processStartTime } from '../../src/capture/lab/leftovers.ts';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
 import { claimNetnsMount, releaseNetnsMount } from '../../src/capture/lab/netns-mount.ts';
 import { batchInput, runIpBatch } from '../../src/capture/lab/ip-batch.ts';
-import { isAlive, waitUntil } from '../../src/capture/process.ts';
-import { text } from '../../src/capture/process.ts';
+import { isAlive, waitUntil } from '../../src/capture/machine/process.ts';
+import { text } from '../../src/capture/machine/process.ts';
 import {
   assertNothingLeft,
   expectedComponents,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import type { MatrixRun } from '../../src/capture/matrix.ts';
+import type { MatrixRun } from '../../src/capture/session/matrix.ts';
 import { treeDigest } from '../support/tree-digest.ts';
 import { projectCopy } from '../support/project-copy.ts';
 import { kernelTest } from './support.ts';

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { execa } from 'execa';
 import { LAB_PREFIX, runFolder } from '../../src/capture/lab/names.ts';
-import { isAlive, waitUntil } from '../../src/capture/process.ts';
+import { isAlive, waitUntil } from '../../src/capture/machine/process.ts';
 import { labUnavailable } from '../../src/capture/lab/tools.ts';
 
 export const unavailable = labUnavailable();

@@ -2,7 +2,7 @@
 // never sleeps per core, while a capture's steps run beside them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { STEPS_PHASE_LINE, TEARDOWN_PHASE_LINE } from '../../src/capture/runner.ts';
+import { STEPS_PHASE_LINE, TEARDOWN_PHASE_LINE } from '../../src/capture/session/runner.ts';
 
 /** Starts one busy loop per core; the returned function stops them all and waits until each is gone. */
 function busyLoops(count = availableParallelism()): () => Promise<void> {

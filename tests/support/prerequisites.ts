@@ -6,10 +6,10 @@
 // the machine: the probe is the caller's.
 import { LAB_TOOLS } from '../../src/capture/lab/tools.ts';
 import { KIND_PREPARE_TOOLS } from '../../src/capture/kind/prepare-tools.ts';
-import { GO_INSTALL_HINT, goFound, goRecentEnough, isDebianLike, MIN_GO, type MachineProbe } from '../../src/capture/machine-probe.ts';
+import { GO_INSTALL_HINT, goFound, goRecentEnough, isDebianLike, MIN_GO, type MachineProbe } from '../../src/capture/machine/machine-probe.ts';
 
-// The probe's shape and its readings are the capture's too (src/capture/machine-probe.ts).
-export { goMinor, isDebianLike, MIN_GO, type MachineProbe } from '../../src/capture/machine-probe.ts';
+// The probe's shape and its readings are the capture's too (src/capture/machine/machine-probe.ts).
+export { goMinor, isDebianLike, MIN_GO, type MachineProbe } from '../../src/capture/machine/machine-probe.ts';
 
 /** Something a suite runs, found on PATH or at an absolute path, and the Debian package that brings it. */
 export interface Program {

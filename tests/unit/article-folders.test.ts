@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArticleFolderError, articleEntryProblem, articleFolders, listArticleSlugs, loadArticle } from '../../src/authoring/load.ts';
 import { REFERENCE_ARTICLES, withLinkedArticles } from '../support/reference-articles.ts';
-import { nearestSlugs } from '../../src/capture/cli-args.ts';
+import { nearestSlugs } from '../../src/capture/session/cli-args.ts';
 import { projectCopy } from '../support/project-copy.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nearestSlugs, parseCaptureArgs, selectSlugs, UsageError } from '../../src/capture/cli-args.ts';
-import { makeRunId } from '../../src/capture/run-id.ts';
-import { topologyView } from '../../src/capture/topology-view.ts';
+import { nearestSlugs, parseCaptureArgs, selectSlugs, UsageError } from '../../src/capture/session/cli-args.ts';
+import { makeRunId } from '../../src/capture/recovery/run-id.ts';
+import { topologyView } from '../../src/capture/session/topology-view.ts';
 import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
-import { formatStepDone, formatSummary } from '../../src/capture/progress.ts';
+import { formatStepDone, formatSummary } from '../../src/capture/session/progress.ts';
 import { sampleTopology } from '../fixtures/capture/scripted-driver.ts';
 
 test('defaults: every article, the kind driver, into the article folder', () => {

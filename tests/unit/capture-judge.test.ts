@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadArticle } from '../../src/authoring/load.ts';
-import { judgeRuns } from '../../src/capture/judge-run.ts';
-import { keepAside, keptFolder, KeptRunError, readKept, type KeptManifest } from '../../src/capture/kept-run.ts';
-import { parseCaptureArgs, UsageError } from '../../src/capture/cli-args.ts';
+import { judgeRuns } from '../../src/capture/session/judge-run.ts';
+import { keepAside, keptFolder, KeptRunError, readKept, type KeptManifest } from '../../src/capture/session/kept-run.ts';
+import { parseCaptureArgs, UsageError } from '../../src/capture/session/cli-args.ts';
 import { displayPath } from '../../src/evidence/errors.ts';
 import { treeDigest } from '../support/tree-digest.ts';
 

@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, LockHeld, type LockInfo } from '../../src/capture/lock.ts';
-import { currentOwner, forgetRecord, ownerAlive, readRecords, recordCapture, recordRun } from '../../src/capture/run-registry.ts';
-import { processGroup, processStartTime, stillRunning } from '../../src/capture/process-identity.ts';
-import { clip } from '../../src/capture/clip.ts';
+import { acquireLock, LockHeld, type LockInfo } from '../../src/capture/recovery/lock.ts';
+import { currentOwner, forgetRecord, ownerAlive, readRecords, recordCapture, recordRun } from '../../src/capture/recovery/run-registry.ts';
+import { processGroup, processStartTime, stillRunning } from '../../src/capture/machine/process-identity.ts';
+import { clip } from '../../src/capture/machine/clip.ts';
 
 const temp = () => mkdtempSync(join(tmpdir(), 'shice-lock-'));
 /** A pid that has just ended. */

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../../src/capture/cli-args.ts';
-import { captureMatrix, parseMatrixArgs } from '../../src/capture/matrix.ts';
-import { reportMarkdown } from '../../src/capture/report-markdown.ts';
+import { UsageError } from '../../src/capture/session/cli-args.ts';
+import { captureMatrix, parseMatrixArgs } from '../../src/capture/session/matrix.ts';
+import { reportMarkdown } from '../../src/capture/merge/report-markdown.ts';
 import { listArticleSlugs, loadArticle } from '../../src/authoring/load.ts';
 import { article074, article075 } from '../support/articles.ts';
 

@@ -10,11 +10,11 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseMergeArgs } from '../../src/capture/matrix.ts';
-import { checkoutArticles, findRuns, prepareMerge } from '../../src/capture/merge.ts';
-import { swapInRuns, SwapError } from '../../src/capture/swap-in.ts';
-import { planMerge, runFolderName } from '../../src/capture/merge-plan.ts';
-import { UsageError } from '../../src/capture/cli-args.ts';
+import { parseMergeArgs } from '../../src/capture/session/matrix.ts';
+import { checkoutArticles, findRuns, prepareMerge } from '../../src/capture/merge/merge.ts';
+import { swapInRuns, SwapError } from '../../src/capture/merge/swap-in.ts';
+import { planMerge, runFolderName } from '../../src/capture/merge/merge-plan.ts';
+import { UsageError } from '../../src/capture/session/cli-args.ts';
 import { kubeRelease } from '../../src/experiment/kubernetes.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { EvidenceError } from '../../src/evidence/errors.ts';

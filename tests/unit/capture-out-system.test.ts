@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { systemFolderProblem } from '../../src/capture/target.ts';
+import { systemFolderProblem } from '../../src/capture/snapshots/target.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLUG = '074-external-traffic-policy';

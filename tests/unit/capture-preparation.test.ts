@@ -1,14 +1,14 @@
 // What a capture builds before its first run and what stops it, from the plan
 // of the committed articles' own definitions (their versions and variants, as
 // the command line selects them) and a probe of a machine that lacks one thing
-// or another (src/capture/preparation.ts). Nothing here reads the machine.
+// or another (src/capture/session/preparation.ts). Nothing here reads the machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { listArticleSlugs } from '../../src/authoring/load.ts';
-import { parseCaptureArgs } from '../../src/capture/cli-args.ts';
-import { chooseKubeBinDir, KUBE_COMPONENTS } from '../../src/capture/kube-bin.ts';
-import { planPreparation, runNeeds, type CaptureProbe, type KindReading, type KubeBuildState } from '../../src/capture/preparation.ts';
+import { parseCaptureArgs } from '../../src/capture/session/cli-args.ts';
+import { chooseKubeBinDir, KUBE_COMPONENTS } from '../../src/capture/machine/kube-bin.ts';
+import { planPreparation, runNeeds, type CaptureProbe, type KindReading, type KubeBuildState } from '../../src/capture/session/preparation.ts';
 import { HEADLINE_RELEASE, KUBE_RELEASES, type KubeRelease } from '../../src/experiment/kubernetes.ts';
 import { loadPlans } from '../../scripts/capture/articles.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { byRole, diffRuns, roleTokens, withinNoise, type RunSide } from '../../src/evidence/diff.ts';
-import { whatChangedLines } from '../../src/capture/what-changed.ts';
+import { whatChangedLines } from '../../src/capture/session/what-changed.ts';
 import type { ClaimResult } from '../../src/evidence/claims.ts';
 
 const fact = (id: string, value: string, step = 'run') => [id, { id, step, value }] as const;

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { DRIVER_NAMES, DRIVERS } from '../../src/experiment/drivers.ts';
 import { ENVIRONMENTS } from '../../src/experiment/types.ts';
 import { runSchema } from '../../src/evidence/schema.ts';
-import { CAPTURE_DRIVERS, PROVIDER_LEFTOVERS } from '../../src/capture/drivers.ts';
-import { parseCaptureArgs, USAGE } from '../../src/capture/cli-args.ts';
+import { CAPTURE_DRIVERS, PROVIDER_LEFTOVERS } from '../../src/capture/session/drivers.ts';
+import { parseCaptureArgs, USAGE } from '../../src/capture/session/cli-args.ts';
 import { driverTable } from '../../scripts/lib/driver-table.ts';
 
 test('the environments, the snapshot schema and the capture all name the registry’s drivers', () => {

@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withHostLock } from '../../src/capture/host-lock.ts';
-import { processStartTime } from '../../src/capture/process-identity.ts';
+import { withHostLock } from '../../src/capture/recovery/host-lock.ts';
+import { processStartTime } from '../../src/capture/machine/process-identity.ts';
 
 const temp = () => mkdtempSync(join(tmpdir(), 'shice-host-lock-'));
 

@@ -19,7 +19,7 @@ import {
 } from '../../src/capture/kind/engine/host-state.ts';
 import { carryJournal, engineJournal, type EngineRecord } from '../../src/capture/kind/engine/engine.ts';
 import { hostBeforeOf } from '../../src/capture/kind/leftovers.ts';
-import { kindRunRecordSchema } from '../../src/capture/run-registry.ts';
+import { kindRunRecordSchema } from '../../src/capture/recovery/run-registry.ts';
 
 const sample = (name: string) => readFileSync(new URL(`../fixtures/samples/host/${name}`, import.meta.url), 'utf8');
 const before = JSON.parse(sample('sysctls-before-engine.json')) as Sysctls;

@@ -70,14 +70,35 @@ test('a layer violation names the file, the line, what it imports and the rule',
   ]);
 });
 
-test('a rule that names a file, not a folder, names it whole: a driver importing the runner above it', () => {
+test('a rule that names a file, not a folder, names it whole: the process runner importing kubectl above it', () => {
   const r = checkTree({
-    'src/capture/runner.ts': 'export const stepsPhase = (n: number) => `running ${n} steps`;\n',
-    'src/capture/kind/phases.ts': "import { stepsPhase } from '../runner.ts';\nexport const mark = stepsPhase(0);\n",
+    'src/capture/kubectl/commands.ts': "export const get = ['kubectl', 'get'];\n",
+    'src/capture/machine/process.ts': "import { get } from '../kubectl/commands.ts';\nexport const argv = get;\n",
+    'src/capture/machine/clip.ts': "import { get } from '../kubectl/commands.ts';\nexport const first = get[0];\n",
   });
   assert.equal(r.code, 1);
+  // Its neighbour in the same folder is bound by the folder's rule only, which allows kubectl.
   assert.deepEqual(r.stderr.trim().split('\n'), [
-    'src/capture/kind/phases.ts:1: imports src/capture/runner.ts: src/capture/kind must not import src/capture/runner.ts (a driver provides nodes: it knows neither another driver nor the platform above it)',
+    'src/capture/machine/process.ts:1: imports src/capture/kubectl/commands.ts: src/capture/machine/process.ts must not import src/capture/kubectl (every floor of the capture runs its processes through it)',
+  ]);
+});
+
+test("the capture's own floors: the machine knows no session, a snapshot folder no recovery, the session no merge", () => {
+  const r = checkTree({
+    'src/capture/session/runner.ts': 'export const run = 1;\n',
+    'src/capture/merge/merge.ts': 'export const merge = 1;\n',
+    'src/capture/recovery/recover.ts': 'export const recover = 1;\n',
+    'src/capture/machine/host.ts': "import { run } from '../session/runner.ts';\nexport const h = run;\n",
+    'src/capture/snapshots/target.ts': "import { recover } from '../recovery/recover.ts';\nexport const t = recover;\n",
+    'src/capture/session/matrix.ts': "import { merge } from '../merge/merge.ts';\nexport const m = merge;\n",
+    'src/capture/kind/index.ts': "import { run } from '../session/runner.ts';\nexport const k = run;\n",
+  });
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.stderr.trim().split('\n').sort(), [
+    'src/capture/kind/index.ts:1: imports src/capture/session/runner.ts: src/capture/kind must not import src/capture/session (a driver provides nodes: it knows neither another driver nor the platform above it)',
+    'src/capture/machine/host.ts:1: imports src/capture/session/runner.ts: src/capture/machine must not import src/capture/session (the machine is the floor every capture stands on)',
+    'src/capture/session/matrix.ts:1: imports src/capture/merge/merge.ts: src/capture/session must not import src/capture/merge (a capture runs without the merge; the merge uses its judgement)',
+    'src/capture/snapshots/target.ts:1: imports src/capture/recovery/recover.ts: src/capture/snapshots must not import src/capture/recovery (writing a snapshot folder knows neither the records a run keeps nor its session)',
   ]);
 });
 

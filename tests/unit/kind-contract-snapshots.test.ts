@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { article074 } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 import { withRunFacts } from '../../src/evidence/run-facts.ts';
-import { runCapture } from '../../src/capture/runner.ts';
+import { runCapture } from '../../src/capture/session/runner.ts';
 import { loadSnapshots } from '../../src/evidence/load.ts';
 import { deriveFactsWithSkips } from '../../src/evidence/facts.ts';
 import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';

@@ -259,7 +259,7 @@ test("a kind capture's parts, from the times its real progress lines arrived at"
     'a run without the marks has no parts',
   );
   // A capture that opens its steps with the runner's phase line: the steps begin there, not where the first one ended.
-  const { stepsPhase } = await import('../../src/capture/runner.ts');
+  const { stepsPhase } = await import('../../src/capture/session/runner.ts');
   const { KIND_MARKS } = await import('../../src/capture/kind/phases.ts');
   assert.ok(stepsPhase(11).startsWith(KIND_MARKS.steps), 'the mark is the words the runner prints');
   const pods = at('· waiting for pod ');

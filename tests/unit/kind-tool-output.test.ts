@@ -20,7 +20,7 @@ import {
   ToolOutputError,
 } from '../../src/capture/kind/tool-output.ts';
 import { agreedValue, parseProxyMode } from '../../src/capture/kubectl/api-output.ts';
-import { firstLine } from '../../src/capture/process.ts';
+import { firstLine } from '../../src/capture/machine/process.ts';
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/kind/${name}`, import.meta.url), 'utf8');
 

@@ -17,8 +17,8 @@ import {
   versionProblems,
   versionsOf,
 } from '../../src/experiment/kubernetes.ts';
-import { builtKubeBinDir, KUBE_MODULE_DIR, sumFileOf } from '../../src/capture/kube-bin.ts';
-import { parseCaptureArgs, releasesAsked, UsageError } from '../../src/capture/cli-args.ts';
+import { builtKubeBinDir, KUBE_MODULE_DIR, sumFileOf } from '../../src/capture/machine/kube-bin.ts';
+import { parseCaptureArgs, releasesAsked, UsageError } from '../../src/capture/session/cli-args.ts';
 
 const FILE = 'content/articles/x/article.ts';
 

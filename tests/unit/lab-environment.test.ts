@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { labEnvironment, type LabRunFacts } from '../../src/i18n/lab-environment.ts';
 import { labDriver } from '../../src/capture/lab/index.ts';
-import { KUBE_BIN_ENV } from '../../src/capture/kube-bin.ts';
+import { KUBE_BIN_ENV } from '../../src/capture/machine/kube-bin.ts';
 import { checkChineseProse } from '../../src/article/check/zh-copy.ts';
 import { experiment074, experiment075 } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';

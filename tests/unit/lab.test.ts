@@ -32,7 +32,7 @@ import {
   missingComponents,
   moduleFilesOf,
   versionLdflags,
-} from '../../src/capture/kube-bin.ts';
+} from '../../src/capture/machine/kube-bin.ts';
 import {
   configMapFiles,
   containerArgv,

@@ -1,7 +1,7 @@
 // Where the machine's cache is: SHICE_CACHE, else XDG_CACHE_HOME/shice, else ~/.cache/shice.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { machineCacheDir } from '../../src/capture/machine-cache.ts';
+import { machineCacheDir } from '../../src/capture/machine/machine-cache.ts';
 
 test("the machine's cache: SHICE_CACHE first, then an absolute XDG_CACHE_HOME, then the home folder's .cache", () => {
   assert.equal(machineCacheDir({}, '/home/a', '/srv/x'), '/home/a/.cache/shice');

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { runProcess, text, waitUntil } from '../../src/capture/process.ts';
+import { runProcess, text, waitUntil } from '../../src/capture/machine/process.ts';
 
 const alive = (pid: number): boolean => {
   try {
@@ -26,7 +26,7 @@ test('a command runs with its exit code and its bytes as they came', async () =>
 });
 
 test('echo passes the output on to this process as it arrives, and keeps it all the same', async () => {
-  const runner = JSON.stringify(new URL('../../src/capture/process.ts', import.meta.url).href);
+  const runner = JSON.stringify(new URL('../../src/capture/machine/process.ts', import.meta.url).href);
   const script = `import { runProcess, text } from ${runner};
 const r = await runProcess(['sh', '-c', 'printf out; printf err >&2'], { timeoutMs: 5000, echo: true });
 process.stdout.write('|kept:' + text(r.stdout) + text(r.stderr));`;

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { runProcess } from '../../src/capture/process.ts';
+import { runProcess } from '../../src/capture/machine/process.ts';
 import { stepOutcome } from '../../src/capture/kubernetes/steps.ts';
 import { STREAM_LIMIT_BYTES, storeStream, storeStreamHead, streamFields } from '../../src/evidence/raw-stream.ts';
 

@@ -6,7 +6,7 @@ import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { judgeReportPath, reportPathProblem, writeReport } from '../../src/capture/report-file.ts';
+import { judgeReportPath, reportPathProblem, writeReport } from '../../src/capture/merge/report-file.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 

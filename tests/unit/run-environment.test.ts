@@ -3,7 +3,7 @@
 // of article 074 once said "kube-proxy in iptables mode".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runIdentity } from '../../src/capture/runner.ts';
+import { runIdentity } from '../../src/capture/session/runner.ts';
 import { experiment074 as experiment } from '../support/articles.ts';
 import { experimentForVariant } from '../../src/experiment/variants.ts';
 

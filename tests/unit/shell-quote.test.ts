@@ -1,5 +1,5 @@
 // --dry-run's commands as a POSIX shell reads them (src/evidence/shell-quote.ts,
-// src/capture/plan-text.ts): every printed line, given to a real /bin/sh, is the
+// src/capture/session/plan-text.ts): every printed line, given to a real /bin/sh, is the
 // exact argv the plan holds. The plans are the lab driver's for the committed
 // articles, built without touching anything (as tests/unit/lab.test.ts does).
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { shellCommand, shellWord } from '../../src/evidence/shell-quote.ts';
-import { planLines } from '../../src/capture/plan-text.ts';
+import { planLines } from '../../src/capture/session/plan-text.ts';
 import { labDriver } from '../../src/capture/lab/index.ts';
 import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
 import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';

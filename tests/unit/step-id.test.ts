@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { articleFrom } from '../../src/authoring/load.ts';
-import { inside, openStaging, SnapshotShapeError } from '../../src/capture/snapshot-writer.ts';
+import { inside, openStaging, SnapshotShapeError } from '../../src/capture/snapshots/snapshot-writer.ts';
 import { runSchema, stepIdSchema, stepSchema } from '../../src/evidence/schema.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

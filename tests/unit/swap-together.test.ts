@@ -1,4 +1,4 @@
-// The swap of several targets, all or none (src/capture/swap-together.ts): a
+// The swap of several targets, all or none (src/capture/snapshots/swap-together.ts): a
 // failure midway puts back the targets already swapped and says so; a kill -9
 // midway is finished or undone for every target by recovery, from the journal
 // written beside each target before the first rename.
@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { journalPath, swapInTogether, SwapTogetherError, type StagedRun } from '../../src/capture/swap-together.ts';
-import { settleSwap } from '../../src/capture/recover.ts';
-import { swapPaths } from '../../src/capture/snapshot-writer.ts';
+import { journalPath, swapInTogether, SwapTogetherError, type StagedRun } from '../../src/capture/snapshots/swap-together.ts';
+import { settleSwap } from '../../src/capture/recovery/recover.ts';
+import { swapPaths } from '../../src/capture/snapshots/snapshot-writer.ts';
 
 /** Two targets with their old runs and two staged new ones beside them. */
 function scene() {

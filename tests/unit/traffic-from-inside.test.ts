@@ -13,7 +13,7 @@ import { deletePod, recreatePod, type ClientProbe } from '../../src/capture/kube
 import { declaredObjects } from '../../src/capture/kubectl/manifest-objects.ts';
 import { buildLabLayout } from '../../src/capture/lab/layout.ts';
 import { gatewayOf, labNetwork } from '../../src/capture/lab/network.ts';
-import type { ProcessResult } from '../../src/capture/process.ts';
+import type { ProcessResult } from '../../src/capture/machine/process.ts';
 import { DriverError } from '../../src/capture/provider/node-provider.ts';
 import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
 import { findPortVerdict, findSet, parseNftTable } from '../../src/evidence/extract/nft.ts';

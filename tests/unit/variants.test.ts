@@ -11,7 +11,7 @@ import { dump, load } from 'js-yaml';
 import { article074 as definition074, experiment074 as article074 } from '../support/articles.ts';
 import { defaultVariant, experimentForVariant, qualify, selectVariants, variantFolder, variantProblems, variantsOf } from '../../src/experiment/variants.ts';
 import { bindableIds, brokenClaims, buildArticleRuns, comparisonTable, evidenceOfRun } from '../../src/evidence/runs/variants.ts';
-import { parseCaptureArgs } from '../../src/capture/cli-args.ts';
+import { parseCaptureArgs } from '../../src/capture/session/cli-args.ts';
 import { proxyModeProblem } from '../../src/capture/lab/tools.ts';
 import type { Experiment } from '../../src/experiment/types.ts';
 

@@ -1,4 +1,4 @@
-// The capture's "what changed" report (src/capture/what-changed.ts): what a run is
+// The capture's "what changed" report (src/capture/session/what-changed.ts): what a run is
 // compared with (the committed snapshots of the same article, environment and
 // variant, also for --out), and a headline that reads "no change in behaviour"
 // when only volatile values differ. On the committed runs of articles 074 and 075,
@@ -23,7 +23,7 @@ import {
   overallVerdict,
   type Baseline,
   type ReportSide,
-} from '../../src/capture/what-changed.ts';
+} from '../../src/capture/session/what-changed.ts';
 import { isGeneratedPodName } from '../../src/evidence/diff.ts';
 import { deriveFacts, type FactDef } from '../../src/evidence/facts.ts';
 import { fromRun } from '../../src/evidence/fact-kit.ts';

@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { StandInDecision } from '../../evidence/schema.ts';
 import { parseNodeList, type KubeNode } from '../kubectl/topology.ts';
-import { firstLine, seconds, sleep } from '../process.ts';
+import { firstLine, seconds, sleep } from '../machine/process.ts';
 import { DriverError, PrerequisiteError, type ProviderContext } from '../provider/node-provider.ts';
 import { mergeNodeDecisions, type NodeDecisions } from '../provider/stand-in.ts';
 import * as cmd from './commands.ts';

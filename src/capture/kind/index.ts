@@ -1,5 +1,5 @@
 // The kind driver's public face: its factory and its recovery, as the capture's
-// registry (src/capture/drivers.ts) holds them.
+// registry (src/capture/session/drivers.ts) holds them.
 import { join } from 'node:path';
 import type { CaptureDriver } from '../provider/driver-run.ts';
 import { createKindRun } from './kind-run.ts';

@@ -4,9 +4,9 @@
 // network and /lib/modules where its create made them, and the kernel settings.
 import { HEADLINE_RELEASE } from '../../experiment/kubernetes.ts';
 import { basename } from 'node:path';
-import { firstLine, stopProcessesWithEnv } from '../process.ts';
+import { firstLine, stopProcessesWithEnv } from '../machine/process.ts';
 import { DriverError, type ProviderLeftovers } from '../provider/node-provider.ts';
-import type { KindRunRecord } from '../run-registry.ts';
+import type { KindRunRecord } from '../recovery/run-registry.ts';
 import { liveContainers, markerOf } from './cluster-containers.ts';
 import { dockerVersion } from './commands.ts';
 import { isOwned, markerPath } from './ownership.ts';

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { ProviderContext } from '../provider/node-provider.ts';
 import { DriverError, PrerequisiteError } from '../provider/node-provider.ts';
-import { recordKindRun } from '../run-registry.ts';
+import { recordKindRun } from '../recovery/run-registry.ts';
 import { liveContainers, markerOf } from './cluster-containers.ts';
 import * as cmd from './commands.ts';
 import { renderKindConfig } from './config.ts';

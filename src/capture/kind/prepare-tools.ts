@@ -3,7 +3,7 @@
 // wrapper of a host without CAP_SYS_RESOURCE), and what builds the node image
 // where no registry answers (debootstrap for the minimal Debian, gcc and libc's
 // headers for the pause binary). Plain data: `npm test`'s prerequisites and the
-// capture's preparation (src/capture/preparation.ts) read the same lists.
+// capture's preparation (src/capture/session/preparation.ts) read the same lists.
 
 /** A program found on PATH or at an absolute path, and the Debian package that brings it. */
 export interface PreparedProgram {

@@ -4,9 +4,9 @@
 // where no registry answers, the node and backend images built locally.
 import { join, resolve } from 'node:path';
 import { DriverError, type ProviderContext } from '../provider/node-provider.ts';
-import { judged, runOrThrow } from '../checked-run.ts';
-import { runProcess } from '../process.ts';
-import { builtKubeBinDir } from '../kube-bin.ts';
+import { judged, runOrThrow } from '../machine/checked-run.ts';
+import { runProcess } from '../machine/process.ts';
+import { builtKubeBinDir } from '../machine/kube-bin.ts';
 import { HEADLINE_RELEASE, type KubeRelease } from '../../experiment/kubernetes.ts';
 import { engineEnv, findEngine, startEngine, type Engine } from './engine/engine.ts';
 import { runtimeAdaptation } from './engine/engine.ts';

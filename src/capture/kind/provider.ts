@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { StandInDecision } from '../../evidence/schema.ts';
-import { readIpvsFacts } from '../host.ts';
+import { readIpvsFacts } from '../machine/host.ts';
 import { declaredObjects } from '../kubectl/manifest-objects.ts';
-import { firstLine, text, type ProcessResult } from '../process.ts';
+import { firstLine, text, type ProcessResult } from '../machine/process.ts';
 import {
   DriverError,
   PrerequisiteError,

@@ -2,7 +2,7 @@
 // tool printed and says which command it came from when the text is not as expected.
 import type { ContainerRef } from './ownership.ts';
 import { parseJson, stringAt, ToolOutputError } from '../kubectl/api-output.ts';
-import { firstLine } from '../process.ts';
+import { firstLine } from '../machine/process.ts';
 
 export { parseKubectlVersion, parseLocalEndpoints, ToolOutputError } from '../kubectl/api-output.ts';
 export type { KubectlVersions } from '../kubectl/api-output.ts';

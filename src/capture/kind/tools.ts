@@ -1,8 +1,8 @@
 // The one way the kind driver calls kind, docker and kubectl: every call with the
 // run's environment (the capture's kubeconfig, the run's mark, shice's engine),
 // in the project root, under a time limit, judged by checked-run.ts.
-import { runJudged, runOrThrow } from '../checked-run.ts';
-import { runProcess, runTool, type ProcessResult, type ToolRun } from '../process.ts';
+import { runJudged, runOrThrow } from '../machine/checked-run.ts';
+import { runProcess, runTool, type ProcessResult, type ToolRun } from '../machine/process.ts';
 import type { ProviderContext } from '../provider/node-provider.ts';
 import { parseDockerVersion } from './tool-output.ts';
 

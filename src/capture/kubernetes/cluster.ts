@@ -11,7 +11,7 @@ import type { Experiment, StepDef, Topology, TopologyView } from '../../experime
 import type { StepSnapshot } from '../../evidence/schema.ts';
 import type { RunEnvironment, RunIdentity } from '../../i18n/run-environment.ts';
 import type { StandInDecision } from '../../evidence/schema.ts';
-import { text } from '../process.ts';
+import { text } from '../machine/process.ts';
 import { agreedValue, parseKubectlVersion, parseProxyMode } from '../kubectl/api-output.ts';
 import { watchingAgain } from '../kubectl/topology.ts';
 import * as k from '../kubectl/commands.ts';

@@ -11,7 +11,7 @@ import type { Experiment } from '../../experiment/types.ts';
 import * as k from '../kubectl/commands.ts';
 import type { DeclaredObjects } from '../kubectl/manifest-objects.ts';
 import { parseServiceList, type KubeService } from '../kubectl/topology.ts';
-import { firstLine, text } from '../process.ts';
+import { firstLine, text } from '../machine/process.ts';
 import { DriverError, type ProviderContext } from '../provider/node-provider.ts';
 import type { KubeIo } from './kube-io.ts';
 

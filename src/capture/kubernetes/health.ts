@@ -2,7 +2,7 @@
 // that was Ready still Ready, not replaced and not restarted. Anything else is
 // what broke, one phrase each: a broken run is no measurement.
 import type { Experiment } from '../../experiment/types.ts';
-import { text, waitUntil } from '../process.ts';
+import { text, waitUntil } from '../machine/process.ts';
 import { parsePodList, podChanges, type KubePod } from '../kubectl/topology.ts';
 import type { NodeProvider, ProviderContext } from '../provider/node-provider.ts';
 import { CONTROL_PLANE_HEALTHZ, KUBE_PROXY_HEALTHZ, parseProbeAnswers, probesOf, type KubeIo, type ProbeAnswer } from './kube-io.ts';

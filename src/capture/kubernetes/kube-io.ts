@@ -1,10 +1,10 @@
 // How the platform reaches the cluster: kubectl with the capture's kubeconfig,
 // a command on a node through its provider, and a bounded poll. Every call has
 // a time limit; an interrupt is a DriverError naming what was being done.
-import { judged } from '../checked-run.ts';
+import { judged } from '../machine/checked-run.ts';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { firstLine, runProcess, seconds, sleep, text, type ProcessResult } from '../process.ts';
+import { firstLine, runProcess, seconds, sleep, text, type ProcessResult } from '../machine/process.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
 import { apiGet, kubeconfigCredentials, type ApiCredentials } from '../kubectl/api-get.ts';
 import { kubectlGetPods } from '../kubectl/commands.ts';

@@ -3,7 +3,7 @@
 // workloads Ready, the topology read as the API allocated it, and kube-proxy
 // caught up with every Service's endpoints before any step measures its rules.
 import type { Experiment, Topology } from '../../experiment/types.ts';
-import { text } from '../process.ts';
+import { text } from '../machine/process.ts';
 import * as k from '../kubectl/commands.ts';
 import type { DeclaredObjects } from '../kubectl/manifest-objects.ts';
 import { endpointsBehind, KUBE_PROXY_METRICS, notSynced, parseEndpointSlices, parseProxySync } from '../kubectl/proxy-sync.ts';

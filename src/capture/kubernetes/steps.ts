@@ -7,7 +7,7 @@ import type { ClientSettle, DeletePodStep, ExecStep, PodRef, RecreatePodStep, To
 import { DEFAULT_STEP_TIMEOUT_MS } from '../../experiment/types.ts';
 import type { StepSnapshot } from '../../evidence/schema.ts';
 import { STREAM_LIMIT_BYTES, storedFields, storeStreamHead } from '../../evidence/raw-stream.ts';
-import { seconds, text, type ProcessResult } from '../process.ts';
+import { seconds, text, type ProcessResult } from '../machine/process.ts';
 import { parseLocalEndpoints } from '../kubectl/api-output.ts';
 import * as k from '../kubectl/commands.ts';
 import { DriverError, type ProviderContext } from '../provider/node-provider.ts';

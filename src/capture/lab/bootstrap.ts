@@ -9,10 +9,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeProxyMode } from '../../experiment/types.ts';
-import { runOrThrow } from '../checked-run.ts';
+import { runOrThrow } from '../machine/checked-run.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
 import * as k from '../kubectl/commands.ts';
-import { readLogTail } from '../process.ts';
+import { readLogTail } from '../machine/process.ts';
 import { DriverError, type ProviderContext } from '../provider/node-provider.ts';
 import {
   ADMIN_KUBECONFIG,

@@ -2,7 +2,7 @@
 // (and so kind) gives them where they matter to the experiment. Pure: argvs and
 // config files only; the driver runs them inside the node namespaces.
 import { join } from 'node:path';
-import type { KubeComponent } from '../kube-bin.ts';
+import type { KubeComponent } from '../machine/kube-bin.ts';
 import { PKI_FILES } from './pki.ts';
 
 /** The secure port of the API server, as in kind. */

@@ -4,7 +4,7 @@
 // kubeadm's user names.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runOrThrow } from '../checked-run.ts';
+import { runOrThrow } from '../machine/checked-run.ts';
 import { apiserverURL, kubeconfigPath, kubernetesServiceIP, pkiDir } from './components.ts';
 import { controlPlaneOf, type LabLayout } from './layout.ts';
 import { KINDNET_USER, kubeconfig, pkiPlan, type PkiPlan } from './pki.ts';

@@ -4,8 +4,8 @@
 // and stopped in the reverse order of starting, the node agents first.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DaemonError, isAlive, readLogTail, startDaemon, stopProcess, waitUntil, type Daemon } from '../process.ts';
-import { processStartTime } from '../process-identity.ts';
+import { DaemonError, isAlive, readLogTail, startDaemon, stopProcess, waitUntil, type Daemon } from '../machine/process.ts';
+import { processStartTime } from '../machine/process-identity.ts';
 import { DriverError } from '../provider/node-provider.ts';
 import { settleAll } from './together.ts';
 

@@ -4,7 +4,7 @@
 // nested `ip -batch FILE` for that namespace's own ip commands. Starting a
 // process from Node costs this capture 10-20 ms of its event loop; ip forks
 // the same work in about a millisecond each.
-import { runJudged } from '../checked-run.ts';
+import { runJudged } from '../machine/checked-run.ts';
 import { DriverError } from '../provider/node-provider.ts';
 
 /** One batch's bound: a few hundred ip commands take milliseconds; namespaces' deletion waits on the kernel. */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import type { Experiment } from '../../experiment/types.ts';
 import { labEnvironment } from '../../i18n/lab-environment.ts';
-import { chooseKubeBinDir, type KubeBinChoice } from '../kube-bin.ts';
+import { chooseKubeBinDir, type KubeBinChoice } from '../machine/kube-bin.ts';
 import type { KubeRelease } from '../../experiment/kubernetes.ts';
 import type { ClusterAccess } from '../kubectl/access.ts';
 import type { DriverRun } from '../provider/driver-run.ts';

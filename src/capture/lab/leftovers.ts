@@ -7,9 +7,9 @@ import { tmpdir as osTmpdir } from 'node:os';
 import { DriverError, type ProviderLeftovers } from '../provider/node-provider.ts';
 import { runIpBatch } from './ip-batch.ts';
 import { runIdOfNamespace, runNamespacePrefix } from './names.ts';
-import { stopProcess } from '../process.ts';
-import { processStartTime, stillRunning } from '../process-identity.ts';
-import type { RunRecord } from '../run-registry.ts';
+import { stopProcess } from '../machine/process.ts';
+import { processStartTime, stillRunning } from '../machine/process-identity.ts';
+import type { RunRecord } from '../recovery/run-registry.ts';
 
 import { NETNS_RUN_DIR } from './network.ts';
 import { releaseNetnsMount } from './netns-mount.ts';

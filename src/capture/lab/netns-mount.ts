@@ -9,9 +9,9 @@
 // unmounts between another's claim and its first namespace.
 import { existsSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { withHostLock } from '../host-lock.ts';
-import { runTool } from '../process.ts';
-import { currentOwner, ownerAlive } from '../run-registry.ts';
+import { withHostLock } from '../recovery/host-lock.ts';
+import { runTool } from '../machine/process.ts';
+import { currentOwner, ownerAlive } from '../recovery/run-registry.ts';
 import { NETNS_RUN_DIR } from './network.ts';
 
 /** NETNS_RUN_DIR with its links resolved (Debian's /var/run is a link to /run). */

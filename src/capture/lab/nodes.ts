@@ -6,9 +6,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeProxyMode } from '../../experiment/types.ts';
-import { readIpvsFacts } from '../host.ts';
-import { kubeBinProblem, missingComponents, type KubeBinChoice } from '../kube-bin.ts';
-import { runProcess, type ProcessResult } from '../process.ts';
+import { readIpvsFacts } from '../machine/host.ts';
+import { kubeBinProblem, missingComponents, type KubeBinChoice } from '../machine/kube-bin.ts';
+import { runProcess, type ProcessResult } from '../machine/process.ts';
 import {
   DriverError,
   PrerequisiteError,

@@ -5,7 +5,7 @@
 // the lines that say what a kept run left up.
 import { mkdirSync, rmSync } from 'node:fs';
 import { DriverError } from '../provider/node-provider.ts';
-import { forgetRun, recordRun } from '../run-registry.ts';
+import { forgetRun, recordRun } from '../recovery/run-registry.ts';
 import { LabDaemons } from './daemons.ts';
 import { deleteNamespaces, listNamespaces, stopNamespaceProcesses } from './leftovers.ts';
 import { assertRunId, runFolder, runNamespacePrefix } from './names.ts';

@@ -1,13 +1,13 @@
 // What the lab needs from the machine, and the versions its tools report.
 import { release } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { runJudged } from '../checked-run.ts';
+import { runJudged } from '../machine/checked-run.ts';
 import { DriverError, PrerequisiteError } from '../provider/node-provider.ts';
 import { HEADLINE_RELEASE, type KubeRelease } from '../../experiment/kubernetes.ts';
-import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from '../kube-bin.ts';
+import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from '../machine/kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
-import { firstLine } from '../process.ts';
-import type { IpvsFacts } from '../host.ts';
+import { firstLine } from '../machine/process.ts';
+import type { IpvsFacts } from '../machine/host.ts';
 
 /** Where Debian's containernetworking-plugins puts the CNI plugins. */
 export const CNI_BIN_DIR = '/usr/lib/cni';

@@ -4,8 +4,8 @@
 // kubelet's registration, every node Ready.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runJudged } from '../checked-run.ts';
-import { waitUntil } from '../process.ts';
+import { runJudged } from '../machine/checked-run.ts';
+import { waitUntil } from '../machine/process.ts';
 import { DriverError } from '../provider/node-provider.ts';
 import { apiserverURL, pkiDir } from './components.ts';
 import type { LabLayout, LabNode } from './layout.ts';

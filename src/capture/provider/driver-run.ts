@@ -40,7 +40,7 @@ export interface RunSettings {
   flags: Readonly<Record<string, string | boolean | undefined>>;
 }
 
-/** A driver as the registry (src/capture/drivers.ts) holds it: one folder's public face. */
+/** A driver as the registry (src/capture/session/drivers.ts) holds it: one folder's public face. */
 export interface CaptureDriver {
   /** One run's driver for one experiment (a variant already chosen). */
   create(experiment: Experiment, run: RunSettings): DriverRun;

@@ -6,11 +6,11 @@
 // and nothing here names one of its types.
 //
 // A provider is built for one run of one experiment (its driver's factory in
-// src/capture/drivers.ts), so its nodes are known before up() and a dry run
+// src/capture/session/drivers.ts), so its nodes are known before up() and a dry run
 // prints the same argvs a run executes.
 import type { DriverName } from '../../experiment/drivers.ts';
-import type { ProcessResult } from '../process.ts';
-import type { ProviderRecord } from '../run-registry.ts';
+import type { ProcessResult } from '../machine/process.ts';
+import type { ProviderRecord } from '../recovery/run-registry.ts';
 
 /** A missing prerequisite: the CLI prints `message` as one line and exits 2. */
 export class PrerequisiteError extends Error {

@@ -11,10 +11,10 @@ import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readd
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrerequisiteError } from '../../provider/node-provider.ts';
-import { processStartTime, stillRunning } from '../../process-identity.ts';
-import { DaemonError, runTool, sleep, startDaemon, type Daemon } from '../../process.ts';
+import { processStartTime, stillRunning } from '../../machine/process-identity.ts';
+import { DaemonError, runTool, sleep, startDaemon, type Daemon } from '../../machine/process.ts';
 import { parseDockerVersion } from '../tool-output.ts';
-import { MACHINE_CACHE } from '../../machine-cache.ts';
+import { MACHINE_CACHE } from '../../machine/machine-cache.ts';
 import {
   journalChanges,
   driftFromBaseline,

@@ -3,8 +3,8 @@
 // images' stamps (build-kit.ts RECIPE), which say what went into each image.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { judged, runOrThrow } from '../../checked-run.ts';
-import { runProcess } from '../../process.ts';
+import { judged, runOrThrow } from '../../machine/checked-run.ts';
+import { runProcess } from '../../machine/process.ts';
 import { DriverError } from '../../provider/node-provider.ts';
 import type { BuildContext } from './build-kit.ts';
 

@@ -2,7 +2,7 @@
 // local node image and backends from, and the folder of the tools it built.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MACHINE_CACHE } from '../../machine-cache.ts';
+import { MACHINE_CACHE } from '../../machine/machine-cache.ts';
 import { DriverError } from '../../provider/node-provider.ts';
 
 /** kind and crictl, built from their modules. */

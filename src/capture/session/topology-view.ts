@@ -1,6 +1,6 @@
 // How step commands see run-time values: the view answers from the topology a
 // driver found (placeholders for --dry-run: src/experiment/symbolic-view.ts).
-import type { Topology, TopologyView } from '../experiment/types.ts';
+import type { Topology, TopologyView } from '../../experiment/types.ts';
 
 function find<T extends { name: string }>(items: T[], name: string, what: string): T {
   const item = items.find((i) => i.name === name);

@@ -14,11 +14,11 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { processStartTime, stillRunning } from './process-identity.ts';
-import { DRIVER_NAMES, type DriverName } from '../experiment/drivers.ts';
+import { processStartTime, stillRunning } from '../machine/process-identity.ts';
+import { DRIVER_NAMES, type DriverName } from '../../experiment/drivers.ts';
 
 export function registryDir(): string {
-  return process.env.SHICE_RUN_REGISTRY || fileURLToPath(new URL('../../.shice/runs', import.meta.url));
+  return process.env.SHICE_RUN_REGISTRY || fileURLToPath(new URL('../../../.shice/runs', import.meta.url));
 }
 
 const runId = z.string().regex(/^[0-9A-Za-z-]+$/);

@@ -5,17 +5,17 @@
 // swapped in (swap-in.ts).
 import { existsSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import type { ArticleDefinitions } from '../evidence/runs/from-disk.ts';
-import { environmentsOf } from '../experiment/environments.ts';
-import { headlineVersion, versionsOf } from '../experiment/kubernetes.ts';
-import { variantsOf } from '../experiment/variants.ts';
-import type { EnvironmentName } from '../experiment/types.ts';
-import { articleDir, listArticleSlugs, loadArticle } from '../authoring/load.ts';
-import { clip } from './clip.ts';
-import { judgeRuns } from './judge-run.ts';
+import type { ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
+import { environmentsOf } from '../../experiment/environments.ts';
+import { headlineVersion, versionsOf } from '../../experiment/kubernetes.ts';
+import { variantsOf } from '../../experiment/variants.ts';
+import type { EnvironmentName } from '../../experiment/types.ts';
+import { articleDir, listArticleSlugs, loadArticle } from '../../authoring/load.ts';
+import { clip } from '../machine/clip.ts';
+import { judgeRuns } from '../session/judge-run.ts';
 import { placeOf, planMerge, runFolderName, type CheckoutArticle, type FoundRun } from './merge-plan.ts';
 import type { IncomingGroup } from './swap-in.ts';
-import { inspectTarget } from './target.ts';
+import { inspectTarget } from '../snapshots/target.ts';
 
 /** A merge refused before anything was touched: every line names a folder; `code` 2 for the input, 1 for facts, 3 for broken claims. */
 export interface MergeRefusal {

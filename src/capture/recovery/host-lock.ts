@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { createExclusive, moveAside } from './lock.ts';
 import { currentOwner, ownerAlive, type Owner } from './run-registry.ts';
-import { DriverError } from './provider/node-provider.ts';
+import { DriverError } from '../provider/node-provider.ts';
 
 const ownerSchema = z.strictObject({ pid: z.number().int().positive(), startTime: z.string() });
 

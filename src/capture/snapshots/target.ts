@@ -8,7 +8,7 @@ import { accessSync, constants, lstatSync, readdirSync, readFileSync, realpathSy
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { load } from 'js-yaml';
-import { clip } from './clip.ts';
+import { clip } from '../machine/clip.ts';
 import { CODE_FOLDERS } from './checkout-folders.ts';
 
 /** The target cannot be written: the CLI prints the message as one line and exits 2. */

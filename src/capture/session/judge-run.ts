@@ -4,12 +4,12 @@
 // replace are still in place. Reads the folders it is given; decides nothing
 // about the disk.
 import { existsSync } from 'node:fs';
-import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/runs/from-disk.ts';
-import type { ArticleEvidence } from '../evidence/runs/types.ts';
-import { splitQualified } from '../evidence/runs/variants.ts';
-import { formatBrokenClaims } from '../evidence/claims.ts';
-import { EvidenceError } from '../evidence/errors.ts';
-import { defaultVariant } from '../experiment/variants.ts';
+import { evidenceFromDisk, type ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
+import type { ArticleEvidence } from '../../evidence/runs/types.ts';
+import { splitQualified } from '../../evidence/runs/variants.ts';
+import { formatBrokenClaims } from '../../evidence/claims.ts';
+import { EvidenceError } from '../../evidence/errors.ts';
+import { defaultVariant } from '../../experiment/variants.ts';
 
 /** One variant's complete run, in a folder of its own (staged beside its target, or kept aside). */
 export interface JudgedRun {

@@ -1,10 +1,10 @@
 // `npm run capture -- ...` arguments: parsed by a pure function so every
 // mistake is one clear line and the parse is unit-tested.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { clip } from './clip.ts';
-import { quoted } from '../evidence/terminal-text.ts';
-import { HEADLINE_RELEASE, KUBE_MINORS, KUBE_RELEASES, kubeRelease, type KubeRelease } from '../experiment/kubernetes.ts';
-import { DEFAULT_DRIVER, DRIVER_NAMES, DRIVERS, isDriverName, type DriverFlag, type DriverName } from '../experiment/drivers.ts';
+import { clip } from '../machine/clip.ts';
+import { quoted } from '../../evidence/terminal-text.ts';
+import { HEADLINE_RELEASE, KUBE_MINORS, KUBE_RELEASES, kubeRelease, type KubeRelease } from '../../experiment/kubernetes.ts';
+import { DEFAULT_DRIVER, DRIVER_NAMES, DRIVERS, isDriverName, type DriverFlag, type DriverName } from '../../experiment/drivers.ts';
 
 export type { DriverName };
 

@@ -1,13 +1,13 @@
 // The runs a CI matrix captures, one job each: article × Kubernetes version ×
 // variant in one environment, listed from the experiments (never typed into a workflow), and
 // the arguments of `npm run capture:matrix` and `npm run capture:merge`. Pure.
-import { environmentsOf } from '../experiment/environments.ts';
-import type { EnvironmentName, Experiment } from '../experiment/types.ts';
-import { variantsOf } from '../experiment/variants.ts';
-import { headlineVersion, versionsOf } from '../experiment/kubernetes.ts';
+import { environmentsOf } from '../../experiment/environments.ts';
+import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
+import { variantsOf } from '../../experiment/variants.ts';
+import { headlineVersion, versionsOf } from '../../experiment/kubernetes.ts';
 import { parseCommandLine, selectSlugs, UsageError, variantList, versionList } from './cli-args.ts';
-import { clip } from './clip.ts';
-import { quoted } from '../evidence/terminal-text.ts';
+import { clip } from '../machine/clip.ts';
+import { quoted } from '../../evidence/terminal-text.ts';
 
 /** One job of the matrix: what it captures and the name of the artifact it uploads. */
 export interface MatrixRun {

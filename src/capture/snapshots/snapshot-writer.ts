@@ -5,9 +5,9 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { dump } from 'js-yaml';
-import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from '../evidence/schema.ts';
-import { formatIssues } from '../evidence/issues.ts';
-import { quoted } from '../evidence/terminal-text.ts';
+import { runSchema, stepSchema, type RunSnapshot, type StepSnapshot } from '../../evidence/schema.ts';
+import { formatIssues } from '../../evidence/issues.ts';
+import { quoted } from '../../evidence/terminal-text.ts';
 import { swapInTogether } from './swap-together.ts';
 
 export interface Staging {

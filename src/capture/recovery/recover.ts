@@ -5,8 +5,8 @@
 // the set-aside previous folder, the lock and whatever a provider's run left
 // (asked of the provider itself, ProviderLeftovers) are removed. Every action is one line.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import type { ProviderLeftovers } from './provider/node-provider.ts';
-import { settleJournal } from './swap-together.ts';
+import type { ProviderLeftovers } from '../provider/node-provider.ts';
+import { settleJournal } from '../snapshots/swap-together.ts';
 import { forgetRecord, ownerAlive, readRecords, registryDir, type CaptureRecord } from './run-registry.ts';
 
 function isDir(path: string): boolean {

@@ -1,7 +1,7 @@
 // What --dry-run prints for one run: the plan's commands in order, each a line a
 // POSIX shell accepts as that exact argv, under `#` comments a shell ignores. Pure.
-import type { StepDef } from '../experiment/types.ts';
-import { shellCommand } from '../evidence/shell-quote.ts';
+import type { StepDef } from '../../experiment/types.ts';
+import { shellCommand } from '../../evidence/shell-quote.ts';
 
 export interface PlanOfRun {
   setup: readonly string[][];

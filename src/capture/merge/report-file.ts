@@ -20,7 +20,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { CODE_FOLDERS } from './checkout-folders.ts';
+import { CODE_FOLDERS } from '../snapshots/checkout-folders.ts';
 
 /** Folders of the checkout a report never goes into: what the build and the capture read. */
 const GUARDED = ['content', ...CODE_FOLDERS];

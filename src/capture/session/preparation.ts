@@ -8,16 +8,16 @@
 // release's binaries and its node image). What it cannot build (root, Go or a
 // Go too old, Debian packages, a Docker engine it may not start) is one line
 // per problem, every one of them, before anything is written.
-import type { DriverName } from '../experiment/drivers.ts';
-import type { KubeRelease } from '../experiment/kubernetes.ts';
-import type { Experiment } from '../experiment/types.ts';
-import { experimentForVariant } from '../experiment/variants.ts';
-import type { IpvsFacts } from './host.ts';
-import { prepareCommand } from './kind/prepare.ts';
-import { KIND_PREPARE_TOOLS, type PreparedProgram } from './kind/prepare-tools.ts';
-import { buildCommand, kubeBinProblem, type KubeBinChoice, type KubeComponent } from './kube-bin.ts';
-import { LAB_TOOLS, proxyModeProblem } from './lab/tools.ts';
-import { GO_INSTALL_HINT, goFound, goRecentEnough, isDebianLike, MIN_GO, type MachineProbe } from './machine-probe.ts';
+import type { DriverName } from '../../experiment/drivers.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
+import type { Experiment } from '../../experiment/types.ts';
+import { experimentForVariant } from '../../experiment/variants.ts';
+import type { IpvsFacts } from '../machine/host.ts';
+import { prepareCommand } from '../kind/prepare.ts';
+import { KIND_PREPARE_TOOLS, type PreparedProgram } from '../kind/prepare-tools.ts';
+import { buildCommand, kubeBinProblem, type KubeBinChoice, type KubeComponent } from '../machine/kube-bin.ts';
+import { LAB_TOOLS, proxyModeProblem } from '../lab/tools.ts';
+import { GO_INSTALL_HINT, goFound, goRecentEnough, isDebianLike, MIN_GO, type MachineProbe } from '../machine/machine-probe.ts';
 
 /** A release's build of kube/ in the machine cache: absent, built from other inputs, or what a build would make now. */
 export type KubeBuildState = 'missing' | 'stale' | 'current';

@@ -5,13 +5,13 @@
 // naming the folder. Pure: the folders' contents and the checkout's articles
 // come in as data (merge.ts reads them).
 import { basename } from 'node:path';
-import type { EnvironmentName, Experiment } from '../experiment/types.ts';
-import { environmentFolder, environmentsOf, headlineEnvironment } from '../experiment/environments.ts';
-import { defaultVariant, variantFolder, variantsOf } from '../experiment/variants.ts';
-import { headlineVersion, minorOf, versionFolder, versionsOf, type KubeRelease } from '../experiment/kubernetes.ts';
-import { clip } from './clip.ts';
-import { identityProblems } from '../evidence/run-origin.ts';
-import { judgeTarget, type TargetFacts } from './target.ts';
+import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
+import { environmentFolder, environmentsOf, headlineEnvironment } from '../../experiment/environments.ts';
+import { defaultVariant, variantFolder, variantsOf } from '../../experiment/variants.ts';
+import { headlineVersion, minorOf, versionFolder, versionsOf, type KubeRelease } from '../../experiment/kubernetes.ts';
+import { clip } from '../machine/clip.ts';
+import { identityProblems } from '../../evidence/run-origin.ts';
+import { judgeTarget, type TargetFacts } from '../snapshots/target.ts';
 
 /** A run folder found among the folders given to the merge. */
 export interface FoundRun {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HEADLINE_RELEASE, type KubeRelease } from '../experiment/kubernetes.ts';
+import { HEADLINE_RELEASE, type KubeRelease } from '../../experiment/kubernetes.ts';
 import { MACHINE_CACHE } from './machine-cache.ts';
 
 /** The official names, as in the Kubernetes server release and etcd's release. */
@@ -17,7 +17,7 @@ export type KubeComponent = (typeof KUBE_COMPONENTS)[number];
 export const KUBE_BINARY_NAMES = [...KUBE_COMPONENTS, 'kubelet', 'kubeadm'] as const;
 
 /** The project root's kube/ Go module: one main.go, and a module file per release (KubeRelease.modfile). */
-export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../kube', import.meta.url));
+export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../../kube', import.meta.url));
 /** Where `npm run lab:build` puts a release's binary and its links: the machine's cache, shared by every clone. */
 export const builtKubeBinDir = (release: KubeRelease): string => join(MACHINE_CACHE, 'kube', release.release, 'bin');
 /** The environment variable that points the lab at a folder of official binaries. */

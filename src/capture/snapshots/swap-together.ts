@@ -9,7 +9,7 @@
 // No target is ever left new beside another left old.
 import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { displayPath } from '../evidence/errors.ts';
+import { displayPath } from '../../evidence/errors.ts';
 
 /** What the swap needs of a staged run (snapshot-writer.ts's Staging). */
 export interface StagedRun {

@@ -2,14 +2,14 @@
 // recovery, keyed by the names of experiment/drivers.ts (the type makes the
 // two lists one: a driver named there without a factory here does not compile).
 // Adding a driver is one folder and one entry in each list.
-import type { DriverName } from '../experiment/drivers.ts';
-import type { Experiment } from '../experiment/types.ts';
+import type { DriverName } from '../../experiment/drivers.ts';
+import type { Experiment } from '../../experiment/types.ts';
 import type { CaptureArgs } from './cli-args.ts';
-import type { KubeRelease } from '../experiment/kubernetes.ts';
-import type { CaptureDriver, DriverRun } from './provider/driver-run.ts';
-import type { ProviderLeftovers } from './provider/node-provider.ts';
-import { kindDriver } from './kind/index.ts';
-import { labDriver } from './lab/index.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
+import type { CaptureDriver, DriverRun } from '../provider/driver-run.ts';
+import type { ProviderLeftovers } from '../provider/node-provider.ts';
+import { kindDriver } from '../kind/index.ts';
+import { labDriver } from '../lab/index.ts';
 
 export const CAPTURE_DRIVERS: Readonly<Record<DriverName, CaptureDriver>> = { kind: kindDriver, lab: labDriver };
 

@@ -1,7 +1,7 @@
 // A tool's run judged for the capture: a missing program, an interrupt, a time
 // limit reached or a kill is a DriverError naming what was being done; so is a
 // non-zero exit when the call must succeed. One shape of error for every call.
-import { DriverError, type ProviderContext as DriverContext } from './provider/node-provider.ts';
+import { DriverError, type ProviderContext as DriverContext } from '../provider/node-provider.ts';
 import { firstLine, runTool, seconds, text, type ProcessResult, type ToolOptions, type ToolRun } from './process.ts';
 
 function problem(run: { argv: string[]; missing: boolean; canceled: boolean; timedOut: boolean }, what: string, timeoutMs: number): DriverError | null {

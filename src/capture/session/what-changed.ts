@@ -5,10 +5,10 @@
 // The report itself is pure (two runs in, lines out); reading the folders is at the edge.
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { evidenceFromDisk, type ArticleDefinitions } from '../evidence/runs/from-disk.ts';
-import type { ArticleEvidence } from '../evidence/runs/types.ts';
-import { byRole, diffRuns, isGeneratedPodName, roleTokens, withinNoise, type FactChange, type RunSide } from '../evidence/diff.ts';
-import { formatBrokenClaims } from '../evidence/claims.ts';
+import { evidenceFromDisk, type ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
+import type { ArticleEvidence } from '../../evidence/runs/types.ts';
+import { byRole, diffRuns, isGeneratedPodName, roleTokens, withinNoise, type FactChange, type RunSide } from '../../evidence/diff.ts';
+import { formatBrokenClaims } from '../../evidence/claims.ts';
 
 /** One run as the report reads it: its id, steps, facts and claims, and the pod names the API generated in it. */
 export interface ReportSide extends RunSide {

@@ -5,22 +5,22 @@
 // again, and only then every target replaced, all or none (swap-together.ts).
 // Any failure leaves every target as it was and nothing beside it. The I/O of --accept and
 // capture:merge, once.
-import { minorOf, versionsOf } from '../experiment/kubernetes.ts';
+import { minorOf, versionsOf } from '../../experiment/kubernetes.ts';
 import { constants as fsConstants, copyFileSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import type { ArticleDefinitions } from '../evidence/runs/from-disk.ts';
-import { displayPath } from '../evidence/errors.ts';
-import { loadSnapshots } from '../evidence/load.ts';
-import { clip } from './clip.ts';
-import { judgeRuns } from './judge-run.ts';
+import type { ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
+import { displayPath } from '../../evidence/errors.ts';
+import { loadSnapshots } from '../../evidence/load.ts';
+import { clip } from '../machine/clip.ts';
+import { judgeRuns } from '../session/judge-run.ts';
 import { runFolderName } from './merge-plan.ts';
-import { acquireLock, LockHeld, type Lock } from './lock.ts';
-import { settleSwap } from './recover.ts';
-import { swapInTogether, SwapTogetherError } from './swap-together.ts';
-import { currentOwner, forgetRecord, recordCapture, type Owner } from './run-registry.ts';
-import { openStaging, swapPaths, type Staging } from './snapshot-writer.ts';
-import { inspectTarget, judgeTarget } from './target.ts';
-import { readBaseline, type Baseline } from './what-changed.ts';
+import { acquireLock, LockHeld, type Lock } from '../recovery/lock.ts';
+import { settleSwap } from '../recovery/recover.ts';
+import { swapInTogether, SwapTogetherError } from '../snapshots/swap-together.ts';
+import { currentOwner, forgetRecord, recordCapture, type Owner } from '../recovery/run-registry.ts';
+import { openStaging, swapPaths, type Staging } from '../snapshots/snapshot-writer.ts';
+import { inspectTarget, judgeTarget } from '../snapshots/target.ts';
+import { readBaseline, type Baseline } from '../session/what-changed.ts';
 
 /** A swap that cannot start or finish; `code` is the exit code the command ends with (2: the target is held or unusable). */
 export class SwapError extends Error {

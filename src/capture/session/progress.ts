@@ -1,7 +1,7 @@
 // What the author sees while a capture runs: one line per step as it goes (a
 // live, ticking line on a terminal; plain lines in logs and CI) and a summary.
-import type { StepDef } from '../experiment/types.ts';
-import type { StepSnapshot } from '../evidence/schema.ts';
+import type { StepDef } from '../../experiment/types.ts';
+import type { StepSnapshot } from '../../evidence/schema.ts';
 import type { CaptureReporter } from './runner.ts';
 
 export function formatSeconds(ms: number): string {

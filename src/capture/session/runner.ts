@@ -1,17 +1,17 @@
 // The capture engine: bring the environment up, run the experiment's steps in
 // order, stage their raw output, swap the snapshots in only when every step has
 // run, and always take the environment down again.
-import type { Experiment, StepDef, Topology } from '../experiment/types.ts';
-import type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
-import { SNAPSHOT_SCHEMA_VERSION } from '../evidence/schema.ts';
-import type { RunIdentity } from '../i18n/run-environment.ts';
-import type { DriverRun } from './provider/driver-run.ts';
-import { DriverError, type ProviderContext } from './provider/node-provider.ts';
-import { Cluster } from './kubernetes/cluster.ts';
-import { openStaging, type Staging } from './snapshot-writer.ts';
+import type { Experiment, StepDef, Topology } from '../../experiment/types.ts';
+import type { RunSnapshot, StepSnapshot } from '../../evidence/schema.ts';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../evidence/schema.ts';
+import type { RunIdentity } from '../../i18n/run-environment.ts';
+import type { DriverRun } from '../provider/driver-run.ts';
+import { DriverError, type ProviderContext } from '../provider/node-provider.ts';
+import { Cluster } from '../kubernetes/cluster.ts';
+import { openStaging, type Staging } from '../snapshots/snapshot-writer.ts';
 import { topologyView } from './topology-view.ts';
-import { defaultVariant, experimentForVariant } from '../experiment/variants.ts';
-import { minorOf, type KubeRelease } from '../experiment/kubernetes.ts';
+import { defaultVariant, experimentForVariant } from '../../experiment/variants.ts';
+import { minorOf, type KubeRelease } from '../../experiment/kubernetes.ts';
 
 export interface CaptureReporter {
   /** A setup or teardown phase ("creating namespaces ..."). */

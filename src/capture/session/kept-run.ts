@@ -8,13 +8,13 @@ import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, re
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { displayPath } from '../evidence/errors.ts';
-import { formatIssues } from '../evidence/issues.ts';
+import { displayPath } from '../../evidence/errors.ts';
+import { formatIssues } from '../../evidence/issues.ts';
 
 export const KEPT_MANIFEST = 'kept.json';
 
 export function keptRunsDir(): string {
-  return process.env.SHICE_KEPT_RUNS || fileURLToPath(new URL('../../.shice/kept', import.meta.url));
+  return process.env.SHICE_KEPT_RUNS || fileURLToPath(new URL('../../../.shice/kept', import.meta.url));
 }
 
 const runId = z.string().regex(/^[0-9A-Za-z-]+$/);

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { arch, platform, release } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { execa } from 'execa';
-import type { RunSnapshot } from '../evidence/schema.ts';
+import type { RunSnapshot } from '../../evidence/schema.ts';
 
 export function hostInfo(): RunSnapshot['host'] {
   return { os: platform(), arch: arch(), kernel: release() };
