@@ -36,6 +36,8 @@ const zh = {
   cardBroken: '条论断在某些运行中不成立：见证据页',
   cardVersions: '个 Kubernetes 版本：{versions}',
   cardEnvironments: '个环境：{environments}；kube-proxy 模式：{modes}',
+  /** The card's foot: its figures are the build's judgement of the runs and their count, not measurements. */
+  cardFooter: '这些是对各次运行的判定和计数，每次构建都对照原始快照重新判定。',
 };
 
 const en: typeof zh = {
@@ -61,6 +63,7 @@ const en: typeof zh = {
   cardBroken: 'claims broke in some run: see the evidence page',
   cardVersions: 'Kubernetes versions: {versions}',
   cardEnvironments: 'environments: {environments}; kube-proxy modes: {modes}',
+  cardFooter: 'Judgements and counts of the runs, made again on every build from their raw snapshots.',
 };
 
 export type EvidencePageStrings = typeof zh;

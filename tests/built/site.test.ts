@@ -249,5 +249,13 @@ test('every shared page has a link-preview card, a 1200×630 PNG beside it: each
     assert.equal(bytes.subarray(0, 8).toString('hex'), '89504e470d0a1a0a', `${image}: a PNG`);
     assert.equal(bytes.subarray(12, 16).toString('latin1'), 'IHDR');
     assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [1200, 630], `${image}: 1200×630`);
+    // An evidence page's card says what its matrix says: the claims that held in every run, of all.
+    const lines = findAll(root, (el) => el.tag === 'tr' && el.attrs.has('data-claim-reach'));
+    if (path.endsWith('/evidence/')) {
+      assert.ok(lines.length > 0, `${path}: the matrix's lines`);
+      const held = lines.filter((tr) => attr(tr, 'data-claim-status') === 'holds').length;
+      const alt = attr(findAll(root, (el) => el.tag === 'meta' && attr(el, 'property') === 'og:image:alt')[0], 'content') ?? '';
+      assert.ok(alt.includes(`${held}/${lines.length}`), `${path}: the card's alt "${alt}" says ${held}/${lines.length}`);
+    }
   }
 });

@@ -3,13 +3,21 @@
 // contents marking the section in view.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { load } from 'js-yaml';
 import { articlePathOf } from './support/articles.ts';
 import { committedSnapshots, deriveEvidence, SLUG } from './support/evidence.ts';
 
 const evidence = deriveEvidence(committedSnapshots);
+
+/** Opens the folded block that holds a step's output on an article page, as a reader's click on its summary does. */
+const openFolded = (page: Page, step: string) =>
+  page
+    .locator(`#output-${step}`)
+    .locator('xpath=ancestor::details')
+    .first()
+    .evaluate((d: HTMLDetailsElement) => (d.open = true));
 
 test.describe('copy buttons', () => {
   test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
@@ -19,11 +27,7 @@ test.describe('copy buttons', () => {
     // A multi-line output: worker2's filter table.
     const step = 'iptables-worker2';
     const output = page.locator(`#output-${step} .step-stdout`);
-    await page
-      .locator(`#output-${step}`)
-      .locator('xpath=ancestor::details')
-      .first()
-      .evaluate((d: HTMLDetailsElement) => (d.open = true));
+    await openFolded(page, step);
     await output.getByRole('button', { name: 'Copy the output' }).click();
     const expected = evidence.stdout.get(step)!.replace(/\n$/, '');
     expect(expected.split('\n').length).toBeGreaterThan(5);
@@ -41,11 +45,7 @@ test.describe('copy buttons', () => {
     const expected = evidence.stdout.get(step)!.replace(/\n$/, '');
     expect(expected.includes('\n'), 'the snapshot holds one line').toBe(false);
     const output = page.locator(`#output-${step} .step-stdout`);
-    await page
-      .locator(`#output-${step}`)
-      .locator('xpath=ancestor::details')
-      .first()
-      .evaluate((d: HTMLDetailsElement) => (d.open = true));
+    await openFolded(page, step);
     const shown = (await output.locator('pre').textContent())!;
     expect(shown.split('\n').length).toBeGreaterThan(20);
     expect(JSON.parse(shown)).toEqual(JSON.parse(expected));
@@ -65,11 +65,7 @@ test.describe('copy buttons', () => {
   test('the command button copies the command as the node ran it, without the prompt, in Chinese too', async ({ page }) => {
     await page.goto(articlePathOf('zh', SLUG));
     const step = 'cluster-via-worker';
-    await page
-      .locator(`#output-${step}`)
-      .locator('xpath=ancestor::details')
-      .first()
-      .evaluate((d: HTMLDetailsElement) => (d.open = true));
+    await openFolded(page, step);
     await page
       .locator(`#output-${step}`)
       .getByRole('button', { name: /^复制\s?命令$/ })

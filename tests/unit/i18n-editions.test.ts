@@ -148,4 +148,8 @@ test('frontmatter: each mistake names its field', () => {
   assert.deepEqual(issue({ ...good, series: { name: 'Kubernetes', number: 7.4 } }), ['series.number']);
   assert.deepEqual(issue({ ...good, sumary: 'typo' }), ['']);
   assert.deepEqual(issue({ ...good, languageSpecificFacts: { 'some-fact': '' } }), ['languageSpecificFacts.some-fact']);
+  // Readers' search words: each a word, none blank, the list a list.
+  assert.deepEqual(issue({ ...good, searchTerms: ['source IP', ' '] }), ['searchTerms.1']);
+  assert.deepEqual(issue({ ...good, searchTerms: 'source IP' }), ['searchTerms']);
+  assert.deepEqual(articleFrontmatterSchema.parse({ ...good, searchTerms: [' source IP '] }).searchTerms, ['source IP']);
 });

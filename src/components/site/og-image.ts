@@ -11,7 +11,7 @@ import { fill, ui } from '../../i18n/ui.ts';
 import { articlePath, evidencePath, homePath } from '../../i18n/urls.ts';
 import { evidencePageStrings } from '../../i18n/evidence-page.ts';
 import { evidenceStrings } from '../../i18n/evidence.ts';
-import { claimMatrix } from '../../evidence/runs/environments.ts';
+import { claimMatrix, runsScope } from '../../evidence/runs/environments.ts';
 import { titlePhrases } from '../../i18n/phrases.ts';
 import { articleEvidence } from '../../article/evidence/registry.ts';
 import { evidenceOfRun } from '../../evidence/runs/variants.ts';
@@ -58,16 +58,18 @@ export const ogImagePng = (edition: ArticleEdition): Uint8Array<ArrayBuffer> => 
 /** Beside the evidence page: /<slug>/evidence/og.png. */
 export const evidenceOgImagePath = (edition: ArticleEdition): string => `${evidencePath(edition.lang, edition.slug)}og.png`;
 
-/** The evidence page's card: the claims that held in every run, and the versions and environments of those runs. */
+/**
+ * The evidence page's card: the claims that held in every run, and the versions and environments of those runs.
+ * None of its figures is a measurement (the claims' verdicts and the runs' count are the build's), and its foot says so.
+ */
 export function evidenceOgCard(edition: ArticleEdition): CardText {
   const { entry, contentLang: lang, slug } = edition;
   const t = evidencePageStrings(lang);
   const e = evidenceStrings(lang);
   const matrix = claimMatrix(articleEvidence(slug));
-  const distinct = <T>(values: (T | undefined)[]) => [...new Set(values.filter((v): v is T => v !== undefined))];
-  const versions = distinct(matrix.columns.map((c) => c.version));
-  const environments = distinct(matrix.columns.map((c) => c.environment)).map((name) => e.environmentNames[name]);
-  const modes = distinct(matrix.columns.map((c) => c.variant));
+  const scope = runsScope(matrix.columns);
+  const { versions, variants: modes } = scope;
+  const environments = scope.environments.map((name) => e.environmentNames[name]);
   const broken = matrix.rows.filter((r) => r.brokenIn.length > 0).length;
   const title = fill(t.cardTitle, { title: entry.data.title });
   return {
@@ -85,7 +87,7 @@ export function evidenceOgCard(edition: ArticleEdition): CardText {
         label: fill(t.cardEnvironments, { environments: environments.join(e.listSeparator), modes: modes.join(e.listSeparator) }),
       },
     ],
-    footer: ui(lang).footerNote,
+    footer: t.cardFooter,
   };
 }
 

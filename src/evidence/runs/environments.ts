@@ -109,30 +109,34 @@ export interface ClaimMatrix {
   };
 }
 
-/** Where a claim was judged, over every measured run: how often it held, and the versions, environments and modes of the runs it applies to. */
-export interface ClaimReach {
-  held: number;
-  /** The runs the claim applies to (a claim limited to some variants is not judged in the others'). */
-  judged: number;
-  brokenIn: MeasuredRun[];
-  /** Each distinct value, in the matrix's column order; empty where the experiment declares no such axis. */
+/** The versions, environments and modes of some runs, each once, in the runs' order; empty where the experiment declares no such axis. */
+export interface RunsScope {
   versions: string[];
   environments: EnvironmentName[];
   variants: string[];
 }
 
+export function runsScope(runs: readonly MeasuredRun[]): RunsScope {
+  const distinct = <T>(values: (T | undefined)[]) => [...new Set(values.filter((v): v is T => v !== undefined))];
+  return {
+    versions: distinct(runs.map((r) => r.version)),
+    environments: distinct(runs.map((r) => r.environment)),
+    variants: distinct(runs.map((r) => r.variant)),
+  };
+}
+
+/** Where a claim was judged, over every measured run: how often it held, and the scope of the runs it applies to. */
+export interface ClaimReach extends RunsScope {
+  held: number;
+  /** The runs the claim applies to (a claim limited to some variants is not judged in the others'). */
+  judged: number;
+  brokenIn: MeasuredRun[];
+}
+
 /** A row of the claim matrix folded to one line: what a reader asks first, before any run's table. */
 export function claimReach(row: ClaimMatrix['rows'][number]): ClaimReach {
   const judged = row.cells.filter((c) => c.status !== 'not-applicable').map((c) => c.run);
-  const distinct = <T>(values: (T | undefined)[]) => [...new Set(values.filter((v): v is T => v !== undefined))];
-  return {
-    held: row.cells.filter((c) => c.status === 'holds').length,
-    judged: judged.length,
-    brokenIn: row.brokenIn,
-    versions: distinct(judged.map((r) => r.version)),
-    environments: distinct(judged.map((r) => r.environment)),
-    variants: distinct(judged.map((r) => r.variant)),
-  };
+  return { held: row.cells.filter((c) => c.status === 'holds').length, judged: judged.length, brokenIn: row.brokenIn, ...runsScope(judged) };
 }
 
 /**
