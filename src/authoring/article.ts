@@ -13,7 +13,7 @@ import type { ChartDef, PacketPathDef, Text, WalkthroughStop } from './parts.ts'
 // Everything an article is written with, from one module: fact readers, extractors, the experiment's vocabulary.
 export * from '../evidence/fact-kit.ts';
 export { binomialExpectation, countWhere, parseAnswers, share, type Answer } from '../evidence/extract/answers.ts';
-export { healthCheckNodePort, node, nodeIP, nodePort, placement, pod, service } from '../evidence/extract/run.ts';
+export { healthCheckNodePort, node, nodeIP, nodePort, placement, pod, service, serviceKey } from '../evidence/extract/run.ts';
 export { ExtractError } from '../evidence/errors.ts';
 export type { RunSnapshot, StepSnapshot } from '../evidence/schema.ts';
 export { threeNodeCluster } from '../experiment/clusters.ts';

@@ -21,7 +21,7 @@ import { findRule, findRules, optionValue, parseIptablesSave, type RuleQuery } f
 import { flowEntriesShown, parseConntrackList, type ConntrackEntry } from './extract/conntrack.ts';
 import { findChain, findChainRule, findPortVerdict, findSet, findTable, parseNftRuleset } from './extract/nft.ts';
 import { parseIpAddressJson, podGatewayOnNode } from './extract/ip-address.ts';
-import { node, nodeIP } from './extract/run.ts';
+import { node, nodeIP, serviceKey } from './extract/run.ts';
 import { binomialExpectation, countWhere, parseAnswers, share, type Answer } from './extract/answers.ts';
 import { recentTotals, rememberedAffinitySet, rememberedRecentCheck } from './extract/affinity.ts';
 
@@ -149,22 +149,24 @@ export const iptables = {
    * rule's `-m statistic --mode random --probability` in order, comma-separated (the last rule has none).
    */
   picks: (step: string, service: string, chain: 'KUBE-SVC-' | 'KUBE-SVL-', field: 'endpoints' | 'probabilities') =>
-    fromStep(step, (s) => {
+    fromStep(step, (s, run) => {
+      const key = serviceKey(run, service);
       const rules = findRules(parseIptablesSave(s.stdout), { table: 'nat' }).filter(
-        (r) => r.chain.startsWith(chain) && r.target?.startsWith('KUBE-SEP-') && optionValue(r.args, '--comment')?.startsWith(`default/${service} -> `),
+        (r) => r.chain.startsWith(chain) && r.target?.startsWith('KUBE-SEP-') && optionValue(r.args, '--comment')?.startsWith(`${key} -> `),
       );
-      if (rules.length === 0) throw new ExtractError(`looked for ${chain}… rules of default/${service} jumping to KUBE-SEP-… in the nat table, found none`);
+      if (rules.length === 0) throw new ExtractError(`looked for ${chain}… rules of ${key} jumping to KUBE-SEP-… in the nat table, found none`);
       if (new Set(rules.map((r) => r.chain)).size !== 1)
-        throw new ExtractError(`default/${service}'s ${chain}… rules are in ${new Set(rules.map((r) => r.chain)).size} chains, expected one`);
+        throw new ExtractError(`${key}'s ${chain}… rules are in ${new Set(rules.map((r) => r.chain)).size} chains, expected one`);
       if (field === 'endpoints') return String(rules.length);
       const given = rules.map((r) => optionValue(r.args, '--probability')).filter((p): p is string => p !== undefined);
-      if (given.length === 0) throw new ExtractError(`default/${service}'s ${chain}… chain picks its one endpoint without a probability`);
+      if (given.length === 0) throw new ExtractError(`${key}'s ${chain}… chain picks its one endpoint without a probability`);
       return given.join(', ');
     }),
   /** The one rule jumping to `targetPrefix…` in the chain of the rule `sibling` finds: a chain named by a hash, found by a comment. */
-  inChainOf: (step: string, sibling: RuleQuery, targetPrefix: string) =>
-    fromStep(step, (s) => {
+  inChainOf: (step: string, query: (run: RunSnapshot) => RuleQuery, targetPrefix: string) =>
+    fromStep(step, (s, run) => {
       const save = parseIptablesSave(s.stdout);
+      const sibling = query(run);
       const { chain } = findRule(save, sibling);
       const found = findRules(save, { table: sibling.table, chain }).filter((r) => r.target?.startsWith(targetPrefix));
       if (found.length !== 1)
@@ -213,13 +215,13 @@ export const nft = {
 };
 
 /**
- * Where kube-proxy remembers the client of a ClientIP Service (`default/s-sticky`), from `iptables-save -c`:
+ * Where kube-proxy remembers the client of a ClientIP Service (named as the run named it: `s-sticky`), from `iptables-save -c`:
  * the `--rcheck` rule that matched (`.rule`), the new connections it matched (`.packets`), its endpoint's
  * address (`.endpoint`) and how long a client stays remembered (`.seconds`).
  */
 export function recentCheckFacts<P extends string>(prefix: P, step: string, service: string): FactSpecs<`${P}.${'rule' | 'packets' | 'endpoint' | 'seconds'}`> {
   const read = (field: 'line' | 'packets' | 'endpoint' | 'seconds') =>
-    fromStep(step, (s) => String(rememberedRecentCheck(parseIptablesSave(s.stdout), service)[field]));
+    fromStep(step, (s, run) => String(rememberedRecentCheck(parseIptablesSave(s.stdout), serviceKey(run, service))[field]));
   return factsFrom<`${P}.${'rule' | 'packets' | 'endpoint' | 'seconds'}`>([
     [`${prefix}.rule`, { ...read('line'), volatile: { reason: 'its counters and chain names differ on every run' } }],
     [`${prefix}.packets`, read('packets')],
@@ -233,7 +235,8 @@ export function recentCheckFacts<P extends string>(prefix: P, step: string, serv
  * on (the client was remembered), and `.recorded`, all of them (its endpoints' `--set` rules).
  */
 export function recentTotalFacts<P extends string>(prefix: P, step: string, service: string): FactSpecs<`${P}.${'checked' | 'recorded'}`> {
-  const read = (field: 'checked' | 'recorded') => fromStep(step, (s) => String(recentTotals(parseIptablesSave(s.stdout), service)[field]));
+  const read = (field: 'checked' | 'recorded') =>
+    fromStep(step, (s, run) => String(recentTotals(parseIptablesSave(s.stdout), serviceKey(run, service))[field]));
   return factsFrom<`${P}.${'checked' | 'recorded'}`>([
     [`${prefix}.checked`, read('checked')],
     [`${prefix}.recorded`, read('recorded')],
@@ -246,7 +249,7 @@ export function recentTotalFacts<P extends string>(prefix: P, step: string, serv
  */
 export function affinitySetFacts<P extends string>(prefix: P, step: string, service: string): FactSpecs<`${P}.${'set' | 'client' | 'endpoint' | 'timeout'}`> {
   const read = (derive: (set: ReturnType<typeof rememberedAffinitySet>) => string) =>
-    fromStep(step, (s) => derive(rememberedAffinitySet(kubeProxyTable(s), service)));
+    fromStep(step, (s, run) => derive(rememberedAffinitySet(kubeProxyTable(s), serviceKey(run, service))));
   return factsFrom<`${P}.${'set' | 'client' | 'endpoint' | 'timeout'}`>([
     [`${prefix}.set`, { ...read((set) => set.name), volatile: { reason: 'its name holds the endpoint, which the run picks afresh' } }],
     [`${prefix}.client`, read((set) => set.clients.join(', '))],

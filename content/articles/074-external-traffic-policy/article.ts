@@ -5,7 +5,7 @@
 // and each step's rc and seconds come from every run (src/evidence/run-facts.ts).
 import {
   defineArticle, kubernetesSeries, inEveryVariant, healthCheckLine, conntrackFacts, curlPart, declared, healthCheckFacts, iptables, measured, nft, nftVerdictFacts, part, podGateway,
-  rulesPart, settleFacts, event, hop, path, nodePort, exec, curlArgv, type FactIdOf, type PathStation, type TopologyView,
+  rulesPart, settleFacts, event, hop, path, nodePort, serviceKey, exec, curlArgv, type FactIdOf, type RunSnapshot, type PathStation, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's iptables mode, the headline's: where its rules are decided. */
@@ -27,9 +27,9 @@ const healthPart = <const S extends string, const Zh extends string, const En ex
   part(fromClient(id, title, (t) => `http://${t.ip(node)}:${t.healthCheckNodePort('s-lb')}/`, true), healthCheckFacts(id), healthCheckLine(id, zh, en));
 
 /** s-local's DROP in worker2's filter table, and the nat rules for s-cluster's and s-local's external traffic on worker. */
-const DROP = (run: Parameters<typeof nodePort>[0]) => ({ table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local') });
-const LOCAL_MARK = { table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade LOCAL traffic for default/s-local external destinations' };
-const noEndpoint = (service: string) => (run: Parameters<typeof nodePort>[0]) => ({ map: 'no-endpoint-nodeports', protocol: 'tcp', port: nodePort(run, service) });
+const DROP = (run: RunSnapshot) => ({ table: 'filter', chain: 'KUBE-EXTERNAL-SERVICES', target: 'DROP', dport: nodePort(run, 's-local') });
+const LOCAL_MARK = (run: RunSnapshot) => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: `masquerade LOCAL traffic for ${serviceKey(run, 's-local')} external destinations` });
+const noEndpoint = (service: string) => (run: RunSnapshot) => ({ map: 'no-endpoint-nodeports', protocol: 'tcp', port: nodePort(run, service) });
 
 // Each step with the facts read from it and its measured line (every value a {fact.id}, the words ours); facts only one
 // mode's run has are that mode's.
@@ -77,11 +77,11 @@ const runs = measured(
     zh: 'worker 的 nat 表里，s-cluster 外部流量链的第一条规则：{iptables-worker.clusterMark}',
     en: "The first rule of s-cluster’s external-traffic chain in worker’s nat table: {iptables-worker.clusterMark}",
   }, {
-    'iptables-worker.clusterMark': iptables.rule('iptables-worker', () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'masquerade traffic for default/s-cluster external destinations' })),
-    'iptables-worker.localMark': iptables.rule('iptables-worker', () => LOCAL_MARK),
+    'iptables-worker.clusterMark': iptables.rule('iptables-worker', (run) => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: `masquerade traffic for ${serviceKey(run, 's-cluster')} external destinations` })),
+    'iptables-worker.localMark': iptables.rule('iptables-worker', LOCAL_MARK),
     'iptables-worker.localRoute': iptables.inChainOf('iptables-worker', LOCAL_MARK, 'KUBE-SVL-'),
-    'iptables-worker.localPodRoute': iptables.rule('iptables-worker', () => ({ table: 'nat', comment: 'pod traffic for default/s-local external destinations' })),
-    'iptables-worker.localNodeRoute': iptables.rule('iptables-worker', () => ({ table: 'nat', comment: 'route LOCAL traffic for default/s-local external destinations' })),
+    'iptables-worker.localPodRoute': iptables.rule('iptables-worker', (run) => ({ table: 'nat', comment: `pod traffic for ${serviceKey(run, 's-local')} external destinations` })),
+    'iptables-worker.localNodeRoute': iptables.rule('iptables-worker', (run) => ({ table: 'nat', comment: `route LOCAL traffic for ${serviceKey(run, 's-local')} external destinations` })),
     'iptables-worker.masquerade': iptables.rule('iptables-worker', () => ({ table: 'nat', chain: 'KUBE-POSTROUTING', target: 'MASQUERADE' })),
   }),
   // In nftables mode kube-proxy keeps its rules in its own table (the drop lives there), beside iptables-nft's: the

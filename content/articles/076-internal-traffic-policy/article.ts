@@ -6,7 +6,7 @@
 // run (src/evidence/run-facts.ts).
 import {
   defineArticle, kubernetesSeries, inEveryVariant, clientSettleFacts, curlPart, declared, event, exec, factsFrom, hop, inPod, iptables, measured, nft, nftVerdictFacts,
-  part, path, podGateway, rulesPart, stdout, curlArgv, service, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
+  part, path, podGateway, rulesPart, stdout, curlArgv, service, serviceKey, type FactIdOf, type PathStation, type RunSnapshot, type TopologyView,
 } from '../../../src/authoring/article.ts';
 
 /** kube-proxy's two modes: where each writes its rules. */
@@ -27,13 +27,13 @@ const fromNode = <const S extends string>(id: S, node: string, service: string, 
 /** Which pod answered: the backend writes its name (the container's hostname) on the first line. */
 const server = <const S extends string>(step: S) => factsFrom<`${S}.server`>([[`${step}.server`, stdout(step, /^server=(\S+)$/m)]]);
 /** s-local's rule in the filter table's KUBE-SERVICES chain: a DROP while another node has an endpoint, a REJECT once none has. */
-const servicesRule = (target: 'DROP' | 'REJECT', comment: string) => () => ({ table: 'filter', chain: 'KUBE-SERVICES', target, comment: `default/s-local ${comment}` });
+const servicesRule = (target: 'DROP' | 'REJECT', comment: string) => (run: RunSnapshot) => ({ table: 'filter', chain: 'KUBE-SERVICES', target, comment: `${serviceKey(run, 's-local')} ${comment}` });
 const LOCAL_DROP = servicesRule('DROP', 'has no local endpoints');
 const NO_ENDPOINTS = servicesRule('REJECT', 'has no endpoints');
 /** s-local's element in the verdict map kube-proxy keeps for Services without (local) endpoints: ClusterIP . tcp . port. */
 const noEndpoint = (run: RunSnapshot) => ({ map: 'no-endpoint-services', protocol: 'tcp', port: String(service(run, 's-local').port), address: service(run, 's-local').clusterIP });
 /** The mark worker's nat table sets on traffic to s-local's ClusterIP from outside the pod range, in Local's internal chain. */
-const LOCAL_MASQ_MARK = () => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: 'default/s-local cluster IP' });
+const LOCAL_MASQ_MARK = (run: RunSnapshot) => ({ table: 'nat', target: 'KUBE-MARK-MASQ', comment: `${serviceKey(run, 's-local')} cluster IP` });
 
 // Each step with the facts read from it and its measured line. Facts only one mode's run has: where each mode keeps
 // s-local's drop on worker2, its reject once no endpoint is left, and worker's masquerade of its own requests to the

@@ -27,11 +27,11 @@ const runs = measured(
   rulesPart('iptables-worker', 'worker', 'iptables', {
     zh: 'worker 的 nat 表里，s-sticky 的链中匹配了 {iptables-worker.remembered.packets} 个新连接的 recent 检查规则：{iptables-worker.remembered.rule}',
     en: 'In worker’s nat table, the recent check of s-sticky’s chain that matched {iptables-worker.remembered.packets} new connections: {iptables-worker.remembered.rule}',
-  }, recentCheckFacts('iptables-worker.remembered', 'iptables-worker', 'default/s-sticky'), { counters: true }),
+  }, recentCheckFacts('iptables-worker.remembered', 'iptables-worker', 's-sticky'), { counters: true }),
   rulesPart('nft-worker', 'worker', 'nftables', {
     zh: 'worker 上 kube-proxy 的表里，记着客户端 {nft-worker.remembered.client} 的亲和集合（超时 {nft-worker.remembered.timeout}）：{nft-worker.remembered.set}',
     en: 'In kube-proxy’s table on worker, the affinity set that holds the client {nft-worker.remembered.client} (timeout {nft-worker.remembered.timeout}): {nft-worker.remembered.set}',
-  }, affinitySetFacts('nft-worker.remembered', 'nft-worker', 'default/s-sticky')),
+  }, affinitySetFacts('nft-worker.remembered', 'nft-worker', 's-sticky')),
   answersPart(fromClient('brief-spaced', `s-brief's ClusterIP, 8 requests ${SPACING_SECONDS} s apart`, 's-brief', 8, `${60 / SPACING_SECONDS}/m`), {
     zh: '客户端 Pod → s-brief，间隔长于超时：{brief-spaced.requests} 个请求，回答者 {brief-spaced.distinct} 个：{brief-spaced.who}',
     en: 'The client pod to s-brief, further apart than its timeout: {brief-spaced.requests} requests, answered by {brief-spaced.distinct} [backend|backends]: {brief-spaced.who}',
@@ -39,7 +39,7 @@ const runs = measured(
   rulesPart('iptables-brief', 'worker', 'iptables', {
     zh: 'worker 的 nat 表里，s-brief 的 recent 检查规则送出的新连接 {iptables-brief.s-brief.checked} 个，它的端点记录下的新连接 {iptables-brief.s-brief.recorded} 个',
     en: 'In worker’s nat table, s-brief’s recent checks sent on {iptables-brief.s-brief.checked} new [connection|connections]; its endpoints recorded {iptables-brief.s-brief.recorded}',
-  }, recentTotalFacts('iptables-brief.s-brief', 'iptables-brief', 'default/s-brief'), { counters: true, what: ', after the spaced requests' }),
+  }, recentTotalFacts('iptables-brief.s-brief', 'iptables-brief', 's-brief'), { counters: true, what: ', after the spaced requests' }),
   answersPart(fromClient('brief-burst', "s-brief's ClusterIP, 20 requests back to back", 's-brief', 20), {
     zh: '客户端 Pod → s-brief，连续发出：{brief-burst.requests} 个请求，回答者 {brief-burst.distinct} 个：{brief-burst.who}',
     en: 'The client pod to s-brief, back to back: {brief-burst.requests} requests, answered by {brief-burst.distinct} [backend|backends]: {brief-burst.who}',

@@ -20,6 +20,8 @@ export const service = (run: RunSnapshot, name: string) => byName(run.services, 
 export const nodeIP = (run: RunSnapshot, name: string): string => node(run, name).internalIP;
 export const podIP = (run: RunSnapshot, name: string): string => pod(run, name).ip;
 export const nodePort = (run: RunSnapshot, name: string): string => String(service(run, name).nodePort ?? 'none');
+/** A Service as kube-proxy names it in its rules' comments and sets: `<namespace>/<name>`, the namespace the run put it in. */
+export const serviceKey = (run: RunSnapshot, name: string): string => `${service(run, name).namespace}/${name}`;
 
 type Pod = RunSnapshot['pods'][number];
 
