@@ -179,9 +179,9 @@ test("contract: up() says what each node is: the experiment's name and role, its
     const owner = { 'shice/created-by': 'shice' };
     // The fake docker gives each node container the InternalIP the fixture's API reports for that node.
     assert.deepEqual(nodes, [
-      { name: 'control-plane', role: 'control-plane', address: '172.19.0.4', labels: owner },
-      { name: 'worker', role: 'worker', address: '172.19.0.2', labels: owner },
-      { name: 'worker2', role: 'worker', address: '172.19.0.3', labels: owner },
+      { name: 'control-plane', k8sName: 'kx-main-control-plane', role: 'control-plane', address: '172.19.0.4', labels: owner },
+      { name: 'worker', k8sName: 'kx-main-worker', role: 'worker', address: '172.19.0.2', labels: owner },
+      { name: 'worker2', k8sName: 'kx-main-worker2', role: 'worker', address: '172.19.0.3', labels: owner },
     ]);
     // The container runtime is the run's fact from the API's nodes: the control plane's kubelet's word.
     assert.deepEqual(driver.apiFacts!(parseNodeList(await fixture('nodes.json'))), { 'container-runtime': 'containerd://2.0.2' });

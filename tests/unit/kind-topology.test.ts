@@ -15,6 +15,7 @@ import {
   watchingAgain,
   toNodeInfos,
   toPodInfos,
+  prefixNaming,
   toServiceInfos,
 } from '../../src/capture/kubectl/topology.ts';
 
@@ -76,22 +77,25 @@ test('nodes: a missing InternalIP, a missing node or a wrong role is an error na
 
 test('pods: IP, the image that ran (the container status) and the logical node of the declared pods only', async () => {
   const pods = parsePodList(await fixture('pods.json'));
-  assert.deepEqual(toPodInfos(pods, wanted, 'kx-main'), [
+  assert.deepEqual(toPodInfos(pods, wanted, prefixNaming('kx-main')), [
     { name: 'backend', namespace: 'default', node: 'worker', ip: '10.244.2.9', image: 'docker.io/library/nginx:1.27-alpine' },
   ]);
   // Before a container has run, the image the spec asks for.
   const waiting = edit(await fixture('pods.json'), (d) => {
     delete d.items[0]!.status.containerStatuses;
   });
-  assert.equal(toPodInfos(parsePodList(waiting), wanted, 'kx-main')[0]!.image, 'nginx:1.27-alpine');
+  assert.equal(toPodInfos(parsePodList(waiting), wanted, prefixNaming('kx-main'))[0]!.image, 'nginx:1.27-alpine');
   assert.throws(
-    () => toPodInfos(pods, [{ name: 'frontend', namespace: 'default' }], 'kx-main'),
+    () => toPodInfos(pods, [{ name: 'frontend', namespace: 'default' }], prefixNaming('kx-main')),
     /expected pod default\/frontend \(declared in the manifests\), not found/,
   );
   const pending = edit(await fixture('pods.json'), (d) => {
     delete d.items[0]!.status.podIP;
   });
-  assert.throws(() => toPodInfos(parsePodList(pending), wanted, 'kx-main'), /pod default\/backend: field status\.podIP: expected an IPv4 address/);
+  assert.throws(
+    () => toPodInfos(parsePodList(pending), wanted, prefixNaming('kx-main')),
+    /pod default\/backend: field status\.podIP: expected an IPv4 address/,
+  );
 });
 
 test('services: ports, NodePorts and healthCheckNodePort as allocated', async () => {
@@ -140,11 +144,11 @@ test('services: ports, NodePorts and healthCheckNodePort as allocated', async ()
 test('health checks to await: nodes running ready pods selected by a Service with a healthCheckNodePort', async () => {
   const pods = parsePodList(await fixture('pods.json'));
   const list = parseServiceList(await fixture('services.json'));
-  assert.deepEqual(healthChecksToAwait(pods, list, services, 'kx-main'), [{ service: 's-lb', node: 'worker', port: 30666, endpoints: 1 }]);
+  assert.deepEqual(healthChecksToAwait(pods, list, services, prefixNaming('kx-main')), [{ service: 's-lb', node: 'worker', port: 30666, endpoints: 1 }]);
   const notReady = pods.map((p) => ({ ...p, ready: false }));
-  assert.deepEqual(healthChecksToAwait(notReady, list, services, 'kx-main'), []);
+  assert.deepEqual(healthChecksToAwait(notReady, list, services, prefixNaming('kx-main')), []);
   const otherApp = pods.map((p) => ({ ...p, labels: { app: 'frontend' } }));
-  assert.deepEqual(healthChecksToAwait(otherApp, list, services, 'kx-main'), []);
+  assert.deepEqual(healthChecksToAwait(otherApp, list, services, prefixNaming('kx-main')), []);
 });
 
 test("a workload's pods: its namespace and selector, not being deleted, by name; the health check waits for all of a node's", async () => {
@@ -171,7 +175,7 @@ test("a workload's pods: its namespace and selector, not being deleted, by name;
   );
   const svc = { ...parseServiceList(await fixture('services.json')).find((s) => s.healthCheckNodePort !== null)!, selector: { app: 'web' } };
   assert.deepEqual(
-    healthChecksToAwait(pods, [svc], [{ name: svc.name, namespace: svc.namespace }], 'kx-main').map((w) => [w.node, w.endpoints]),
+    healthChecksToAwait(pods, [svc], [{ name: svc.name, namespace: svc.namespace }], prefixNaming('kx-main')).map((w) => [w.node, w.endpoints]),
     [
       ['worker', 2],
       ['worker2', 1],

@@ -66,21 +66,6 @@ export const dockerExec = (container: string, command: string[]): string[] => ['
 /** docker exec with the child's stdin open, for a file's content (`tee FILE`). */
 export const dockerExecWithInput = (container: string, command: string[]): string[] => ['docker', 'exec', '--interactive', container, ...command];
 /** The image as the node's containerd holds it (CRI's ImageStatus), by the name a Pod gives: exit 1 when it has none. */
-/** A pod's ready sandboxes on a node, as its containerd lists them (crictl's --name is a regular expression). */
-export const crictlReadyPods = (pod: { namespace: string; name: string }): string[] => [
-  'crictl',
-  'pods',
-  '--namespace',
-  pod.namespace,
-  '--name',
-  `^${pod.name}$`,
-  '--state',
-  'ready',
-  '--output',
-  'json',
-];
-export const crictlInspectPod = (id: string): string[] => ['crictl', 'inspectp', '--output', 'json', id];
-
 export const crictlInspectImage = (container: string, image: string): string[] => [
   'docker',
   'exec',

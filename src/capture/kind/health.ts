@@ -52,6 +52,8 @@ export class NodeHealth {
       );
     return this.scope.experiment.cluster.nodes.map((node) => ({
       name: node.name,
+      // kind names a node's container, and so its kubelet's node, <cluster>-<node>.
+      k8sName: containerOf(this.scope, node.name),
       role: node.role,
       address: this.baseline.find((s) => s.name === containerOf(this.scope, node.name))?.address ?? null,
       // What the capture's kind config has every node register with.

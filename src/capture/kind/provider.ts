@@ -26,11 +26,9 @@ import { NodeImagePath } from './image-path.ts';
 import { KindClusterLifecycle } from './lifecycle.ts';
 import { kindFacts } from './provenance.ts';
 import { containerOf, type KindScope } from './settings.ts';
-import { isDockerFailure, parseCrictlPodIds, parseCrictlPodNetns } from './tool-output.ts';
+import { isDockerFailure } from './tool-output.ts';
+import { crictlPodNetns, podNetnsPlaceholder, POD_LOOKUP_TIMEOUT_MS } from '../provider/pod-netns.ts';
 import { dockerServerUp } from './tools.ts';
-
-/** crictl answers from the node's containerd at once; longer, the node is stuck. */
-const POD_LOOKUP_TIMEOUT_MS = 15_000;
 
 export class KindProvider implements NodeProvider {
   readonly name = 'kind' as const;
@@ -132,21 +130,12 @@ export class KindProvider implements NodeProvider {
   }
 
   /** The pod's ready sandbox, as the node's containerd lists it through crictl, and its network namespace's path. */
-  async podNetns(node: string, pod: { namespace: string; name: string }, ctx: ProviderContext): Promise<string> {
-    const ask = async (command: string[]) => {
-      const run = await this.exec(node, command, { timeoutMs: POD_LOOKUP_TIMEOUT_MS }, ctx);
-      if (run.canceled) throw new DriverError(`interrupted while: ${command.slice(0, 2).join(' ')} on ${node}`);
-      if (run.exitCode !== 0)
-        throw new DriverError(`${command.slice(0, 2).join(' ')} on ${node} exited ${run.exitCode}: ${firstLine(text(run.stderr)) || 'no message'}`);
-      return text(run.stdout);
-    };
-    const ids = parseCrictlPodIds(await ask(cmd.crictlReadyPods(pod)));
-    if (ids.length !== 1) throw new DriverError(`pod ${pod.namespace}/${pod.name}: expected one ready sandbox on ${node}, crictl lists ${ids.length}`);
-    return parseCrictlPodNetns(await ask(cmd.crictlInspectPod(ids[0]!)));
+  podNetns(node: string, pod: { namespace: string; name: string }, ctx: ProviderContext): Promise<string> {
+    return crictlPodNetns(node, pod, (command) => this.exec(node, command, { timeoutMs: POD_LOOKUP_TIMEOUT_MS }, ctx));
   }
 
   podNetnsPlaceholder(_node: string, pod: { namespace: string; name: string }): string {
-    return `<network namespace of pod ${pod.namespace}/${pod.name}, from crictl inspectp>`;
+    return podNetnsPlaceholder(pod);
   }
 
   problems(ctx: ProviderContext): Promise<string[]> {

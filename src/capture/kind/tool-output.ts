@@ -161,25 +161,3 @@ export function nodeProblems(cluster: string, before: ContainerState[], after: C
   const what = gone.length === before.length ? `kind cluster "${cluster}" was deleted` : `node containers of kind cluster "${cluster}" were removed`;
   return [`${what} by something other than this capture (${changes.join(', ')})`];
 }
-
-/** `crictl pods --output json`: the ids of the pod sandboxes listed. */
-export function parseCrictlPodIds(stdout: string): string[] {
-  const source = 'crictl pods --output json';
-  const data = parseJson(stdout, source) as { items?: unknown };
-  if (!Array.isArray(data.items)) throw new ToolOutputError(`${source}: field items: expected a list`);
-  return data.items.map((item, i) => stringAt(item, ['id'], `${source} items[${i}]`));
-}
-
-/** `crictl inspectp --output json`: the path of the sandbox's network namespace, as its runtime spec names it. */
-export function parseCrictlPodNetns(stdout: string): string {
-  const source = 'crictl inspectp --output json';
-  const data = parseJson(stdout, source) as { info?: { runtimeSpec?: { linux?: { namespaces?: unknown } } } };
-  const namespaces = data.info?.runtimeSpec?.linux?.namespaces;
-  if (!Array.isArray(namespaces)) throw new ToolOutputError(`${source}: field info.runtimeSpec.linux.namespaces: expected a list`);
-  const network = namespaces.find((n: { type?: unknown }) => n?.type === 'network') as { path?: unknown } | undefined;
-  if (typeof network?.path !== 'string' || !network.path.startsWith('/'))
-    throw new ToolOutputError(
-      `${source}: field info.runtimeSpec.linux.namespaces: expected a network namespace with a path, got ${JSON.stringify(network ?? null)}`,
-    );
-  return network.path;
-}

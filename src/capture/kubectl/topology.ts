@@ -232,6 +232,32 @@ export function parseServiceList(stdout: string): KubeService[] {
   });
 }
 
+/** How the API names the experiment's nodes, both ways. */
+export interface NodeNaming {
+  /** The API's name of the experiment's node. */
+  k8sName(node: string): string;
+  /** The experiment's name of the API's node; a ToolOutputError naming `where` for a node that is none of them. */
+  logical(k8sName: string, where: string): string;
+}
+
+/** kind's and the lab's naming: `<cluster>-<node>`. */
+export function prefixNaming(cluster: string): NodeNaming {
+  return { k8sName: (node) => `${cluster}-${node}`, logical: (k8sName, where) => logicalNodeName(k8sName, cluster, where) };
+}
+
+/** The naming of the nodes as their provider brought them up, each with the name it registered as. */
+export function namingOf(nodes: ReadonlyArray<{ name: string; k8sName: string }>): NodeNaming {
+  const known = nodes.map((n) => n.k8sName).join(', ');
+  return {
+    k8sName: (node) => nodes.find((n) => n.name === node)?.k8sName ?? node,
+    logical: (k8sName, where) => {
+      const node = nodes.find((n) => n.k8sName === k8sName);
+      if (!node) throw new ToolOutputError(`${where}: node "${k8sName}" is not one of the experiment's nodes (${known})`);
+      return node.name;
+    },
+  };
+}
+
 /** `kx-main-worker2` -> `worker2`: the experiment's logical node name. */
 export function logicalNodeName(k8sName: string, cluster: string, where: string): string {
   const prefix = `${cluster}-`;
@@ -242,10 +268,10 @@ export function logicalNodeName(k8sName: string, cluster: string, where: string)
 }
 
 /** The experiment's nodes, in the experiment's order, with the addresses the API reported. */
-export function toNodeInfos(nodes: KubeNode[], cluster: ClusterSpec): NodeInfo[] {
+export function toNodeInfos(nodes: KubeNode[], cluster: ClusterSpec, naming: NodeNaming = prefixNaming(cluster.name)): NodeInfo[] {
   const source = 'kubectl get nodes -o json';
   return cluster.nodes.map((spec) => {
-    const k8sName = `${cluster.name}-${spec.name}`;
+    const k8sName = naming.k8sName(spec.name);
     const node = nodes.find((n) => n.k8sName === k8sName);
     if (!node) {
       const found = nodes.map((n) => n.k8sName).join(', ') || 'none';
@@ -261,6 +287,8 @@ export function toNodeInfos(nodes: KubeNode[], cluster: ClusterSpec): NodeInfo[]
 /** A node as its provider said it brought it up (provider/node-provider.ts ProvidedNode). */
 export interface NodeAsProvided {
   name: string;
+  /** The name its kubelet registered as; `<cluster>-<name>` when absent. */
+  k8sName?: string;
   address: string | null;
   labels: Readonly<Record<string, string>>;
 }
@@ -274,7 +302,7 @@ export function nodesNotAsProvided(nodes: readonly KubeNode[], provided: readonl
   const problems: string[] = [];
   const unlabelled = new Map<string, string[]>();
   for (const spec of provided) {
-    const k8sName = `${cluster}-${spec.name}`;
+    const k8sName = spec.k8sName ?? `${cluster}-${spec.name}`;
     const node = nodes.find((n) => n.k8sName === k8sName);
     if (!node) continue;
     for (const [key, value] of Object.entries(spec.labels))
@@ -289,7 +317,7 @@ export function nodesNotAsProvided(nodes: readonly KubeNode[], provided: readonl
 
 const refName = (r: ObjectRef) => `${r.namespace}/${r.name}`;
 
-export function toPodInfos(pods: KubePod[], wanted: ObjectRef[], clusterName: string): PodInfo[] {
+export function toPodInfos(pods: KubePod[], wanted: ObjectRef[], naming: NodeNaming): PodInfo[] {
   const source = 'kubectl get pods -o json';
   return wanted.map((ref) => {
     const pod = pods.find((p) => p.name === ref.name && p.namespace === ref.namespace);
@@ -300,7 +328,7 @@ export function toPodInfos(pods: KubePod[], wanted: ObjectRef[], clusterName: st
     return {
       name: pod.name,
       namespace: pod.namespace,
-      node: logicalNodeName(pod.nodeName, clusterName, where),
+      node: naming.logical(pod.nodeName, where),
       ip: pod.ip,
       image: pod.image,
     };
@@ -378,14 +406,14 @@ export const selects = (selector: Record<string, string>, labels: Record<string,
  * for every declared Service with a healthCheckNodePort, each node running a
  * ready Pod it selects. Polling those tells us kube-proxy has synced its rules.
  */
-export function healthChecksToAwait(pods: KubePod[], services: KubeService[], wanted: ObjectRef[], clusterName: string): HealthCheckWait[] {
+export function healthChecksToAwait(pods: KubePod[], services: KubeService[], wanted: ObjectRef[], naming: NodeNaming): HealthCheckWait[] {
   const waits: HealthCheckWait[] = [];
   for (const ref of wanted) {
     const svc = services.find((s) => s.name === ref.name && s.namespace === ref.namespace);
     if (!svc || svc.healthCheckNodePort === null) continue;
     const perNode = new Map<string, number>();
     for (const p of pods.filter((p) => p.namespace === svc.namespace && p.ready && !p.terminating && p.nodeName && selects(svc.selector, p.labels))) {
-      const node = logicalNodeName(p.nodeName!, clusterName, `kubectl get pods -o json pod ${p.namespace}/${p.name}`);
+      const node = naming.logical(p.nodeName!, `kubectl get pods -o json pod ${p.namespace}/${p.name}`);
       perNode.set(node, (perNode.get(node) ?? 0) + 1);
     }
     for (const [node, endpoints] of perNode) waits.push({ service: svc.name, node, port: svc.healthCheckNodePort, endpoints });

@@ -52,12 +52,16 @@ export async function clusterProblems(
 }
 
 /** What the health check asks on `node`: the provider's node agents, kube-proxy, and on the control plane its components (component, URL, whether the body must be ok). */
-export function healthEndpointsOf(provider: Pick<NodeProvider, 'agentHealthz'>, experiment: Experiment, node: string): HealthEndpoint[] {
+export function healthEndpointsOf(
+  provider: Pick<NodeProvider, 'agentHealthz' | 'controlPlaneHealthz'>,
+  experiment: Experiment,
+  node: string,
+): HealthEndpoint[] {
   const controlPlane = experiment.cluster.nodes.find((n) => n.role === 'control-plane')!.name;
   return [
     ...provider.agentHealthz.map(([component, url]) => ({ component, url, ok: true })),
     { component: 'kube-proxy', url: KUBE_PROXY_HEALTHZ, ok: false },
-    ...(node === controlPlane ? CONTROL_PLANE_HEALTHZ.map(([component, url]) => ({ component, url, ok: true })) : []),
+    ...(node === controlPlane && provider.controlPlaneHealthz !== false ? CONTROL_PLANE_HEALTHZ.map(([component, url]) => ({ component, url, ok: true })) : []),
   ];
 }
 

@@ -17,6 +17,7 @@ import {
   selects,
   toNodeInfos,
   toPodInfos,
+  namingOf,
   toServiceInfos,
   workloadPods,
   type KubeNode,
@@ -93,6 +94,7 @@ export async function readWhenReady(
   let services: KubeService[];
   try {
     const nodes = parseNodeList(text(nodesJson.stdout));
+    const naming = namingOf(provided);
     const foreign = nodesNotAsProvided(nodes, provided, experiment.cluster.name);
     if (foreign.length > 0) throw new DriverError(foreign.join('; '));
     const pods = parsePodList(text(podsJson.stdout));
@@ -101,8 +103,8 @@ export async function readWhenReady(
       nodes,
       pods,
       topology: {
-        nodes: toNodeInfos(nodes, experiment.cluster),
-        pods: toPodInfos(pods, [...objects.pods, ...objects.workloads.flatMap((w) => workloadPods(pods, w))], experiment.cluster.name),
+        nodes: toNodeInfos(nodes, experiment.cluster, naming),
+        pods: toPodInfos(pods, [...objects.pods, ...objects.workloads.flatMap((w) => workloadPods(pods, w))], naming),
         services: toServiceInfos(services, objects.services),
       },
     };
@@ -111,7 +113,7 @@ export async function readWhenReady(
     throw new DriverError((error as Error).message);
   }
   await awaitProxySync(io, experiment, reading.pods, services, objects, ctx);
-  for (const wait of healthChecksToAwait(reading.pods, services, objects.services, experiment.cluster.name)) {
+  for (const wait of healthChecksToAwait(reading.pods, services, objects.services, namingOf(provided))) {
     ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s ${wait.endpoints} local endpoint(s)`);
     await pollHealthCheck(
       io,

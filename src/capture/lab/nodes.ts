@@ -100,7 +100,7 @@ export class LabNodes implements NodeProvider {
     ctx.log(phaseLine('network', performance.now() - network));
     await this.bootstrap.start(ctx);
     ctx.log(phaseLine('up', performance.now() - start));
-    return this.layout.nodes.map((node) => ({ name: node.name, role: node.role, address: node.internalIP, labels: {} }));
+    return this.layout.nodes.map((node) => ({ name: node.name, k8sName: node.k8sName, role: node.role, address: node.internalIP, labels: {} }));
   }
 
   /** Each namespace's ip batch as a file of the run folder: the root-level batch runs each inside its namespace. */

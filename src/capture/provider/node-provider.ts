@@ -41,6 +41,8 @@ export interface ProviderContext {
 export interface ProvidedNode {
   /** The experiment's name for it ("worker2"). */
   name: string;
+  /** The name its kubelet registers with the API ("kx-main-worker2", or a reader's node as the cluster names it). */
+  k8sName: string;
   role: 'control-plane' | 'worker';
   /** Its address on the nodes' network, as the provider assigned or read it; null when it cannot know. */
   address: string | null;
@@ -64,6 +66,11 @@ export interface NodeProvider {
   readonly reuses: boolean;
   /** Health endpoints of the provider's own agents on every node (component, URL), asked by the platform with its own between steps. */
   readonly agentHealthz: readonly (readonly [string, string])[];
+  /**
+   * Whether the control plane's components answer on the control-plane node's loopback (kubeadm's, the lab's): false
+   * where the node playing the control plane is not one (a reader's managed cluster); true when absent.
+   */
+  readonly controlPlaneHealthz?: boolean;
   /**
    * Fails at once with a PrerequisiteError naming what is missing and how to get it,
    * also what this run (a variant) needs that the provider or machine cannot give.
