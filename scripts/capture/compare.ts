@@ -8,6 +8,7 @@ import { baselineOf, claimsReport, runSide, tryEvidence, whatChangedLines } from
 import { clip } from '../../src/capture/machine/clip.ts';
 import { displayPath } from '../../src/evidence/errors.ts';
 import { minorOf } from '../../src/experiment/kubernetes.ts';
+import { DRIVER_OF } from '../../src/experiment/environments.ts';
 import { shownName, terminalSafe } from '../../src/evidence/terminal-text.ts';
 import { inEnvironment, otherRelease, type ArticlePlan } from './articles.ts';
 import { fail } from './edge.ts';
@@ -36,7 +37,7 @@ function compareVariant(dir: string, plan: ArticlePlan, variant: string | null, 
   }
   // The run says where it ran and which release: compared only with the committed run of the same.
   const { run } = other.evidence.snapshots;
-  if (run.driver !== plan.environment)
+  if (run.driver !== DRIVER_OF[plan.environment])
     fail(
       `--compare ${given}: ${shown}/run.yaml: field "driver": names ${JSON.stringify(run.driver)}, but the comparison is with the ${plan.environment} snapshots; expected a ${plan.environment} run, or --driver ${run.driver}`,
       2,

@@ -201,7 +201,8 @@ const CAPTURE_TOP = ['src/capture/session/', 'src/capture/merge/'];
 /** Where a run's output goes and what it keeps about itself, below the session. */
 const CAPTURE_RECORDS = ['src/capture/snapshots/', 'src/capture/recovery/'];
 const CAPTURE_ABOVE_DRIVERS = ['src/capture/kubernetes/', ...CAPTURE_TOP];
-const CAPTURE_ABOVE_PROVIDER = ['src/capture/kind/', 'src/capture/lab/', ...CAPTURE_ABOVE_DRIVERS];
+const DRIVER_FOLDERS = ['src/capture/kind/', 'src/capture/lab/', 'src/capture/existing/'];
+const CAPTURE_ABOVE_PROVIDER = [...DRIVER_FOLDERS, ...CAPTURE_ABOVE_DRIVERS];
 const CAPTURE_ABOVE_KUBECTL = ['src/capture/provider/', ...CAPTURE_ABOVE_PROVIDER];
 const CAPTURE_ABOVE_PROCESS = ['src/capture/kubectl/', ...CAPTURE_ABOVE_KUBECTL];
 
@@ -209,7 +210,7 @@ const CAPTURE_ABOVE_PROCESS = ['src/capture/kubectl/', ...CAPTURE_ABOVE_KUBECTL]
 export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'src/experiment/', forbidden: ['src/capture/', 'src/evidence/', ...SITE], because: 'an experiment is plain data that everything else reads' },
   // The capture's floors, bottom up: the process runner; kubectl's argv builders and parsers; the node
-  // provider's contract; the drivers (kind/, lab/), which provide nodes; the Kubernetes platform above
+  // provider's contract; the drivers (kind/, lab/, existing/), which provide nodes; the Kubernetes platform above
   // them (kubernetes/); then the registry, the runner and the CLI, which choose and combine them.
   {
     layer: 'src/capture/machine/process.ts',
@@ -226,19 +227,14 @@ export const LAYER_RULES: readonly LayerRule[] = [
     forbidden: [...CAPTURE_ABOVE_PROVIDER, ...SITE],
     because: 'the node provider contract is the floor every driver builds on',
   },
-  {
-    layer: 'src/capture/kind/',
-    forbidden: ['src/capture/lab/', ...CAPTURE_ABOVE_DRIVERS, ...SITE],
+  ...DRIVER_FOLDERS.map((layer) => ({
+    layer,
+    forbidden: [...DRIVER_FOLDERS.filter((other) => other !== layer), ...CAPTURE_ABOVE_DRIVERS, ...SITE],
     because: 'a driver provides nodes: it knows neither another driver nor the platform above it',
-  },
-  {
-    layer: 'src/capture/lab/',
-    forbidden: ['src/capture/kind/', ...CAPTURE_ABOVE_DRIVERS, ...SITE],
-    because: 'a driver provides nodes: it knows neither another driver nor the platform above it',
-  },
+  })),
   {
     layer: 'src/capture/kubernetes/',
-    forbidden: ['src/capture/kind/', 'src/capture/lab/', ...CAPTURE_TOP, ...SITE],
+    forbidden: [...DRIVER_FOLDERS, ...CAPTURE_TOP, ...SITE],
     because: 'the platform works on any node provider through its contract',
   },
   // Beside the drivers, the capture's own floors, bottom up: the machine (its processes, caches and probes),

@@ -1,5 +1,5 @@
-// Every capture driver, once: its name (the environment an experiment declares,
-// run.yaml's `driver`), what it is, the flags only it takes, how each of its
+// Every driver, once: its name (run.yaml's `driver`; environments.ts says which
+// environment each measures), what it is, the flags only it takes, how each of its
 // commands enters a node, and the versions only it records. The CLI's choices
 // and usage, the snapshot schema, the run-origin check and docs/capture-engine.md's
 // table all read this list; src/capture/session/drivers.ts adds each one's factory and
@@ -82,6 +82,29 @@ export const DRIVERS = {
       return { prefix: ['ip', 'netns', 'exec', namespace], said: `ip netns exec ${namespace}` };
     },
     versions: ['kube-apiserver', 'etcd'],
+  },
+  existing: {
+    summary: "a cluster you already have, reached by your kubeconfig: measures no article's environment, npm run verify runs it",
+    needs: 'kubectl, and a context that may create a namespace, pods in it and privileged node agents',
+    flags: [
+      { name: 'kubeconfig', type: 'string', value: 'FILE', usage: ['the kubeconfig to reach the cluster by (required)'] },
+      { name: 'context', type: 'string', value: 'NAME', usage: ["the kubeconfig's context (default: its current context)"] },
+      {
+        name: 'nodes',
+        type: 'string',
+        value: 'ROLE=NODE,...',
+        usage: ["which of the cluster's nodes plays each of the experiment's (default: chosen, and printed)"],
+      },
+      { name: 'agent-image', type: 'string', value: 'IMG', usage: ["the node agents' image; it needs nsenter (default: debian:trixie-slim)"] },
+      {
+        name: 'stand-in-images',
+        type: 'boolean',
+        usage: ["run the article's local image builds in place of the images its", "manifests name (a cluster without a registry, as kind:prepare's)"],
+      },
+    ],
+    // Every command on a node goes through the run's node agent there: kubectl exec, then nsenter into the node.
+    enters: () => ({ prefix: ['kubectl'], said: "kubectl exec into the run's node agent" }),
+    versions: ['agent-image'],
   },
 } as const satisfies Record<string, DriverInfo>;
 

@@ -5,6 +5,18 @@
 // Which environments an experiment has, which one a driver measures, and where
 // each environment's snapshots live. Pure: no I/O.
 import { ENVIRONMENTS, type EnvironmentName, type Experiment } from './types.ts';
+import type { DriverName } from './drivers.ts';
+
+/** The driver that measures each environment: a run in an environment's folder names it in run.yaml's `driver`. */
+export const DRIVER_OF: Readonly<Record<EnvironmentName, DriverName>> = { kind: 'kind', lab: 'lab' };
+
+/** The drivers a capture takes: those that measure an environment, in the environments' order. */
+export const CAPTURE_DRIVER_NAMES = ENVIRONMENTS.map((e) => DRIVER_OF[e]) as [DriverName, ...DriverName[]];
+
+/** The environment a driver measures; null for one that measures none (verify's). */
+export function environmentMeasuredBy(driver: string): EnvironmentName | null {
+  return ENVIRONMENTS.find((e) => DRIVER_OF[e] === driver) ?? null;
+}
 
 /** The problems of an experiment's environment declaration, one line each, naming the file and field. */
 export function environmentProblems(experiment: Experiment, file: string): string[] {
@@ -33,11 +45,13 @@ export function headlineEnvironment(experiment: Experiment | null): EnvironmentN
  * The environment a capture with `driver` measures. A driver the experiment
  * does not declare is refused: its run would have no place on the page.
  */
-export function environmentOfDriver(experiment: Experiment, driver: EnvironmentName): EnvironmentName {
+export function environmentOfDriver(experiment: Experiment, driver: DriverName): EnvironmentName {
   const declared = environmentsOf(experiment);
-  if (!declared.includes(driver))
+  const environment = environmentMeasuredBy(driver);
+  if (environment === null) throw new Error(`--driver ${driver}: it measures no environment of an article (npm run verify runs it)`);
+  if (!declared.includes(environment))
     throw new Error(`--driver ${driver}: ${experiment.slug} is measured in ${declared.join(', ')} (article.ts, field "experiment.environments")`);
-  return driver;
+  return environment;
 }
 
 /**

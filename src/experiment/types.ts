@@ -1,7 +1,6 @@
 // The vocabulary an article's experiment (in its article.ts) is written in. Shared by capture
 // (what to run), evidence (what to derive) and the pages (what to show).
 // No I/O and no Astro imports here.
-import { DRIVER_NAMES, type DriverName } from './drivers.ts';
 
 export type NodeRole = 'control-plane' | 'worker';
 
@@ -20,10 +19,15 @@ export interface ClusterSpec {
   kubeProxyMode: KubeProxyMode;
 }
 
+/**
+ * Where an article is measured and published: each environment is a complete set of runs in
+ * `content/`, made by one driver (environments.ts, DRIVER_OF). A driver may measure none: `existing`,
+ * a reader's own cluster, which `npm run verify` runs on and never publishes.
+ */
+export const ENVIRONMENTS = ['kind', 'lab'] as const;
+export type EnvironmentName = (typeof ENVIRONMENTS)[number];
+
 /** kube-proxy's modes on Linux (kind's `networking.kubeProxyMode`). */
-/** Where an experiment can run: each capture driver (drivers.ts) is an environment. */
-export const ENVIRONMENTS = DRIVER_NAMES;
-export type EnvironmentName = DriverName;
 
 export const KUBE_PROXY_MODES = ['iptables', 'nftables', 'ipvs'] as const;
 export type KubeProxyMode = (typeof KUBE_PROXY_MODES)[number];

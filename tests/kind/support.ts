@@ -3,6 +3,7 @@
 // makes (started here when none answers, stopped again by whoever started it),
 // and a reading of everything a run could leave behind on the host.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,9 @@ import { prepare } from '../../src/capture/kind/prepare.ts';
 import { processStartTime } from '../../src/capture/machine/process-identity.ts';
 import { kindPathDirs } from '../../src/capture/kind/prepare.ts';
 import { HEADLINE_RELEASE } from '../../src/experiment/kubernetes.ts';
+import { articleDir, loadArticle } from '../../src/authoring/load.ts';
+import { createKindRun, kindStatePaths } from '../../src/capture/kind/index.ts';
+import { makeRunId } from '../../src/capture/recovery/run-id.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const onCI = process.env.CI === 'true';
@@ -185,4 +189,70 @@ export function runScript(
     }
     child.on('close', (code) => resolve({ code, ...text }));
   });
+}
+
+/** A kind cluster the capture did not create, as a reader might have one: its own name, state folder and kubeconfig. */
+export interface ClusterOfItsOwn {
+  kubeconfig: string;
+  context: string;
+  /** Deletes the cluster (and puts the host back as the kind driver does). */
+  down(): Promise<void>;
+}
+
+/**
+ * Three nodes as 074's experiment declares them, brought up by the kind driver's provider (the project's engine, kind
+ * binary and node image, the kindnetd stand-in) under `name`, with nothing applied in them: the cluster, not a run.
+ */
+export async function clusterOfItsOwn(host: KindHost, name: string, stateDir: string, log: (line: string) => void): Promise<ClusterOfItsOwn> {
+  const slug = '074-external-traffic-policy';
+  const article = await loadArticle(ROOT, slug);
+  const experiment = { ...article.experiment!, cluster: { ...article.experiment!.cluster, name } };
+  const env = { ...host.env };
+  const run = createKindRun(experiment, {
+    runId: makeRunId(new Date()),
+    articleDir: articleDir(ROOT, slug),
+    keep: false,
+    reuse: false,
+    loadImages: false,
+    kubernetes: HEADLINE_RELEASE,
+    stateDir,
+    cwd: ROOT,
+    env,
+    host: { root: ROOT, registryReachable: async () => false },
+  });
+  const ctx = { signal: new AbortController().signal, log };
+  await run.provider.preflight();
+  try {
+    await run.provider.up(ctx);
+  } catch (error) {
+    await run.provider.down({ log });
+    throw error;
+  }
+  return { kubeconfig: kindStatePaths(stateDir, name).kubeconfig, context: `kind-${name}`, down: () => run.provider.down({ log }) };
+}
+
+/**
+ * Every object of a cluster that a run could create or change, one line each: its kind, namespace and name,
+ * and a digest of what it declares (its metadata's labels and annotations, and everything but its status).
+ * Events and leases, which the cluster writes all the time, are left out.
+ */
+export async function clusterObjects(kubeconfig: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const kubectl = (...args: string[]) => execa('kubectl', ['--kubeconfig', kubeconfig, ...args], { env });
+  const churn = /^(events(\.events\.k8s\.io)?|leases\.coordination\.k8s\.io|componentstatuses)$/;
+  const kinds = (await kubectl('api-resources', '--verbs=list', '-o', 'name')).stdout.split('\n').filter((k) => k && !churn.test(k));
+  const list = JSON.parse((await kubectl('get', kinds.join(','), '--all-namespaces', '-o', 'json')).stdout) as { items: Array<Record<string, unknown>> };
+  return list.items
+    .map((item) => {
+      const {
+        status: _status,
+        metadata,
+        ...declared
+      } = item as { status?: unknown; metadata: { namespace?: string; name: string; labels?: unknown; annotations?: unknown } };
+      const digest = createHash('sha256')
+        .update(JSON.stringify({ labels: metadata.labels ?? {}, annotations: metadata.annotations ?? {}, declared }))
+        .digest('hex')
+        .slice(0, 16);
+      return `${String(item.kind)} ${metadata.namespace ?? '-'}/${metadata.name} ${digest}`;
+    })
+    .sort();
 }

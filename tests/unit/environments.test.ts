@@ -162,7 +162,7 @@ test("a folder holding another environment's run is refused, naming the file and
       () => build(tmp),
       (error: unknown) =>
         error instanceof EvidenceError &&
-        /snapshots\/run\.yaml: field "driver": expected "kind" \(the environment this folder holds\), got "lab"$/.test(error.message),
+        /snapshots\/run\.yaml: field "driver": expected "kind" \(the driver of the kind environment, which this folder holds\), got "lab"$/.test(error.message),
     );
   } finally {
     rmSync(tmp, { recursive: true, force: true });

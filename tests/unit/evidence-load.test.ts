@@ -197,7 +197,7 @@ test('run.yaml: schema problems, missing fields, duplicates and pods on unknown 
         problemsOf(() => loadSnapshots(dir)),
         [
           `${run}: field "slug": missing; expected a string`,
-          `${run}: field "driver": expected one of "kind", "lab", got "docker"`,
+          `${run}: field "driver": expected one of "kind", "lab", "existing", got "docker"`,
           `${run}: field "nodes[2].internalIP": expected an IPv4 address, got "172.20.0"`,
           `${run}: field "services[2].healthCheckNodePort": expected an integer <= 65535, got 70000`,
         ],

@@ -6,7 +6,7 @@
 // come in as data (merge.ts reads them).
 import { basename } from 'node:path';
 import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
-import { environmentFolder, environmentsOf, headlineEnvironment } from '../../experiment/environments.ts';
+import { DRIVER_OF, environmentFolder, environmentMeasuredBy, environmentsOf, headlineEnvironment } from '../../experiment/environments.ts';
 import { defaultVariant, variantFolder, variantsOf } from '../../experiment/variants.ts';
 import { headlineVersion, minorOf, versionFolder, versionsOf, type KubeRelease } from '../../experiment/kubernetes.ts';
 import { clip } from '../machine/clip.ts';
@@ -124,13 +124,13 @@ export function planMerge(found: readonly FoundRun[], articles: readonly Checkou
       continue;
     }
     const environments = environmentsOf(article.experiment);
-    if (!(environments as unknown[]).includes(yaml.driver)) {
+    const environment = typeof yaml.driver === 'string' ? environmentMeasuredBy(yaml.driver) : null;
+    if (environment === null || !environments.includes(environment)) {
       problems.push(
-        `${run.shown}/run.yaml: field "driver": expected one of ${article.slug}'s environments (${environments.join(', ')}), got ${show(yaml.driver)}`,
+        `${run.shown}/run.yaml: field "driver": expected the driver of one of ${article.slug}'s environments (${environments.map((e) => DRIVER_OF[e]).join(', ')}), got ${show(yaml.driver)}`,
       );
       continue;
     }
-    const environment = yaml.driver as EnvironmentName;
     const reported = yaml.versions?.kubernetes;
     const release = versionsOf(article.experiment).find((r) => typeof reported === 'string' && r.minor === minorOf(reported));
     if (!release) {

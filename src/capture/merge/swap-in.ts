@@ -6,6 +6,7 @@
 // Any failure leaves every target as it was and nothing beside it. The I/O of --accept and
 // capture:merge, once.
 import { minorOf, versionsOf } from '../../experiment/kubernetes.ts';
+import { environmentMeasuredBy } from '../../experiment/environments.ts';
 import { constants as fsConstants, copyFileSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import type { ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
@@ -93,8 +94,10 @@ function stagedAsPlanned(run: IncomingRun, dir: string, defs: ArticleDefinitions
     return `${files.run}: field "versions.kubernetes": expected a release of ${versionsOf(experiment)
       .map((r) => r.minor)
       .join(', ')}, got ${JSON.stringify(reported)}`;
+  const environment = environmentMeasuredBy(staged.driver);
+  if (environment === null) return `${files.run}: field "driver": names ${staged.driver}, which measures no environment of an article`;
   // A checkout's snapshot folder, or an --out folder (named by the slug).
-  const names = [runFolderName('snapshots', experiment, staged.driver, variant, release), runFolderName(run.slug, experiment, staged.driver, variant, release)];
+  const names = [runFolderName('snapshots', experiment, environment, variant, release), runFolderName(run.slug, experiment, environment, variant, release)];
   const folder = names[0];
   if (staged.runId !== run.runId)
     return `${files.run}: field "runId": expected ${run.runId}, the run judged for ${displayPath(run.target)}, got ${staged.runId}`;

@@ -104,7 +104,7 @@ export async function recoverDeadRuns(log: (line: string) => void, options: Reco
   for (const run of records.runs.filter((r) => wanted(r.runId))) {
     if (ownerAlive(run.owner)) continue;
     if (run.kept && options.leaveKept) {
-      log(`left lab run ${run.runId} up: it was kept with --keep (npm run capture -- --clean removes it)`);
+      log(`left ${run.kind} run ${run.runId} up: it was kept with --keep (npm run capture -- --clean removes it)`);
       continue;
     }
     const provider = options.leftovers.find((l) => l.kind === run.kind);

@@ -6,6 +6,7 @@
 //   .shice/runs/<runId>.capture.json   a capture: target, staging, previous, lock
 //   .shice/runs/<runId>.lab.json       a lab run: namespaces, processes, folders
 //   .shice/runs/<runId>.kind.json      a kind run: the cluster it created, its state folder
+//   .shice/runs/<runId>.existing.json  a verify run: the namespace it created, and the kubeconfig and context it used
 //
 // `.shice/` is the project's git-ignored state folder; SHICE_RUN_REGISTRY
 // points elsewhere. A record stays while its owner lives; a record whose owner
@@ -91,12 +92,25 @@ export const kindRunRecordSchema = z.strictObject({
   kept: z.boolean().optional(),
 });
 
+export const existingRunRecordSchema = z.strictObject({
+  kind: z.literal('existing'),
+  runId,
+  owner,
+  /** The user's kubeconfig and the context the run used: the record names them, recovery reaches the cluster by them. */
+  kubeconfig: absolute,
+  context: z.string().min(1),
+  /** The namespace the run creates (recorded before it is created); everything it made is in it. */
+  namespace: z.string().regex(/^shice-verify-[0-9a-z-]+$/),
+  kept: z.boolean().optional(),
+});
+
 export type CaptureRecord = z.infer<typeof captureRecordSchema>;
 /** A lab run's record (the name predates the kind provider's). */
 export type RunRecord = z.infer<typeof runRecordSchema>;
 export type KindRunRecord = z.infer<typeof kindRunRecordSchema>;
+export type ExistingRunRecord = z.infer<typeof existingRunRecordSchema>;
 /** What any provider's run records about itself. */
-export type ProviderRecord = RunRecord | KindRunRecord;
+export type ProviderRecord = RunRecord | KindRunRecord | ExistingRunRecord;
 export type ProcessRecord = z.infer<typeof processRecordSchema>;
 export type Owner = z.infer<typeof owner>;
 type AnyRecord = CaptureRecord | ProviderRecord;
@@ -154,6 +168,11 @@ export function recordKindRun(record: Omit<KindRunRecord, 'kind' | 'owner'> & { 
   write(kindRunRecordSchema.parse({ kind: 'kind', owner: record.owner ?? currentOwner(), ...record }), dir);
 }
 
+/** Writes a verify run's record: before its namespace is created. */
+export function recordExistingRun(record: Omit<ExistingRunRecord, 'kind' | 'owner'> & { owner?: Owner }, dir: string = registryDir()): void {
+  write(existingRunRecordSchema.parse({ kind: 'existing', owner: record.owner ?? currentOwner(), ...record }), dir);
+}
+
 /** Removes a record once everything it names is gone. */
 export function forgetRecord(kind: AnyRecord['kind'], id: string, dir: string = registryDir()): void {
   rmSync(fileOf(kind, id, dir), { force: true });
@@ -172,7 +191,7 @@ export interface Records {
 }
 
 /** Each driver's record, by its name: a driver added to experiment/drivers.ts does not compile until its record is here. */
-const PROVIDER_RECORDS: Record<DriverName, z.ZodType<ProviderRecord>> = { lab: runRecordSchema, kind: kindRunRecordSchema };
+const PROVIDER_RECORDS: Record<DriverName, z.ZodType<ProviderRecord>> = { lab: runRecordSchema, kind: kindRunRecordSchema, existing: existingRunRecordSchema };
 
 /** A record's file: `<runId>.capture.json`, or `<runId>.<driver>.json` for each driver (experiment/drivers.ts). */
 const RECORD_FILE = new RegExp(`\\.(capture|${DRIVER_NAMES.join('|')})\\.json$`);

@@ -4,7 +4,8 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { clip } from '../machine/clip.ts';
 import { quoted } from '../../evidence/terminal-text.ts';
 import { HEADLINE_RELEASE, KUBE_MINORS, KUBE_RELEASES, kubeRelease, type KubeRelease } from '../../experiment/kubernetes.ts';
-import { DEFAULT_DRIVER, DRIVER_NAMES, DRIVERS, isDriverName, type DriverFlag, type DriverName } from '../../experiment/drivers.ts';
+import { DEFAULT_DRIVER, DRIVERS, type DriverFlag, type DriverName } from '../../experiment/drivers.ts';
+import { CAPTURE_DRIVER_NAMES } from '../../experiment/environments.ts';
 
 export type { DriverName };
 
@@ -35,7 +36,7 @@ const COLUMN = 22;
 const WIDTH = 80;
 
 /** `text` wrapped at WIDTH, every line after the first indented by `indent`. */
-function wrap(text: string, first: string, indent: number): string[] {
+export function wrap(text: string, first: string, indent: number): string[] {
   const lines: string[] = [];
   let line = first;
   for (const word of text.split(' ')) {
@@ -53,15 +54,15 @@ const option = (name: string, usage: readonly string[]) => {
 };
 
 const DRIVER_USAGE = [
-  option(`--driver ${DRIVER_NAMES.join('|')}`, [`where the experiment runs (default: ${DEFAULT_DRIVER})`]),
-  ...DRIVER_NAMES.flatMap((name) => {
+  option(`--driver ${CAPTURE_DRIVER_NAMES.join('|')}`, [`where the experiment runs (default: ${DEFAULT_DRIVER})`]),
+  ...CAPTURE_DRIVER_NAMES.flatMap((name) => {
     const label = `${name}:`.padEnd(6);
     return wrap(`${DRIVERS[name].summary} (needs ${DRIVERS[name].needs})`, `${' '.repeat(COLUMN + 2)}${label}`, COLUMN + 2 + label.length);
   }),
 ].join('\n');
 
 const flagName = (flag: DriverFlag) => `--${flag.name}${flag.value ? ` ${flag.value}` : ''}`;
-const FLAG_USAGE = DRIVER_NAMES.flatMap((name) =>
+const FLAG_USAGE = CAPTURE_DRIVER_NAMES.flatMap((name) =>
   (DRIVERS[name].flags as readonly DriverFlag[]).map((flag) => option(flagName(flag), [`(${name}) ${flag.usage[0]}`, ...flag.usage.slice(1)])),
 ).join('\n');
 
@@ -117,7 +118,7 @@ Exit codes: 0 swapped in; 1 the run failed (or its facts could not be derived);
 aside); 130 and 143 interrupted by SIGINT and SIGTERM.`;
 
 /** Every driver's own flags, as parseArgs reads them (a name two drivers share is one option). */
-const DRIVER_FLAGS: readonly DriverFlag[] = DRIVER_NAMES.flatMap((name) => DRIVERS[name].flags as readonly DriverFlag[]);
+const DRIVER_FLAGS: readonly DriverFlag[] = CAPTURE_DRIVER_NAMES.flatMap((name) => DRIVERS[name].flags as readonly DriverFlag[]);
 const DRIVER_OPTIONS = Object.fromEntries(
   DRIVER_FLAGS.map((flag) => [flag.name, flag.type === 'boolean' ? { type: 'boolean' as const } : { type: 'string' as const }]),
 ) as Record<string, { type: 'boolean' } | { type: 'string' }>;
@@ -137,9 +138,10 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
     help: { type: 'boolean', short: 'h', default: false },
   });
   const v = parsed.values as Record<string, string | boolean | string[] | undefined> & typeof parsed.values;
-  const driver = v.driver ?? DEFAULT_DRIVER;
-  if (!isDriverName(driver)) {
-    throw new UsageError(`--driver must be ${DRIVER_NAMES.slice(0, -1).join(', ')} or ${DRIVER_NAMES.at(-1)}, got ${quoted(clip(driver))}`);
+  const named = v.driver ?? DEFAULT_DRIVER;
+  const driver = CAPTURE_DRIVER_NAMES.find((name) => name === named);
+  if (driver === undefined) {
+    throw new UsageError(`--driver must be ${CAPTURE_DRIVER_NAMES.slice(0, -1).join(', ')} or ${CAPTURE_DRIVER_NAMES.at(-1)}, got ${quoted(clip(named))}`);
   }
   for (const flag of ['out', 'compare', 'accept', ...DRIVER_FLAGS.filter((f) => f.type === 'string').map((f) => f.name)]) {
     const value = v[flag];
@@ -147,7 +149,7 @@ export function parseCaptureArgs(argv: string[]): CaptureArgs {
   }
   // Each driver's flags, given only with that driver.
   const given = (flag: DriverFlag) => (flag.type === 'boolean' ? v[flag.name] === true : v[flag.name] !== undefined);
-  for (const name of DRIVER_NAMES)
+  for (const name of CAPTURE_DRIVER_NAMES)
     for (const flag of DRIVERS[name].flags as readonly DriverFlag[])
       if (given(flag) && name !== driver) throw new UsageError(`--${flag.name} works with --driver ${name} only`);
   const driverFlags = Object.fromEntries(

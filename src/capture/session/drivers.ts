@@ -10,8 +10,9 @@ import type { CaptureDriver, DriverRun } from '../provider/driver-run.ts';
 import type { ProviderLeftovers } from '../provider/node-provider.ts';
 import { kindDriver } from '../kind/index.ts';
 import { labDriver } from '../lab/index.ts';
+import { existingDriver } from '../existing/index.ts';
 
-export const CAPTURE_DRIVERS: Readonly<Record<DriverName, CaptureDriver>> = { kind: kindDriver, lab: labDriver };
+export const CAPTURE_DRIVERS: Readonly<Record<DriverName, CaptureDriver>> = { kind: kindDriver, lab: labDriver, existing: existingDriver };
 
 /** One run's driver for one experiment (a variant already chosen) on one Kubernetes release, as the command line asked. */
 export function createDriver(

@@ -27,7 +27,7 @@ export interface CaptureInput {
   /** The article folder; the experiment's manifest paths are relative to it. */
   articleDir: string;
   /** The Kubernetes release the run is to measure: a cluster that reports another minor is no measurement of it. */
-  kubernetes: KubeRelease;
+  kubernetes: Pick<KubeRelease, 'minor' | 'release'>;
   /** The snapshots folder to replace (content/articles/<slug>/snapshots, or --out). */
   target: string;
   runId: string;

@@ -12,6 +12,7 @@ import { EvidenceError } from '../errors.ts';
 import { DECLARED_STEP } from '../facts.ts';
 import type { ArticleEvidence } from './types.ts';
 import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
+import { DRIVER_OF } from '../../experiment/environments.ts';
 import { minorOf, type KubeRelease } from '../../experiment/kubernetes.ts';
 import { declaredObjects, notYetMeasuredError, unmeasuredFacts, unmeasuredSnapshots } from './unmeasured.ts';
 
@@ -55,9 +56,9 @@ export function buildArticleEvidence(input: {
         ...(input.variant === undefined ? {} : { kubeProxyMode: input.variant }),
       })
     : loadSnapshots(input.snapshotsDir, { slug: input.slug });
-  if (!unmeasured && input.environment !== undefined && snapshots.run.driver !== input.environment)
+  if (!unmeasured && input.environment !== undefined && snapshots.run.driver !== DRIVER_OF[input.environment])
     throw new EvidenceError(
-      `${snapshots.files.run}: field "driver": expected "${input.environment}" (the environment this folder holds), got "${snapshots.run.driver}"`,
+      `${snapshots.files.run}: field "driver": expected "${DRIVER_OF[input.environment]}" (the driver of the ${input.environment} environment, which this folder holds), got "${snapshots.run.driver}"`,
     );
   if (!unmeasured && input.version !== undefined) {
     const problem = versionMismatch(snapshots.run.versions, input.version, snapshots.files.run);

@@ -1,0 +1,162 @@
+// npm run verify as a reader runs it, on a kind cluster the capture did not create
+// (the kind driver's nodes under another name, with a kubeconfig of their own):
+// 074's claims of the cluster's mode all hold, the run's namespace is gone after
+// it and nothing else in the cluster changed (every object listed before and
+// after). Bad input is one line and creates nothing. A cluster whose admission
+// refuses privileged pods gets every claim "not checked", each saying why, and
+// keeps nothing of the run.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { execa } from 'execa';
+import { readImagesRecord } from '../../src/capture/kind/image/local-images.ts';
+import { registryDir } from '../../src/capture/recovery/run-registry.ts';
+import {
+  clusterObjects,
+  clusterOfItsOwn,
+  kindTest,
+  prepareKind,
+  runScript,
+  stopKindIfStarted,
+  unavailable,
+  type ClusterOfItsOwn,
+  type KindHost,
+} from './support.ts';
+
+const SLUG = '074-external-traffic-policy';
+const work = mkdtempSync(join(tmpdir(), 'shice-verify-'));
+let host: KindHost | null = null;
+let cluster: ClusterOfItsOwn | null = null;
+
+before(async () => {
+  if (unavailable !== null) return;
+  host = await prepareKind((line) => process.stdout.write(`# ${line}\n`));
+  const started = performance.now();
+  cluster = await clusterOfItsOwn(host, 'kx-reader', join(work, 'state'), (line) => process.stdout.write(`# ${line}\n`));
+  process.stdout.write(`# a reader's kind cluster up in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+});
+
+after(async () => {
+  await cluster?.down();
+  rmSync(work, { recursive: true, force: true });
+  await stopKindIfStarted(host);
+});
+
+const kubectl = (...args: string[]) => execa('kubectl', ['--kubeconfig', cluster!.kubeconfig, ...args], { env: host!.env });
+const verifyNamespaces = async () => (await kubectl('get', 'namespaces', '-o', 'name')).stdout.split('\n').filter((n) => n.includes('shice-verify'));
+const verifyRecords = () => (existsSync(registryDir()) ? readdirSync(registryDir()).filter((f) => f.endsWith('.existing.json')) : []);
+/** The local build kind:prepare preloaded into the nodes: the manifests' stand-in, and the agents' image (Debian's util-linux has nsenter). */
+const localImage = () => readImagesRecord()!.backends['debian-nginx-light']!.name;
+const verify = (args: string[]) =>
+  runScript('scripts/verify.ts', [SLUG, '--kubeconfig', cluster!.kubeconfig, '--stand-in-images', '--agent-image', localImage(), ...args], host!.env);
+
+kindTest("074 verified on a reader's kind cluster: every claim of its mode holds; its namespace is gone and nothing else changed", async () => {
+  const before = await clusterObjects(cluster!.kubeconfig, host!.env);
+  const started = performance.now();
+  const run = await verify(['--out', join(work, 'run')]);
+  const seconds = (performance.now() - started) / 1000;
+  assert.equal(run.code, 0, run.stderr);
+  process.stdout.write(`# verify took ${seconds.toFixed(1)} s\n`);
+  assert.match(
+    run.stderr,
+    /^verify: nodes control-plane=kx-reader-control-plane,worker=kx-reader-worker,worker2=kx-reader-worker2 \(chosen; --nodes names others\); namespace shice-verify-\S+$/m,
+  );
+  assert.match(
+    run.stdout,
+    /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables\): 9 held, 0 broken, 4 not checked$/m,
+  );
+  assert.match(run.stdout, /^ {2}not checked {2}nft-drops-without-backend /m);
+  assert.equal(readdirSync(join(work, 'run', 'run')).filter((f) => f.endsWith('.yaml') && f !== 'run.yaml').length, 13, 'every step kept its raw output');
+  assert.deepEqual(await verifyNamespaces(), []);
+  assert.deepEqual(verifyRecords(), [], 'the run forgot its record once its namespace was gone');
+  assert.deepEqual(await clusterObjects(cluster!.kubeconfig, host!.env), before, 'no object of the cluster was created, changed or left');
+});
+
+kindTest(
+  'bad input: a kubeconfig that does not parse, a context it lacks, a cluster that does not answer, a node it lacks; one line each, nothing created',
+  async () => {
+    const before = await clusterObjects(cluster!.kubeconfig, host!.env);
+    const broken = join(work, 'broken.kubeconfig');
+    writeFileSync(broken, 'clusters: [\n');
+    const silent = join(work, 'silent.kubeconfig');
+    // A cluster at an address where nothing listens.
+    writeFileSync(
+      silent,
+      'apiVersion: v1\nkind: Config\nclusters: [{name: s, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: s, context: {cluster: s, user: u}}]\ncurrent-context: s\n',
+    );
+    const cases: Array<[string[], RegExp]> = [
+      [[SLUG, '--kubeconfig', broken], /^verify: --kubeconfig \S+broken\.kubeconfig: kubectl cannot read it \(error: .*broken\.kubeconfig.*\)$/],
+      [
+        [SLUG, '--kubeconfig', cluster!.kubeconfig, '--context', 'kind-elsewhere'],
+        /^verify: --context kind-elsewhere: \S+ has no such context \(it has: kind-kx-reader\)$/,
+      ],
+      [[SLUG, '--kubeconfig', silent], /^verify: context s: the cluster does not answer \(.*127\.0\.0\.1:9.*\)$/],
+      [
+        [SLUG, '--kubeconfig', cluster!.kubeconfig, '--nodes', 'control-plane=kx-reader-control-plane,worker=kx-reader-worker,worker2=kx-reader-worker3'],
+        /^verify: --nodes: worker2=kx-reader-worker3: the cluster has no node kx-reader-worker3 \(it has /,
+      ],
+    ];
+    for (const [args, line] of cases) {
+      const run = await runScript('scripts/verify.ts', args, host!.env);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr}`);
+      assert.match(run.stderr.trim(), line);
+    }
+    assert.deepEqual(await verifyNamespaces(), []);
+    assert.deepEqual(await clusterObjects(cluster!.kubeconfig, host!.env), before);
+  },
+);
+
+kindTest("a cluster whose admission refuses privileged pods: every claim not checked and saying why; the run's namespace gone", async () => {
+  // What Pod Security's baseline level or a policy engine does to the agents: pods may not share the host's PID namespace.
+  const policy = join(work, 'policy.yaml');
+  writeFileSync(
+    policy,
+    `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-host-pid}
+spec:
+  failurePolicy: Fail
+  matchConstraints: {resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}
+  validations: [{expression: "!has(object.spec.hostPID) || !object.spec.hostPID", message: "pods may not share the host's PID namespace"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-host-pid}
+spec: {policyName: no-host-pid, validationActions: [Deny]}
+`,
+  );
+  await kubectl('apply', '-f', policy);
+  try {
+    // A binding is enforced once the API server has read it: asked with a pod of the same shape until it refuses one.
+    const probe = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'probe', namespace: 'default' },
+      spec: { hostPID: true, containers: [{ name: 'c', image: localImage() }] },
+    });
+    for (const deadline = performance.now() + 30_000; ;) {
+      assert.ok(performance.now() < deadline, 'the API server did not enforce the policy within 30 s');
+      const tried = await execa('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'create', '--dry-run=server', '-f', '-'], {
+        env: host!.env,
+        input: probe,
+        reject: false,
+      });
+      if (tried.exitCode !== 0 && /no-host-pid/.test(tried.stderr)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const run = await verify(['--out', join(work, 'refused')]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(
+      run.stdout,
+      /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables\): 0 held, 0 broken, 13 not checked$/m,
+    );
+    assert.match(run.stdout, /because the cluster refused the run's node agents: .*no-host-pid.*pods may not share the host's PID namespace/);
+    assert.deepEqual(await verifyNamespaces(), []);
+    assert.deepEqual(verifyRecords(), []);
+  } finally {
+    await kubectl('delete', '-f', policy, '--ignore-not-found');
+  }
+});
