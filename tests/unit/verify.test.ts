@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { load, loadAll } from 'js-yaml';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { parseVerifyArgs, VERIFY_USAGE } from '../../src/capture/session/verify-args.ts';
-import { kubeProxyConfig, planVerify, VerifyRefused, type ClusterReading } from '../../src/capture/session/verify.ts';
+import { firstIPv4, kubeProxyConfig, planVerify, VerifyRefused, type ClusterReading } from '../../src/capture/session/verify.ts';
 import { placeExperiment, placeManifest } from '../../src/capture/session/placement.ts';
 import { claimVerdicts, formatVerdicts, tally } from '../../src/capture/session/verify-report.ts';
 import { chooseNodes, parseNodesFlag, type ClusterNode } from '../../src/capture/existing/nodes.ts';
@@ -205,21 +205,28 @@ test("kube-proxy's mode and the cluster's pod range from its kubeadm ConfigMap d
   assert.deepEqual(kubeProxyConfig(json('mode: ""\nclusterCIDR: 10.1.0.0/16,fd00::/56\n')), { mode: 'iptables', clusterCIDR: '10.1.0.0/16' });
   assert.deepEqual(kubeProxyConfig(json('mode: nftables\n')), { mode: 'nftables', clusterCIDR: null });
   const article = await loadArticle(root, SLUG);
-  const reading = (mode: string | null, clusterCIDR: string | null): ClusterReading => ({
+  const reading = (mode: string | null, clusterCIDR: string | null, serviceCIDR: string | null = '10.2.0.0/16'): ClusterReading => ({
     kubeconfig: 'kc',
     context: 'c',
     server: 'v1.37.2',
     nodes: CLUSTER,
     hostnames: {},
     proxyConfig: { mode, clusterCIDR },
+    serviceCIDR,
   });
   const plan = planVerify({ article, reading: reading('nftables', '10.1.0.0/16'), nodes: null, variant: null, runId: 'R' });
   assert.equal(plan.variant, 'nftables');
   assert.equal(plan.experiment.cluster.kubeProxyMode, 'nftables');
   assert.equal(plan.experiment.cluster.podSubnet, '10.1.0.0/16');
+  assert.equal(plan.experiment.cluster.serviceSubnet, '10.2.0.0/16');
+  assert.equal(firstIPv4('fd00:10:96::/112,10.96.0.0/16'), '10.96.0.0/16');
+  assert.throws(
+    () => planVerify({ article, reading: reading('iptables', '10.1.0.0/16', null), nodes: null, variant: null, runId: 'R' }),
+    /no ServiceCIDR "kubernetes" with an IPv4 range/,
+  );
   assert.throws(
     () => planVerify({ article, reading: reading('iptables', null), nodes: null, variant: null, runId: 'R' }),
-    (e: unknown) => e instanceof VerifyRefused && /names no clusterCIDR/.test((e as Error).message),
+    (e: unknown) => e instanceof VerifyRefused && /names no IPv4 clusterCIDR/.test((e as Error).message),
   );
   assert.throws(
     () => planVerify({ article, reading: reading('iptables', '10.1.0.0/16'), nodes: null, variant: 'userspace', runId: 'R' }),

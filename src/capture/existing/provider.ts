@@ -101,6 +101,7 @@ export class ExistingProvider implements NodeProvider {
     recordExistingRun({ runId, kubeconfig: resolve(this.scope.cwd, this.scope.kubeconfig), context: this.scope.context, namespace });
     ctx.log(`creating namespace ${namespace} and a node agent on each of ${provided.map((p) => p.node.k8sName).join(', ')}`);
     this.created = true;
+    // A namespace of that name made by someone else fails the create; down() then finds it without the run's label and leaves it.
     await this.kubectl(['create', '-f', '-'], `create namespace ${namespace}`, API_MS, ctx, JSON.stringify(namespaceObject(namespace, runId)));
     const agents = provided.map((p) => agentObject({ namespace, runId, node: p.spec.name, k8sName: p.node.k8sName, image: this.scope.agentImage }));
     const made = await this.kubectl(
@@ -202,17 +203,16 @@ export class ExistingProvider implements NodeProvider {
 
   async down(ctx: { log: (line: string) => void }): Promise<void> {
     const { namespace, runId } = this.scope;
-    if (!this.created) {
-      forgetRecord('existing', runId);
-      return;
-    }
-    if (this.scope.keep) {
+    if (this.created && this.scope.keep) {
       recordExistingRun({ runId, kubeconfig: resolve(this.scope.cwd, this.scope.kubeconfig), context: this.scope.context, namespace, kept: true });
       ctx.log(`keeping namespace ${namespace} (--keep): kubectl delete namespace ${namespace} removes it`);
       return;
     }
-    ctx.log(`deleting namespace ${namespace}`);
-    await deleteNamespace(this.target, namespace, { env: this.scope.env, cwd: this.scope.cwd });
+    if (this.created) {
+      ctx.log(`deleting namespace ${namespace}`);
+      const said = await deleteOwnNamespace(this.target, namespace, runId, { env: this.scope.env, cwd: this.scope.cwd });
+      if (said.startsWith('left ')) ctx.log(said);
+    }
     forgetRecord('existing', runId);
   }
 
@@ -243,10 +243,27 @@ export class ExistingProvider implements NodeProvider {
 export const deleteNamespaceArgv = (t: KubectlTarget, namespace: string): string[] =>
   kubectl(t, 'delete', 'namespace', namespace, '--ignore-not-found', '--wait=true', `--timeout=${DELETE_NAMESPACE}`);
 
-/** Deletes the run's namespace and waits until it is gone; a DriverError when it is not. */
-export async function deleteNamespace(t: KubectlTarget, namespace: string, options: { env: NodeJS.ProcessEnv; cwd: string }): Promise<void> {
-  const run = await runProcess(deleteNamespaceArgv(t, namespace), { timeoutMs: DELETE_NAMESPACE_MS, ...options });
-  judged(run, `delete namespace ${namespace}`, DELETE_NAMESPACE_MS);
+/**
+ * Deletes the run's namespace and waits until it is gone, only when it carries the run's label (the run made it);
+ * one line saying what it did. A DriverError when the namespace cannot be read or does not go.
+ */
+export async function deleteOwnNamespace(
+  t: KubectlTarget,
+  namespace: string,
+  runId: string,
+  options: { env: NodeJS.ProcessEnv; cwd: string },
+): Promise<string> {
+  const read = await runProcess(kubectl(t, 'get', 'namespace', namespace, '--ignore-not-found', '-o', 'json'), { timeoutMs: API_MS, ...options });
+  const body = text(judged(read, `read namespace ${namespace}`, API_MS).stdout).trim();
+  if (body === '') return `namespace ${namespace} was already gone`;
+  const labels = (JSON.parse(body) as { metadata?: { labels?: Record<string, string> } }).metadata?.labels ?? {};
+  if (labels[VERIFY_RUN_LABEL] !== runId) return `left namespace ${namespace}: it does not carry ${VERIFY_RUN_LABEL}=${runId}, so the run did not create it`;
+  judged(
+    await runProcess(deleteNamespaceArgv(t, namespace), { timeoutMs: DELETE_NAMESPACE_MS, ...options }),
+    `delete namespace ${namespace}`,
+    DELETE_NAMESPACE_MS,
+  );
+  return `namespace ${namespace}`;
 }
 
 /** Each wanted agent's state from `kubectl get pods -o json`: running (Ready, never restarted), or what it is instead. Pure. */

@@ -51,6 +51,8 @@ export interface ClusterReading {
   hostnames: Record<string, string>;
   /** kube-proxy's configuration as its kubeadm ConfigMap declares it (mode, the cluster's pod range); null where the cluster has none. */
   proxyConfig: KubeProxyConfig | null;
+  /** The cluster's IPv4 Service range, from its ServiceCIDR `kubernetes` (Kubernetes 1.33 and later); null where it has none. */
+  serviceCIDR: string | null;
 }
 
 async function read(argv: string[], signal: AbortSignal) {
@@ -86,6 +88,7 @@ export async function readCluster(input: { kubeconfig: string; context: string |
     kubectl(target, 'get', 'configmap', 'kube-proxy', '--namespace', 'kube-system', '--ignore-not-found', '-o', 'json', REQUEST_TIMEOUT),
     signal,
   );
+  const services = await read(kubectl(target, 'get', 'servicecidrs', 'kubernetes', '--ignore-not-found', '-o', 'json', REQUEST_TIMEOUT), signal);
   return {
     kubeconfig,
     context,
@@ -93,6 +96,10 @@ export async function readCluster(input: { kubeconfig: string; context: string |
     nodes: items.map(clusterNode),
     hostnames: Object.fromEntries(items.map((i) => [i.metadata?.name ?? '', i.metadata?.labels?.['kubernetes.io/hostname'] ?? i.metadata?.name ?? ''])),
     proxyConfig: proxy.code === 0 && proxy.stdout.trim() ? kubeProxyConfig(proxy.stdout) : null,
+    serviceCIDR:
+      services.code === 0 && services.stdout.trim()
+        ? firstIPv4(((JSON.parse(services.stdout) as { spec?: { cidrs?: string[] } }).spec?.cidrs ?? []).join(','))
+        : null,
   };
 }
 
@@ -121,13 +128,15 @@ export function kubeProxyConfig(configMapJson: string): KubeProxyConfig | null {
   const field = (name: string) => new RegExp(`^${name}:\\s*"?([^"\\s]*)"?\\s*$`, 'm').exec(conf)?.[1];
   const mode = field('mode');
   const cidr = field('clusterCIDR');
-  // Dual-stack clusters list both ranges; the experiments are IPv4.
-  const ipv4 = cidr
-    ?.split(',')
-    .find((c) => /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(c.trim()))
-    ?.trim();
-  return { mode: mode === undefined ? null : mode || 'iptables', clusterCIDR: ipv4 ?? null };
+  return { mode: mode === undefined ? null : mode || 'iptables', clusterCIDR: cidr ? firstIPv4(cidr) : null };
 }
+
+/** The IPv4 range of a comma-separated list (a dual-stack cluster lists both; the experiments are IPv4). Pure. */
+export const firstIPv4 = (list: string): string | null =>
+  list
+    .split(',')
+    .map((c) => c.trim())
+    .find((c) => /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(c)) ?? null;
 
 export interface VerifyInput {
   article: Article;
@@ -173,15 +182,19 @@ export function planVerify(input: Pick<VerifyInput, 'article' | 'reading' | 'nod
   if (given !== null && 'problem' in given) throw new VerifyRefused(given.problem as string);
   const choice = chooseNodes(experiment.cluster.nodes, input.reading.nodes, given as Record<string, string> | null);
   if ('problem' in choice) throw new VerifyRefused(given === null ? `context ${input.reading.context}: ${choice.problem}` : choice.problem);
-  // The run records the pod range the cluster has, never the one the article's kind cluster declared.
+  // The run records the cluster's own pod and Service ranges, never those the article's kind cluster declared.
+  const { context } = input.reading;
   const podSubnet = input.reading.proxyConfig?.clusterCIDR;
   if (!podSubnet)
+    throw new VerifyRefused(`context ${context}: kube-system/kube-proxy names no IPv4 clusterCIDR; the experiment's claims read the cluster's pod range`);
+  const serviceSubnet = input.reading.serviceCIDR;
+  if (!serviceSubnet)
     throw new VerifyRefused(
-      `context ${input.reading.context}: kube-system/kube-proxy names no clusterCIDR; the experiment's claims read the cluster's pod range`,
+      `context ${context}: no ServiceCIDR "kubernetes" with an IPv4 range (Kubernetes 1.33 and later have one); the run records the cluster's Service range`,
     );
   const forVariant = experimentForVariant(experiment, variant);
   return {
-    experiment: { ...forVariant, cluster: { ...forVariant.cluster, podSubnet } },
+    experiment: { ...forVariant, cluster: { ...forVariant.cluster, podSubnet, serviceSubnet } },
     variant,
     nodes: choice.nodes,
     chosen: choice.chosen,
@@ -225,7 +238,9 @@ export async function verifyArticle(input: VerifyInput): Promise<VerifyOutcome> 
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, placed.text);
   }
-  const experiment = placeExperiment(plan.experiment, plan.namespace);
+  // Placed, the experiment's cluster is the reader's, named as their context names it.
+  const placed = placeExperiment(plan.experiment, plan.namespace);
+  const experiment = { ...placed, cluster: { ...placed.cluster, name: reading.context } };
   const driver = createExistingRun({
     experiment,
     runId: input.runId,
