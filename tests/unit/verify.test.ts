@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { load, loadAll } from 'js-yaml';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { parseVerifyArgs, VERIFY_USAGE } from '../../src/capture/session/verify-args.ts';
-import { firstIPv4, kubeProxyConfig, planVerify, VerifyRefused, type ClusterReading } from '../../src/capture/session/verify.ts';
+import { firstIPv4, kubeProxyConfig, planVerify, serviceRange, VerifyRefused, type ClusterReading } from '../../src/capture/session/verify.ts';
 import { placeExperiment, placeManifest } from '../../src/capture/session/placement.ts';
 import { claimVerdicts, formatVerdicts, tally } from '../../src/capture/session/verify-report.ts';
 import { chooseNodes, parseNodesFlag, type ClusterNode } from '../../src/capture/existing/nodes.ts';
@@ -220,6 +220,7 @@ test("kube-proxy's mode and the cluster's pod range from its kubeadm ConfigMap d
   assert.equal(plan.experiment.cluster.podSubnet, '10.1.0.0/16');
   assert.equal(plan.experiment.cluster.serviceSubnet, '10.2.0.0/16');
   assert.equal(firstIPv4('fd00:10:96::/112,10.96.0.0/16'), '10.96.0.0/16');
+  assert.equal(serviceRange(sample('servicecidr.json')), '10.96.0.0/16');
   assert.throws(
     () => planVerify({ article, reading: reading('iptables', '10.1.0.0/16', null), nodes: null, variant: null, runId: 'R' }),
     /no ServiceCIDR "kubernetes" with an IPv4 range/,

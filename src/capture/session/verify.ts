@@ -96,10 +96,7 @@ export async function readCluster(input: { kubeconfig: string; context: string |
     nodes: items.map(clusterNode),
     hostnames: Object.fromEntries(items.map((i) => [i.metadata?.name ?? '', i.metadata?.labels?.['kubernetes.io/hostname'] ?? i.metadata?.name ?? ''])),
     proxyConfig: proxy.code === 0 && proxy.stdout.trim() ? kubeProxyConfig(proxy.stdout) : null,
-    serviceCIDR:
-      services.code === 0 && services.stdout.trim()
-        ? firstIPv4(((JSON.parse(services.stdout) as { spec?: { cidrs?: string[] } }).spec?.cidrs ?? []).join(','))
-        : null,
+    serviceCIDR: services.code === 0 && services.stdout.trim() ? serviceRange(services.stdout) : null,
   };
 }
 
@@ -130,6 +127,9 @@ export function kubeProxyConfig(configMapJson: string): KubeProxyConfig | null {
   const cidr = field('clusterCIDR');
   return { mode: mode === undefined ? null : mode || 'iptables', clusterCIDR: cidr ? firstIPv4(cidr) : null };
 }
+
+/** The IPv4 Service range of a ServiceCIDR (`kubectl get servicecidrs kubernetes -o json`). Pure. */
+export const serviceRange = (json: string): string | null => firstIPv4(((JSON.parse(json) as { spec?: { cidrs?: string[] } }).spec?.cidrs ?? []).join(','));
 
 /** The IPv4 range of a comma-separated list (a dual-stack cluster lists both; the experiments are IPv4). Pure. */
 export const firstIPv4 = (list: string): string | null =>
