@@ -104,7 +104,7 @@ export const DRIVERS = {
     ],
     // Every command on a node goes through the run's node agent there: kubectl exec, then nsenter into the node.
     enters: () => ({ prefix: ['kubectl'], said: "kubectl exec into the run's node agent" }),
-    versions: ['agent-image'],
+    versions: ['agent-image', 'cni-config'],
   },
 } as const satisfies Record<string, DriverInfo>;
 

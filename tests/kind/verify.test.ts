@@ -65,7 +65,7 @@ kindTest("074 verified on a reader's kind cluster: every claim of its mode holds
   );
   assert.match(
     run.stdout,
-    /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables\): 9 held, 0 broken, 4 not checked$/m,
+    /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables, CNI 10-kindnet\.conflist: ptp, portmap\): 9 held, 0 broken, 4 not checked$/m,
   );
   assert.match(run.stdout, /^ {2}not checked {2}nft-drops-without-backend /m);
   assert.equal(readdirSync(join(work, 'run', 'run')).filter((f) => f.endsWith('.yaml') && f !== 'run.yaml').length, 13, 'every step kept its raw output');

@@ -15,7 +15,7 @@ import { placeExperiment, placeManifest } from '../../src/capture/session/placem
 import { claimVerdicts, formatVerdicts, tally } from '../../src/capture/session/verify-report.ts';
 import { chooseNodes, parseNodesFlag, type ClusterNode } from '../../src/capture/existing/nodes.ts';
 import { agentExec, agentObject, verifyNamespace } from '../../src/capture/existing/agent.ts';
-import { agentStates } from '../../src/capture/existing/provider.ts';
+import { agentStates, cniConfigFile, cniPluginTypes } from '../../src/capture/existing/provider.ts';
 import { evidenceFromDisk } from '../../src/evidence/runs/from-disk.ts';
 import { UsageError } from '../../src/capture/session/cli-args.ts';
 
@@ -186,6 +186,15 @@ test('a node agent is pinned to its node, privileged in the host network and PID
     'iptables-save',
   ]);
   assert.equal(verifyNamespace('20261207T103903Z-d6d881'), 'shice-verify-20261207t103903z-d6d881');
+});
+
+test("the CNI configuration a node's runtime loads, as its plugins' types: kindnet's conflist as a kind node holds it", () => {
+  assert.equal(cniConfigFile(sample('cni-net.d.txt')), '10-kindnet.conflist');
+  assert.equal(cniConfigFile('99-z.conf\n10-a.conflist\nREADME\n'), '10-a.conflist', 'by name, as libcni sorts them; other files are not configurations');
+  assert.equal(cniConfigFile(''), null);
+  assert.equal(cniPluginTypes(sample('10-kindnet.conflist'), '10-kindnet.conflist'), 'ptp, portmap');
+  assert.equal(cniPluginTypes('{"type": "bridge"}', '10-bridge.conf'), 'bridge');
+  assert.equal(cniPluginTypes('{', 'x.conf'), 'x.conf is not JSON');
 });
 
 test("the agents' states as the API reported them: all running, then one being deleted", () => {

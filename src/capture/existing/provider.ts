@@ -198,7 +198,21 @@ export class ExistingProvider implements NodeProvider {
     );
     const pod = JSON.parse(text(run.stdout)) as { status?: { containerStatuses?: Array<{ image?: string; imageID?: string }> } };
     const status = pod.status?.containerStatuses?.[0];
-    return { 'agent-image': `${this.scope.agentImage}${status?.imageID ? ` (${status.imageID})` : ''}` };
+    return { 'agent-image': `${this.scope.agentImage}${status?.imageID ? ` (${status.imageID})` : ''}`, 'cni-config': await this.cniConfig(ctx) };
+  }
+
+  /** The CNI configuration the container runtime uses on the first node (the first file of /etc/cni/net.d by name), as its plugins' types. */
+  private async cniConfig(ctx: ProviderContext): Promise<string> {
+    const node = this.scope.experiment.cluster.nodes[0]!.name;
+    const read = async (command: string[]) => {
+      const run = await this.exec(node, command, { timeoutMs: API_MS }, ctx);
+      if (run.exitCode !== 0)
+        throw new DriverError(`could not read the CNI configuration on ${node}: ${command.join(' ')} exited ${run.exitCode}: ${firstLine(text(run.stderr))}`);
+      return text(run.stdout);
+    };
+    const file = cniConfigFile(await read(['ls', '-1', CNI_CONFIG_DIR]));
+    if (file === null) return `none in ${CNI_CONFIG_DIR}`;
+    return `${file}: ${cniPluginTypes(await read(['cat', `${CNI_CONFIG_DIR}/${file}`]), file)}`;
   }
 
   async down(ctx: { log: (line: string) => void }): Promise<void> {
@@ -264,6 +278,31 @@ export async function deleteOwnNamespace(
     DELETE_NAMESPACE_MS,
   );
   return `namespace ${namespace}`;
+}
+
+const CNI_CONFIG_DIR = '/etc/cni/net.d';
+
+/** The file the runtime loads from `ls -1 /etc/cni/net.d`: the first .conflist, .conf or .json by name (libcni's ConfFiles, sorted). Pure. */
+export function cniConfigFile(listing: string): string | null {
+  return (
+    listing
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /\.(conflist|conf|json)$/.test(l))
+      .sort()[0] ?? null
+  );
+}
+
+/** The plugins' types of a CNI configuration list (or the one plugin of a .conf), in order. Pure. */
+export function cniPluginTypes(json: string, file: string): string {
+  let config: { type?: unknown; plugins?: Array<{ type?: unknown }> };
+  try {
+    config = JSON.parse(json) as typeof config;
+  } catch {
+    return `${file} is not JSON`;
+  }
+  const types = (config.plugins ?? [config]).map((p) => (typeof p.type === 'string' ? p.type : '?'));
+  return types.join(', ');
 }
 
 /** Each wanted agent's state from `kubectl get pods -o json`: running (Ready, never restarted), or what it is instead. Pure. */

@@ -256,15 +256,23 @@ export async function verifyArticle(input: VerifyInput): Promise<VerifyOutcome> 
   await driver.provider.preflight();
   const runDir = join(input.out, 'run');
   const seconds = () => (performance.now() - started) / 1000;
-  const header = (verdicts: ClaimVerdict[]) =>
-    `${input.slug} on context ${reading.context} (Kubernetes ${reading.server}${plan.variant === null ? '' : `, kube-proxy ${plan.variant}`}): ${tally(verdicts)}`;
-  const outcome = (verdicts: ClaimVerdict[]): VerifyOutcome => {
-    const report = [header(verdicts), ...formatVerdicts(verdicts)];
+  // As the run recorded them (kube-proxy's own answer, the CNI configuration a node holds) once it ran; as read before, if it never did.
+  const header = (verdicts: ClaimVerdict[], versions: Readonly<Record<string, string>> = {}) => {
+    const mode = versions['kube-proxy-mode'] ?? plan.variant;
+    const cni = versions['cni-config'];
+    const about = [`Kubernetes ${versions['kubernetes'] ?? reading.server}`, ...(mode ? [`kube-proxy ${mode}`] : []), ...(cni ? [`CNI ${cni}`] : [])];
+    return `${input.slug} on context ${reading.context} (${about.join(', ')}): ${tally(verdicts)}`;
+  };
+  const outcome = (verdicts: ClaimVerdict[], versions?: Readonly<Record<string, string>>): VerifyOutcome => {
+    const report = [header(verdicts, versions), ...formatVerdicts(verdicts)];
     writeFileSync(join(input.out, 'report.txt'), `${report.join('\n')}\n`);
     return { variant: plan.variant, nodes: plan.nodes, namespace: plan.namespace, verdicts, report, runDir, seconds: seconds() };
   };
+  let versions: Readonly<Record<string, string>>;
   try {
-    await runCapture({
+    ({
+      run: { versions },
+    } = await runCapture({
       experiment,
       driver,
       articleDir: input.out,
@@ -275,7 +283,7 @@ export async function verifyArticle(input: VerifyInput): Promise<VerifyOutcome> 
       reporter: input.reporter,
       git: await gitInfo(input.root),
       host: hostInfo(),
-    });
+    }));
   } catch (error) {
     // Without its agents no step and none of kube-proxy's checks can run: every claim is unchecked, and says why.
     if (!(error instanceof AgentsRefused)) throw error;
@@ -292,7 +300,7 @@ export async function verifyArticle(input: VerifyInput): Promise<VerifyOutcome> 
     if (!(error instanceof EvidenceError)) throw error;
     throw new Error(`the run's snapshots could not be judged: ${error.problems.join('; ')}`);
   }
-  return outcome(verdicts);
+  return outcome(verdicts, versions);
 }
 
 export { nodesFlag };
