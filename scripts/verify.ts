@@ -2,7 +2,7 @@
 // An article's experiment on a cluster the reader already has: the cluster read
 // and refused in one line before anything is created, then the run, then a line
 // per claim. The work is src/capture/session/verify.ts's; this is its edge.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArticleFolderError, articleDir, listArticleSlugs, loadArticle } from '../src/authoring/load.ts';
@@ -48,6 +48,8 @@ async function main(): Promise<void> {
   const out = resolve(args.out ?? `shice-verify/${args.slug}-${runId}`);
   const problem = outFolderProblem(out, resolve(root, 'content/articles'), root);
   if (problem) throw new VerifyRefused(`--out ${args.out ?? out}: ${problem}; choose a folder of your own`);
+  // The run's folder is its own: nothing of the reader's is ever replaced by it.
+  if (existsSync(out) && readdirSync(out).length > 0) throw new VerifyRefused(`--out ${args.out ?? out}: not empty; verify writes into a new or empty folder`);
   // A verify killed earlier left its namespace: its record names it, and it goes first.
   await recoverDeadRuns((line) => process.stderr.write(`verify: recovered: ${line}\n`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
   const reading = await readCluster({ kubeconfig: args.kubeconfig, context: args.context }, controller.signal);

@@ -75,7 +75,7 @@ kindTest("074 verified on a reader's kind cluster: every claim of its mode holds
 });
 
 kindTest(
-  'bad input: a kubeconfig that does not parse, a context it lacks, a cluster that does not answer, a node it lacks; one line each, nothing created',
+  'bad input: a kubeconfig that does not parse, a context it lacks, a cluster that does not answer, a node it lacks, an --out in the articles or not empty; one line each, nothing created',
   async () => {
     const broken = join(work, 'broken.kubeconfig');
     writeFileSync(broken, 'clusters: [\n');
@@ -96,6 +96,9 @@ kindTest(
         [SLUG, '--kubeconfig', cluster!.kubeconfig, '--nodes', 'control-plane=kx-reader-control-plane,worker=kx-reader-worker,worker2=kx-reader-worker3'],
         /^verify: --nodes: worker2=kx-reader-worker3: the cluster has no node kx-reader-worker3 \(it has /,
       ],
+      // Where the run would write: never into the articles, never over a folder of the reader's.
+      [[SLUG, '--kubeconfig', cluster!.kubeconfig, '--out', 'content/articles/mine'], /^verify: --out content\/articles\/mine: is inside the articles folder/],
+      [[SLUG, '--kubeconfig', cluster!.kubeconfig, '--out', work], /^verify: --out \S+: not empty; verify writes into a new or empty folder$/],
     ];
     for (const [args, line] of cases) {
       const run = await runScript('scripts/verify.ts', args, host!.env);
