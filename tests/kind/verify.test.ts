@@ -52,8 +52,34 @@ const localImage = () => readImagesRecord()!.backends['debian-nginx-light']!.nam
 const verify = (args: string[]) =>
   runScript('scripts/verify.ts', [SLUG, '--kubeconfig', cluster!.kubeconfig, '--stand-in-images', '--agent-image', localImage(), ...args], host!.env);
 
+/**
+ * The cluster's objects once it has settled: a cluster just made still changes its own Nodes (the node lifecycle
+ * controller lifts its not-ready taints, controllers annotate them) after they are Ready. Awaited as every node Ready
+ * and untainted, and two listings a second apart that agree; bounded.
+ */
+async function settledObjects(): Promise<string[]> {
+  const deadline = performance.now() + 120_000;
+  let last = await clusterObjects(cluster!.kubeconfig, host!.env);
+  for (;;) {
+    assert.ok(performance.now() < deadline, 'the cluster did not settle within 120 s');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = await clusterObjects(cluster!.kubeconfig, host!.env);
+    // Ready, and the node lifecycle controller has lifted the taints it puts on a node that is not (yet).
+    const nodes = JSON.parse((await kubectl('get', 'nodes', '-o', 'json')).stdout) as {
+      items: Array<{ spec: { taints?: Array<{ key: string }> }; status: { conditions: Array<{ type: string; status: string }> } }>;
+    };
+    const ready = nodes.items.every(
+      (n) =>
+        n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') &&
+        !(n.spec.taints ?? []).some((t) => t.key === 'node.kubernetes.io/not-ready' || t.key === 'node.kubernetes.io/unreachable'),
+    );
+    if (ready && JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+}
+
 kindTest("074 verified on a reader's kind cluster: every claim of its mode holds; its namespace is gone and nothing else changed", async () => {
-  const before = await clusterObjects(cluster!.kubeconfig, host!.env);
+  const before = await settledObjects();
   const started = performance.now();
   const run = await verify(['--out', join(work, 'run')]);
   const seconds = (performance.now() - started) / 1000;
