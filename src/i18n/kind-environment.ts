@@ -29,13 +29,13 @@ export function kindEnvironment(run: RunIdentity, kind: KindRunReading): RunEnvi
   const limits: Localized[] = [];
   if (kind.cniStandIn) {
     limits.push({
-      en: "kindnetd did not run: its part, the CNI config on each node and the routes between the nodes' pod CIDRs, was written by shice's stand-in; its masquerade rules for pod traffic leaving the cluster were not (no step sends any).",
+      en: 'kindnetd did not run: its part, the CNI config on each node and the routes between the nodes’ pod CIDRs, was written by shice’s stand-in; its masquerade rules for pod traffic leaving the cluster were not (no step sends any).',
       zh: 'kindnetd 没有运行：它负责的部分，即每个节点上的 CNI 配置和节点之间到 Pod 网段的路由，由 shice 的替身写入；它为离开集群的 Pod 流量设置的伪装规则没有写（没有哪一步发出这样的流量）。',
     });
   }
   if (kind.localNodeImage) {
     limits.push({
-      en: "No registry could be reached: the node image was built on this machine from Debian's packages (containerd, runc, the CNI plugins), kind's own base files and the Kubernetes binaries built from the official modules, not kind's published kindest/node; CoreDNS was left out.",
+      en: 'No registry could be reached: the node image was built on this machine from Debian’s packages (containerd, runc, the CNI plugins), kind’s own base files and the Kubernetes binaries built from the official modules, not kind’s published kindest/node; CoreDNS was left out.',
       zh: '这里连不上任何镜像仓库：节点镜像是在本机构建的，用的是 Debian 的软件包（containerd、runc、CNI 插件）、kind 自己的基础文件和从官方模块构建的 Kubernetes 程序，而不是 kind 发布的 kindest/node；CoreDNS 没有安装。',
     });
   }
@@ -54,7 +54,7 @@ export function kindEnvironment(run: RunIdentity, kind: KindRunReading): RunEnvi
   return {
     summary: kind.cniStandIn
       ? {
-          en: `A real ${count.en} kind cluster (${version}, nodes as Docker containers on one host), kube-proxy in ${run.kubeProxyMode} mode; kindnetd's part written by shice's stand-in.`,
+          en: `A real ${count.en} kind cluster (${version}, nodes as Docker containers on one host), kube-proxy in ${run.kubeProxyMode} mode; kindnetd’s part written by shice’s stand-in.`,
           zh: `一个真实的${count.zh} kind 集群（${version}，节点是同一台主机上的 Docker 容器），kube-proxy 为 ${run.kubeProxyMode} 模式；kindnetd 的部分由 shice 的替身写入。`,
         }
       : {

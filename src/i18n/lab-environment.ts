@@ -29,7 +29,7 @@ function summary({ run, binaries }: LabRunFacts): Localized {
 
 function standsFor(nodes: number): Localized {
   return {
-    en: `It stands in for a ${nodes}-node kind cluster. Only kubelet, the container runtime and kindnetd are replaced, by shice's lab kubelet: it registers the nodes, sets up each pod's network with the real CNI plugins (ptp, host-local, portmap) and runs the pod's process.`,
+    en: `It stands in for a ${nodes}-node kind cluster. Only kubelet, the container runtime and kindnetd are replaced, by shice’s lab kubelet: it registers the nodes, sets up each pod’s network with the real CNI plugins (ptp, host-local, portmap) and runs the pod’s process.`,
     zh: `它代替一个 ${nodes} 节点的 kind 集群。只有 kubelet、容器运行时和 kindnetd 被替换成 shice 自己的 lab kubelet：它注册节点，用真实的 CNI 插件（ptp、host-local、portmap）配置每个 Pod 的网络，并运行 Pod 的进程。`,
   };
 }
@@ -46,7 +46,7 @@ function imageLimit(images: readonly string[]): Localized[] {
   const noun = images.length === 1 ? 'image' : 'images';
   return [
     {
-      en: `The backend ran Debian's nginx-light in place of the ${listed(images, 'en')} ${noun}.`,
+      en: `The backend ran Debian’s nginx-light in place of the ${listed(images, 'en')} ${noun}.`,
       zh: `后端运行的是 Debian 的 nginx-light，代替 ${listed(images, 'zh')} 镜像。`,
     },
   ];

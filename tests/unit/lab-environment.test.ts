@@ -40,11 +40,11 @@ test('what the experiment declared and the lab replaced: the node count, the ima
   assert.match(two.standsFor.en, /^It stands in for a 2-node kind cluster\./);
   assert.match(two.standsFor.zh, /^它代替一个 2 节点的 kind 集群。/);
   assert.deepEqual(two.limits[1], {
-    en: "The backend ran Debian's nginx-light in place of the nginx:1.27-alpine and nginx:1.25 images.",
+    en: 'The backend ran Debian’s nginx-light in place of the nginx:1.27-alpine and nginx:1.25 images.',
     zh: '后端运行的是 Debian 的 nginx-light，代替 nginx:1.27-alpine 和 nginx:1.25 镜像。',
   });
   const three = labEnvironment({ run: run('iptables', 'v1.37.2'), binaries: 'built', imagesReplaced: ['a:1', 'b:2', 'c:3'] });
-  assert.equal(three.limits[1]!.en, "The backend ran Debian's nginx-light in place of the a:1, b:2 and c:3 images.");
+  assert.equal(three.limits[1]!.en, 'The backend ran Debian’s nginx-light in place of the a:1, b:2 and c:3 images.');
   assert.equal(three.limits[1]!.zh, '后端运行的是 Debian 的 nginx-light，代替 a:1、b:2 和 c:3 镜像。');
   const none = labEnvironment({ run: run('iptables', 'v1.37.2'), binaries: 'built', imagesReplaced: [] });
   assert.equal(none.limits.length, 2, 'no pod ran: no image is said to be replaced');

@@ -67,7 +67,7 @@ export function kindnetDecisions(node: StandInNode, all: StandInNode[], mtu: num
       field: 'cni.conflist',
       value: 'ptp (ipMasq false, host-local IPAM), portmap',
       source: 'stand-in',
-      en: "The CNI configuration is kindnetd's template for 10-kindnet.conflist, written by shice's stand-in: kindnetd itself did not run.",
+      en: 'The CNI configuration is kindnetd’s template for 10-kindnet.conflist, written by shice’s stand-in: kindnetd itself did not run.',
       zh: 'CNI 配置按 kindnetd 的 10-kindnet.conflist 模板由 shice 的替身写入：kindnetd 本身没有运行。',
     },
     {
@@ -75,7 +75,7 @@ export function kindnetDecisions(node: StandInNode, all: StandInNode[], mtu: num
       value: String(mtu),
       source: 'read',
       from: '/sys/class/net/eth0/mtu on the node',
-      en: "The pods' MTU is that of the node's eth0, as kindnetd sets it.",
+      en: 'The pods’ MTU is that of the node’s eth0, as kindnetd sets it.',
       zh: 'Pod 的 MTU 取自节点 eth0 的 MTU，与 kindnetd 的做法相同。',
     },
     {
@@ -83,7 +83,7 @@ export function kindnetDecisions(node: StandInNode, all: StandInNode[], mtu: num
       value: node.podCIDR,
       source: 'read',
       from: "the Node's spec.podCIDR (kube-controller-manager's node IPAM)",
-      en: "The node's pod range is the podCIDR kube-controller-manager gave the Node.",
+      en: 'The node’s pod range is the podCIDR kube-controller-manager gave the Node.',
       zh: '节点的 Pod 地址段是 kube-controller-manager 分给这个 Node 的 podCIDR。',
     },
     {
@@ -91,14 +91,14 @@ export function kindnetDecisions(node: StandInNode, all: StandInNode[], mtu: num
       value: routes.join('; ') || 'none',
       source: 'read',
       from: "the other Nodes' spec.podCIDR and InternalIP",
-      en: "A route to every other node's pod range via that node's address, programmed by the stand-in (ip route replace) as kindnetd programs it.",
+      en: 'A route to every other node’s pod range via that node’s address, programmed by the stand-in (ip route replace) as kindnetd programs it.',
       zh: '到其他每个节点 Pod 地址段的路由，经由那个节点的地址，由替身按 kindnetd 的方式写入（ip route replace）。',
     },
     {
       field: 'masquerade',
       value: 'none',
       source: 'stand-in',
-      en: "kindnetd's masquerade rules for pod traffic leaving the cluster were not written; no step of the experiments sends such traffic.",
+      en: 'kindnetd’s masquerade rules for pod traffic leaving the cluster were not written; no step of the experiments sends such traffic.',
       zh: 'kindnetd 为离开集群的 Pod 流量设置的伪装规则没有写；实验里没有哪一步发出这样的流量。',
     },
   ];

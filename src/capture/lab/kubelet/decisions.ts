@@ -32,7 +32,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
         value: String(seen.capacity.cpu),
         source: 'read',
         from: 'os.cpus()',
-        en: "The node's CPU capacity is this machine's count of logical CPUs; every lab node reports the whole machine.",
+        en: 'The node’s CPU capacity is this machine’s count of logical CPUs; every lab node reports the whole machine.',
         zh: '节点的 CPU 容量是本机的逻辑 CPU 数；每个 lab 节点报告的都是整台机器。',
       },
       {
@@ -40,7 +40,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
         value: `${seen.capacity.memoryKiB}Ki`,
         source: 'read',
         from: '/proc/meminfo MemTotal',
-        en: "The node's memory capacity is this machine's MemTotal; every lab node reports the whole machine.",
+        en: 'The node’s memory capacity is this machine’s MemTotal; every lab node reports the whole machine.',
         zh: '节点的内存容量是本机的 MemTotal；每个 lab 节点报告的都是整台机器。',
       },
       {
@@ -48,7 +48,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
         value: `${seen.capacity.ephemeralStorageKiB}Ki`,
         source: 'read',
         from: "statfs of the node's state folder",
-        en: "The node's ephemeral storage is the size of the filesystem that holds its state folder.",
+        en: 'The node’s ephemeral storage is the size of the filesystem that holds its state folder.',
         zh: '节点的临时存储容量是存放其状态目录的文件系统的大小。',
       },
     );
@@ -58,7 +58,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
       field: 'node.status.capacity.pods',
       value: String(KUBELET_DEFAULT_MAX_PODS),
       source: 'stand-in',
-      en: "The node's pod capacity is kubelet's default maxPods, set by the lab kubelet.",
+      en: 'The node’s pod capacity is kubelet’s default maxPods, set by the lab kubelet.',
       zh: '节点的 Pod 容量是 kubelet 默认的 maxPods，由 lab kubelet 设定。',
     },
     {
@@ -79,7 +79,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
       field: 'node heartbeat',
       value: `${HEARTBEAT_MS / 1000} s`,
       source: 'stand-in',
-      en: "The lab kubelet patches the node's conditions and renews its Lease at kubelet's default interval.",
+      en: 'The lab kubelet patches the node’s conditions and renews its Lease at kubelet’s default interval.',
       zh: 'lab kubelet 按 kubelet 的默认间隔更新节点状态并续约 Lease。',
     },
   );
@@ -89,7 +89,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
       value: String(seen.mtu),
       source: 'read',
       from: "ip -j address show (the interface with the node's InternalIP)",
-      en: "The pods' MTU in kindnet's CNI configuration is that of the node's interface, as the lab reads it.",
+      en: 'The pods’ MTU in kindnet’s CNI configuration is that of the node’s interface, as the lab reads it.',
       zh: 'kindnet 的 CNI 配置里 Pod 的 MTU 取自节点网卡，由 lab 读取。',
     });
   }
@@ -108,7 +108,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
       field: 'pod.status.containerStatuses[].containerID',
       value: 'shice-lab://<pid>',
       source: 'stand-in',
-      en: "A container's ID is the lab's name for its process.",
+      en: 'A container’s ID is the lab’s name for its process.',
       zh: '容器 ID 是 lab 给其进程起的名字。',
     },
     {
@@ -124,7 +124,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
       field: `pods.${pod.pod}.hostname`,
       value: pod.hostname,
       source: 'stand-in',
-      en: "The container's hostname, set by the lab's runtime in a UTS namespace of its own, by kubelet's rule (spec.hostname, else the pod's name).",
+      en: 'The container’s hostname, set by the lab’s runtime in a UTS namespace of its own, by kubelet’s rule (spec.hostname, else the pod’s name).',
       zh: '容器的主机名由 lab 的运行时在独立的 UTS 命名空间里设置，按 kubelet 的规则（spec.hostname，否则用 Pod 名）。',
     });
     if (pod.probe === null) {
@@ -142,14 +142,14 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
           value: probeValue(pod.probe),
           source: 'read',
           from: "the pod's spec as the API server returned it",
-          en: "The readiness probe runs with the pod spec's period, delay, timeout and thresholds (the API server's defaults where the manifest gives none), as kubelet runs it.",
+          en: 'The readiness probe runs with the pod spec’s period, delay, timeout and thresholds (the API server’s defaults where the manifest gives none), as kubelet runs it.',
           zh: '就绪探针按 Pod spec 里的周期、延迟、超时和阈值运行（清单没写的取 API server 的默认值），和 kubelet 一样。',
         },
         {
           field: `pods.${pod.pod}.readinessProbe.firstProbe`,
           value: `${pod.probe.periodSeconds} s after the container started`,
           source: 'stand-in',
-          en: "The first probe comes one period after the container started; kubelet's ticker starts before the container, at a moment of its own.",
+          en: 'The first probe comes one period after the container started; kubelet’s ticker starts before the container, at a moment of its own.',
           zh: '第一次探测在容器启动后一个周期进行；kubelet 的计时器在容器之前启动，时刻由它自己决定。',
         },
       );
@@ -160,7 +160,7 @@ export function standInDecisions(seen: NodeObservations): Decision[] {
       field: `pods.${stop.pod}.stop`,
       value: `${stop.signal}, grace ${stop.graceSeconds} s${stop.killed ? ', then SIGKILL' : ''}; exited after ${stop.exitedInMs} ms`,
       source: 'stand-in',
-      en: "The lab kubelet stopped the container with the nginx image's stop signal and the pod's grace period, then tore its network down and deleted the pod; the time a deletion takes is this sequence's.",
+      en: 'The lab kubelet stopped the container with the nginx image’s stop signal and the pod’s grace period, then tore its network down and deleted the pod; the time a deletion takes is this sequence’s.',
       zh: 'lab kubelet 用 nginx 镜像的停止信号和 Pod 的宽限期停止容器，然后拆除网络并删除 Pod；删除所用的时间就是这一串操作的时间。',
     });
   }
