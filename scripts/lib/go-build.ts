@@ -85,6 +85,8 @@ export interface GoBuild extends GoRun {
   every?: number;
   /** Where its own lines go (`<tag>: ...`); stdout when not given. */
   say?: (line: string) => void;
+  /** `test`: the package's test binary (go test -c), which names no packages as it compiles them. */
+  verb?: 'build' | 'test';
 }
 
 export const elapsedSince = (started: number) => `${Math.round((performance.now() - started) / 1000)} s`;
@@ -106,7 +108,8 @@ export async function goBuild(build: GoBuild): Promise<{ compiled: number } | { 
   const partial = `${output}.partial`;
   mkdirSync(dirname(output), { recursive: true });
   let compiled = 0;
-  const code = await runGo(['build', '-v', ...build.flags, '-o', partial, ...build.packages], build, (line) => {
+  const command = build.verb === 'test' ? ['test', '-c'] : ['build', '-v'];
+  const code = await runGo([...command, ...build.flags, '-o', partial, ...build.packages], build, (line) => {
     if (isPackageLine(line)) {
       compiled += 1;
       if (compiled % every === 0) say(`${tag}: ${compiled} packages compiled (${elapsedSince(started)})`);
@@ -117,7 +120,7 @@ export async function goBuild(build: GoBuild): Promise<{ compiled: number } | { 
   });
   if (code !== 0) {
     rmSync(partial, { force: true });
-    return { problem: `go build failed (exit ${code}) after ${elapsedSince(started)}` };
+    return { problem: `go ${command.join(' ')} failed (exit ${code}) after ${elapsedSince(started)}` };
   }
   renameSync(partial, output);
   return { compiled };

@@ -33,6 +33,7 @@ export const ARTICLE_COMPONENTS: ReadonlySet<string> = new Set([
   'PacketPath',
   'NotMeasured',
   'Cite',
+  'UpstreamTests',
 ]);
 
 export interface ArticleSource {
