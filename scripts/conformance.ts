@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { parseCommandLine, releasesAsked, UsageError } from '../src/capture/session/cli-args.ts';
 import { HEADLINE_RELEASE, KUBE_MINORS, type KubeRelease } from '../src/experiment/kubernetes.ts';
 import { gitInfo } from '../src/capture/machine/host.ts';
+import { MACHINE_CACHE } from '../src/capture/machine/machine-cache.ts';
 import { recoverDeadRuns } from '../src/capture/recovery/recover.ts';
 import { PROVIDER_LEFTOVERS } from '../src/capture/session/drivers.ts';
 import { e2eBuildDir } from '../src/conformance/e2e-bin.ts';
