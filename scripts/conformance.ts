@@ -111,11 +111,12 @@ for (const release of releases) {
     fail(
       `Kubernetes ${release.release}: the e2e binary exited ${run.exitCode} without a report (its output: ${relative(root, join(staging, LOG_FILE))}); nothing recorded`,
     );
-  // Paths of this machine (the staging folder, the project's own) never reach the record.
+  // Paths of this machine (the staging folder, the project's own, the machine cache kubectl came from) never reach the record.
   const local = (t: string) =>
     withoutMachinePaths(t, [
       [staging, '.'],
       [root, ''],
+      [MACHINE_CACHE, '$SHICE_CACHE'],
     ]);
   const rawText = local(readFileSync(reportPath, 'utf8'));
   writeFileSync(join(staging, LOG_FILE), local(readFileSync(join(staging, LOG_FILE), 'utf8')));
