@@ -4,7 +4,7 @@
 // name in the release's manifest.go, the cluster and the e2e binary's arguments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exactly, focusOf, leftOutCovering, testsCovering, UPSTREAM_TESTS, LEFT_OUT_TESTS } from '../../src/conformance/upstream-tests.ts';
@@ -12,6 +12,8 @@ import { outcomeOf, parseGinkgoReport, ranSpecsOnly } from '../../src/conformanc
 import { formatRunRecord, parseRunRecord, readConformanceRecords, runProblems, withoutMachinePaths } from '../../src/conformance/record.ts';
 import { agnhostImageName } from '../../src/conformance/agnhost-image.ts';
 import { conformanceExperiment, e2eArgs, CONFORMANCE_WORKERS } from '../../src/conformance/session.ts';
+import { e2eModuleDir, E2E_MODULE_FILES } from '../../src/conformance/e2e-bin.ts';
+import { KUBE_RELEASES } from '../../src/experiment/kubernetes.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const samples = join(root, 'tests/fixtures/samples/conformance');
@@ -145,4 +147,22 @@ test('the cluster and the binary’s arguments', () => {
   assert.deepEqual(args.slice(0, 2), ['--kubeconfig=/k/kubeconfig', '--provider=skeleton']);
   assert.ok(args.includes(`--ginkgo.focus=${exactly(UPSTREAM_TESTS[0]!.name)}`));
   assert.ok(args.includes('--ginkgo.json-report=/o/report.json'));
+});
+
+test('every release the articles declare has a module of kube/e2e, at that release and its staging modules’', () => {
+  for (const release of KUBE_RELEASES) {
+    const dir = e2eModuleDir(release);
+    assert.ok(dir, `kube/e2e/${release.minor}`);
+    const mod = readFileSync(join(dir, 'go.mod'), 'utf8');
+    assert.match(
+      mod,
+      new RegExp(`^\\s*k8s\\.io/kubernetes ${release.release.replaceAll('.', '\\.')}$`, 'm'),
+      `${release.minor}/go.mod requires k8s.io/kubernetes ${release.release}`,
+    );
+    const staging = release.release.replace(/^v1\./, 'v0.');
+    const replaced = [...mod.matchAll(/^\s*(k8s\.io\/[\w-]+) => \1 (v\S+)$/gm)];
+    assert.ok(replaced.length > 20, `${release.minor}/go.mod replaces the staging modules`);
+    for (const [, name, version] of replaced) assert.equal(version, staging, `${release.minor}/go.mod: ${name}`);
+    for (const file of E2E_MODULE_FILES) assert.ok(existsSync(join(dir, file)), `kube/e2e/${release.minor}/${file}`);
+  }
 });
