@@ -110,7 +110,13 @@ export function kindPlace(options: KindOptions): KindPlace {
   const kubeconfig = inside.startsWith('..') || isAbsolute(inside) ? file : inside;
   // Belt and braces: even a call that forgot --kubeconfig could not reach the user's file.
   // The run's mark is inherited by every tool and each of its children: after a kill -9, --clean finds them by it.
-  let env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), KUBECONFIG: kubeconfig, [RUN_MARK]: options.runId };
+  // kubectl's discovery cache in the capture's state folder, not the user's ~/.kube/cache.
+  let env: NodeJS.ProcessEnv = {
+    ...(options.env ?? process.env),
+    KUBECONFIG: kubeconfig,
+    KUBECACHEDIR: join(stateDir, 'kube-cache'),
+    [RUN_MARK]: options.runId,
+  };
   let engine: EngineRecord | null = null;
   if (options.host) {
     // shice's own engine (when kind:prepare started one) and kind:prepare's tools, ahead of the user's.

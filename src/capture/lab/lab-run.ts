@@ -4,7 +4,7 @@
 // inside the control-plane node where the API server listens), the run's
 // description of itself, and what the lab kubelets decided.
 import { existsSync } from 'node:fs';
-import { delimiter } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { Experiment } from '../../experiment/types.ts';
 import { labEnvironment } from '../../i18n/lab-environment.ts';
 import { chooseKubeBinDir, type KubeBinChoice } from '../machine/kube-bin.ts';
@@ -49,7 +49,8 @@ function clusterAccess(layout: LabLayout, folder: string, kubeBin: KubeBinChoice
   return {
     target: { kubeconfig: ADMIN_KUBECONFIG, runner: netnsExec(controlPlaneOf(layout).netns, ['kubectl']) },
     cwd: folder,
-    env: { ...process.env, PATH: `${kubeBin.dir}${delimiter}${process.env.PATH ?? ''}` },
+    // kubectl's discovery cache in the run's folder (removed with it), not the user's ~/.kube/cache.
+    env: { ...process.env, PATH: `${kubeBin.dir}${delimiter}${process.env.PATH ?? ''}`, KUBECACHEDIR: join(folder, 'kube-cache') },
   };
 }
 
