@@ -78,6 +78,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const ctx = { signal: controller.signal, log };
 await recoverDeadRuns((line) => log(`conformance: recovered: ${line}`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
 
+// The tree as the run began: a release's record written into content/ must not make the next one's tree dirty.
+const git = await gitInfo(root);
 for (const release of releases) {
   const problem = await buildE2e(release, found.version, log, controller.signal);
   if (problem !== null) fail(problem);
@@ -128,7 +130,7 @@ for (const release of releases) {
     release: release.release,
     runId: run.runId,
     startedAt: run.startedAt,
-    git: await gitInfo(root),
+    git,
     go: found.version,
     e2e: {
       module: `k8s.io/kubernetes@${release.release}`,
