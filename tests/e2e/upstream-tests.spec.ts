@@ -8,7 +8,7 @@ import { leftOutCovering, testsCovering } from '../../src/conformance/upstream-t
 import { articleSlugs, evidencePathsOf, isWritten, LANGS } from './support/articles.ts';
 import { ROOT } from './support/evidence.ts';
 
-const [record] = readConformanceRecords(ROOT);
+const [record, ...older] = readConformanceRecords(ROOT);
 
 for (const slug of articleSlugs().filter((s) => testsCovering(s).length > 0)) {
   for (const lang of LANGS.filter((l) => isWritten(slug, l))) {
@@ -24,6 +24,18 @@ for (const slug of articleSlugs().filter((s) => testsCovering(s).length > 0)) {
       expect(rows).toEqual(expected);
       const left = await block.locator('li[data-upstream-test]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-upstream-test')));
       expect(left).toEqual(leftOutCovering(slug).map((t) => t.name));
+      // Each older release's record, newest first: its release bound to the article's run of it, and what did not pass.
+      const others = await block
+        .locator('li[data-conformance]')
+        .evaluateAll((lis) =>
+          lis.map((li) => [
+            li.getAttribute('data-conformance'),
+            li.querySelector('[data-fact="version.kubernetes"]')?.textContent,
+            li.querySelectorAll('[data-state]').length,
+          ]),
+        );
+      const covering = new Set(testsCovering(slug).map((t) => t.name));
+      expect(others).toEqual(older.map((r) => [r.folder, r.run.release, r.outcome.results.filter((x) => covering.has(x.name) && x.state !== 'passed').length]));
     });
 
     test(`${path}: the upstream tests fit a phone`, async ({ browser }) => {
