@@ -3,14 +3,14 @@
 // binary from k8s.io/kubernetes and etcd's server module) for each release
 // asked (the headline's when none is), each into a folder of its own in the
 // machine cache, ~/.cache/shice/kube/<release>/bin, with a link per official
-// name (scripts/lib/kube-build.ts, which a capture runs too for a release it
+// name (src/capture/machine/kube-build.ts, which a capture runs too for a release it
 // needs). Skips a release whose binary on disk was built from the same module
 // files by the same Go. Prints progress: Go's own list of packages as it
-// compiles them (scripts/lib/go-build.ts, shared with the tools' build).
+// compiles them (src/capture/machine/go-build.ts, shared with the tools' build).
 import { parseCommandLine, releasesAsked, UsageError } from '../src/capture/session/cli-args.ts';
 import { HEADLINE_RELEASE, KUBE_MINORS, type KubeRelease } from '../src/experiment/kubernetes.ts';
-import { goVersion } from './lib/go-build.ts';
-import { buildKube } from './lib/kube-build.ts';
+import { goVersion } from '../src/capture/machine/go-build.ts';
+import { buildKube } from '../src/capture/machine/kube-build.ts';
 
 const USAGE = `usage: npm run lab:build [-- --k8s V[,V...]|all] [--quiet-if-current]   (V: ${KUBE_MINORS.join(', ')}; default ${HEADLINE_RELEASE.minor})`;
 

@@ -1,7 +1,7 @@
 // `npm run conformance [-- --k8s V[,V...]|all] [--keep]`: upstream's own Service
 // e2e tests (src/conformance/upstream-tests.ts) on a kind cluster of the kind
 // driver, per release: upstream's e2e binary and agnhost built from the
-// release's module (scripts/lib/e2e-build.ts), the run (src/conformance/session.ts),
+// release's module (src/conformance/e2e-build.ts), the run (src/conformance/session.ts),
 // and its record swapped into content/conformance/kind.<minor>/ only when
 // every focused test ran. A failed upstream test is recorded as failed.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,8 +30,8 @@ import {
 import { outcomeOf, parseGinkgoReport, ranSpecsOnly } from '../src/conformance/report.ts';
 import { CONFORMANCE_CLUSTER, CONFORMANCE_WORKERS, runConformance } from '../src/conformance/session.ts';
 import { LEFT_OUT_TESTS, UPSTREAM_TESTS } from '../src/conformance/upstream-tests.ts';
-import { AGNHOST_BINARY, buildE2e, E2E_BINARY } from './lib/e2e-build.ts';
-import { goVersion } from './lib/go-build.ts';
+import { AGNHOST_BINARY, buildE2e, E2E_BINARY } from '../src/conformance/e2e-build.ts';
+import { goVersion } from '../src/capture/machine/go-build.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const USAGE = `usage: npm run conformance [-- --k8s V[,V...]|all] [--keep]   (V: ${KUBE_MINORS.join(', ')}; default ${HEADLINE_RELEASE.minor})`;

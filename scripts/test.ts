@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { probeMachine, readOrNull } from './lib/machine-probe.ts';
+import { probeMachine, readOrNull } from '../src/capture/machine/probe-machine.ts';
 import { planSetup, POLICY_RC_D } from '../tests/support/prerequisites.ts';
 import { isMountPoint, realNetnsDir } from '../src/capture/lab/netns-mount.ts';
 import { NETNS_RUN_DIR } from '../src/capture/lab/network.ts';

@@ -4,7 +4,7 @@
 // article 074's default variant on the headline release as a user runs it, its
 // parts read from the times its progress lines arrived at. A capture prepares what
 // its runs lack before its first run with the same code (kind:prepare's prepare(),
-// scripts/capture/prepare.ts); the bench prepares first, as its own timed phase,
+// src/capture/command/prepare.ts); the bench prepares first, as its own timed phase,
 // so that the capture's time holds no build. The ratio of the capture to the create alone,
 // both measured in this run, is what the capture adds to kind itself. CPU time is
 // the capture's own processes (kind, kubectl, docker's CLI) beside the wall time:

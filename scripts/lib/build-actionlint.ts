@@ -2,7 +2,7 @@
 // go.mod pins) into the machine cache (~/.cache/shice/tools/bin/actionlint), as scripts/build-kube.ts
 // builds the lab's binaries: skipped when the binary on disk was built from
 // the same go.mod and go.sum by the same Go (a stamp beside it), else go mod
-// download and go build with progress (scripts/lib/go-build.ts). Used by
+// download and go build with progress (src/capture/machine/go-build.ts). Used by
 // `npm run lint:workflows` and scripts/build-actionlint.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -15,7 +15,7 @@ import {
   TOOLS_MODULE_DIR,
   TOOLS_MODULE_FILES,
 } from './actionlint.ts';
-import { compiledText, elapsedSince, goBuild, goVersion, moduleStamp, stampIsCurrent, writeStamp } from './go-build.ts';
+import { compiledText, elapsedSince, goBuild, goVersion, moduleStamp, stampIsCurrent, writeStamp } from '../../src/capture/machine/go-build.ts';
 
 const stampFile = join(BUILT_TOOLS_BIN_DIR, '.actionlint.stamp');
 

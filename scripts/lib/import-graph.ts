@@ -196,8 +196,8 @@ export interface LayerRule {
 }
 
 const SITE = ['src/article/', 'src/components/', 'src/pages/', 'src/layouts/'];
-/** The capture's top floors: a capture's session (what chooses a driver and runs it) and the merge of runs captured elsewhere. */
-const CAPTURE_TOP = ['src/capture/session/', 'src/capture/merge/'];
+/** The capture's top floors: a capture's session (what chooses a driver and runs it), the merge of runs captured elsewhere, and the commands the CLIs call. */
+const CAPTURE_TOP = ['src/capture/session/', 'src/capture/merge/', 'src/capture/command/'];
 /** Where a run's output goes and what it keeps about itself, below the session. */
 const CAPTURE_RECORDS = ['src/capture/snapshots/', 'src/capture/recovery/'];
 const CAPTURE_ABOVE_DRIVERS = ['src/capture/kubernetes/', ...CAPTURE_TOP];
@@ -211,7 +211,7 @@ export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'src/experiment/', forbidden: ['src/capture/', 'src/evidence/', ...SITE], because: 'an experiment is plain data that everything else reads' },
   // The capture's floors, bottom up: the process runner; kubectl's argv builders and parsers; the node
   // provider's contract; the drivers (kind/, lab/, existing/), which provide nodes; the Kubernetes platform above
-  // them (kubernetes/); then the registry, the runner and the CLI, which choose and combine them.
+  // them (kubernetes/); then the registry and the runner, which choose and combine them, and the commands the CLIs call.
   {
     layer: 'src/capture/machine/process.ts',
     forbidden: [...CAPTURE_ABOVE_PROCESS, ...SITE],
@@ -239,7 +239,7 @@ export const LAYER_RULES: readonly LayerRule[] = [
   },
   // Beside the drivers, the capture's own floors, bottom up: the machine (its processes, caches and probes),
   // the snapshot folders a run writes, the records and locks a run keeps and the recovery after a kill,
-  // the session, and the merge.
+  // the session, the merge, and the commands.
   { layer: 'src/capture/machine/', forbidden: [...CAPTURE_RECORDS, ...CAPTURE_TOP, ...SITE], because: 'the machine is the floor every capture stands on' },
   {
     layer: 'src/capture/snapshots/',
@@ -247,7 +247,11 @@ export const LAYER_RULES: readonly LayerRule[] = [
     because: 'writing a snapshot folder knows neither the records a run keeps nor its session',
   },
   { layer: 'src/capture/recovery/', forbidden: [...CAPTURE_TOP, ...SITE], because: 'a run’s records are read by whatever recovers it, never the other way' },
-  { layer: 'src/capture/session/', forbidden: ['src/capture/merge/', ...SITE], because: 'a capture runs without the merge; the merge uses its judgement' },
+  {
+    layer: 'src/capture/session/',
+    forbidden: ['src/capture/merge/', 'src/capture/command/', ...SITE],
+    because: 'a capture runs without the merge (the merge uses its judgement) and without the commands that call it',
+  },
   { layer: 'src/capture/', forbidden: SITE, because: 'the capture writes snapshots; the pages only read them' },
   { layer: 'src/evidence/', forbidden: ['src/capture/', ...SITE], because: 'evidence is derived from snapshots, whoever wrote them, for whatever shows it' },
 ];

@@ -14,8 +14,8 @@ import { REPORT_FILE, runProblems } from '../../src/conformance/record.ts';
 import { outcomeOf, parseGinkgoReport } from '../../src/conformance/report.ts';
 import { CONFORMANCE_CLUSTER, runConformance } from '../../src/conformance/session.ts';
 import { UPSTREAM_TESTS } from '../../src/conformance/upstream-tests.ts';
-import { AGNHOST_BINARY, buildE2e, E2E_BINARY } from '../../scripts/lib/e2e-build.ts';
-import { goVersion } from '../../scripts/lib/go-build.ts';
+import { AGNHOST_BINARY, buildE2e, E2E_BINARY } from '../../src/conformance/e2e-build.ts';
+import { goVersion } from '../../src/capture/machine/go-build.ts';
 import { kindTest, prepareKind, ROOT, stopKindIfStarted, unavailable, type KindHost } from './support.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'shice-conformance-'));

@@ -1,12 +1,12 @@
 // The workflows lint (scripts/lib/actionlint.ts, scripts/lint-workflows.ts) on
 // actionlint's real answers (tests/fixtures/actionlint, see its README): which
 // files it lints, what its answer means, how a finding prints; and what the
-// Go builds share (scripts/lib/go-build.ts): the stamp and the progress line.
+// Go builds share (src/capture/machine/go-build.ts): the stamp and the progress line.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { actionlintArgs, formatFinding, judgeLint, parseFindings, requiredVersion, workflowFiles, type Listing } from '../../scripts/lib/actionlint.ts';
-import { isPackageLine, moduleStamp } from '../../scripts/lib/go-build.ts';
+import { isPackageLine, moduleStamp } from '../../src/capture/machine/go-build.ts';
 
 const sample = (name: string) => readFileSync(new URL(`../fixtures/actionlint/${name}`, import.meta.url), 'utf8');
 

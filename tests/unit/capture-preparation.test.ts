@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { listArticleSlugs } from '../../src/authoring/load.ts';
 import { parseCaptureArgs } from '../../src/capture/session/cli-args.ts';
 import { chooseKubeBinDir, KUBE_COMPONENTS } from '../../src/capture/machine/kube-bin.ts';
-import { planPreparation, runNeeds, type CaptureProbe, type KindReading, type KubeBuildState } from '../../src/capture/session/preparation.ts';
+import { planPreparation, runNeeds, type CaptureProbe, type KindReading } from '../../src/capture/session/preparation.ts';
+import type { KubeBuildState } from '../../src/capture/machine/kube-bin.ts';
 import { HEADLINE_RELEASE, KUBE_RELEASES, type KubeRelease } from '../../src/experiment/kubernetes.ts';
-import { loadPlans } from '../../scripts/capture/articles.ts';
+import { loadPlans } from '../../src/capture/command/plans.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const [v137, v136, v135, v134] = KUBE_RELEASES as [KubeRelease, KubeRelease, KubeRelease, KubeRelease];

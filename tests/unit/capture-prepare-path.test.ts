@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findProgram } from '../../src/capture/lab/tools.ts';
+import { findProgram } from '../../src/capture/machine/kube-bin.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SLUG = '075-local-uneven-weights';

@@ -83,7 +83,7 @@ test('a rule that names a file, not a folder, names it whole: the process runner
   ]);
 });
 
-test("the capture's own floors: the machine knows no session, a snapshot folder no recovery, the session no merge", () => {
+test("the capture's own floors: the machine knows no session, a snapshot folder no recovery, the session no merge and no command", () => {
   const r = checkTree({
     'src/capture/session/runner.ts': 'export const run = 1;\n',
     'src/capture/merge/merge.ts': 'export const merge = 1;\n',
@@ -92,12 +92,15 @@ test("the capture's own floors: the machine knows no session, a snapshot folder 
     'src/capture/snapshots/target.ts': "import { recover } from '../recovery/recover.ts';\nexport const t = recover;\n",
     'src/capture/session/matrix.ts': "import { merge } from '../merge/merge.ts';\nexport const m = merge;\n",
     'src/capture/kind/index.ts': "import { run } from '../session/runner.ts';\nexport const k = run;\n",
+    'src/capture/command/capture.ts': "import { run } from '../session/runner.ts';\nexport const capture = run;\n",
+    'src/capture/session/verify.ts': "import { capture } from '../command/capture.ts';\nexport const v = capture;\n",
   });
   assert.equal(r.code, 1);
   assert.deepEqual(r.stderr.trim().split('\n').sort(), [
     'src/capture/kind/index.ts:1: imports src/capture/session/runner.ts: src/capture/kind must not import src/capture/session (a driver provides nodes: it knows neither another driver nor the platform above it)',
     'src/capture/machine/host.ts:1: imports src/capture/session/runner.ts: src/capture/machine must not import src/capture/session (the machine is the floor every capture stands on)',
-    'src/capture/session/matrix.ts:1: imports src/capture/merge/merge.ts: src/capture/session must not import src/capture/merge (a capture runs without the merge; the merge uses its judgement)',
+    'src/capture/session/matrix.ts:1: imports src/capture/merge/merge.ts: src/capture/session must not import src/capture/merge (a capture runs without the merge (the merge uses its judgement) and without the commands that call it)',
+    'src/capture/session/verify.ts:1: imports src/capture/command/capture.ts: src/capture/session must not import src/capture/command (a capture runs without the merge (the merge uses its judgement) and without the commands that call it)',
     'src/capture/snapshots/target.ts:1: imports src/capture/recovery/recover.ts: src/capture/snapshots must not import src/capture/recovery (writing a snapshot folder knows neither the records a run keeps nor its session)',
   ]);
 });

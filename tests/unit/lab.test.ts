@@ -53,7 +53,8 @@ import { labNetwork, namespaceBatches, namespacesBatch, networkCommands, network
 import { nginxMainConfig, nginxPaths } from '../../src/capture/lab/nginx.ts';
 import { clientIdentities, kindnetRbac, kubeconfig, pkiPlan } from '../../src/capture/lab/pki.ts';
 import { runTogether, settleAll } from '../../src/capture/lab/together.ts';
-import { findProgram, missingPrerequisite } from '../../src/capture/lab/tools.ts';
+import { missingPrerequisite } from '../../src/capture/lab/tools.ts';
+import { findProgram } from '../../src/capture/machine/kube-bin.ts';
 import { HEADLINE_RELEASE, kubeRelease } from '../../src/experiment/kubernetes.ts';
 
 const ARTICLE = fileURLToPath(new URL('../../content/articles/074-external-traffic-policy/', import.meta.url));

@@ -36,7 +36,8 @@ import {
 import { phaseLine } from './phases.ts';
 import type { LabRunBook } from './run-book.ts';
 import { runTogether } from './together.ts';
-import { findProgram, labVersions, preflightLab, proxyModeProblem } from './tools.ts';
+import { labVersions, preflightLab, proxyModeProblem } from './tools.ts';
+import { findProgram } from '../machine/kube-bin.ts';
 
 export interface LabNodesSettings {
   layout: LabLayout;

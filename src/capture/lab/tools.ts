@@ -1,10 +1,10 @@
 // What the lab needs from the machine, and the versions its tools report.
 import { release } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { runJudged } from '../machine/checked-run.ts';
 import { DriverError, PrerequisiteError } from '../provider/node-provider.ts';
 import { HEADLINE_RELEASE, type KubeRelease } from '../../experiment/kubernetes.ts';
-import { chooseKubeBinDir, isExecutable, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from '../machine/kube-bin.ts';
+import { chooseKubeBinDir, findProgram, KUBE_COMPONENTS, kubeBinProblem, missingComponents } from '../machine/kube-bin.ts';
 import { NGINX_BINARY } from './nginx.ts';
 import { firstLine } from '../machine/process.ts';
 import type { IpvsFacts } from '../machine/host.ts';
@@ -34,14 +34,6 @@ export const LAB_TOOLS: LabTool[] = [
   { program: 'openssl', debianPackage: 'openssl' },
   ...CNI_PLUGINS.map((plugin) => ({ program: `${CNI_BIN_DIR}/${plugin}`, debianPackage: 'containernetworking-plugins' })),
 ];
-
-export function findProgram(program: string, pathVariable: string | undefined): string | null {
-  if (program.startsWith('/')) return isExecutable(program) ? program : null;
-  for (const dir of (pathVariable ?? '').split(delimiter)) {
-    if (dir !== '' && isExecutable(join(dir, program))) return join(dir, program);
-  }
-  return null;
-}
 
 export interface HostFacts {
   platform: NodeJS.Platform;

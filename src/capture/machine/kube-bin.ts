@@ -4,7 +4,7 @@
 // handed in, and lookups take the folder and a file test.
 import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADLINE_RELEASE, type KubeRelease } from '../../experiment/kubernetes.ts';
 import { MACHINE_CACHE } from './machine-cache.ts';
@@ -85,7 +85,19 @@ export function isExecutable(path: string): boolean {
   }
 }
 
+/** The program as `PATH` finds it (an absolute path as it is), or null. */
+export function findProgram(program: string, pathVariable: string | undefined): string | null {
+  if (program.startsWith('/')) return isExecutable(program) ? program : null;
+  for (const dir of (pathVariable ?? '').split(delimiter)) {
+    if (dir !== '' && isExecutable(join(dir, program))) return join(dir, program);
+  }
+  return null;
+}
+
 /** The components missing from the folder, in the official order. */
+/** A release's build of kube/ in the machine cache: absent, built from other inputs, or what a build would make now. */
+export type KubeBuildState = 'missing' | 'stale' | 'current';
+
 export function missingComponents(dir: string, executable: (path: string) => boolean = isExecutable): KubeComponent[] {
   return KUBE_COMPONENTS.filter((name) => !executable(join(dir, name)));
 }

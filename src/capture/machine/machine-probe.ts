@@ -1,7 +1,7 @@
 // What a probe of the machine found, and the readings of it that `npm test`
 // (tests/support/prerequisites.ts) and the capture (preparation.ts) share: the
 // oldest Go the project's modules build with, and whether the system is Debian's
-// kind. Pure: the probe itself is the caller's (scripts/lib/machine-probe.ts).
+// kind. Pure: the probe itself is the caller's (src/capture/machine/probe-machine.ts).
 
 /** What a probe of the machine found. */
 export interface MachineProbe {

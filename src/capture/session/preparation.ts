@@ -1,7 +1,7 @@
 // What a capture needs built before its first run, and what it cannot have here,
 // as one pure function of its plan (every run: article × version × variant, in
 // the driver's environment) and of a probe of the machine (the caller's:
-// scripts/capture/prepare.ts). What the project builds itself goes to the
+// src/capture/command/prepare.ts). What the project builds itself goes to the
 // machine's cache: a release's Kubernetes binaries for the lab (what
 // `npm run lab:build -- --k8s vX` builds), and for kind what
 // `npm run kind:prepare -- --k8s vX` makes (the engine, kind and crictl, the
@@ -15,12 +15,9 @@ import { experimentForVariant } from '../../experiment/variants.ts';
 import type { IpvsFacts } from '../machine/host.ts';
 import { prepareCommand } from '../kind/prepare.ts';
 import { KIND_PREPARE_TOOLS, type PreparedProgram } from '../kind/prepare-tools.ts';
-import { buildCommand, kubeBinProblem, type KubeBinChoice, type KubeComponent } from '../machine/kube-bin.ts';
+import { buildCommand, kubeBinProblem, type KubeBinChoice, type KubeBuildState, type KubeComponent } from '../machine/kube-bin.ts';
 import { LAB_TOOLS, proxyModeProblem } from '../lab/tools.ts';
 import { GO_INSTALL_HINT, goFound, goRecentEnough, isDebianLike, MIN_GO, type MachineProbe } from '../machine/machine-probe.ts';
-
-/** A release's build of kube/ in the machine cache: absent, built from other inputs, or what a build would make now. */
-export type KubeBuildState = 'missing' | 'stale' | 'current';
 
 /** One run a capture plans: an article's variant on a release, in the driver's environment. */
 export interface RunNeed {

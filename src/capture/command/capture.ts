@@ -1,17 +1,17 @@
 // The capture itself: each article's variants run for real, judged together, then
 // swapped in together (or kept aside when a claim broke), and what changed said.
 import { join, relative, resolve } from 'node:path';
-import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
-import { definitionFile, loadArticle } from '../../src/authoring/load.ts';
-import { connectionReuseWarnings } from '../../src/experiment/connection-reuse.ts';
-import { PrerequisiteError, VariantUnsupported } from '../../src/capture/provider/node-provider.ts';
-import { gitInfo } from '../../src/capture/machine/host.ts';
-import { formatSummary } from '../../src/capture/session/progress.ts';
-import { swapPaths } from '../../src/capture/snapshots/snapshot-writer.ts';
-import { judgeRuns } from '../../src/capture/session/judge-run.ts';
-import { swapInTogether, SwapTogetherError } from '../../src/capture/snapshots/swap-together.ts';
-import { checkOutFolder, checkTarget, TargetError } from '../../src/capture/snapshots/target.ts';
-import { otherRelease, targetOf, type ArticlePlan } from './articles.ts';
+import type { CaptureArgs } from '../session/cli-args.ts';
+import { definitionFile, loadArticle } from '../../authoring/load.ts';
+import { connectionReuseWarnings } from '../../experiment/connection-reuse.ts';
+import { PrerequisiteError, VariantUnsupported } from '../provider/node-provider.ts';
+import { gitInfo } from '../machine/host.ts';
+import { formatSummary } from '../session/progress.ts';
+import { swapPaths } from '../snapshots/snapshot-writer.ts';
+import { judgeRuns } from '../session/judge-run.ts';
+import { swapInTogether, SwapTogetherError } from '../snapshots/swap-together.ts';
+import { checkOutFolder, checkTarget, TargetError } from '../snapshots/target.ts';
+import { otherRelease, targetOf, type ArticlePlan } from './plans.ts';
 import { fail, failingOn, say, type CaptureContext } from './edge.ts';
 import { keepAsideAndExit } from './kept-aside.ts';
 import { buildWhatRunsNeed, planMachine } from './prepare.ts';

@@ -5,16 +5,16 @@
 // cannot be derived is not.
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { articleDir, listArticleSlugs, loadArticle } from '../../src/authoring/load.ts';
-import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
-import { defaultVariant, variantFolder } from '../../src/experiment/variants.ts';
-import { checkTarget, TargetError } from '../../src/capture/snapshots/target.ts';
-import { judgeRuns } from '../../src/capture/session/judge-run.ts';
-import { KEPT_MANIFEST, keptFolder, keptRunsDir, KeptRunError, readKept, type KeptManifest } from '../../src/capture/session/kept-run.ts';
-import { swapInRuns, SwapError, SwapInterrupted } from '../../src/capture/merge/swap-in.ts';
-import type { Baseline } from '../../src/capture/session/what-changed.ts';
-import { clip } from '../../src/capture/machine/clip.ts';
-import { displayPath } from '../../src/evidence/errors.ts';
+import { articleDir, listArticleSlugs, loadArticle } from '../../authoring/load.ts';
+import type { ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
+import { defaultVariant, variantFolder } from '../../experiment/variants.ts';
+import { checkTarget, TargetError } from '../snapshots/target.ts';
+import { judgeRuns } from '../session/judge-run.ts';
+import { KEPT_MANIFEST, keptFolder, keptRunsDir, KeptRunError, readKept, type KeptManifest } from '../session/kept-run.ts';
+import { swapInRuns, SwapError, SwapInterrupted } from '../merge/swap-in.ts';
+import type { Baseline } from '../session/what-changed.ts';
+import { clip } from '../machine/clip.ts';
+import { displayPath } from '../../evidence/errors.ts';
 import { fail, failingOn, say, sayLine, type CaptureContext } from './edge.ts';
 import { recoverKilledRuns } from './providers.ts';
 import { reportSwapped, runLabel } from './report.ts';

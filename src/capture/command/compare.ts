@@ -2,15 +2,15 @@
 // DIR (DIR/<slug>, or DIR itself when it holds run.yaml); captures nothing.
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { articleDir, loadArticle } from '../../src/authoring/load.ts';
-import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
-import { baselineOf, claimsReport, runSide, tryEvidence, whatChangedLines } from '../../src/capture/session/what-changed.ts';
-import { clip } from '../../src/capture/machine/clip.ts';
-import { displayPath } from '../../src/evidence/errors.ts';
-import { minorOf } from '../../src/experiment/kubernetes.ts';
-import { DRIVER_OF } from '../../src/experiment/environments.ts';
-import { shownName, terminalSafe } from '../../src/evidence/terminal-text.ts';
-import { inEnvironment, otherRelease, type ArticlePlan } from './articles.ts';
+import { articleDir, loadArticle } from '../../authoring/load.ts';
+import type { ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
+import { baselineOf, claimsReport, runSide, tryEvidence, whatChangedLines } from '../session/what-changed.ts';
+import { clip } from '../machine/clip.ts';
+import { displayPath } from '../../evidence/errors.ts';
+import { minorOf } from '../../experiment/kubernetes.ts';
+import { DRIVER_OF } from '../../experiment/environments.ts';
+import { shownName, terminalSafe } from '../../evidence/terminal-text.ts';
+import { inEnvironment, otherRelease, type ArticlePlan } from './plans.ts';
 import { fail } from './edge.ts';
 
 export async function compare(dir: string, plans: readonly ArticlePlan[], root: string): Promise<void> {

@@ -2,10 +2,10 @@
 // derived: not swapped in but kept aside (.shice/kept/<run id>), said why, and
 // the capture ends: exit 3 for broken claims (--accept may swap them in), 1 for facts.
 import { basename, join, relative, resolve } from 'node:path';
-import { judgeRuns, type Judgement } from '../../src/capture/session/judge-run.ts';
-import { keepAside, keptFolderName, keptRunsDir, type KeptManifest } from '../../src/capture/session/kept-run.ts';
-import { runSide, tryEvidence, whatChangedLines } from '../../src/capture/session/what-changed.ts';
-import { EXIT_CLAIMS_BROKEN, fail, say } from './edge.ts';
+import { judgeRuns, type Judgement } from '../session/judge-run.ts';
+import { keepAside, keptFolderName, keptRunsDir, type KeptManifest } from '../session/kept-run.ts';
+import { runSide, tryEvidence, whatChangedLines } from '../session/what-changed.ts';
+import { EXIT_CLAIMS_BROKEN, exitWith, fail, say } from './edge.ts';
 import { untouched } from './report.ts';
 import type { ArticleCapture, HeldRuns } from './variant-runs.ts';
 
@@ -49,7 +49,7 @@ export async function keepAsideAndExit(
     `the run is kept at ${shownKept}; if a claim was wrong about Kubernetes (a finding, not a broken run), swap the run in with \`npm run capture -- --accept ${basename(kept)}\` and change the prose`,
   ]);
   sayWhatChanged(capture, held, staged, kept);
-  process.exit(EXIT_CLAIMS_BROKEN);
+  exitWith(EXIT_CLAIMS_BROKEN);
 }
 
 /** What changed, as for a run swapped in: each kept run against the snapshots it would have replaced. */

@@ -1,7 +1,7 @@
 // What a capture and --accept say about runs: how a run is named, and how the
 // claims stand in a run just swapped in and what changed from the run before.
-import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
-import { claimsReport, runSide, tryEvidence, whatChangedLines, type Baseline } from '../../src/capture/session/what-changed.ts';
+import type { ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
+import { claimsReport, runSide, tryEvidence, whatChangedLines, type Baseline } from '../session/what-changed.ts';
 import { say } from './edge.ts';
 
 /** A run's name in what the capture says: the slug, its variant if it has one, and its Kubernetes release unless it is the headline's. */

@@ -1,12 +1,12 @@
 // `--dry-run`: what a real run of each variant runs, in order, waits and health
 // checks included: each line a command a shell accepts, after what the capture
 // would build first and what would stop it here, as comments. Runs and builds nothing.
-import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
-import { articleDir } from '../../src/authoring/load.ts';
-import { Cluster } from '../../src/capture/kubernetes/cluster.ts';
-import { planLines } from '../../src/capture/session/plan-text.ts';
-import { symbolicTopologyView } from '../../src/experiment/symbolic-view.ts';
-import { otherRelease, type ArticlePlan } from './articles.ts';
+import type { CaptureArgs } from '../session/cli-args.ts';
+import { articleDir } from '../../authoring/load.ts';
+import { Cluster } from '../kubernetes/cluster.ts';
+import { planLines } from '../session/plan-text.ts';
+import { symbolicTopologyView } from '../../experiment/symbolic-view.ts';
+import { otherRelease, type ArticlePlan } from './plans.ts';
 import { variantDrivers } from './providers.ts';
 import { planMachine, preparationComments } from './prepare.ts';
 

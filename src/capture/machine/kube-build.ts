@@ -3,13 +3,12 @@
 // into the machine cache, ~/.cache/shice/kube/<release>/bin: what
 // `npm run lab:build` runs for each release it is asked for, and what a capture
 // runs before its first run for a release the lab needs and the cache lacks
-// (scripts/capture/prepare.ts). A binary built from the same module files by the
+// (src/capture/command/prepare.ts). A binary built from the same module files by the
 // same Go is current and left as it is.
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtKubeBinDir, buildStamp, KUBE_BINARY_NAMES, KUBE_MODULE_DIR, moduleFilesOf, versionLdflags } from '../../src/capture/machine/kube-bin.ts';
-import type { KubeBuildState } from '../../src/capture/session/preparation.ts';
-import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
+import { builtKubeBinDir, buildStamp, KUBE_BINARY_NAMES, KUBE_MODULE_DIR, moduleFilesOf, versionLdflags, type KubeBuildState } from './kube-bin.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
 import { compiledText, elapsedSince, goBuild, stampIsCurrent, writeStamp } from './go-build.ts';
 
 const stampOf = (release: KubeRelease, go: string): string =>

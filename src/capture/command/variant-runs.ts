@@ -1,25 +1,25 @@
 // One article's variants run one after the other, each under its target's lock
 // and record, each left staged: they are judged together before any is swapped in.
-import { articleDir } from '../../src/authoring/load.ts';
-import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
-import { PrerequisiteError } from '../../src/capture/provider/node-provider.ts';
-import { CaptureAborted, runCapture, type CaptureInput, type CaptureResult } from '../../src/capture/session/runner.ts';
-import { createReporter } from '../../src/capture/session/progress.ts';
-import { hostInfo } from '../../src/capture/machine/host.ts';
-import { makeRunId } from '../../src/capture/recovery/run-id.ts';
-import type { Lock } from '../../src/capture/recovery/lock.ts';
-import { currentOwner, forgetRecord, type Owner } from '../../src/capture/recovery/run-registry.ts';
-import { holdTarget, SwapError } from '../../src/capture/merge/swap-in.ts';
-import { inspectTarget, judgeTarget } from '../../src/capture/snapshots/target.ts';
-import { readBaseline, type Baseline } from '../../src/capture/session/what-changed.ts';
-import type { ArticleDefinitions } from '../../src/evidence/runs/from-disk.ts';
-import type { RunSnapshot } from '../../src/evidence/schema.ts';
-import { displayPath } from '../../src/evidence/errors.ts';
-import type { Experiment } from '../../src/experiment/types.ts';
+import { articleDir } from '../../authoring/load.ts';
+import type { CaptureArgs } from '../session/cli-args.ts';
+import { PrerequisiteError } from '../provider/node-provider.ts';
+import { CaptureAborted, runCapture, type CaptureInput, type CaptureResult } from '../session/runner.ts';
+import { createReporter } from '../session/progress.ts';
+import { hostInfo } from '../machine/host.ts';
+import { makeRunId } from '../recovery/run-id.ts';
+import type { Lock } from '../recovery/lock.ts';
+import { currentOwner, forgetRecord, type Owner } from '../recovery/run-registry.ts';
+import { holdTarget, SwapError } from '../merge/swap-in.ts';
+import { inspectTarget, judgeTarget } from '../snapshots/target.ts';
+import { readBaseline, type Baseline } from '../session/what-changed.ts';
+import type { ArticleDefinitions } from '../../evidence/runs/from-disk.ts';
+import type { RunSnapshot } from '../../evidence/schema.ts';
+import { displayPath } from '../../evidence/errors.ts';
+import type { Experiment } from '../../experiment/types.ts';
 import { fail, sayLine, type CaptureContext } from './edge.ts';
 import { driverFor } from './providers.ts';
 import { runLabel, untouched } from './report.ts';
-import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
 
 /** What one article's capture runs with. */
 export interface ArticleCapture {

@@ -1,14 +1,14 @@
-// The one place the capture's commands reach the drivers (src/capture/session/drivers.ts):
+// The one place the commands reach the drivers (src/capture/session/drivers.ts):
 // the drivers of an article's runs, and the recovery of what killed runs left behind.
-import { createDriver, PROVIDER_LEFTOVERS } from '../../src/capture/session/drivers.ts';
-import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
-import { articleDir } from '../../src/authoring/load.ts';
-import { experimentForVariant } from '../../src/experiment/variants.ts';
-import type { Experiment } from '../../src/experiment/types.ts';
-import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
-import { makeRunId } from '../../src/capture/recovery/run-id.ts';
-import { recoverDeadRuns, type Recovery } from '../../src/capture/recovery/recover.ts';
-import type { ArticlePlan } from './articles.ts';
+import { createDriver, PROVIDER_LEFTOVERS } from '../session/drivers.ts';
+import type { CaptureArgs } from '../session/cli-args.ts';
+import { articleDir } from '../../authoring/load.ts';
+import { experimentForVariant } from '../../experiment/variants.ts';
+import type { Experiment } from '../../experiment/types.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
+import { makeRunId } from '../recovery/run-id.ts';
+import { recoverDeadRuns, type Recovery } from '../recovery/recover.ts';
+import type { ArticlePlan } from './plans.ts';
 import { sayLine } from './edge.ts';
 
 type Driver = ReturnType<typeof createDriver>;
@@ -26,9 +26,9 @@ export function variantDrivers(args: CaptureArgs, root: string, plan: ArticlePla
   });
 }
 
-/** Runs killed earlier, found by their records and put right before anything reads the snapshots; a kept-aside run stays. */
-export const recoverKilledRuns = (): Promise<Recovery> =>
-  recoverDeadRuns((line) => sayLine(`recovered: ${line}`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
+/** Runs killed earlier (a capture's or a verify's), found by their records and put right before anything reads the snapshots; a kept-aside run stays. */
+export const recoverKilledRuns = (say: (line: string) => void = sayLine): Promise<Recovery> =>
+  recoverDeadRuns((line) => say(`recovered: ${line}`), { leftovers: PROVIDER_LEFTOVERS, leaveKept: true });
 
 /** --clean: the same recovery, and what is left that no record names is reported too. */
 export const cleanKilledRuns = (): Promise<Recovery> => recoverDeadRuns(sayLine, { leftovers: PROVIDER_LEFTOVERS, reportUnrecorded: true });

@@ -3,12 +3,12 @@
 // measured in, checked before any work; and the folders their runs go to. A plan
 // is one article on one version: a complete set of runs, judged and swapped in together.
 import { join, resolve } from 'node:path';
-import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
-import { articleDir, definitionFile, loadArticle } from '../../src/authoring/load.ts';
-import { defaultVariant, selectVariants, variantFolder, variantProblems } from '../../src/experiment/variants.ts';
-import { environmentFolder, environmentOfDriver, environmentProblems, headlineEnvironment } from '../../src/experiment/environments.ts';
-import { headlineVersion, selectVersions, versionFolder, versionProblems, type KubeRelease } from '../../src/experiment/kubernetes.ts';
-import type { EnvironmentName, Experiment } from '../../src/experiment/types.ts';
+import type { CaptureArgs } from '../session/cli-args.ts';
+import { articleDir, definitionFile, loadArticle } from '../../authoring/load.ts';
+import { defaultVariant, selectVariants, variantFolder, variantProblems } from '../../experiment/variants.ts';
+import { environmentFolder, environmentOfDriver, environmentProblems, headlineEnvironment } from '../../experiment/environments.ts';
+import { headlineVersion, selectVersions, versionFolder, versionProblems, type KubeRelease } from '../../experiment/kubernetes.ts';
+import type { EnvironmentName, Experiment } from '../../experiment/types.ts';
 import { fail } from './edge.ts';
 
 export interface ArticlePlan {

@@ -1,10 +1,10 @@
 // The probe of the machine that `npm test` (scripts/test.ts) and the capture's
-// preparation (scripts/capture/prepare.ts) both start from: root, the Go on
+// preparation (src/capture/command/prepare.ts) both start from: root, the Go on
 // PATH, which programs are there, and whether it is Debian's kind with apt-get.
 // What each makes of it is pure (tests/support/prerequisites.ts, src/capture/session/preparation.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import { findProgram } from '../../src/capture/lab/tools.ts';
-import type { MachineProbe } from '../../src/capture/machine/machine-probe.ts';
+import { findProgram } from './kube-bin.ts';
+import type { MachineProbe } from './machine-probe.ts';
 import { goVersion } from './go-build.ts';
 
 export function readOrNull(file: string): string | null {

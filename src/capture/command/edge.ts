@@ -1,20 +1,41 @@
-// What every capture command shares at the I/O edge: one-line failures, report
-// lines, exit codes, and the signals that stop a run.
+// What the capture's and verify's commands share at the I/O edge: one-line
+// failures and their exit codes, report lines, and the signals that stop a run.
+// A command throws its failure; the CLI (runCommand) says it and exits, so the
+// cleanup on the way (every finally) runs first.
 import { constants } from 'node:os';
-import { clip } from '../../src/capture/machine/clip.ts';
-import { terminalSafe } from '../../src/evidence/terminal-text.ts';
+import { clip } from '../machine/clip.ts';
+import { terminalSafe } from '../../evidence/terminal-text.ts';
 
 /**
+ * How a command ends without success: its one line (null when the lines were said already) and its exit code.
  * Exit codes: 2 usage and prerequisites, 1 a failed run (its facts not derived included),
  * EXIT_CLAIMS_BROKEN a run kept aside because a claim broke, 128 + the signal's number for an interrupt.
  */
-export function fail(message: string, code: number): never {
-  // One line, whatever an error carried (a tool's output, a long path), with nothing a terminal would act on.
-  process.stderr.write(`capture: ${terminalSafe(clip(message.replaceAll('\n', ' | '), 2000))}\n`);
-  process.exit(code);
+export class CommandFailure extends Error {
+  override name = 'CommandFailure';
+  readonly line: string | null;
+  readonly code: number;
+  constructor(line: string | null, code: number) {
+    super(line ?? `exit ${code}`);
+    this.line = line;
+    this.code = code;
+  }
 }
 
-/** Runs `step`; an error of `kind` fails the capture with its message and `code`, any other goes on up. */
+/** Ends the command with one line and `code`. */
+export function fail(message: string, code: number): never {
+  throw new CommandFailure(message, code);
+}
+
+/** Ends the command with `code`, its reasons said already. */
+export function exitWith(code: number): never {
+  throw new CommandFailure(null, code);
+}
+
+/** One line, whatever an error carried (a tool's output, a long path), with nothing a terminal would act on. */
+export const oneLine = (message: string): string => terminalSafe(clip(message.replaceAll('\n', ' | '), 2000));
+
+/** Runs `step`; an error of `kind` fails the command with its message and `code`, any other goes on up. */
 export function failingOn<T>(kind: abstract new (...args: never[]) => Error, code: number, step: () => T): T {
   try {
     return step();
@@ -39,10 +60,26 @@ export const sayLine = (line: string): void => {
 
 const signalExitCode = (signal: NodeJS.Signals) => 128 + (constants.signals[signal] ?? 0);
 
+/** What a command says when a signal stops its run: the first, and (if a third is needed to quit) the second. */
+export interface StopWords {
+  command: 'capture' | 'verify';
+  stopping: string;
+  /** Null: the second signal quits at once. */
+  stillStopping: string | null;
+}
+
+export const CAPTURE_STOP_WORDS: StopWords = {
+  command: 'capture',
+  stopping: 'stopping and cleaning up (the snapshots stay as they were)',
+  stillStopping: 'still cleaning up; a third signal quits at once and may leave the environment behind (the next capture or --clean removes it)',
+};
+
+export const VERIFY_STOP_WORDS: StopWords = { command: 'verify', stopping: "stopping and deleting the run's namespace", stillStopping: null };
+
 /**
  * SIGINT and SIGTERM. Until a run is under way there is nothing to clean up, and a signal
- * ends the capture at once with 130 (SIGINT) or 143 (SIGTERM). While one runs, the first
- * signal aborts it (the run cleans up), the second says so, the third quits at once.
+ * ends the command at once with 130 (SIGINT) or 143 (SIGTERM). While one runs, the first
+ * signal aborts it (the run cleans up), the second says so (or quits), the third quits at once.
  */
 export class Interrupts {
   /** Whether a run is under way, with an environment or a swap to clean up. */
@@ -50,6 +87,12 @@ export class Interrupts {
   private readonly controller = new AbortController();
   private first: NodeJS.Signals | null = null;
   private count = 0;
+
+  private readonly words: StopWords;
+
+  constructor(words: StopWords = CAPTURE_STOP_WORDS) {
+    this.words = words;
+  }
 
   /** Listens from now on, for the rest of the process. */
   listen(): this {
@@ -72,13 +115,12 @@ export class Interrupts {
     this.count += 1;
     this.first ??= signal;
     if (!this.running) process.exit(signalExitCode(signal));
+    const { command, stopping, stillStopping } = this.words;
     if (this.count === 1) {
-      process.stderr.write(`\ncapture: ${signal}: stopping and cleaning up (the snapshots stay as they were)\n`);
+      process.stderr.write(`\n${command}: ${signal}: ${stopping}\n`);
       this.controller.abort();
-    } else if (this.count === 2) {
-      process.stderr.write(
-        'capture: still cleaning up; a third signal quits at once and may leave the environment behind (the next capture or --clean removes it)\n',
-      );
+    } else if (this.count === 2 && stillStopping !== null) {
+      process.stderr.write(`${command}: ${stillStopping}\n`);
     } else {
       process.exit(signalExitCode(this.first));
     }

@@ -6,10 +6,10 @@
 // is current and left as it is.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { e2eBuildDir, e2eModuleDir, E2E_MODULE_FILES } from '../../src/conformance/e2e-bin.ts';
-import { versionLdflags } from '../../src/capture/machine/kube-bin.ts';
-import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
-import { compiledText, elapsedSince, goBuild, moduleStamp, stampIsCurrent, writeStamp } from './go-build.ts';
+import { e2eBuildDir, e2eModuleDir, E2E_MODULE_FILES } from './e2e-bin.ts';
+import { versionLdflags } from '../capture/machine/kube-bin.ts';
+import type { KubeRelease } from '../experiment/kubernetes.ts';
+import { compiledText, elapsedSince, goBuild, moduleStamp, stampIsCurrent, writeStamp } from '../capture/machine/go-build.ts';
 
 export const E2E_BINARY = 'e2e.test';
 export const AGNHOST_BINARY = 'agnhost';

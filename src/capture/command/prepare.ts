@@ -6,24 +6,24 @@
 // what it cannot is one line per problem, exit 2, with nothing written. --dry-run
 // prints the same as comments and builds nothing.
 import { delimiter } from 'node:path';
-import type { CaptureArgs } from '../../src/capture/session/cli-args.ts';
-import { readIpvsFacts } from '../../src/capture/machine/host.ts';
-import { engineEnv, findEngine } from '../../src/capture/kind/engine/engine.ts';
-import { readImagesRecord } from '../../src/capture/kind/image/build.ts';
-import { kindPathDirs, prepare } from '../../src/capture/kind/prepare.ts';
-import { registryReachable } from '../../src/capture/kind/registry.ts';
-import { chooseKubeBinDir, missingComponents } from '../../src/capture/machine/kube-bin.ts';
-import { findProgram } from '../../src/capture/lab/tools.ts';
-import { MACHINE_CACHE } from '../../src/capture/machine/machine-cache.ts';
-import { buildStepText, planPreparation, runNeeds, type CaptureProbe, type KindReading, type Preparation } from '../../src/capture/session/preparation.ts';
-import { runTool } from '../../src/capture/machine/process.ts';
-import { PrerequisiteError } from '../../src/capture/provider/node-provider.ts';
-import { terminalSafe } from '../../src/evidence/terminal-text.ts';
-import type { KubeRelease } from '../../src/experiment/kubernetes.ts';
-import { probeMachine } from '../lib/machine-probe.ts';
-import { buildKube, kubeBuildState } from '../lib/kube-build.ts';
-import type { ArticlePlan } from './articles.ts';
-import { fail, sayLine, type CaptureContext } from './edge.ts';
+import type { CaptureArgs } from '../session/cli-args.ts';
+import { readIpvsFacts } from '../machine/host.ts';
+import { engineEnv, findEngine } from '../kind/engine/engine.ts';
+import { readImagesRecord } from '../kind/image/build.ts';
+import { kindPathDirs, prepare } from '../kind/prepare.ts';
+import { registryReachable } from '../kind/registry.ts';
+import { chooseKubeBinDir, missingComponents } from '../machine/kube-bin.ts';
+import { findProgram } from '../machine/kube-bin.ts';
+import { MACHINE_CACHE } from '../machine/machine-cache.ts';
+import { buildStepText, planPreparation, runNeeds, type CaptureProbe, type KindReading, type Preparation } from '../session/preparation.ts';
+import { runTool } from '../machine/process.ts';
+import { PrerequisiteError } from '../provider/node-provider.ts';
+import { terminalSafe } from '../../evidence/terminal-text.ts';
+import type { KubeRelease } from '../../experiment/kubernetes.ts';
+import { probeMachine } from '../machine/probe-machine.ts';
+import { buildKube, kubeBuildState } from '../machine/kube-build.ts';
+import type { ArticlePlan } from './plans.ts';
+import { exitWith, fail, sayLine, type CaptureContext } from './edge.ts';
 
 /** What the capture's plan needs of this machine, and the Go it would build with. */
 export interface MachinePlan {
@@ -100,7 +100,7 @@ export async function buildWhatRunsNeed({ preparation, go }: MachinePlan, ctx: C
     process.stderr.write(
       `capture: nothing was built, captured or written (${problems.length === 1 ? 'the problem above' : `the ${problems.length} problems above`})\n`,
     );
-    process.exit(2);
+    exitWith(2);
   }
   if (build.length === 0) return;
   sayLine(
