@@ -65,6 +65,9 @@ function duplicates(values: string[]): Array<[string, number]> {
 export function parseRunSnapshot(text: string, file: string): RunSnapshot {
   const run = validate(runSchema, parseYaml(text, file), file);
   const problems: string[] = [];
+  // Only a verify on a cluster that refused its node agents ran no step; every other run ran the experiment.
+  if (run.steps.length === 0 && run.driver !== 'existing')
+    problems.push(`${file}: field "steps": expected at least one step id; only a verify run (driver existing) whose cluster refused its node agents has none`);
   const nodeNames = run.nodes.map((n) => n.name);
   for (const [list, key] of [
     ['nodes', nodeNames],

@@ -3,15 +3,18 @@
 // 074's claims of the cluster's mode all hold, the run's namespace is gone after
 // it and nothing else in the cluster changed (every object listed before and
 // after). Bad input is one line and creates nothing. A cluster whose admission
-// refuses privileged pods gets every claim "not checked", each saying why, and
+// refuses privileged pods gets every claim that rests on a step "not checked",
+// saying why, still checks the claim that rests on the API's objects alone, and
 // keeps nothing of the run.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { execa } from 'execa';
 import { readImagesRecord } from '../../src/capture/kind/image/local-images.ts';
+import { agentObject } from '../../src/capture/existing/agent.ts';
 import { registryDir } from '../../src/capture/recovery/run-registry.ts';
 import {
   clusterObjects,
@@ -26,6 +29,7 @@ import {
 } from './support.ts';
 
 const SLUG = '074-external-traffic-policy';
+const ARTICLES = fileURLToPath(new URL('../../content/articles/', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'shice-verify-'));
 let host: KindHost | null = null;
 let cluster: ClusterOfItsOwn | null = null;
@@ -138,12 +142,43 @@ kindTest(
   },
 );
 
-kindTest("a cluster whose admission refuses privileged pods: every claim not checked and saying why; the run's namespace gone", async () => {
-  // What Pod Security's baseline level or a policy engine does to the agents: pods may not share the host's PID namespace.
-  const policy = join(work, 'policy.yaml');
-  writeFileSync(
-    policy,
-    `apiVersion: admissionregistration.k8s.io/v1
+kindTest("Pod Security on the reader's cluster: baseline refuses verify's node agents and admits 074's pods, restricted refuses 074's pods too", async () => {
+  // Asked of the API server with a server-side dry run in namespaces labelled for each level: what verify would create.
+  const agent = JSON.stringify(agentObject({ namespace: 'psa', runId: 'psa', node: 'worker', k8sName: 'kx-reader-worker', image: localImage() }));
+  const backend = readFileSync(join(ARTICLES, SLUG, 'manifests/backend.yaml'), 'utf8').replace(/^\s*namespace: default\n/gm, '');
+  const dryRun = async (namespace: string, object: string) => {
+    const made = await execa('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'create', '--dry-run=server', '--namespace', namespace, '-f', '-'], {
+      env: host!.env,
+      input: object.replace('"namespace":"psa"', `"namespace":"${namespace}"`),
+      reject: false,
+    });
+    return { code: made.exitCode, said: made.stderr };
+  };
+  try {
+    for (const level of ['baseline', 'restricted']) {
+      await kubectl('create', 'namespace', `psa-${level}`);
+      await kubectl('label', 'namespace', `psa-${level}`, `pod-security.kubernetes.io/enforce=${level}`);
+    }
+    const refusedAgent = await dryRun('psa-baseline', agent);
+    assert.equal(refusedAgent.code, 1);
+    assert.match(refusedAgent.said, /violates PodSecurity "baseline:latest": host namespaces \(hostNetwork=true, hostPID=true\), privileged/);
+    assert.equal((await dryRun('psa-baseline', backend)).code, 0, "baseline admits the article's own pods");
+    const refusedBackend = await dryRun('psa-restricted', backend);
+    assert.equal(refusedBackend.code, 1);
+    assert.match(refusedBackend.said, /pods "backend" is forbidden: violates PodSecurity "restricted:latest": .*runAsNonRoot != true/);
+  } finally {
+    await kubectl('delete', 'namespace', 'psa-baseline', 'psa-restricted', '--ignore-not-found');
+  }
+});
+
+kindTest(
+  "a cluster whose admission refuses privileged pods: the claims on a step not checked, saying why, the rest checked; the run's namespace gone",
+  async () => {
+    // What Pod Security's baseline level or a policy engine does to the agents: pods may not share the host's PID namespace.
+    const policy = join(work, 'policy.yaml');
+    writeFileSync(
+      policy,
+      `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: no-host-pid}
 spec:
@@ -156,36 +191,43 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: {name: no-host-pid}
 spec: {policyName: no-host-pid, validationActions: [Deny]}
 `,
-  );
-  await kubectl('apply', '-f', policy);
-  try {
-    // A binding is enforced once the API server has read it: asked with a pod of the same shape until it refuses one.
-    const probe = JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'probe', namespace: 'default' },
-      spec: { hostPID: true, containers: [{ name: 'c', image: localImage() }] },
-    });
-    for (const deadline = performance.now() + 30_000; ;) {
-      assert.ok(performance.now() < deadline, 'the API server did not enforce the policy within 30 s');
-      const tried = await execa('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'create', '--dry-run=server', '-f', '-'], {
-        env: host!.env,
-        input: probe,
-        reject: false,
-      });
-      if (tried.exitCode !== 0 && /no-host-pid/.test(tried.stderr)) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    const run = await verify(['--out', join(work, 'refused')]);
-    assert.equal(run.code, 2, run.stderr);
-    assert.match(
-      run.stdout,
-      /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables\): 0 held, 0 broken, 13 not checked$/m,
     );
-    assert.match(run.stdout, /because the cluster refused the run's node agents: .*no-host-pid.*pods may not share the host's PID namespace/);
-    assert.deepEqual(await verifyNamespaces(), []);
-    assert.deepEqual(verifyRecords(), []);
-  } finally {
-    await kubectl('delete', '-f', policy, '--ignore-not-found');
-  }
-});
+    await kubectl('apply', '-f', policy);
+    try {
+      // A binding is enforced once the API server has read it: asked with a pod of the same shape until it refuses one.
+      const probe = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'probe', namespace: 'default' },
+        spec: { hostPID: true, containers: [{ name: 'c', image: localImage() }] },
+      });
+      for (const deadline = performance.now() + 30_000; ;) {
+        assert.ok(performance.now() < deadline, 'the API server did not enforce the policy within 30 s');
+        const tried = await execa('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'create', '--dry-run=server', '-f', '-'], {
+          env: host!.env,
+          input: probe,
+          reject: false,
+        });
+        if (tried.exitCode !== 0 && /no-host-pid/.test(tried.stderr)) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const run = await verify(['--out', join(work, 'refused')]);
+      // The manifests applied and the Services read: the one claim on the API's objects alone held, so the exit is 0.
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(
+        run.stdout,
+        /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables\): 1 held, 0 broken, 12 not checked$/m,
+      );
+      assert.match(run.stdout, /^ {2}held {9}nodeport-local-has-no-health-port /m);
+      assert.match(
+        run.stdout,
+        /because the cluster refused the run's node agents: .*no-host-pid.*pods may not share the host's PID namespace; every step runs on a node/,
+      );
+      assert.match(run.stderr, /no step runs: the cluster refused the run's node agents/);
+      assert.deepEqual(await verifyNamespaces(), []);
+      assert.deepEqual(verifyRecords(), []);
+    } finally {
+      await kubectl('delete', '-f', policy, '--ignore-not-found');
+    }
+  },
+);

@@ -232,6 +232,32 @@ test('run.yaml: schema problems, missing fields, duplicates and pods on unknown 
   );
 });
 
+test("run.yaml without a step: refused, but in a verify's run on a cluster that refused its node agents", () => {
+  const noSteps = (dir: string) => {
+    const run = join(dir, 'run.yaml');
+    writeFileSync(run, readFileSync(run, 'utf8').replace(/^steps:\n(?: {2}- .*\n)+/m, 'steps: []\n'));
+    for (const step of experiment.steps) rmSync(join(dir, `${step.id}.yaml`), { force: true });
+  };
+  withCopy(noSteps, (dir) => {
+    assert.deepEqual(
+      problemsOf(() => loadSnapshots(dir)),
+      [
+        `${join(dir, 'run.yaml')}: field "steps": expected at least one step id; only a verify run (driver existing) whose cluster refused its node agents has none`,
+      ],
+    );
+  });
+  withCopy(
+    (dir) => {
+      noSteps(dir);
+      replaceIn(join(dir, 'run.yaml'), /^driver: lab$/m, 'driver: existing');
+      // What only the lab records goes; the agents' image and the CNI configuration, read through an agent, are not there.
+      replaceIn(join(dir, 'run.yaml'), /^ {2}kube-apiserver: .*\n/m, '');
+      replaceIn(join(dir, 'run.yaml'), /^ {2}etcd: .*\n/m, '');
+    },
+    (dir) => assert.deepEqual(loadSnapshots(dir).run.steps, []),
+  );
+});
+
 test('a YAML file beside run.yaml that run.yaml does not list is a leftover, and is named', () => {
   withCopy(
     (dir) => cpSync(join(dir, 'health-worker.yaml'), join(dir, 'health-old.yaml')),

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { load, loadAll } from 'js-yaml';
 import { loadArticle } from '../../src/authoring/load.ts';
 import { parseVerifyArgs, VERIFY_USAGE } from '../../src/capture/session/verify-args.ts';
-import { firstIPv4, kubeProxyConfig, planVerify, serviceRange, VerifyRefused, type ClusterReading } from '../../src/capture/session/verify.ts';
+import { firstIPv4, judgeVerifyRun, kubeProxyConfig, planVerify, serviceRange, VerifyRefused, type ClusterReading } from '../../src/capture/session/verify.ts';
 import { placeExperiment, placeManifest } from '../../src/capture/session/placement.ts';
 import { claimVerdicts, formatVerdicts, tally } from '../../src/capture/session/verify-report.ts';
 import { chooseNodes, parseNodesFlag, type ClusterNode } from '../../src/capture/existing/nodes.ts';
@@ -273,4 +273,24 @@ test('a real verify run of 074 in a namespace of its own: every iptables claim h
   );
   assert.equal(broken[0]!.verdict, 'broken');
   assert.deepEqual(formatVerdicts(broken).slice(-1), ['               local-via-worker2.rc = "28"']);
+});
+
+test("a real verify run of 074 on a cluster that refused its node agents: no step ran; the claim on the API's objects alone held, every other not checked, saying why", async () => {
+  const article = await loadArticle(root, SLUG);
+  const dir = join(samples, 'run-074-refused');
+  const run = load(readFileSync(join(dir, 'run.yaml'), 'utf8')) as { steps: string[]; environment: { limits: Array<{ en: string }> } };
+  assert.deepEqual(run.steps, []);
+  assert.match(run.environment.limits[0]!.en, /^No command ran on a node, so no step ran: the cluster refused the run’s node agents \(.*no-host-pid/);
+  const refused = `the cluster refused the run's node agents: ${/\((Error from server.*)\)\. Only/.exec(run.environment.limits[0]!.en)![1]}`;
+  const verdicts = judgeVerifyRun(SLUG, dir, article, 'iptables', refused);
+  assert.equal(tally(verdicts), '1 held, 0 broken, 12 not checked');
+  assert.deepEqual(
+    verdicts.filter((v) => v.verdict === 'held').map((v) => v.id),
+    ['nodeport-local-has-no-health-port'],
+  );
+  const onSteps = verdicts.filter((v) => v.verdict === 'not checked' && v.why?.startsWith(refused));
+  assert.equal(onSteps.length, 8, 'every claim of iptables mode that reads a step');
+  assert.ok(onSteps.every((v) => v.why === `${refused}; every step runs on a node, or after kube-proxy's rules are awaited on each`));
+  // The same run judged as if the nodes had answered: its missing facts are what broke, not a reason to skip.
+  assert.throws(() => judgeVerifyRun(SLUG, dir, article, 'iptables', null), /not a step of the experiment/);
 });

@@ -15,10 +15,12 @@ export { existingLeftovers } from './leftovers.ts';
 
 /** One verify run's driver on a reader's cluster, as verify resolved it (context, nodes, namespace). */
 export function createExistingRun(scope: ExistingScope): DriverRun {
+  const provider = new ExistingProvider(scope);
   return {
-    provider: new ExistingProvider(scope),
+    provider,
     access: { target: existingTarget(scope), cwd: scope.cwd, env: scope.env },
-    describe: (identity) => existingEnvironment(identity, { context: scope.context, agentImage: scope.agentImage }),
+    describe: (identity) =>
+      existingEnvironment(identity, { context: scope.context, agentImage: scope.agentImage, agentsRefusedWith: provider.agentsRefusedWith }),
   };
 }
 

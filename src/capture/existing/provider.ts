@@ -33,7 +33,7 @@ export interface ExistingScope {
   env: NodeJS.ProcessEnv;
 }
 
-/** The cluster refused the node agents (Pod Security admission, a policy, RBAC): nothing on a node can run. */
+/** A command asked of a node whose agent the cluster refused (Pod Security admission, a policy, RBAC). */
 export class AgentsRefused extends DriverError {
   override name = 'AgentsRefused';
 }
@@ -60,6 +60,8 @@ export class ExistingProvider implements NodeProvider {
   readonly agentHealthz = [] as const;
   /** Whether the node playing the control plane is one (its components answer on its loopback); known once up() read the nodes. */
   controlPlaneHealthz = false;
+  /** What the cluster said refusing the agents (kubectl's first line), when it did: the run goes on without a command on any node. */
+  agentsRefusedWith: string | null = null;
   private readonly scope: ExistingScope;
   private readonly target: KubectlTarget;
   private created = false;
@@ -112,8 +114,12 @@ export class ExistingProvider implements NodeProvider {
       JSON.stringify({ apiVersion: 'v1', kind: 'List', items: agents }),
       false,
     );
-    if (made.exitCode !== 0)
-      throw new AgentsRefused(`the cluster refused the run's node agents: ${firstLine(text(made.stderr)) || `kubectl exited ${made.exitCode}`}`);
+    if (made.exitCode !== 0) {
+      // What needs no node still runs: the manifests, the API's objects and the claims that rest on them alone.
+      this.agentsRefusedWith = firstLine(text(made.stderr)) || `kubectl exited ${made.exitCode}`;
+      ctx.log(`${this.nodesRefused}; no command runs on a node, so no step runs`);
+      return this.provided(provided);
+    }
     const ready = await this.kubectl(
       ['wait', '--for=condition=Ready', 'pod', '--selector', `${VERIFY_RUN_LABEL}=${runId}`, '--namespace', namespace, `--timeout=${AGENTS_READY}`],
       'wait for the node agents',
@@ -126,10 +132,19 @@ export class ExistingProvider implements NodeProvider {
       const agents = await this.agentStates(ctx);
       throw new DriverError(`the node agents did not become Ready within ${AGENTS_READY} (${agents.join('; ') || firstLine(text(ready.stderr))})`);
     }
-    return provided.map(({ spec, node }) => ({ name: spec.name, k8sName: node.k8sName, role: spec.role, address: node.internalIP, labels: {} }));
+    return this.provided(provided);
+  }
+
+  private provided(mapped: ReadonlyArray<{ spec: Experiment['cluster']['nodes'][number]; node: { k8sName: string; internalIP: string } }>): ProvidedNode[] {
+    return mapped.map(({ spec, node }) => ({ name: spec.name, k8sName: node.k8sName, role: spec.role, address: node.internalIP, labels: {} }));
+  }
+
+  get nodesRefused(): string | null {
+    return this.agentsRefusedWith === null ? null : `the cluster refused the run's node agents: ${this.agentsRefusedWith}`;
   }
 
   nodeArgv(node: string, command: string[]): string[] {
+    if (this.nodesRefused !== null) throw new AgentsRefused(`${command[0]} on ${node}: ${this.nodesRefused}`);
     if (this.scope.nodes[node] === undefined) throw new DriverError(`no node "${node}" among the experiment's (${Object.keys(this.scope.nodes).join(', ')})`);
     return agentExec(this.target, this.scope.namespace, node, command);
   }
@@ -171,6 +186,7 @@ export class ExistingProvider implements NodeProvider {
 
   /** Each agent that is not running, Ready and unrestarted, one phrase each. */
   async problems(ctx: ProviderContext): Promise<string[]> {
+    if (this.nodesRefused !== null) return [];
     const states = await this.agentStates(ctx);
     return states.filter((s) => !s.endsWith(': running'));
   }
@@ -190,6 +206,8 @@ export class ExistingProvider implements NodeProvider {
   }
 
   async facts(ctx: ProviderContext): Promise<Record<string, string>> {
+    // Both are read through an agent: without one, neither is known.
+    if (this.nodesRefused !== null) return {};
     const run = await this.kubectl(
       ['get', 'pod', agentName(this.scope.experiment.cluster.nodes[0]!.name), '--namespace', this.scope.namespace, '-o', 'json'],
       'read a node agent',

@@ -103,7 +103,8 @@ export class Cluster {
     );
     versions.kubectl = kube.client;
     if (kube.server) versions.kubernetes = kube.server;
-    // kube-proxy's own answer on every node (its metrics server's /proxyMode), once when all agree.
+    // kube-proxy's own answer on every node (its metrics server's /proxyMode), once when all agree; unknown without the nodes.
+    if (this.provider.nodesRefused) return versions;
     const modes: [string, string][] = [];
     for (const node of this.experiment.cluster.nodes) {
       const run = await this.io.onNode(node.name, probeOf(KUBE_PROXY_MODE), this.io.timeouts.quickMs, ctx);

@@ -94,6 +94,8 @@ export function endpointProblems(node: string, endpoints: HealthEndpoint[], answ
 
 /** Every node's health endpoints, one curl per node, all nodes at once, each bounded. */
 async function componentProblems(io: KubeIo, experiment: Experiment, ctx: ProviderContext): Promise<string[]> {
+  // Nothing can be asked on a node the cluster refused the run: the provider's word and the pods remain.
+  if (io.provider.nodesRefused) return [];
   const perNode = experiment.cluster.nodes.map(async (node) => {
     const endpoints = healthEndpointsOf(io.provider, experiment, node.name);
     const run = await io.probeNode(node.name, probesOf(endpoints.map((e) => e.url)), io.timeouts.quickMs, ctx);

@@ -113,6 +113,8 @@ export async function readWhenReady(
     throw new DriverError((error as Error).message);
   }
   await awaitProxySync(io, experiment, reading.pods, services, objects, ctx);
+  // Every wait below reads a node; without the nodes no step runs either.
+  if (io.provider.nodesRefused) return reading;
   for (const wait of healthChecksToAwait(reading.pods, services, objects.services, namingOf(provided))) {
     ctx.log(`waiting for kube-proxy on ${wait.node} to report ${wait.service}'s ${wait.endpoints} local endpoint(s)`);
     await pollHealthCheck(
@@ -176,6 +178,8 @@ async function awaitProxySync(
     "every Service's EndpointSlices",
     () => `still behind (${behind.join('; ')})`,
   );
+  const refused = io.provider.nodesRefused;
+  if (refused) return ctx.log(`not waiting for kube-proxy on the nodes to sync them: ${refused}`);
   for (const node of experiment.cluster.nodes) {
     ctx.log(`waiting for kube-proxy on ${node.name} to sync those endpoints`);
     let why = 'no answer yet';

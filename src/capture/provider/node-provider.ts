@@ -72,6 +72,12 @@ export interface NodeProvider {
    */
   readonly controlPlaneHealthz?: boolean;
   /**
+   * Why no command can run on the nodes, known once up() has returned: the cluster refused what would run them
+   * (a reader's cluster, its admission). The platform then runs nothing on a node, waits for nothing it would read
+   * there, and the runner runs no step. Null or absent: commands run on every node.
+   */
+  readonly nodesRefused?: string | null;
+  /**
    * Fails at once with a PrerequisiteError naming what is missing and how to get it,
    * also what this run (a variant) needs that the provider or machine cannot give.
    */

@@ -105,9 +105,12 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
       throw new DriverError(`kube-proxy reports mode ${mode}, the run was to measure ${experiment.cluster.kubeProxyMode}: this run is no measurement of it`);
     const view = topologyView(topology);
     await cluster.checkHealthy(ctx, 'before the first step');
-    reporter.phase(stepsPhase(experiment.steps.length));
+    // Every step runs on a node or needs kube-proxy's rules, awaited on each node: where the nodes were refused, none runs.
+    const refused = driver.provider.nodesRefused ?? null;
+    const toRun = refused === null ? experiment.steps : [];
+    reporter.phase(refused === null ? stepsPhase(toRun.length) : `no step runs: ${refused}`);
 
-    for (const [index, step] of experiment.steps.entries()) {
+    for (const [index, step] of toRun.entries()) {
       throwIfAborted(signal);
       reporter.stepStarted(step, index, experiment.steps.length, stepNode(step));
       const snapshot = await cluster.runStep(step, view, ctx);
@@ -123,7 +126,7 @@ export async function runCapture(input: CaptureInput): Promise<CaptureResult> {
     // Before down(): the stand-in's decisions are read from the environment while it is still there.
     const environment = await cluster.describe(runIdentity(experiment, versions, topology), ctx);
     const finishedAt = now();
-    const run = runSnapshot({ ...input, experiment }, environment, topology, versions, startedAt, finishedAt);
+    const run = runSnapshot({ ...input, experiment }, environment, topology, versions, startedAt, finishedAt, toRun);
     await staging.writeRun(run);
     throwIfAborted(signal);
     if (input.deferSwap) {
@@ -171,6 +174,7 @@ function runSnapshot(
   versions: Record<string, string>,
   startedAt: Date,
   finishedAt: Date,
+  ran: readonly StepDef[],
 ): RunSnapshot {
   const { experiment, driver } = input;
   return {
@@ -194,6 +198,6 @@ function runSnapshot(
     nodes: topology.nodes,
     pods: topology.pods,
     services: topology.services,
-    steps: experiment.steps.map((s) => s.id),
+    steps: ran.map((s) => s.id),
   };
 }

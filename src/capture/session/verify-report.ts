@@ -14,12 +14,16 @@ export interface ClaimVerdict {
   values?: ClaimValue[];
 }
 
-/** Every claim and comparison of the article, judged on one run of `variant` (null: an article without variants). */
+/**
+ * Every claim and comparison of the article, judged on one run of `variant` (null: an article without variants).
+ * `nodesRefused`: why no step ran (the cluster refused the node agents); a claim that reads a step is then not checked.
+ */
 export function claimVerdicts(
   claims: readonly ClaimDef[],
   comparisons: readonly ClaimDef[],
   evidence: ArticleEvidence,
   variant: string | null,
+  nodesRefused: string | null = null,
 ): ClaimVerdict[] {
   const unhealthy = unhealthyBecause(evidence);
   const unfound = new Map((evidence.unfound ?? []).map((u) => [u.id, u.message]));
@@ -32,6 +36,8 @@ export function claimVerdicts(
     const missing = result.values.filter((v) => v.value === undefined);
     // A fact missing from a run that went wrong is no measurement; from a healthy run, it is what broke.
     if (missing.length && unhealthy !== undefined) return { ...base, verdict: 'not checked', why: `the run went wrong: ${unhealthy}` };
+    if (missing.length && nodesRefused !== null)
+      return { ...base, verdict: 'not checked', why: `${nodesRefused}; every step runs on a node, or after kube-proxy's rules are awaited on each` };
     if (result.status === 'holds') return { ...base, verdict: 'held', values: result.values };
     const why = missing.length
       ? missing.map((v) => `${v.id} is not in this run (${unfound.get(v.id) ?? 'not found'})`).join('; ')

@@ -13,16 +13,7 @@ import { evidenceFromDisk } from '../../evidence/runs/from-disk.ts';
 import { EvidenceError } from '../../evidence/errors.ts';
 import { defaultVariant, experimentForVariant } from '../../experiment/variants.ts';
 import { minorOf } from '../../experiment/kubernetes.ts';
-import {
-  AgentsRefused,
-  createExistingRun,
-  chooseNodes,
-  nodesFlag,
-  parseNodesFlag,
-  verifyNamespace,
-  DEFAULT_AGENT_IMAGE,
-  type ClusterNode,
-} from '../existing/index.ts';
+import { createExistingRun, chooseNodes, nodesFlag, parseNodesFlag, verifyNamespace, DEFAULT_AGENT_IMAGE, type ClusterNode } from '../existing/index.ts';
 import { readImagesRecord } from '../kind/image/local-images.ts';
 import { kubectl, type KubectlTarget } from '../kubectl/commands.ts';
 import { firstLine, runProcess, text } from '../machine/process.ts';
@@ -268,39 +259,39 @@ export async function verifyArticle(input: VerifyInput): Promise<VerifyOutcome> 
     writeFileSync(join(input.out, 'report.txt'), `${report.join('\n')}\n`);
     return { variant: plan.variant, nodes: plan.nodes, namespace: plan.namespace, verdicts, report, runDir, seconds: seconds() };
   };
-  let versions: Readonly<Record<string, string>>;
-  try {
-    ({
-      run: { versions },
-    } = await runCapture({
-      experiment,
-      driver,
-      articleDir: input.out,
-      kubernetes: { minor: minorOf(reading.server) ?? reading.server, release: reading.server },
-      target: runDir,
-      runId: input.runId,
-      signal: input.signal,
-      reporter: input.reporter,
-      git: await gitInfo(input.root),
-      host: hostInfo(),
-    }));
-  } catch (error) {
-    // Without its agents no step and none of kube-proxy's checks can run: every claim is unchecked, and says why.
-    if (!(error instanceof AgentsRefused)) throw error;
-    const why = `${error.message}; every command on a node, and the check that kube-proxy has the Services in its rules, runs through one`;
-    return outcome(
-      [...article.claimDefs, ...(article.comparisonDefs ?? [])].map((def) => ({ id: def.id, statement: def.statement, verdict: 'not checked', why })),
-    );
-  }
+  const {
+    run: { versions },
+  } = await runCapture({
+    experiment,
+    driver,
+    articleDir: input.out,
+    kubernetes: { minor: minorOf(reading.server) ?? reading.server, release: reading.server },
+    target: runDir,
+    runId: input.runId,
+    signal: input.signal,
+    reporter: input.reporter,
+    git: await gitInfo(input.root),
+    host: hostInfo(),
+  });
   let verdicts: ClaimVerdict[];
   try {
-    const evidence = evidenceFromDisk(input.slug, runDir, article, { variants: false, variant: plan.variant, collectUnfound: true });
-    verdicts = claimVerdicts(article.claimDefs, article.comparisonDefs ?? [], evidence, plan.variant);
+    verdicts = judgeVerifyRun(input.slug, runDir, article, plan.variant, driver.provider.nodesRefused ?? null);
   } catch (error) {
     if (!(error instanceof EvidenceError)) throw error;
     throw new Error(`the run's snapshots could not be judged: ${error.problems.join('; ')}`);
   }
   return outcome(verdicts, versions);
+}
+
+/**
+ * A verify run's verdicts, from its own snapshots in `runDir`. Where the cluster refused the node agents
+ * (`nodesRefused`) no step ran: what rests on a step is not checked, what rests on the API's objects alone
+ * is, and the steps' measured lines, which only a page shows, are not asked of a run without steps.
+ */
+export function judgeVerifyRun(slug: string, runDir: string, article: Article, variant: string | null, nodesRefused: string | null): ClaimVerdict[] {
+  const defs = nodesRefused === null ? article : { ...article, lines: {} };
+  const evidence = evidenceFromDisk(slug, runDir, defs, { variants: false, variant, collectUnfound: true });
+  return claimVerdicts(article.claimDefs, article.comparisonDefs ?? [], evidence, variant, nodesRefused);
 }
 
 export { nodesFlag };
