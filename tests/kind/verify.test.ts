@@ -5,7 +5,9 @@
 // after). Bad input is one line and creates nothing. A cluster whose admission
 // refuses privileged pods gets every claim that rests on a step "not checked",
 // saying why, still checks the claim that rests on the API's objects alone, and
-// keeps nothing of the run.
+// keeps nothing of the run; one that refuses the article's own pods gets every
+// claim "not checked", quoting the refusal. Pod Security itself is asked, by dry
+// runs, what it says to the agents and to 074's pods.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -171,63 +173,97 @@ kindTest("Pod Security on the reader's cluster: baseline refuses verify's node a
   }
 });
 
+/**
+ * Runs `body` while a ValidatingAdmissionPolicy refuses every pod created that does not pass `expression`, as Pod Security
+ * or a policy engine would; enforced from the moment the API server refuses `probe` (a pod of the refused shape) by name.
+ */
+async function withPodPolicy(name: string, expression: string, message: string, probe: object, body: () => Promise<void>): Promise<void> {
+  const policy = join(work, `${name}.yaml`);
+  writeFileSync(
+    policy,
+    `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: ${name}}
+spec:
+  failurePolicy: Fail
+  matchConstraints: {resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}
+  validations: [{expression: ${JSON.stringify(expression)}, message: ${JSON.stringify(message)}}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: ${name}}
+spec: {policyName: ${name}, validationActions: [Deny]}
+`,
+  );
+  await kubectl('apply', '-f', policy);
+  try {
+    const pod = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probe', namespace: 'default' }, ...probe });
+    for (const deadline = performance.now() + 30_000; ;) {
+      assert.ok(performance.now() < deadline, `the API server did not enforce ${name} within 30 s`);
+      const tried = await execa('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'create', '--dry-run=server', '-f', '-'], {
+        env: host!.env,
+        input: pod,
+        reject: false,
+      });
+      if (tried.exitCode !== 0 && tried.stderr.includes(name)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await body();
+  } finally {
+    await kubectl('delete', '-f', policy, '--ignore-not-found');
+  }
+}
+
 kindTest(
   "a cluster whose admission refuses privileged pods: the claims on a step not checked, saying why, the rest checked; the run's namespace gone",
   async () => {
     // What Pod Security's baseline level or a policy engine does to the agents: pods may not share the host's PID namespace.
-    const policy = join(work, 'policy.yaml');
-    writeFileSync(
-      policy,
-      `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: no-host-pid}
-spec:
-  failurePolicy: Fail
-  matchConstraints: {resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]}
-  validations: [{expression: "!has(object.spec.hostPID) || !object.spec.hostPID", message: "pods may not share the host's PID namespace"}]
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: no-host-pid}
-spec: {policyName: no-host-pid, validationActions: [Deny]}
-`,
+    const hostPid = { spec: { hostPID: true, containers: [{ name: 'c', image: localImage() }] } };
+    await withPodPolicy(
+      'no-host-pid',
+      '!has(object.spec.hostPID) || !object.spec.hostPID',
+      "pods may not share the host's PID namespace",
+      hostPid,
+      async () => {
+        const run = await verify(['--out', join(work, 'refused')]);
+        // The manifests applied and the Services read: the one claim on the API's objects alone held, so the exit is 0.
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(
+          run.stdout,
+          /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables\): 1 held, 0 broken, 12 not checked$/m,
+        );
+        assert.match(run.stdout, /^ {2}held {9}nodeport-local-has-no-health-port /m);
+        assert.match(
+          run.stdout,
+          /because the cluster refused the run's node agents: .*no-host-pid.*pods may not share the host's PID namespace; every step runs on a node/,
+        );
+        assert.match(run.stderr, /no step runs: the cluster refused the run's node agents/);
+        assert.deepEqual(await verifyNamespaces(), []);
+        assert.deepEqual(verifyRecords(), []);
+      },
     );
-    await kubectl('apply', '-f', policy);
-    try {
-      // A binding is enforced once the API server has read it: asked with a pod of the same shape until it refuses one.
-      const probe = JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'probe', namespace: 'default' },
-        spec: { hostPID: true, containers: [{ name: 'c', image: localImage() }] },
-      });
-      for (const deadline = performance.now() + 30_000; ;) {
-        assert.ok(performance.now() < deadline, 'the API server did not enforce the policy within 30 s');
-        const tried = await execa('kubectl', ['--kubeconfig', cluster!.kubeconfig, 'create', '--dry-run=server', '-f', '-'], {
-          env: host!.env,
-          input: probe,
-          reject: false,
-        });
-        if (tried.exitCode !== 0 && /no-host-pid/.test(tried.stderr)) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      const run = await verify(['--out', join(work, 'refused')]);
-      // The manifests applied and the Services read: the one claim on the API's objects alone held, so the exit is 0.
-      assert.equal(run.code, 0, run.stderr);
+  },
+);
+
+kindTest(
+  "a cluster whose admission refuses the article's own pods, as Pod Security's restricted level does: every claim not checked, saying why, exit 2; the run's namespace gone",
+  async () => {
+    // One of restricted's demands, which 074's manifests (no securityContext) do not meet.
+    const asRoot = { spec: { containers: [{ name: 'c', image: localImage() }] } };
+    const nonRoot = 'has(object.spec.securityContext) && has(object.spec.securityContext.runAsNonRoot) && object.spec.securityContext.runAsNonRoot';
+    await withPodPolicy('run-as-non-root', nonRoot, 'pods must set runAsNonRoot', asRoot, async () => {
+      const run = await verify(['--out', join(work, 'refused-pods')]);
+      assert.equal(run.code, 2, run.stderr);
       assert.match(
         run.stdout,
-        /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables\): 1 held, 0 broken, 12 not checked$/m,
+        /^074-external-traffic-policy on context kind-kx-reader \(Kubernetes v1\.37\.\d+, kube-proxy iptables\): 0 held, 0 broken, 13 not checked$/m,
       );
-      assert.match(run.stdout, /^ {2}held {9}nodeport-local-has-no-health-port /m);
       assert.match(
         run.stdout,
-        /because the cluster refused the run's node agents: .*no-host-pid.*pods may not share the host's PID namespace; every step runs on a node/,
+        /because the API server refused what manifests\/backend\.yaml creates: The pods "backend" is invalid: : ValidatingAdmissionPolicy 'run-as-non-root' .*denied request: pods must set runAsNonRoot; nothing of the experiment ran/,
       );
-      assert.match(run.stderr, /no step runs: the cluster refused the run's node agents/);
       assert.deepEqual(await verifyNamespaces(), []);
       assert.deepEqual(verifyRecords(), []);
-    } finally {
-      await kubectl('delete', '-f', policy, '--ignore-not-found');
-    }
+    });
   },
 );

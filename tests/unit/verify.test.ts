@@ -13,6 +13,7 @@ import { parseVerifyArgs, VERIFY_USAGE } from '../../src/capture/session/verify-
 import { firstIPv4, judgeVerifyRun, kubeProxyConfig, planVerify, serviceRange, VerifyRefused, type ClusterReading } from '../../src/capture/session/verify.ts';
 import { placeExperiment, placeManifest } from '../../src/capture/session/placement.ts';
 import { claimVerdicts, formatVerdicts, tally } from '../../src/capture/session/verify-report.ts';
+import { refusalLine } from '../../src/capture/kubectl/api-output.ts';
 import { chooseNodes, parseNodesFlag, type ClusterNode } from '../../src/capture/existing/nodes.ts';
 import { agentExec, agentObject, verifyNamespace } from '../../src/capture/existing/agent.ts';
 import { agentStates, cniConfigFile, cniPluginTypes } from '../../src/capture/existing/provider.ts';
@@ -293,4 +294,23 @@ test("a real verify run of 074 on a cluster that refused its node agents: no ste
   assert.ok(onSteps.every((v) => v.why === `${refused}; every step runs on a node, or after kube-proxy's rules are awaited on each`));
   // The same run judged as if the nodes had answered: its missing facts are what broke, not a reason to skip.
   assert.throws(() => judgeVerifyRun(SLUG, dir, article, 'iptables', null), /not a step of the experiment/);
+});
+
+test("the API server's refusal of an object, told from kubectl's other failures: Pod Security's, a policy's; not kubectl's own complaint", () => {
+  const restricted = readFileSync(join(root, 'tests/fixtures/samples/kubectl/apply-refused-restricted.txt'), 'utf8');
+  assert.match(refusalLine(restricted) ?? '', /^Error from server \(Forbidden\): .*pods "backend" is forbidden: violates PodSecurity "restricted:latest"/);
+  // The agents' refusal by a ValidatingAdmissionPolicy, as the refused run recorded kubectl's line.
+  const run = load(readFileSync(join(samples, 'run-074-refused', 'run.yaml'), 'utf8')) as { environment: { limits: Array<{ en: string }> } };
+  const policy = /\((Error from server.*)\)\. Only/.exec(run.environment.limits[0]!.en)![1]!;
+  assert.equal(refusalLine(`${policy}\n`), policy);
+  // apply's words for a policy's refusal of the article's own pod.
+  const applied = readFileSync(join(root, 'tests/fixtures/samples/kubectl/apply-refused-policy.txt'), 'utf8');
+  assert.equal(refusalLine(applied), applied.trim());
+  // What kubectl says before it asks the server is no refusal by the cluster.
+  assert.equal(
+    refusalLine(
+      'the namespace from the provided object "default" does not match the namespace "psa-restricted". You must pass \'--namespace=default\' to perform this operation.\n',
+    ),
+    null,
+  );
 });

@@ -66,3 +66,14 @@ export function agreedValue(perNode: readonly (readonly [string, string])[]): st
   const distinct = new Set(perNode.map(([, v]) => v));
   return distinct.size === 1 ? perNode[0]![1] : perNode.map(([node, v]) => `${node}=${v}`).join(' ');
 }
+
+/**
+ * The line in which the API server refused to create an object, from kubectl's stderr (create's
+ * "Error from server (…): …", apply's "The pods "x" is invalid: : …"): Pod Security ("… is forbidden:
+ * violates PodSecurity …"), RBAC ("… is forbidden: User … cannot create …"), a ValidatingAdmissionPolicy
+ * or a webhook ("… denied request", "… denied the request"); null for any other failure, a manifest the
+ * schema rejects included. Pure.
+ */
+export function refusalLine(stderr: string): string | null {
+  return stderr.split('\n').find((line) => / is forbidden: | denied (the )?request\b/.test(line)) ?? null;
+}

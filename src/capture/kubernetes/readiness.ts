@@ -4,6 +4,8 @@
 // caught up with every Service's endpoints before any step measures its rules.
 import type { Experiment, Topology } from '../../experiment/types.ts';
 import { text } from '../machine/process.ts';
+import { judged } from '../machine/checked-run.ts';
+import { refusalLine } from '../kubectl/api-output.ts';
 import * as k from '../kubectl/commands.ts';
 import type { DeclaredObjects } from '../kubectl/manifest-objects.ts';
 import { endpointsBehind, KUBE_PROXY_METRICS, notSynced, parseEndpointSlices, parseProxySync } from '../kubectl/proxy-sync.ts';
@@ -35,6 +37,11 @@ export interface ClusterReading {
   pods: KubePod[];
 }
 
+/** The API server refused to create one of the experiment's objects (admission, RBAC): nothing of it can be measured there. */
+export class ApiRefused extends DriverError {
+  override name = 'ApiRefused';
+}
+
 /** Applies the manifests in order, once the default ServiceAccount exists (Pods are refused before it does). */
 export async function applyManifests(io: KubeIo, experiment: Experiment, manifestFile: (m: string) => string, ctx: ProviderContext): Promise<void> {
   ctx.log('waiting for the default ServiceAccount (Pods are refused before it exists)');
@@ -46,7 +53,11 @@ export async function applyManifests(io: KubeIo, experiment: Experiment, manifes
   );
   for (const manifest of experiment.manifests) {
     ctx.log(`applying ${manifest}`);
-    await io.kubectl(k.kubectlApply(io.access.target, manifestFile(manifest)), io.timeouts.kubectlMs, `apply ${manifest}`, ctx);
+    const applied = await io.kubectl(k.kubectlApply(io.access.target, manifestFile(manifest)), io.timeouts.kubectlMs, `apply ${manifest}`, ctx, false);
+    if (applied.exitCode === 0) continue;
+    const refused = refusalLine(text(applied.stderr));
+    if (refused !== null) throw new ApiRefused(`the API server refused what ${manifest} creates: ${refused}`);
+    judged(applied, `apply ${manifest}`, io.timeouts.kubectlMs);
   }
 }
 

@@ -15,6 +15,7 @@ import { defaultVariant, experimentForVariant } from '../../experiment/variants.
 import { minorOf } from '../../experiment/kubernetes.ts';
 import { createExistingRun, chooseNodes, nodesFlag, parseNodesFlag, verifyNamespace, DEFAULT_AGENT_IMAGE, type ClusterNode } from '../existing/index.ts';
 import { readImagesRecord } from '../kind/image/local-images.ts';
+import { ApiRefused } from '../kubernetes/readiness.ts';
 import { kubectl, type KubectlTarget } from '../kubectl/commands.ts';
 import { firstLine, runProcess, text } from '../machine/process.ts';
 import { gitInfo, hostInfo } from '../machine/host.ts';
@@ -259,20 +260,29 @@ export async function verifyArticle(input: VerifyInput): Promise<VerifyOutcome> 
     writeFileSync(join(input.out, 'report.txt'), `${report.join('\n')}\n`);
     return { variant: plan.variant, nodes: plan.nodes, namespace: plan.namespace, verdicts, report, runDir, seconds: seconds() };
   };
-  const {
-    run: { versions },
-  } = await runCapture({
-    experiment,
-    driver,
-    articleDir: input.out,
-    kubernetes: { minor: minorOf(reading.server) ?? reading.server, release: reading.server },
-    target: runDir,
-    runId: input.runId,
-    signal: input.signal,
-    reporter: input.reporter,
-    git: await gitInfo(input.root),
-    host: hostInfo(),
-  });
+  let versions: Readonly<Record<string, string>>;
+  try {
+    ({
+      run: { versions },
+    } = await runCapture({
+      experiment,
+      driver,
+      articleDir: input.out,
+      kubernetes: { minor: minorOf(reading.server) ?? reading.server, release: reading.server },
+      target: runDir,
+      runId: input.runId,
+      signal: input.signal,
+      reporter: input.reporter,
+      git: await gitInfo(input.root),
+      host: hostInfo(),
+    }));
+  } catch (error) {
+    // The cluster's admission refused the article's own objects (Pod Security's restricted level, a policy): nothing ran, nothing is judged.
+    if (!(error instanceof ApiRefused)) throw error;
+    const why = `${error.message}; nothing of the experiment ran`;
+    const all = [...article.claimDefs, ...(article.comparisonDefs ?? [])];
+    return outcome(all.map((def) => ({ id: def.id, statement: def.statement, verdict: 'not checked', why })));
+  }
   let verdicts: ClaimVerdict[];
   try {
     verdicts = judgeVerifyRun(input.slug, runDir, article, plan.variant, driver.provider.nodesRefused ?? null);
