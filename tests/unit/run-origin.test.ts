@@ -49,3 +49,16 @@ test('two committed runs with one id are refused by the build, each named by its
     `${b!.files.run}: field "runId": ${a!.run.runId} is also the run id of ${a!.files.run}; expected every committed run to have its own id`,
   ]);
 });
+
+test("a verify's kubectl is the reader's, of any release; a kubectl of another minor in a capture's run is refused", () => {
+  const verify = loadSnapshots(join(root, 'tests/fixtures/samples/verify/run-074-iptables'));
+  assert.deepEqual(originProblems(verify.run, verify.steps, verify.files), []);
+  // The release a reader's Debian kubectl reported on this machine, beside a v1.37.2 cluster.
+  const readers = { ...verify.run, versions: { ...verify.run.versions, kubectl: 'v1.32.4' } };
+  assert.deepEqual(originProblems(readers, verify.steps, verify.files), []);
+  const kind = runs.find((r) => r.run.driver === 'kind')!;
+  const relabelled = { ...kind.run, versions: { ...kind.run.versions, kubectl: 'v1.32.4' } };
+  assert.deepEqual(originProblems(relabelled, kind.steps, kind.files), [
+    `${kind.files.run}: field "versions.kubectl": names Kubernetes v1.32.4, but field "versions.kubernetes" claims ${JSON.stringify(kind.run.versions['kubernetes'])}; expected every record of the run to name the release it claims`,
+  ]);
+});
