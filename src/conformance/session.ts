@@ -15,6 +15,7 @@ import { makeRunId } from '../capture/recovery/run-id.ts';
 import { runOrThrow } from '../capture/machine/checked-run.ts';
 import { runProcess, text } from '../capture/machine/process.ts';
 import { DriverError, type ProviderContext } from '../capture/provider/node-provider.ts';
+import { parsePodList, podChanges } from '../capture/kubectl/topology.ts';
 import { buildAgnhostImage, type AgnhostImage } from './agnhost-image.ts';
 import { focusOf, type UpstreamTest } from './upstream-tests.ts';
 import { LOG_FILE, REPORT_FILE } from './record.ts';
@@ -123,6 +124,18 @@ export async function runConformance(inputs: ConformanceInputs, ctx: ProviderCon
       ) as {
         items: Array<{ metadata: { name: string } }>;
       };
+      const systemPods = async () =>
+        parsePodList(
+          (
+            await runOrThrow(
+              ['kubectl', '--kubeconfig', kubeconfig, 'get', 'pods', '--namespace', 'kube-system', '-o', 'json'],
+              tools,
+              "read kube-system's pods",
+              ctx,
+            )
+          ).stdout,
+        );
+      const before = await systemPods();
       const args = e2eArgs(kubeconfig, inputs.tests, join(inputs.out, REPORT_FILE));
       ctx.log(`conformance: running ${inputs.tests.length} upstream tests (${inputs.e2eBinary} ${args.slice(1).join(' ').slice(0, 60)}…)`);
       const e2e = await runProcess([inputs.e2eBinary, ...args], {
@@ -136,6 +149,9 @@ export async function runConformance(inputs: ConformanceInputs, ctx: ProviderCon
       if (e2e.canceled) throw new DriverError('interrupted while the upstream tests ran');
       if (e2e.timedOut) throw new DriverError(`the upstream tests ran past ${E2E_RUN_MS / MINUTE} min and were stopped`);
       if (e2e.missing || e2e.spawnError) throw new DriverError(`could not run ${inputs.e2eBinary}: ${e2e.spawnError ?? 'not found'}`);
+      // A node or a component (kube-proxy, the API server) that died or restarted under the tests makes their failures its own.
+      const broken = [...(await run.provider.problems(ctx)), ...podChanges(before, await systemPods(), new Set())];
+      if (broken.length > 0) throw new DriverError(`the cluster broke while the upstream tests ran (${broken.join('; ')}): this run is no record of them`);
       return {
         runId,
         startedAt: startedAt.toISOString(),
