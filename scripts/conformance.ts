@@ -134,7 +134,7 @@ for (const release of releases) {
     go: found.version,
     e2e: {
       module: `k8s.io/kubernetes@${release.release}`,
-      suite: `test/e2e with the network tests only (kube/e2e/${release.minor}/e2e_test.go)`,
+      suite: `test/e2e with the network tests only (kube/e2e/${release.minor}: main_test.go, release_test.go)`,
       args: run.args,
       exitCode: run.exitCode,
       seconds: run.seconds,

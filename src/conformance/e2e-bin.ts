@@ -17,5 +17,5 @@ export function e2eModuleDir(release: KubeRelease): string | null {
   return existsSync(join(dir, 'go.mod')) ? dir : null;
 }
 
-/** The files whose content decides the release's build. */
-export const E2E_MODULE_FILES = ['go.mod', 'go.sum', 'e2e_test.go', 'agnhost_tools.go'];
+/** The files whose content decides the release's build (main_test.go is a link to kube/e2e/_shared/, read through it). */
+export const E2E_MODULE_FILES = ['go.mod', 'go.sum', 'main_test.go', 'release_test.go', 'agnhost_tools.go'];

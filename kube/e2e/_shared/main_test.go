@@ -3,6 +3,11 @@
 // and RunE2ETests), with the network tests its test main imports and no other
 // suite. TestMain is upstream's test/e2e/e2e_test.go, less the conformance
 // listing and the reporters that need an upstream checkout.
+//
+// This file is each release's module's main_test.go (a link in
+// kube/e2e/<minor>/; a folder whose name starts with "_" is no package to the go
+// tool). What a release's test main does differently, its imports and flags,
+// is that module's release_test.go.
 package e2e
 
 import (
@@ -29,7 +34,6 @@ import (
 	_ "k8s.io/kubernetes/test/e2e/framework/debug/init"
 	_ "k8s.io/kubernetes/test/e2e/framework/metrics/init"
 	_ "k8s.io/kubernetes/test/e2e/framework/node/init"
-	_ "k8s.io/kubernetes/test/utils/format"
 )
 
 func TestMain(m *testing.M) {
@@ -38,6 +42,7 @@ func TestMain(m *testing.M) {
 	config.CopyFlags(config.Flags, flag.CommandLine)
 	framework.RegisterCommonFlags(flag.CommandLine)
 	framework.RegisterClusterFlags(flag.CommandLine)
+	registerReleaseFlags(flag.CommandLine)
 	flag.Parse()
 	if versionFlag {
 		fmt.Printf("%s\n", version.Get())

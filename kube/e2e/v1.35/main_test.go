@@ -1,0 +1,1 @@
+../_shared/main_test.go
